@@ -1,0 +1,123 @@
+// Package dates parses the date forms the HTTP contract accepts and formats
+// the one form it writes. Accepted (CONTRACT §1):
+//
+//	2025-10-03                           date only, UTC
+//	2025-10-03T21:52:26                  no zone = UTC
+//	2025-10-03T21:52:26.8816090Z         up to 7 fraction digits
+//	2025-10-03T17:56:09.8683110-04:00    offset
+//
+// Output is RFC 3339 in UTC with milliseconds: 2025-10-03T21:52:26.881Z.
+package dates
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrInvalid is wrapped by every parse failure.
+var ErrInvalid = errors.New("invalid date")
+
+// Accepted names the forms, for error messages a person can act on.
+const Accepted = "2025-10-03, 2025-10-03T21:52:26, 2025-10-03T21:52:26.8816090Z or 2025-10-03T17:56:09.8683110-04:00"
+
+// maxFractionDigits is the .NET "o" format's precision, which clients send.
+const maxFractionDigits = 7
+
+// Parse reads one accepted form. A date-only value is midnight UTC.
+func Parse(s string) (time.Time, error) {
+	t, _, err := parse(s)
+	return t, err
+}
+
+// ParseEnd reads the end of a range: like Parse, except that a date-only
+// value means the end of that day, inclusive (its last microsecond, the
+// precision of every stored timestamp).
+func ParseEnd(s string) (time.Time, error) {
+	t, dateOnly, err := parse(s)
+	if dateOnly {
+		t = t.Add(24*time.Hour - time.Microsecond)
+	}
+	return t, err
+}
+
+// Format writes t as the contract's output form.
+func Format(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func parse(s string) (t time.Time, dateOnly bool, err error) {
+	fail := func() (time.Time, bool, error) {
+		return time.Time{}, false, fmt.Errorf("%w: %q: use %s", ErrInvalid, truncate(s), Accepted)
+	}
+	if !digitsAt(s, 0, 4) || !byteAt(s, 4, '-') || !digitsAt(s, 5, 2) || !byteAt(s, 7, '-') || !digitsAt(s, 8, 2) {
+		return fail()
+	}
+	if len(s) == 10 {
+		t, err := time.Parse(time.DateOnly, s)
+		if err != nil || !inRange(t) {
+			return fail()
+		}
+		return t, true, nil
+	}
+	if !byteAt(s, 10, 'T') || !digitsAt(s, 11, 2) || !byteAt(s, 13, ':') || !digitsAt(s, 14, 2) ||
+		!byteAt(s, 16, ':') || !digitsAt(s, 17, 2) {
+		return fail()
+	}
+	i := 19
+	if byteAt(s, i, '.') {
+		n := 0
+		for i+1+n < len(s) && isDigit(s[i+1+n]) {
+			n++
+		}
+		if n == 0 || n > maxFractionDigits {
+			return fail()
+		}
+		i += 1 + n
+	}
+	zone := s[i:]
+	switch {
+	case zone == "":
+		s += "Z"
+	case zone == "Z":
+	case len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && digitsAt(zone, 1, 2) && zone[3] == ':' && digitsAt(zone, 4, 2):
+	default:
+		return fail()
+	}
+	t, err = time.Parse(time.RFC3339Nano, s)
+	if err != nil || !inRange(t) {
+		return fail()
+	}
+	return t.UTC(), false, nil
+}
+
+// inRange keeps years 1 to 9999 in UTC: year 0 and an offset that carries
+// 9999-12-31 into year 10000 have no form the contract can write back.
+func inRange(t time.Time) bool {
+	y := t.UTC().Year()
+	return 1 <= y && y <= 9999
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+func byteAt(s string, i int, b byte) bool { return i < len(s) && s[i] == b }
+
+func digitsAt(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for j := i; j < i+n; j++ {
+		if !isDigit(s[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// truncate keeps error messages short whatever a client sends.
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}

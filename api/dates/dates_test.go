@@ -1,0 +1,117 @@
+package dates
+
+import (
+	"errors"
+	"regexp"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    string // RFC 3339 nano in UTC, "" = must fail
+		wantEnd string // ParseEnd result when it differs
+	}{
+		{"2025-10-03", "2025-10-03T00:00:00Z", "2025-10-03T23:59:59.999999Z"},
+		{"2025-10-03T21:52:26", "2025-10-03T21:52:26Z", ""},
+		{"2025-10-03T21:52:26Z", "2025-10-03T21:52:26Z", ""},
+		{"2025-10-03T21:52:26.8816090Z", "2025-10-03T21:52:26.881609Z", ""},
+		{"2025-10-03T21:52:26.8816091Z", "2025-10-03T21:52:26.8816091Z", ""},
+		{"2025-10-03T21:52:26.1", "2025-10-03T21:52:26.1Z", ""},
+		{"2025-10-03T17:56:09.8683110-04:00", "2025-10-03T21:56:09.868311Z", ""},
+		{"2025-10-03T23:30:00+05:30", "2025-10-03T18:00:00Z", ""},
+		{"2024-02-29", "2024-02-29T00:00:00Z", "2024-02-29T23:59:59.999999Z"},
+		{"2025-12-31T23:59:59.9999999Z", "2025-12-31T23:59:59.9999999Z", ""},
+		// rejected
+		{"", "", ""},
+		{"2025-10-3", "", ""},
+		{"2025/10/03", "", ""},
+		{"2025-13-01", "", ""},
+		{"2025-02-29", "", ""},
+		{"2025-10-03 21:52:26", "", ""},
+		{"2025-10-03t21:52:26", "", ""},
+		{"2025-10-03T21:52", "", ""},
+		{"2025-10-03T24:00:00", "", ""},
+		{"2025-10-03T21:52:26.", "", ""},
+		{"2025-10-03T21:52:26.12345678Z", "", ""},
+		{"2025-10-03T21:52:26,123Z", "", ""},
+		{"2025-10-03T21:52:26+0400", "", ""},
+		{"2025-10-03T21:52:26+04", "", ""},
+		{"2025-10-03T21:52:26Z ", "", ""},
+		{" 2025-10-03", "", ""},
+		{"2025-10-03Z", "", ""},
+		{"1759528346", "", ""},
+		{"yesterday", "", ""},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.in)
+		if c.want == "" {
+			if err == nil || !errors.Is(err, ErrInvalid) {
+				t.Errorf("Parse(%q) = %v, %v; want ErrInvalid", c.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.Format(time.RFC3339Nano) != c.want || got.Location() != time.UTC {
+			t.Errorf("Parse(%q) = %s, %v; want %s", c.in, got.Format(time.RFC3339Nano), err, c.want)
+		}
+		wantEnd := c.wantEnd
+		if wantEnd == "" {
+			wantEnd = c.want
+		}
+		if end, err := ParseEnd(c.in); err != nil || end.Format(time.RFC3339Nano) != wantEnd {
+			t.Errorf("ParseEnd(%q) = %s, %v; want %s", c.in, end.Format(time.RFC3339Nano), err, wantEnd)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	in := time.Date(2025, 10, 3, 17, 52, 26, 881609000, time.FixedZone("", -4*3600))
+	if got := Format(in); got != "2025-10-03T21:52:26.881Z" {
+		t.Fatalf("Format = %s", got)
+	}
+	if got := Format(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)); got != "2025-01-02T03:04:05.000Z" {
+		t.Fatalf("Format = %s", got)
+	}
+}
+
+// grammar is an independent statement of the accepted forms (range checks
+// aside), the oracle of the fuzz test.
+var grammar = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})?)?$`)
+
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"2025-10-03", "2025-10-03T21:52:26", "2025-10-03T21:52:26.8816090Z",
+		"2025-10-03T17:56:09.8683110-04:00", "2025-10-03T21:52:26Z", "2025-10-03T21:52:26.1+14:00",
+		"", "2025-10-03T", "9999-12-31T23:59:59.9999999-23:59",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Parse(s)
+		end, errEnd := ParseEnd(s)
+		if (err == nil) != (errEnd == nil) {
+			t.Fatalf("Parse and ParseEnd disagree on %q: %v / %v", s, err, errEnd)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Parse(%q) error does not wrap ErrInvalid: %v", s, err)
+			}
+			return
+		}
+		if !grammar.MatchString(s) {
+			t.Fatalf("Parse accepted %q, which is none of the accepted forms", s)
+		}
+		if got.Location() != time.UTC {
+			t.Fatalf("Parse(%q) not in UTC", s)
+		}
+		if end.Before(got) || end.Sub(got) >= 24*time.Hour {
+			t.Fatalf("ParseEnd(%q) = %v is not within the day from %v", s, end, got)
+		}
+		// What we write, we read back (to the millisecond we write).
+		back, err := Parse(Format(got))
+		if err != nil || !back.Equal(got.Truncate(time.Millisecond)) {
+			t.Fatalf("round trip of %q: %s -> %v, %v", s, Format(got), back, err)
+		}
+	})
+}
