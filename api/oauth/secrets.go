@@ -1,0 +1,44 @@
+package oauth
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+
+	"github.com/google/uuid"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// NewClientID makes a client id: a random UUID, easy to paste and to log.
+func NewClientID() string { return uuid.NewString() }
+
+// NewClientSecret makes a client secret of 256 random bits.
+func NewClientSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand panics on a broken source)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// maxSecretBytes is bcrypt's input limit; longer secrets are refused rather
+// than silently truncated.
+const maxSecretBytes = 72
+
+// HashSecret returns the bcrypt hash stored for a secret.
+func HashSecret(secret string) (string, error) {
+	if secret == "" || len(secret) > maxSecretBytes {
+		return "", errors.New("a client secret must be 1 to 72 bytes")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(secret), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// dummyHash is compared against when a client is unknown, so that an
+// unknown client id costs the same time as a wrong secret.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("earshot-timing-equalizer"), bcrypt.DefaultCost)
+
+func secretMatches(hash, secret string) bool {
+	if len(secret) > maxSecretBytes {
+		return false
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(secret)) == nil
+}

@@ -1,0 +1,121 @@
+package oauth
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+)
+
+// Scope is the one scope the API knows; every operation needs it.
+const Scope = "acxapi"
+
+// Claims are the claims of an Earshot access token (CONTRACT §2).
+type Claims struct {
+	Org   string `json:"org"`
+	Scope string `json:"scope"`
+	jwt.RegisteredClaims
+}
+
+// HasScope tells whether the space-separated scope claim holds s.
+func (c *Claims) HasScope(s string) bool {
+	return slices.Contains(strings.Fields(c.Scope), s)
+}
+
+// Tokens issues and verifies access tokens for one issuer URL.
+type Tokens struct {
+	keys   *KeySet
+	issuer string
+	ttl    time.Duration
+	parser *jwt.Parser
+	now    func() time.Time
+}
+
+// NewTokens makes a token service. issuer is the public base URL, written to
+// and required in the iss claim.
+func NewTokens(keys *KeySet, issuer string, ttl time.Duration) *Tokens {
+	t := &Tokens{keys: keys, issuer: issuer, ttl: ttl, now: time.Now}
+	t.parser = jwt.NewParser(
+		jwt.WithValidMethods([]string{signingAlg}), // refuses alg "none", HS256 with the public key, …
+		jwt.WithIssuer(issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(func() time.Time { return t.now() }),
+	)
+	return t
+}
+
+// TTL is the lifetime of the tokens issued.
+func (t *Tokens) TTL() time.Duration { return t.ttl }
+
+// Issue signs a token for a client of an organization.
+func (t *Tokens) Issue(clientID, orgID, scope string) (string, error) {
+	now := t.now().UTC().Truncate(time.Second)
+	claims := Claims{
+		Org:   orgID,
+		Scope: scope,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    t.issuer,
+			Subject:   clientID,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(t.ttl)),
+			ID:        uuid.Must(uuid.NewV7()).String(),
+		},
+	}
+	key := t.keys.Signing()
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	tok.Header["kid"] = key.ID
+	return tok.SignedString(key.Private)
+}
+
+// Verify checks a token's signature, algorithm, issuer and lifetime and
+// returns its claims. Every failure wraps ErrInvalidToken.
+func (t *Tokens) Verify(token string) (*Claims, error) {
+	var claims Claims
+	_, err := t.parser.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
+		kid, _ := tok.Header["kid"].(string)
+		return t.keys.Public(kid)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	if claims.Subject == "" || claims.Org == "" {
+		return nil, fmt.Errorf("%w: no subject or organization", ErrInvalidToken)
+	}
+	return &claims, nil
+}
+
+// BearerToken extracts the token of an "Authorization: Bearer <token>"
+// header (RFC 6750 §2.1: the scheme is case-insensitive, the token is
+// b64token characters).
+func BearerToken(header string) (string, error) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", fmt.Errorf("%w: no Bearer credentials", ErrInvalidToken)
+	}
+	token = strings.TrimLeft(token, " ")
+	if token == "" || len(token) > 8192 || !isB64Token(token) {
+		return "", fmt.Errorf("%w: malformed bearer token", ErrInvalidToken)
+	}
+	return token, nil
+}
+
+// isB64Token checks RFC 6750's b64token: 1*( ALPHA / DIGIT / "-" / "." /
+// "_" / "~" / "+" / "/" ) *"=".
+func isB64Token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
