@@ -1,0 +1,37 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/tenant"
+)
+
+// authenticate requires a valid bearer token with scope acxapi and puts the
+// caller (client and organization) in the request context. One answer for
+// every kind of bad token, so nothing tells which part was wrong.
+func (s *Server) authenticate(c *gin.Context) {
+	token, err := oauth.BearerToken(c.GetHeader("Authorization"))
+	var claims *oauth.Claims
+	if err == nil {
+		claims, err = s.deps.Tokens.Verify(token)
+	}
+	if err != nil {
+		c.Header("WWW-Authenticate", `Bearer error="invalid_token"`)
+		problem.Write(c, problem.New(http.StatusUnauthorized,
+			"A valid access token is required: send 'Authorization: Bearer <token>' with a token from POST /connect/token that has not expired."))
+		return
+	}
+	if !claims.HasScope(oauth.Scope) {
+		c.Header("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+oauth.Scope+`"`)
+		problem.Write(c, problem.New(http.StatusForbidden,
+			"The access token lacks the scope '"+oauth.Scope+"' this operation needs; request a token with scope="+oauth.Scope+"."))
+		return
+	}
+	ctx := tenant.With(c.Request.Context(), tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope})
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+}

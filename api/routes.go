@@ -1,0 +1,43 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/problem"
+)
+
+// routes builds the engine: shared middleware, then every operation. Paths
+// are written in the contract's casing; canonicalize maps any casing to them.
+func (s *Server) routes() *gin.Engine {
+	e := gin.New()
+	e.RedirectTrailingSlash = false // canonicalize strips it instead: no redirects for POSTs
+	e.RedirectFixedPath = false
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+
+	metrics := newHTTPMetrics(s.deps.Registry)
+	e.Use(requestID(), accessLog(s.deps.Logger, metrics), recovery(s.deps.Logger))
+	e.NoRoute(func(c *gin.Context) {
+		problem.Write(c, problem.New(http.StatusNotFound, "No operation exists at "+c.Request.Method+" "+c.Request.URL.Path+"; see /swagger/v1/swagger.json for the operations this server offers."))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		problem.Write(c, problem.New(http.StatusMethodNotAllowed, "The operation at "+c.Request.URL.Path+" does not accept "+c.Request.Method+"; the Allow header lists the methods it does accept."))
+	})
+
+	// Public operations.
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", gin.WrapH(metricsHandler(s.deps.Registry)))
+	e.GET("/swagger/v1/swagger.json", s.openAPI)
+	e.GET("/.well-known/openid-configuration", s.openIDConfiguration)
+	e.GET("/.well-known/jwks.json", s.jwks)
+	e.POST("/connect/token", newRateLimiter(s.opts.RatePerSec, s.opts.RateBurst, byClientIP).middleware, s.token)
+
+	// Operations that need a bearer token with scope acxapi; rate limited
+	// per client.
+	authed := e.Group("", s.authenticate, newRateLimiter(s.opts.RatePerSec, s.opts.RateBurst, byClientID).middleware)
+	authed.GET("/Me", s.me)
+	return e
+}

@@ -1,0 +1,69 @@
+// Package api is Earshot's HTTP interface (CONTRACT.md): the gin engine, the
+// conventions every operation shares (case-insensitive paths, problem
+// bodies, request ids, auth, rate limits, metrics) and the handlers.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Catalog is what the handlers of this package need from the catalog.
+type Catalog interface {
+	oauth.ClientStore
+	Organization(ctx context.Context, id string) (catalog.Organization, error)
+	Ping(ctx context.Context) error
+}
+
+// Pinger is a dependency /readyz checks.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Deps are the services the API is built on.
+type Deps struct {
+	Catalog  Catalog
+	Storage  Pinger // object storage
+	Keys     *oauth.KeySet
+	Tokens   *oauth.Tokens
+	Registry *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger   *slog.Logger
+}
+
+// Options are the API's settings.
+type Options struct {
+	PublicURL  string  // base URL clients use, for the discovery document
+	RatePerSec float64 // per-client sustained request rate; 0 = unlimited
+	RateBurst  int     // per-client burst
+}
+
+// Server is the HTTP API.
+type Server struct {
+	deps    Deps
+	opts    Options
+	engine  *gin.Engine
+	handler http.Handler
+}
+
+// New builds the API.
+func New(deps Deps, opts Options) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{deps: deps, opts: opts}
+	s.engine = s.routes()
+	s.handler = canonicalize(s.engine)
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// readyTimeout bounds each /readyz check.
+const readyTimeout = 3 * time.Second

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/oauth"
+)
+
+// maxTokenRequestBytes bounds the form of a token request.
+const maxTokenRequestBytes = 16 << 10
+
+// token is POST /connect/token, the OAuth 2.0 client-credentials grant
+// (RFC 6749 §4.4). Errors are RFC 6749 §5.2 JSON, not problem bodies.
+func (s *Server) token(c *gin.Context) {
+	c.Header("Cache-Control", "no-store")
+	c.Header("Pragma", "no-cache")
+	fail := func(status int, code, description string) {
+		c.AbortWithStatusJSON(status, gin.H{"error": code, "error_description": description})
+	}
+
+	if mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type")); mt != "application/x-www-form-urlencoded" {
+		fail(http.StatusBadRequest, "invalid_request", "The body must be application/x-www-form-urlencoded.")
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxTokenRequestBytes)
+	if err := c.Request.ParseForm(); err != nil {
+		fail(http.StatusBadRequest, "invalid_request", "The form body could not be read.")
+		return
+	}
+	form := c.Request.PostForm
+	for _, name := range []string{"grant_type", "scope", "client_id", "client_secret"} {
+		if len(form[name]) > 1 { // RFC 6749 §3.2: parameters must not repeat
+			fail(http.StatusBadRequest, "invalid_request", "The parameter "+name+" is repeated.")
+			return
+		}
+	}
+
+	basicID, basicSecret, hasBasic := c.Request.BasicAuth()
+	bodyID, bodySecret := form.Get("client_id"), form.Get("client_secret")
+	if hasBasic && (bodyID != "" || bodySecret != "") {
+		fail(http.StatusBadRequest, "invalid_request", "Send the client credentials either with HTTP Basic or in the body, not both.")
+		return
+	}
+	clientID, secret := bodyID, bodySecret
+	if hasBasic {
+		clientID, secret = basicID, basicSecret
+	}
+
+	switch grant := form.Get("grant_type"); {
+	case grant == "":
+		fail(http.StatusBadRequest, "invalid_request", "The parameter grant_type is required.")
+		return
+	case grant != "client_credentials":
+		fail(http.StatusBadRequest, "unsupported_grant_type", "Only grant_type=client_credentials is supported.")
+		return
+	}
+	scope := strings.Join(strings.Fields(form.Get("scope")), " ")
+	if scope == "" {
+		scope = oauth.Scope
+	}
+	if scope != oauth.Scope {
+		fail(http.StatusBadRequest, "invalid_scope", "The only scope offered is "+oauth.Scope+".")
+		return
+	}
+
+	invalidClient := func() {
+		if hasBasic {
+			c.Header("WWW-Authenticate", `Basic realm="earshot", charset="UTF-8"`)
+		}
+		fail(http.StatusUnauthorized, "invalid_client", "Client authentication failed.")
+	}
+	if clientID == "" || secret == "" {
+		invalidClient()
+		return
+	}
+	client, err := oauth.Authenticate(c.Request.Context(), s.deps.Catalog, clientID, secret)
+	if errors.Is(err, oauth.ErrInvalidClient) {
+		invalidClient()
+		return
+	}
+	if err != nil {
+		s.deps.Logger.Error("token: client lookup", "err", err)
+		fail(http.StatusInternalServerError, "server_error", "The server could not check the client; try again.")
+		return
+	}
+	token, err := s.deps.Tokens.Issue(client.ID, client.OrgID, scope)
+	if err != nil {
+		s.deps.Logger.Error("token: sign", "err", err)
+		fail(http.StatusInternalServerError, "server_error", "The server could not sign a token; try again.")
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"access_token": token,
+		"token_type":   "Bearer",
+		"expires_in":   int(s.deps.Tokens.TTL().Seconds()),
+		"scope":        scope,
+	})
+}
