@@ -143,8 +143,12 @@ func golden(t *testing.T, name string, got []byte) {
 	if err := json.Unmarshal(got, &v); err != nil {
 		t.Fatalf("%s: not JSON: %s", name, got)
 	}
-	pretty, _ := json.MarshalIndent(v, "", "  ")
-	masked := maskVolatile(pretty)
+	var pretty bytes.Buffer
+	enc := json.NewEncoder(&pretty)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+	masked := maskVolatile(bytes.TrimSpace(pretty.Bytes()))
 	path := filepath.Join("testdata", "golden", name+".json")
 	if *update {
 		if err := os.WriteFile(path, append(masked, '\n'), 0o644); err != nil {

@@ -1,0 +1,142 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// ops is what the CLI needs; both Service and Remote must provide it and
+// behave the same.
+type ops interface {
+	CreateOrg(ctx context.Context, name string) (catalog.Organization, error)
+	ListOrgs(ctx context.Context) ([]catalog.Organization, error)
+	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
+	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
+	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+}
+
+func newService(t *testing.T) *Service {
+	t.Helper()
+	cat, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "catalog.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	return NewService(cat)
+}
+
+func TestAdminDirectAndThroughSocket(t *testing.T) {
+	t.Run("direct", func(t *testing.T) { exercise(t, newService(t)) })
+	t.Run("socket", func(t *testing.T) {
+		svc := newService(t)
+		sock := filepath.Join(t.TempDir(), "admin.sock")
+		stop, err := Listen(context.Background(), sock, Handler(svc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("socket mode: %v %v", st.Mode(), err)
+		}
+		if _, err := Listen(context.Background(), sock, Handler(svc)); err == nil {
+			t.Fatal("a second server took over a live admin socket")
+		}
+		remote, err := Dial(sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exercise(t, remote)
+	})
+}
+
+func exercise(t *testing.T, a ops) {
+	ctx := context.Background()
+	org, err := a.CreateOrg(ctx, "acme")
+	if err != nil || org.ID == "" || org.Name != "acme" {
+		t.Fatalf("create org: %+v %v", org, err)
+	}
+	if _, err := a.CreateOrg(ctx, "acme"); !errors.Is(err, catalog.ErrExists) {
+		t.Fatalf("duplicate org: %v", err)
+	}
+	if _, err := a.CreateOrg(ctx, "  "); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("blank org: %v", err)
+	}
+	creds, err := a.CreateClient(ctx, org.ID, "etl")
+	if err != nil || creds.ClientID == "" || len(creds.ClientSecret) < 40 || creds.OrganizationID != org.ID {
+		t.Fatalf("create client: %+v %v", creds, err)
+	}
+	if _, err := a.CreateClient(ctx, "no-such-org", "etl"); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("client of unknown org: %v", err)
+	}
+	clients, err := a.ListClients(ctx, org.ID)
+	if err != nil || len(clients) != 1 || clients[0].ID != creds.ClientID || clients[0].Disabled {
+		t.Fatalf("list clients: %+v %v", clients, err)
+	}
+	if err := a.SetClientDisabled(ctx, creds.ClientID, true); err != nil {
+		t.Fatal(err)
+	}
+	if clients, _ := a.ListClients(ctx, ""); !clients[0].Disabled {
+		t.Fatal("client not disabled")
+	}
+	if err := a.SetClientDisabled(ctx, "nobody", true); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("disable unknown: %v", err)
+	}
+	orgs, err := a.ListOrgs(ctx)
+	if err != nil || len(orgs) != 1 {
+		t.Fatalf("list orgs: %+v %v", orgs, err)
+	}
+	// The secret hash never leaves the service.
+	data, _ := json.Marshal(clients)
+	var raw []map[string]any
+	json.Unmarshal(data, &raw)
+	for k := range raw[0] {
+		if k == "SecretHash" || k == "secretHash" {
+			t.Fatal("secret hash serialized")
+		}
+	}
+}
+
+func TestBootstrap(t *testing.T) {
+	ctx := context.Background()
+	svc := newService(t)
+	path := filepath.Join(t.TempDir(), "credentials.json")
+	did, err := svc.Bootstrap(ctx, path, "http://x/connect/token", "fixed-id", "fixed-secret-123")
+	if err != nil || !did {
+		t.Fatalf("bootstrap: %v %v", did, err)
+	}
+	st, _ := os.Stat(path)
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials mode %v", st.Mode().Perm())
+	}
+	var creds Credentials
+	data, _ := os.ReadFile(path)
+	json.Unmarshal(data, &creds)
+	if creds.ClientID != "fixed-id" || creds.ClientSecret != "fixed-secret-123" || creds.TokenURL != "http://x/connect/token" {
+		t.Fatalf("credentials = %+v", creds)
+	}
+	orgs, _ := svc.ListOrgs(ctx)
+	if len(orgs) != 1 || orgs[0].Name != DefaultOrgName || orgs[0].ID != creds.OrganizationID {
+		t.Fatalf("orgs = %+v", orgs)
+	}
+	// A second start changes nothing.
+	if did, err := svc.Bootstrap(ctx, path, "", "", ""); did || err != nil {
+		t.Fatalf("second bootstrap: %v %v", did, err)
+	}
+	// Generated credentials when none are fixed.
+	svc2 := newService(t)
+	path2 := filepath.Join(t.TempDir(), "credentials.json")
+	if _, err := svc2.Bootstrap(ctx, path2, "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(path2)
+	json.Unmarshal(data, &creds)
+	if creds.ClientID == "fixed-id" || len(creds.ClientSecret) < 40 {
+		t.Fatalf("generated credentials = %+v", creds)
+	}
+}

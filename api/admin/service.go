@@ -1,0 +1,123 @@
+// Package admin is the operators' interface to the catalog: organizations
+// and API clients. The CLI uses a Service directly when no server runs, and
+// through the server's local socket (socket.go) when one does, because a
+// running server holds the DuckDB catalog file exclusively.
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Service carries out admin operations on an open catalog.
+type Service struct {
+	cat *catalog.Catalog
+}
+
+// NewService wraps an open catalog.
+func NewService(cat *catalog.Catalog) *Service { return &Service{cat: cat} }
+
+// Credentials are a client's id and secret, shown once at creation.
+type Credentials struct {
+	ClientID       string `json:"client_id"`
+	ClientSecret   string `json:"client_secret"`
+	OrganizationID string `json:"organization_id"`
+	TokenURL       string `json:"token_url,omitempty"`
+}
+
+// ErrInvalid: the request itself is wrong (empty name, bad secret, ...).
+var ErrInvalid = errors.New("invalid request")
+
+// CreateOrg adds an organization.
+func (s *Service) CreateOrg(ctx context.Context, name string) (catalog.Organization, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return catalog.Organization{}, fmt.Errorf("%w: an organization name must be 1 to 200 characters", ErrInvalid)
+	}
+	return s.cat.CreateOrganization(ctx, name)
+}
+
+// ListOrgs lists every organization.
+func (s *Service) ListOrgs(ctx context.Context) ([]catalog.Organization, error) {
+	return s.cat.Organizations(ctx)
+}
+
+// CreateClient adds an API client with a new id and secret to an organization.
+func (s *Service) CreateClient(ctx context.Context, orgID, name string) (Credentials, error) {
+	return s.createClient(ctx, orgID, name, "", "")
+}
+
+// createClient adds a client; empty id and secret are generated, given ones
+// (the bootstrap's fixed credentials) are used as they are.
+func (s *Service) createClient(ctx context.Context, orgID, name, id, secret string) (Credentials, error) {
+	if name == "" {
+		name = "api client"
+	}
+	if id == "" {
+		id = oauth.NewClientID()
+	}
+	if secret == "" {
+		secret = oauth.NewClientSecret()
+	}
+	if len(id) > 200 || strings.ContainsAny(id, ": \t\r\n") {
+		return Credentials{}, fmt.Errorf("%w: a client id must be at most 200 characters, without ':' or spaces (HTTP Basic cannot carry them)", ErrInvalid)
+	}
+	hash, err := oauth.HashSecret(secret)
+	if err != nil {
+		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	_, err = s.cat.CreateClient(ctx, catalog.APIClient{ID: id, OrgID: orgID, Name: name, SecretHash: hash})
+	if err != nil {
+		return Credentials{}, err
+	}
+	return Credentials{ClientID: id, ClientSecret: secret, OrganizationID: orgID}, nil
+}
+
+// ListClients lists the clients of an organization, or all when orgID is "".
+func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
+	return s.cat.Clients(ctx, orgID)
+}
+
+// SetClientDisabled disables or re-enables a client.
+func (s *Service) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
+	return s.cat.SetClientDisabled(ctx, id, disabled)
+}
+
+// DefaultOrgName is the organization a fresh install starts with.
+const DefaultOrgName = "default"
+
+// Bootstrap makes a fresh install usable: when the catalog has no
+// organization it creates "default" and one client (fixed id and secret if
+// given) and writes the credentials to credentialsPath, mode 0600. It
+// reports whether it did anything.
+func (s *Service) Bootstrap(ctx context.Context, credentialsPath, tokenURL, fixedID, fixedSecret string) (bool, error) {
+	orgs, err := s.cat.Organizations(ctx)
+	if err != nil || len(orgs) > 0 {
+		return false, err
+	}
+	org, err := s.CreateOrg(ctx, DefaultOrgName)
+	if err != nil {
+		return false, fmt.Errorf("bootstrap organization: %w", err)
+	}
+	creds, err := s.createClient(ctx, org.ID, "bootstrap", fixedID, fixedSecret)
+	if err != nil {
+		return false, fmt.Errorf("bootstrap client: %w", err)
+	}
+	creds.TokenURL = tokenURL
+	data, _ := json.MarshalIndent(creds, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(credentialsPath), 0o700); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(credentialsPath, append(data, '\n'), 0o600); err != nil {
+		return false, fmt.Errorf("write %s: %w", credentialsPath, err)
+	}
+	return true, os.Chmod(credentialsPath, 0o600) // WriteFile keeps the mode of an existing file
+}
