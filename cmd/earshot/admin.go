@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// adminOps is what the admin commands need; admin.Service (catalog opened
+// here) and admin.Remote (a running server's socket) both provide it.
+type adminOps interface {
+	CreateOrg(ctx context.Context, name string) (catalog.Organization, error)
+	ListOrgs(ctx context.Context) ([]catalog.Organization, error)
+	CreateClient(ctx context.Context, orgID, name string) (admin.Credentials, error)
+	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
+	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+}
+
+// openAdmin reaches the catalog through a running server when there is one
+// (it holds the DuckDB file), else opens it here.
+func openAdmin(ctx context.Context, cfg *config) (adminOps, func(), error) {
+	if remote, err := admin.Dial(cfg.adminSocket()); err == nil {
+		return remote, func() {}, nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	cat, err := openCatalog(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return admin.NewService(cat), func() { cat.Close() }, nil
+}
+
+// withAdmin runs fn against the catalog and prints its result as JSON.
+func withAdmin(cfg *config, fn func(ctx context.Context, a adminOps) (any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		a, done, err := openAdmin(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer done()
+		out, err := fn(ctx, a)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+}
+
+func adminCommand(cfg *config) *cobra.Command {
+	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations and API clients (works while the server runs)"}
+
+	org := &cobra.Command{Use: "org", Short: "Organizations"}
+	org.AddCommand(&cobra.Command{
+		Use: "create NAME", Short: "Create an organization", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+				return a.CreateOrg(ctx, args[0])
+			})(c, args)
+		},
+	}, &cobra.Command{
+		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) { return a.ListOrgs(ctx) }),
+	})
+
+	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
+	var orgRef, name string
+	create := &cobra.Command{
+		Use: "create --org ID|NAME", Short: "Create a client; prints its client_id and client_secret (shown only once)", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+			orgID, err := resolveOrg(ctx, a, orgRef)
+			if err != nil {
+				return nil, err
+			}
+			return a.CreateClient(ctx, orgID, name)
+		}),
+	}
+	create.Flags().StringVar(&orgRef, "org", "", "organization id or name (required)")
+	create.Flags().StringVar(&name, "name", "api client", "a label for the client")
+	create.MarkFlagRequired("org")
+	var listOrg string
+	list := &cobra.Command{
+		Use: "list", Short: "List clients (secrets are never shown)", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+			orgID := ""
+			if listOrg != "" {
+				var err error
+				if orgID, err = resolveOrg(ctx, a, listOrg); err != nil {
+					return nil, err
+				}
+			}
+			return a.ListClients(ctx, orgID)
+		}),
+	}
+	list.Flags().StringVar(&listOrg, "org", "", "only this organization (id or name)")
+	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false))
+
+	cmd.AddCommand(org, client)
+	return cmd
+}
+
+func setDisabledCommand(cfg *config, verb string, disabled bool) *cobra.Command {
+	return &cobra.Command{
+		Use: verb + " CLIENT_ID", Short: verb + " a client: it can (not) get new tokens", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+				if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
+					return nil, err
+				}
+				return map[string]any{"clientId": args[0], "disabled": disabled}, nil
+			})(c, args)
+		},
+	}
+}
+
+// resolveOrg accepts an organization's id or its name.
+func resolveOrg(ctx context.Context, a adminOps, ref string) (string, error) {
+	orgs, err := a.ListOrgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range orgs {
+		if o.ID == ref || o.Name == ref {
+			return o.ID, nil
+		}
+	}
+	return "", fmt.Errorf("no organization has the id or name %q (see: earshot admin org list)", ref)
+}

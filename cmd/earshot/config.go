@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/pflag"
+)
+
+// config is every setting of earshot, each a flag with an EARSHOT_*
+// variable of the same name (--rate-limit = EARSHOT_RATE_LIMIT).
+type config struct {
+	DataDir         string
+	Addr            string
+	Bucket          string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
+	PublicURL       string // "" = http://ADDR
+	TokenTTL        time.Duration
+	RateLimit       float64
+	RateBurst       int
+	MaxUpload       string // human size, e.g. 2.5GB
+	LogLevel        string
+	ShutdownTimeout time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		DataDir:         "./data",
+		Addr:            "127.0.0.1:8080",
+		TokenTTL:        time.Hour,
+		RateLimit:       50,
+		RateBurst:       100,
+		MaxUpload:       "2.5GB",
+		LogLevel:        "info",
+		ShutdownTimeout: 30 * time.Second,
+	}
+}
+
+const envPrefix = "EARSHOT_"
+
+// envName is the variable of a flag: --rate-limit → EARSHOT_RATE_LIMIT.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// applyEnv sets every flag not given on the command line from its
+// EARSHOT_* variable, when that is set.
+func applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || err != nil {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, serr)
+			}
+		}
+	})
+	return err
+}
+
+func (c *config) catalogPath() string     { return filepath.Join(c.DataDir, "catalog.duckdb") }
+func (c *config) keysDir() string         { return filepath.Join(c.DataDir, "keys") }
+func (c *config) credentialsPath() string { return filepath.Join(c.DataDir, "credentials.json") }
+func (c *config) adminSocket() string     { return filepath.Join(c.DataDir, "admin.sock") }
+
+func (c *config) bucketURL() string {
+	if c.Bucket != "" {
+		return c.Bucket
+	}
+	return "file://" + filepath.Join(c.DataDir, "bucket")
+}
+
+func (c *config) publicURL() string {
+	if c.PublicURL != "" {
+		return strings.TrimSuffix(c.PublicURL, "/")
+	}
+	return "http://" + c.Addr
+}
+
+// validate checks the settings serve depends on and returns the upload
+// limit in bytes.
+func (c *config) validate() (maxUploadBytes int64, err error) {
+	n, err := humanize.ParseBytes(c.MaxUpload)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--max-upload %q: want a size such as 2.5GB or 500MiB", c.MaxUpload)
+	}
+	if c.TokenTTL < time.Minute || c.TokenTTL > 24*time.Hour {
+		return 0, fmt.Errorf("--token-ttl %s: want 1m to 24h", c.TokenTTL)
+	}
+	if c.RateLimit < 0 || c.RateBurst < 1 {
+		return 0, fmt.Errorf("--rate-limit must be ≥ 0 (0 = off) and --rate-burst ≥ 1")
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api"
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+func serveCommand(cfg *config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API (and, in later releases, run the scheduled jobs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env EARSHOT_ADDR)")
+	f.StringVar(&cfg.Bucket, "bucket", cfg.Bucket, "object storage: file://DIR or gs://BUCKET/PREFIX (default file://DATA/bucket; env EARSHOT_BUCKET)")
+	f.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL clients reach the API at, the tokens' issuer (default http://ADDR; env EARSHOT_PUBLIC_URL)")
+	f.DurationVar(&cfg.TokenTTL, "token-ttl", cfg.TokenTTL, "access token lifetime (env EARSHOT_TOKEN_TTL)")
+	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
+	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
+	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
+	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
+	return cmd
+}
+
+func serve(ctx context.Context, cfg *config) error {
+	maxUpload, err := cfg.validate()
+	if err != nil {
+		return err
+	}
+	level, _ := parseLevel(cfg.LogLevel)
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	cat, err := openCatalog(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	bucket, err := blob.Open(ctx, cfg.bucketURL())
+	if err != nil {
+		return err
+	}
+	defer bucket.Close()
+	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
+	if err != nil {
+		return fmt.Errorf("signing keys: %w", err)
+	}
+
+	adminSvc := admin.NewService(cat)
+	created, err := adminSvc.Bootstrap(ctx, cfg.credentialsPath(), cfg.publicURL()+"/connect/token",
+		os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_ID"), os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET"))
+	if err != nil {
+		return err
+	}
+	if created {
+		log.Info("first start: created organization 'default' and an API client", "credentials", cfg.credentialsPath())
+	}
+	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(adminSvc))
+	if err != nil {
+		return err
+	}
+	defer stopAdmin()
+
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler := api.New(api.Deps{
+		Catalog: cat, Storage: bucket, Keys: keys,
+		Tokens:   oauth.NewTokens(keys, cfg.publicURL(), cfg.TokenTTL),
+		Registry: registry, Logger: log,
+	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.publicURL(), "data", cfg.DataDir,
+		"bucket", cfg.bucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// openCatalog opens the catalog, saying plainly when another process holds it.
+func openCatalog(ctx context.Context, cfg *config) (*catalog.Catalog, error) {
+	cat, err := catalog.Open(ctx, cfg.catalogPath())
+	if err != nil && strings.Contains(err.Error(), "Could not set lock") {
+		return nil, fmt.Errorf("the catalog %s is in use by another process (is an earshot server already running on this data directory?)", cfg.catalogPath())
+	}
+	return cat, err
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServe runs `earshot serve` in-process, as the binary would, and
+// waits until it answers /healthz.
+func startServe(t *testing.T, args ...string) (addr string, stop func() error) {
+	t.Helper()
+	addr = freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := rootCommand()
+	cmd.SetArgs(append([]string{"serve", "--addr", addr, "--log-level", "warn"}, args...))
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve exited: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("serve did not start in 30s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return addr, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("serve did not stop")
+		}
+	}
+}
+
+// The issue's acceptance path: a fresh start writes credentials, a token
+// comes from /connect/token with HTTP Basic, a protected route wants it.
+func TestServeFreshStartTokenAndAuth(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("EARSHOT_BOOTSTRAP_CLIENT_ID", "ops-client")
+	t.Setenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET", "ops-secret-0123456789")
+	addr, stop := startServe(t, "--data", data)
+	defer stop()
+
+	raw, err := os.ReadFile(filepath.Join(data, "credentials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creds map[string]string
+	json.Unmarshal(raw, &creds)
+	if creds["client_id"] != "ops-client" || creds["client_secret"] != "ops-secret-0123456789" {
+		t.Fatalf("credentials.json = %s", raw)
+	}
+	if st, _ := os.Stat(filepath.Join(data, "credentials.json")); st.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials.json mode %v", st.Mode().Perm())
+	}
+
+	req, _ := http.NewRequest("POST", "http://"+addr+"/connect/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(creds["client_id"], creds["client_secret"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok map[string]any
+	json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || tok["access_token"] == nil {
+		t.Fatalf("token: %d %v", resp.StatusCode, tok)
+	}
+
+	resp, _ = http.Get("http://" + addr + "/Me")
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
+		t.Fatalf("unauthenticated /Me: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	req, _ = http.NewRequest("GET", "http://"+addr+"/me", nil)
+	req.Header.Set("Authorization", "Bearer "+tok["access_token"].(string))
+	resp, _ = http.DefaultClient.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("authenticated /me: %d", resp.StatusCode)
+	}
+	if resp, _ := http.Get("http://" + addr + "/readyz"); resp.StatusCode != 200 {
+		t.Fatalf("readyz: %d", resp.StatusCode)
+	}
+}
+
+// A request in flight when the server is told to stop still completes.
+func TestServeShutdownFinishesInFlightRequests(t *testing.T) {
+	data := t.TempDir()
+	addr, stop := startServe(t, "--data", data)
+	var creds map[string]string
+	raw, _ := os.ReadFile(filepath.Join(data, "credentials.json"))
+	json.Unmarshal(raw, &creds)
+
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {creds["client_id"]}, "client_secret": {creds["client_secret"]}}.Encode()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Send the headers and half the body, then ask the server to stop.
+	fmt.Fprintf(conn, "POST /connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", len(form), form[:10])
+	time.Sleep(200 * time.Millisecond)
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	time.Sleep(200 * time.Millisecond)
+	io.WriteString(conn, form[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("in-flight request was cut off: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("access_token")) {
+		t.Fatalf("in-flight request: %d %s", resp.StatusCode, body)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+	// And it no longer accepts connections.
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Fatal("server still answering after shutdown")
+	}
+}
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := rootCommand()
+	cmd.SetOut(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// Admin commands work with and without a running server (through its
+// socket, since the server holds the catalog file).
+func TestAdminCommands(t *testing.T) {
+	for _, withServer := range []bool{false, true} {
+		t.Run(fmt.Sprint("server running=", withServer), func(t *testing.T) {
+			data := t.TempDir()
+			if withServer {
+				_, stop := startServe(t, "--data", data)
+				defer stop()
+			}
+			out, err := run(t, "admin", "--data", data, "org", "create", "globex")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var org struct{ ID, Name string }
+			json.Unmarshal([]byte(out), &org)
+			if org.Name != "globex" || org.ID == "" {
+				t.Fatalf("org create printed %s", out)
+			}
+			out, err = run(t, "admin", "client", "create", "--data", data, "--org", "globex")
+			var creds map[string]string
+			json.Unmarshal([]byte(out), &creds)
+			if err != nil || creds["client_id"] == "" || creds["client_secret"] == "" || creds["organization_id"] != org.ID {
+				t.Fatalf("client create: %v %s", err, out)
+			}
+			if _, err := run(t, "admin", "client", "disable", "--data", data, creds["client_id"]); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = run(t, "admin", "client", "list", "--data", data, "--org", org.ID)
+			if !strings.Contains(out, creds["client_id"]) || !strings.Contains(out, `"disabled": true`) || strings.Contains(out, creds["client_secret"]) {
+				t.Fatalf("client list: %s", out)
+			}
+			if _, err := run(t, "admin", "client", "create", "--data", data, "--org", "nope"); err == nil || !strings.Contains(err.Error(), "no organization") {
+				t.Fatalf("unknown org: %v", err)
+			}
+		})
+	}
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	t.Setenv("EARSHOT_RATE_LIMIT", "7.5")
+	t.Setenv("EARSHOT_TOKEN_TTL", "15m")
+	t.Setenv("EARSHOT_MAX_UPLOAD", "500MiB")
+	cfg := defaultConfig()
+	cmd := serveCommand(&cfg)
+	cmd.Flags().Set("rate-limit", "3") // a flag beats the environment
+	if err := applyEnv(cmd.Flags()); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RateLimit != 3 || cfg.TokenTTL != 15*time.Minute {
+		t.Fatalf("cfg = %+v", cfg)
+	}
+	if n, err := cfg.validate(); err != nil || n != 500<<20 {
+		t.Fatalf("max upload %d, %v", n, err)
+	}
+	t.Setenv("EARSHOT_TOKEN_TTL", "soon")
+	cfg2 := defaultConfig()
+	if err := applyEnv(serveCommand(&cfg2).Flags()); err == nil || !strings.Contains(err.Error(), "EARSHOT_TOKEN_TTL") {
+		t.Fatalf("bad env value: %v", err)
+	}
+	for _, bad := range []func(*config){
+		func(c *config) { c.MaxUpload = "lots" },
+		func(c *config) { c.TokenTTL = time.Second },
+		func(c *config) { c.LogLevel = "loud" },
+		func(c *config) { c.RateBurst = 0 },
+	} {
+		c := defaultConfig()
+		bad(&c)
+		if _, err := c.validate(); err == nil {
+			t.Errorf("validate accepted %+v", c)
+		}
+	}
+}
