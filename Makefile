@@ -1,0 +1,68 @@
+# Earshot — build, run and test. `make run` and `make test` are all a new
+# machine needs: both install what is missing first.
+
+GO        ?= go
+BIN       := bin/earshot
+DATA      ?= ./data
+FUZZTIME  ?= 10s
+BENCHTIME ?= 1s
+
+# System packages the project uses: ffmpeg and PocketSphinx for audio, flite
+# and sox to synthesize test calls, pkg-config to find the libraries for cgo.
+SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
+                   libsphinxbase-dev pkg-config flite sox
+
+# Every fuzz target, as package:FuzzName.
+FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer
+
+.PHONY: all deps build run test unit fuzz bench lint clean
+
+all: build
+
+## deps: install missing system packages (apt-get) and the Go modules this platform needs
+deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@# Only this platform's modules: a bare `go mod download` would fetch DuckDB for every platform.
+	@$(GO) list -deps -test ./... >/dev/null
+
+## build: compile bin/earshot
+build:
+	$(GO) build -o $(BIN) ./cmd/earshot
+
+## run: build and serve on the embedded defaults (data in ./data, http://127.0.0.1:8080)
+run: deps build
+	./$(BIN) serve --data $(DATA)
+
+## test: everything — vet, unit and integration tests (real DuckDB, real files, fake-gcs-server), fuzzing
+test: deps lint unit fuzz
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name for $(FUZZTIME)"; \
+	  $(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) >/tmp/earshot-fuzz.log 2>&1 || { cat /tmp/earshot-fuzz.log; exit 1; }; \
+	done
+
+## bench: benchmarks, each printed beside its baseline
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## lint: formatting and vet
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
