@@ -115,3 +115,17 @@ func TestPanicBecomesProblem(t *testing.T) {
 		t.Fatal("server stopped serving after a panic")
 	}
 }
+
+func TestForwardedForIsIgnoredWithoutTrustedProxies(t *testing.T) {
+	e := newTestEnv(t, Options{RatePerSec: 0.1, RateBurst: 1})
+	// Each request claims another client address; the limit must still apply.
+	codes := []int{}
+	for i := range 3 {
+		r := e.do("POST", "/connect/token", strings.NewReader("grant_type=client_credentials"),
+			http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Forwarded-For": {"203.0.113." + strconv.Itoa(i)}})
+		codes = append(codes, r.Code)
+	}
+	if codes[1] != 429 || codes[2] != 429 {
+		t.Fatalf("spoofed X-Forwarded-For escaped the limit: %v", codes)
+	}
+}

@@ -5,6 +5,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,6 +44,9 @@ type Options struct {
 	PublicURL  string  // base URL clients use, for the discovery document
 	RatePerSec float64 // per-client sustained request rate; 0 = unlimited
 	RateBurst  int     // per-client burst
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For is
+	// believed; none by default, so a caller cannot pick its own address.
+	TrustedProxies []string
 }
 
 // Server is the HTTP API.
@@ -54,12 +58,15 @@ type Server struct {
 }
 
 // New builds the API.
-func New(deps Deps, opts Options) *Server {
+func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, opts: opts}
 	s.engine = s.routes()
+	if err := s.engine.SetTrustedProxies(opts.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("trusted proxies: %w", err)
+	}
 	s.handler = canonicalize(s.engine)
-	return s
+	return s, nil
 }
 
 // ServeHTTP serves a request.

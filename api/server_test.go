@@ -92,10 +92,13 @@ func newTestEnv(t *testing.T, opts Options) *testEnv {
 	tokens := oauth.NewTokens(sharedKeys, testPublicURL, time.Hour)
 	storage := &flakyPinger{Bucket: bucket}
 	opts.PublicURL = testPublicURL
-	srv := New(Deps{
+	srv, err := New(Deps{
 		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &testEnv{srv: srv, cat: cat, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
 }
 

@@ -11,16 +11,6 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// ops is what the CLI needs; both Service and Remote must provide it and
-// behave the same.
-type ops interface {
-	CreateOrg(ctx context.Context, name string) (catalog.Organization, error)
-	ListOrgs(ctx context.Context) ([]catalog.Organization, error)
-	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
-	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
-	SetClientDisabled(ctx context.Context, id string, disabled bool) error
-}
-
 func newService(t *testing.T) *Service {
 	t.Helper()
 	cat, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "catalog.duckdb"))
@@ -55,7 +45,7 @@ func TestAdminDirectAndThroughSocket(t *testing.T) {
 	})
 }
 
-func exercise(t *testing.T, a ops) {
+func exercise(t *testing.T, a Operations) {
 	ctx := context.Background()
 	org, err := a.CreateOrg(ctx, "acme")
 	if err != nil || org.ID == "" || org.Name != "acme" {

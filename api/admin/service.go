@@ -17,6 +17,22 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
+// Operations are the admin operations. Service (the catalog, in process)
+// and Remote (a running server's socket) both provide them, so the CLI
+// works the same either way.
+type Operations interface {
+	CreateOrg(ctx context.Context, name string) (catalog.Organization, error)
+	ListOrgs(ctx context.Context) ([]catalog.Organization, error)
+	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
+	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
+	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+}
+
+var (
+	_ Operations = (*Service)(nil)
+	_ Operations = (*Remote)(nil)
+)
+
 // Service carries out admin operations on an open catalog.
 type Service struct {
 	cat *catalog.Catalog

@@ -9,22 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/earshot/earshot/api/admin"
-	"github.com/earshot/earshot/warehouse/catalog"
 )
-
-// adminOps is what the admin commands need; admin.Service (catalog opened
-// here) and admin.Remote (a running server's socket) both provide it.
-type adminOps interface {
-	CreateOrg(ctx context.Context, name string) (catalog.Organization, error)
-	ListOrgs(ctx context.Context) ([]catalog.Organization, error)
-	CreateClient(ctx context.Context, orgID, name string) (admin.Credentials, error)
-	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
-	SetClientDisabled(ctx context.Context, id string, disabled bool) error
-}
 
 // openAdmin reaches the catalog through a running server when there is one
 // (it holds the DuckDB file), else opens it here.
-func openAdmin(ctx context.Context, cfg *config) (adminOps, func(), error) {
+func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), error) {
 	if remote, err := admin.Dial(cfg.adminSocket()); err == nil {
 		return remote, func() {}, nil
 	}
@@ -39,7 +28,7 @@ func openAdmin(ctx context.Context, cfg *config) (adminOps, func(), error) {
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.
-func withAdmin(cfg *config, fn func(ctx context.Context, a adminOps) (any, error)) func(*cobra.Command, []string) error {
+func withAdmin(cfg *config, fn func(ctx context.Context, a admin.Operations) (any, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		a, done, err := openAdmin(ctx, cfg)
@@ -64,20 +53,20 @@ func adminCommand(cfg *config) *cobra.Command {
 	org.AddCommand(&cobra.Command{
 		Use: "create NAME", Short: "Create an organization", Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
 				return a.CreateOrg(ctx, args[0])
 			})(c, args)
 		},
 	}, &cobra.Command{
 		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) { return a.ListOrgs(ctx) }),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) { return a.ListOrgs(ctx) }),
 	})
 
 	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
 	var orgRef, name string
 	create := &cobra.Command{
 		Use: "create --org ID|NAME", Short: "Create a client; prints its client_id and client_secret (shown only once)", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
 			orgID, err := resolveOrg(ctx, a, orgRef)
 			if err != nil {
 				return nil, err
@@ -91,7 +80,7 @@ func adminCommand(cfg *config) *cobra.Command {
 	var listOrg string
 	list := &cobra.Command{
 		Use: "list", Short: "List clients (secrets are never shown)", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
 			orgID := ""
 			if listOrg != "" {
 				var err error
@@ -113,7 +102,7 @@ func setDisabledCommand(cfg *config, verb string, disabled bool) *cobra.Command 
 	return &cobra.Command{
 		Use: verb + " CLIENT_ID", Short: verb + " a client: it can (not) get new tokens", Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return withAdmin(cfg, func(ctx context.Context, a adminOps) (any, error) {
+			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
 				if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
 					return nil, err
 				}
@@ -124,7 +113,7 @@ func setDisabledCommand(cfg *config, verb string, disabled bool) *cobra.Command 
 }
 
 // resolveOrg accepts an organization's id or its name.
-func resolveOrg(ctx context.Context, a adminOps, ref string) (string, error) {
+func resolveOrg(ctx context.Context, a admin.Operations, ref string) (string, error) {
 	orgs, err := a.ListOrgs(ctx)
 	if err != nil {
 		return "", err

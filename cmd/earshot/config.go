@@ -23,6 +23,7 @@ type config struct {
 	RateLimit       float64
 	RateBurst       int
 	MaxUpload       string // human size, e.g. 2.5GB
+	TrustedProxies  []string
 	LogLevel        string
 	ShutdownTimeout time.Duration
 }

@@ -43,6 +43,7 @@ func serveCommand(cfg *config) *cobra.Command {
 	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
 	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
 	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
+	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
@@ -91,11 +92,14 @@ func serve(ctx context.Context, cfg *config) error {
 
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler := api.New(api.Deps{
+	handler, err := api.New(api.Deps{
 		Catalog: cat, Storage: bucket, Keys: keys,
 		Tokens:   oauth.NewTokens(keys, cfg.publicURL(), cfg.TokenTTL),
 		Registry: registry, Logger: log,
-	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst})
+	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies})
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
