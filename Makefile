@@ -8,9 +8,10 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 
 # System packages the project uses: ffmpeg and PocketSphinx for audio, flite
-# and sox to synthesize test calls, pkg-config to find the libraries for cgo.
+# and sox to synthesize test calls, pkg-config to find the libraries for cgo,
+# jq for the README's curl examples.
 SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
-                   libsphinxbase-dev pkg-config flite sox
+                   libsphinxbase-dev pkg-config flite sox jq
 
 # Every fuzz target, as package:FuzzName.
 FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer
@@ -58,11 +59,14 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## lint: formatting and vet
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+## lint: formatting, vet and staticcheck
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 clean:
 	rm -rf bin
