@@ -17,7 +17,8 @@ import (
 
 // Catalog is an open catalog database.
 type Catalog struct {
-	db *sql.DB
+	db    *sql.DB
+	trees treeCache
 }
 
 // Open opens (creating if needed) the catalog at path and applies every
@@ -31,10 +32,14 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c := &Catalog{db: db}
+	c := &Catalog{db: db, trees: treeCache{trees: map[string]*Tree{}, gen: map[string]uint64{}}}
 	if err := c.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := c.ensureStandardRoles(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("standard roles: %w", err)
 	}
 	return c, nil
 }

@@ -24,7 +24,7 @@ const clientColumns = `id, org_id, name, secret_hash, disabled, created_on`
 // CreateClient stores a new client. The organization must exist; an id that
 // is taken gives ErrExists.
 func (c *Catalog) CreateClient(ctx context.Context, client APIClient) (APIClient, error) {
-	client.CreatedOn = time.Now().UTC().Truncate(time.Microsecond)
+	client.CreatedOn = now()
 	err := c.InTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, client.OrgID).Scan(&n); err != nil {

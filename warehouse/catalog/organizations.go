@@ -24,14 +24,26 @@ func (c *Catalog) CreateOrganization(ctx context.Context, name string) (Organiza
 	if err != nil {
 		return Organization{}, err
 	}
-	org := Organization{ID: id.String(), Name: name, CreatedOn: time.Now().UTC().Truncate(time.Microsecond)}
-	_, err = c.db.ExecContext(ctx, `INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)`,
-		org.ID, org.Name, org.CreatedOn)
-	if isUniqueViolation(err) {
-		return Organization{}, fmt.Errorf("organization %q: %w", name, ErrExists)
+	org := Organization{ID: id.String(), Name: name, CreatedOn: now()}
+	err = c.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)`,
+			org.ID, org.Name, org.CreatedOn)
+		if isUniqueViolation(err) {
+			return fmt.Errorf("organization %q: %w", name, ErrExists)
+		}
+		if err != nil {
+			return err
+		}
+		return insertStandardRoles(ctx, tx, org.ID)
+	})
+	if err != nil {
+		return Organization{}, err
 	}
-	return org, err
+	return org, nil
 }
+
+// now is the catalog's clock: UTC at the microsecond, what DuckDB stores.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // Organization returns one organization by id.
 func (c *Catalog) Organization(ctx context.Context, id string) (Organization, error) {

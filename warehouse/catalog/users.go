@@ -1,0 +1,232 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// User is a person of an organization who signs in to dashboards.
+type User struct {
+	ID                   string
+	OrgID                string
+	UserName             string
+	FirstName            string
+	LastName             string
+	Email                string
+	PhoneNumber          *string
+	EmailConfirmed       bool
+	Disabled             bool
+	RoleName             string
+	SAMLProviderUserCode *string
+	LastLogin            *time.Time
+	CreatedOn            time.Time
+	ModifiedOn           time.Time
+	AgentID              *string // the agent linked to this user, if any
+}
+
+// UserInput is a create or an update: nil fields are left as they are (on
+// create: empty, or the default role).
+type UserInput struct {
+	UserName, FirstName, LastName, Email        *string
+	PhoneNumber, RoleName, SAMLProviderUserCode *string
+	Disabled, EmailConfirmed                    *bool
+}
+
+const userColumns = `u.id, u.org_id, u.user_name, u.first_name, u.last_name, u.email, u.phone_number,
+	u.email_confirmed, u.disabled, u.role_name, u.saml_provider_user_code, u.last_login, u.created_on, u.modified_on,
+	(SELECT min(a.id) FROM agents a WHERE a.org_id = u.org_id AND a.user_id = u.id)`
+
+func scanUser(s scanner) (User, error) {
+	var u User
+	err := s.Scan(&u.ID, &u.OrgID, &u.UserName, &u.FirstName, &u.LastName, &u.Email, &u.PhoneNumber,
+		&u.EmailConfirmed, &u.Disabled, &u.RoleName, &u.SAMLProviderUserCode, &u.LastLogin, &u.CreatedOn, &u.ModifiedOn, &u.AgentID)
+	u.CreatedOn, u.ModifiedOn = u.CreatedOn.UTC(), u.ModifiedOn.UTC()
+	if u.LastLogin != nil {
+		t := u.LastLogin.UTC()
+		u.LastLogin = &t
+	}
+	return u, err
+}
+
+// Users lists an organization's users by id; active (not disabled) filters
+// when not nil.
+func (c *Catalog) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
+		WHERE u.org_id = ? AND (?::BOOLEAN IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// User returns a user of the organization; ErrNotFound for any other id.
+func (c *Catalog) User(ctx context.Context, orgID, id string) (User, error) {
+	return c.userWhere(ctx, c.db, orgID, "u.id = ?", id)
+}
+
+// UserByName finds a user by user name, case-insensitively.
+func (c *Catalog) UserByName(ctx context.Context, orgID, userName string) (User, error) {
+	return c.userWhere(ctx, c.db, orgID, "u.user_name_key = ?", strings.ToLower(userName))
+}
+
+func (c *Catalog) userWhere(ctx context.Context, q querier, orgID, cond string, arg any) (User, error) {
+	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.org_id = ? AND `+cond, orgID, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	return u, err
+}
+
+// CreateUser adds a user. userName and email must be new to the
+// organization (case-insensitively); roleName must name an active role.
+func (c *Catalog) CreateUser(ctx context.Context, orgID string, in UserInput) (User, error) {
+	id := uuid.Must(uuid.NewV7()).String()
+	if in.RoleName == nil {
+		role := DefaultRole
+		in.RoleName = &role
+	}
+	err := c.InTx(ctx, func(tx *sql.Tx) error {
+		if err := checkUserInput(ctx, tx, orgID, "", in); err != nil {
+			return err
+		}
+		t := now()
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, user_name, user_name_key, first_name, last_name,
+			email, email_key, phone_number, email_confirmed, disabled, role_name, saml_provider_user_code, created_on, modified_on)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, orgID, *in.UserName, strings.ToLower(*in.UserName), *in.FirstName, *in.LastName,
+			*in.Email, strings.ToLower(*in.Email), in.PhoneNumber, deref(in.EmailConfirmed), deref(in.Disabled),
+			*in.RoleName, in.SAMLProviderUserCode, t, t)
+		return uniqueAs(err, "userName", "A user with this userName or email already exists in the organization.")
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return c.User(ctx, orgID, id)
+}
+
+// UpdateUser changes the given fields of a user of the organization.
+func (c *Catalog) UpdateUser(ctx context.Context, orgID, id string, in UserInput) (User, error) {
+	err := c.InTx(ctx, func(tx *sql.Tx) error {
+		cur, err := c.userWhere(ctx, tx, orgID, "u.id = ?", id)
+		if err != nil {
+			return err
+		}
+		if err := checkUserInput(ctx, tx, orgID, id, in); err != nil {
+			return err
+		}
+		set(&cur.UserName, in.UserName)
+		set(&cur.FirstName, in.FirstName)
+		set(&cur.LastName, in.LastName)
+		set(&cur.Email, in.Email)
+		set(&cur.RoleName, in.RoleName)
+		set(&cur.Disabled, in.Disabled)
+		set(&cur.EmailConfirmed, in.EmailConfirmed)
+		if in.PhoneNumber != nil {
+			cur.PhoneNumber = in.PhoneNumber
+		}
+		if in.SAMLProviderUserCode != nil {
+			cur.SAMLProviderUserCode = in.SAMLProviderUserCode
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE users SET user_name = ?, user_name_key = ?, first_name = ?, last_name = ?,
+			email = ?, email_key = ?, phone_number = ?, email_confirmed = ?, disabled = ?, role_name = ?,
+			saml_provider_user_code = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
+			cur.UserName, strings.ToLower(cur.UserName), cur.FirstName, cur.LastName, cur.Email, strings.ToLower(cur.Email),
+			cur.PhoneNumber, cur.EmailConfirmed, cur.Disabled, cur.RoleName, cur.SAMLProviderUserCode, now(), orgID, id)
+		return uniqueAs(err, "userName", "A user with this userName or email already exists in the organization.")
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return c.User(ctx, orgID, id)
+}
+
+// checkUserInput checks the role and the uniqueness of userName and email
+// (self is the user being updated, "" on create). The unique indexes are the
+// last word under concurrency; these checks name the field.
+func checkUserInput(ctx context.Context, tx *sql.Tx, orgID, self string, in UserInput) error {
+	if in.RoleName != nil {
+		ok, err := roleExists(ctx, tx, orgID, *in.RoleName)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fieldErr("roleName", ErrInvalid, "No role of the organization has the name '"+*in.RoleName+"'; see GET /Roles/All.")
+		}
+	}
+	for _, f := range []struct {
+		field, column string
+		value         *string
+	}{{"userName", "user_name_key", in.UserName}, {"email", "email_key", in.Email}} {
+		if f.value == nil {
+			continue
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE org_id = ? AND `+f.column+` = ? AND id <> ?`,
+			orgID, strings.ToLower(*f.value), self).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fieldErr(f.field, ErrExists, "Another user of the organization already has this "+f.field+".")
+		}
+	}
+	return nil
+}
+
+// activeUsers returns which of ids are active users of the organization.
+func activeUsers(ctx context.Context, q querier, orgID string, ids []string) (map[string]User, error) {
+	out := map[string]User{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
+		WHERE u.org_id = ? AND NOT u.disabled AND list_contains(?, u.id)`, orgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[u.ID] = u
+	}
+	return out, rows.Err()
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func deref[T any](v *T) T {
+	var zero T
+	if v == nil {
+		return zero
+	}
+	return *v
+}
+
+// uniqueAs turns a unique violation that slipped past the checks (two
+// writers at once) into a FieldError.
+func uniqueAs(err error, field, message string) error {
+	if isUniqueViolation(err) {
+		return fieldErr(field, ErrExists, message)
+	}
+	return err
+}
