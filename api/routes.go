@@ -39,5 +39,23 @@ func (s *Server) routes() *gin.Engine {
 	// per client.
 	authed := e.Group("", s.authenticate, newRateLimiter(s.opts.RatePerSec, s.opts.RateBurst, byClientID).middleware)
 	authed.GET("/Me", s.me)
+
+	authed.GET("/User/All", s.listUsers)
+	authed.GET("/User/:id", s.getUser)
+	authed.GET("/User", s.findUser)
+	authed.POST("/User", s.createUser)
+	authed.PUT("/User/:id", s.updateUser)
+	authed.GET("/Roles/All", s.listRoles)
+
+	authed.GET("/Hierarchy/All", s.hierarchyTree)
+	authed.GET("/Hierarchy", s.hierarchyList)
+	authed.POST("/Hierarchy", s.createNode)
+	authed.PUT("/Hierarchy/:id", s.updateNode)
+
+	authed.POST("/Agent", s.createAgent)
+	authed.PUT("/Agent/:id", s.updateAgent)
+	authed.PUT("/Agent", s.updateAgent)
+	authed.GET("/Agent/:id", s.getAgent)
+	authed.GET("/Agent/All", s.listAgents)
 	return e
 }

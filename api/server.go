@@ -22,6 +22,22 @@ type Catalog interface {
 	oauth.ClientStore
 	Organization(ctx context.Context, id string) (catalog.Organization, error)
 	Ping(ctx context.Context) error
+
+	Roles(ctx context.Context, orgID string, active *bool) ([]catalog.Role, error)
+	Users(ctx context.Context, orgID string, active *bool) ([]catalog.User, error)
+	User(ctx context.Context, orgID, id string) (catalog.User, error)
+	UserByName(ctx context.Context, orgID, userName string) (catalog.User, error)
+	CreateUser(ctx context.Context, orgID string, in catalog.UserInput) (catalog.User, error)
+	UpdateUser(ctx context.Context, orgID, id string, in catalog.UserInput) (catalog.User, error)
+
+	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+	CreateNode(ctx context.Context, orgID string, in catalog.NodeInput) (catalog.Node, error)
+	UpdateNode(ctx context.Context, orgID, id string, in catalog.NodeInput) (catalog.Node, error)
+
+	Agents(ctx context.Context, orgID string, active *bool) ([]catalog.Agent, error)
+	Agent(ctx context.Context, orgID, id string) (catalog.Agent, error)
+	CreateAgent(ctx context.Context, orgID string, in catalog.AgentInput) (catalog.Agent, error)
+	UpdateAgent(ctx context.Context, orgID, id string, in catalog.AgentInput) (catalog.Agent, error)
 }
 
 // Pinger is a dependency /readyz checks.

@@ -121,3 +121,20 @@ func truncate(s string) string {
 	}
 	return s
 }
+
+// Timestamp marshals a time as the contract's output form.
+type Timestamp time.Time
+
+// MarshalJSON writes "2025-10-03T21:52:26.881Z".
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + Format(time.Time(t)) + `"`), nil
+}
+
+// Ptr converts an optional time for JSON output (nil stays null).
+func Ptr(t *time.Time) *Timestamp {
+	if t == nil {
+		return nil
+	}
+	ts := Timestamp(*t)
+	return &ts
+}

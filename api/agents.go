@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// agentView is an agent as CONTRACT §9 shapes it.
+type agentView struct {
+	ID           string           `json:"id"`
+	UserID       *string          `json:"userId"`
+	FirstName    string           `json:"firstName"`
+	FirstInitial string           `json:"firstInitial"`
+	LastName     string           `json:"lastName"`
+	AgentEmail   string           `json:"agentEmail"`
+	AgentCode    *string          `json:"agentCode"`
+	CreatedOn    dates.Timestamp  `json:"createdOn"`
+	ModifiedOn   dates.Timestamp  `json:"modifiedOn"`
+	IsActive     bool             `json:"isActive"`
+	ManagerID    *string          `json:"managerId"`
+	OSMs         []string         `json:"osms"`
+	StartDate    *dates.Timestamp `json:"startDate"`
+}
+
+func newAgentView(a catalog.Agent) agentView {
+	initial := ""
+	if r := []rune(strings.TrimSpace(a.FirstName)); len(r) > 0 {
+		initial = strings.ToUpper(string(r[0]))
+	}
+	osms := a.OSMs
+	if osms == nil {
+		osms = []string{}
+	}
+	return agentView{
+		ID: a.ID, UserID: a.UserID, FirstName: a.FirstName, FirstInitial: initial, LastName: a.LastName,
+		AgentEmail: a.AgentEmail, AgentCode: a.AgentCode, CreatedOn: dates.Timestamp(a.CreatedOn),
+		ModifiedOn: dates.Timestamp(a.ModifiedOn), IsActive: a.IsActive, ManagerID: a.ManagerID, OSMs: osms,
+		StartDate: dates.Ptr(a.StartDate),
+	}
+}
+
+const agentNotFound = "No agent with this id exists in your organization."
+
+// listAgents is GET /Agent/All?IsActive=; 404 when none.
+func (s *Server) listAgents(c *gin.Context) {
+	active, ok := boolQuery(c, "IsActive")
+	if !ok {
+		return
+	}
+	agents, err := s.deps.Catalog.Agents(c.Request.Context(), orgID(c), active)
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	if len(agents) == 0 {
+		problem.Write(c, problem.New(http.StatusNotFound, "Your organization has no agents that match."))
+		return
+	}
+	out := make([]agentView, len(agents))
+	for i, a := range agents {
+		out[i] = newAgentView(a)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getAgent is GET /Agent/{id}.
+func (s *Server) getAgent(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	a, err := s.deps.Catalog.Agent(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, agentNotFound)
+		return
+	}
+	c.JSON(http.StatusOK, newAgentView(a))
+}
+
+// readAgentInput reads the fields POST and PUT share.
+func readAgentInput(body *reqbody.Object, in *catalog.AgentInput) {
+	in.AgentCode = body.String("agentCode")
+	in.OSMs = body.GUIDs("osms")
+	in.UserID = body.GUIDOrRemove("userId")
+	in.ManagerID = body.GUIDOrRemove("managerId")
+	in.StartDate = body.Date("startDate")
+	checkEmail(body, "agentEmail", in.AgentEmail)
+}
+
+// createAgent is POST /Agent.
+func (s *Server) createAgent(c *gin.Context) {
+	body, p := reqbody.Read(c)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	in := catalog.AgentInput{FirstName: body.Required("firstName"), LastName: body.Required("lastName"), AgentEmail: body.Required("agentEmail")}
+	readAgentInput(body, &in)
+	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
+		return s.deps.Catalog.CreateAgent(ctx, orgID(c), in)
+	})
+}
+
+// updateAgent is PUT /Agent/{id}, and PUT /Agent with the id in the body.
+func (s *Server) updateAgent(c *gin.Context) {
+	var id string
+	if c.Param("id") != "" {
+		var ok bool
+		if id, ok = pathGUID(c, "id"); !ok {
+			return
+		}
+	}
+	body, p := reqbody.Read(c)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	if id == "" {
+		if v := body.GUID("id"); v != nil {
+			id = *v
+		} else if !body.Has("id") {
+			body.Fail("id", "is required.")
+		}
+	}
+	in := catalog.AgentInput{FirstName: body.NotBlank("firstName"), LastName: body.NotBlank("lastName"),
+		AgentEmail: body.NotBlank("agentEmail"), IsActive: body.Bool("isActive")}
+	readAgentInput(body, &in)
+	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
+		return s.deps.Catalog.UpdateAgent(ctx, orgID(c), id, in)
+	})
+}
+
+func (s *Server) writeAgent(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Agent, error)) {
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	a, err := write(c.Request.Context())
+	if err != nil {
+		s.catalogError(c, err, agentNotFound)
+		return
+	}
+	c.JSON(http.StatusOK, newAgentView(a))
+}

@@ -1,0 +1,242 @@
+// Package reqbody reads JSON request bodies the way the contract wants them
+// read: keys match case-insensitively (FileName = fileName), every field is
+// checked for its type, and all problems are reported at once, each under
+// the field's contract name.
+package reqbody
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+)
+
+// MaxBytes bounds a JSON request body.
+const MaxBytes = 1 << 20
+
+// Object is a decoded JSON object and the field errors found so far.
+type Object struct {
+	fields map[string]json.RawMessage // lower-cased key → value
+	errs   map[string][]string
+}
+
+// Read decodes the request body as a JSON object, or returns the problem
+// to answer with.
+func Read(c *gin.Context) (*Object, *problem.Problem) {
+	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBytes))
+	if err != nil {
+		return nil, problem.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body must be at most %d bytes.", MaxBytes))
+	}
+	o, err := Parse(data)
+	if err != nil {
+		return nil, problem.Field("body", err.Error(), "The request body must be a JSON object: "+err.Error())
+	}
+	return o, nil
+}
+
+// Parse decodes data as a JSON object.
+func Parse(data []byte) (*Object, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON object")
+	}
+	o := &Object{fields: map[string]json.RawMessage{}, errs: map[string][]string{}}
+	for k, v := range raw {
+		o.fields[strings.ToLower(k)] = v
+	}
+	return o, nil
+}
+
+// Fail records a problem with a field.
+func (o *Object) Fail(field, message string) {
+	o.errs[field] = append(o.errs[field], message)
+}
+
+// Has tells whether the field is present and not null.
+func (o *Object) Has(field string) bool {
+	v, ok := o.fields[strings.ToLower(field)]
+	return ok && string(bytes.TrimSpace(v)) != "null"
+}
+
+func (o *Object) decode(field string, dst any, want string) bool {
+	if !o.Has(field) {
+		return false
+	}
+	if err := json.Unmarshal(o.fields[strings.ToLower(field)], dst); err != nil {
+		o.Fail(field, "must be "+want+".")
+		return false
+	}
+	return true
+}
+
+// String reads an optional string (nil when absent or null), at most 1000
+// characters.
+func (o *Object) String(field string) *string {
+	var s string
+	if !o.decode(field, &s, "a string") {
+		return nil
+	}
+	if len(s) > 1000 {
+		o.Fail(field, "must be at most 1000 characters.")
+		return nil
+	}
+	return &s
+}
+
+// Required reads a string that must be present and not blank.
+func (o *Object) Required(field string) *string {
+	s := o.String(field)
+	if s == nil || strings.TrimSpace(*s) == "" {
+		if _, failed := o.errs[field]; !failed {
+			o.Fail(field, "is required.")
+		}
+		return nil
+	}
+	t := strings.TrimSpace(*s)
+	return &t
+}
+
+// NotBlank reads an optional string that, when given, must not be blank.
+func (o *Object) NotBlank(field string) *string {
+	s := o.String(field)
+	if s != nil {
+		if t := strings.TrimSpace(*s); t == "" {
+			o.Fail(field, "must not be blank.")
+			return nil
+		} else {
+			return &t
+		}
+	}
+	return s
+}
+
+// Strings reads an optional array of strings.
+func (o *Object) Strings(field string) *[]string {
+	var list []string
+	if !o.decode(field, &list, "an array of strings") {
+		return nil
+	}
+	if list == nil {
+		list = []string{}
+	}
+	return &list
+}
+
+// GUIDs reads an optional array of GUIDs.
+func (o *Object) GUIDs(field string) *[]string {
+	list := o.Strings(field)
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(*list))
+	for i, s := range *list {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			o.Fail(field, fmt.Sprintf("item %d is not a GUID.", i))
+			return nil
+		}
+		out[i] = id.String()
+	}
+	return &out
+}
+
+// Bool reads an optional boolean (true/false, or the strings "true"/"false").
+func (o *Object) Bool(field string) *bool {
+	if !o.Has(field) {
+		return nil
+	}
+	var b bool
+	if err := json.Unmarshal(o.fields[strings.ToLower(field)], &b); err == nil {
+		return &b
+	}
+	var s string
+	if err := json.Unmarshal(o.fields[strings.ToLower(field)], &s); err == nil {
+		switch strings.ToLower(s) {
+		case "true":
+			b = true
+			return &b
+		case "false":
+			return &b
+		}
+	}
+	o.Fail(field, "must be true or false.")
+	return nil
+}
+
+// Date reads an optional date in one of the accepted forms.
+func (o *Object) Date(field string) *time.Time {
+	s := o.String(field)
+	if s == nil {
+		return nil
+	}
+	t, err := dates.Parse(*s)
+	if err != nil {
+		o.Fail(field, "must be a date such as "+dates.Accepted+".")
+		return nil
+	}
+	return &t
+}
+
+// GUID reads an optional GUID, normalized to lower case.
+func (o *Object) GUID(field string) *string {
+	s := o.String(field)
+	if s == nil {
+		return nil
+	}
+	id, err := uuid.Parse(*s)
+	if err != nil {
+		o.Fail(field, "must be a GUID.")
+		return nil
+	}
+	v := id.String()
+	return &v
+}
+
+// Remove is the value that unlinks a reference (userId, managerId,
+// newParentId).
+const Remove = "remove"
+
+// GUIDOrRemove reads an optional GUID or the word "remove", which it
+// returns as "".
+func (o *Object) GUIDOrRemove(field string) *string {
+	s := o.String(field)
+	if s != nil && strings.EqualFold(*s, Remove) {
+		empty := ""
+		return &empty
+	}
+	if s == nil {
+		return nil
+	}
+	return o.GUID(field)
+}
+
+// Problem is the 400 to answer with when any field failed, else nil.
+func (o *Object) Problem() *problem.Problem {
+	if len(o.errs) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(o.errs))
+	for k := range o.errs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return &problem.Problem{
+		Status: http.StatusBadRequest,
+		Detail: "The request has invalid or missing fields: " + strings.Join(names, ", ") + ". See errors for each.",
+		Errors: o.errs,
+	}
+}

@@ -1,0 +1,65 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/tenant"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// orgID is the caller's organization; every catalog call of a handler
+// passes it.
+func orgID(c *gin.Context) string {
+	p, _ := tenant.From(c.Request.Context())
+	return p.OrgID
+}
+
+// pathGUID reads a GUID path parameter, answering 400 when it is not one.
+func pathGUID(c *gin.Context, name string) (string, bool) {
+	id, err := uuid.Parse(c.Param(name))
+	if err != nil {
+		problem.Write(c, problem.Field(name, "must be a GUID.", "The "+name+" in the path must be a GUID."))
+		return "", false
+	}
+	return id.String(), true
+}
+
+// boolQuery reads an optional true/false query parameter (IsActive).
+func boolQuery(c *gin.Context, name string) (*bool, bool) {
+	v, ok := query(c, name)
+	if !ok || v == "" {
+		return nil, true
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		b := true
+		return &b, true
+	case "false":
+		b := false
+		return &b, true
+	}
+	problem.Write(c, problem.Field(name, "must be true or false.", "The query parameter "+name+" must be true or false."))
+	return nil, false
+}
+
+// catalogError answers a catalog error: a field error is a 400 naming the
+// field, a missing row is a 404 with notFound as detail (the same whether
+// the id is unknown or another organization's), anything else a 500.
+func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
+	var fe *catalog.FieldError
+	switch {
+	case errors.As(err, &fe):
+		problem.Write(c, problem.Field(fe.Field, fe.Message, fe.Message))
+	case errors.Is(err, catalog.ErrNotFound):
+		problem.Write(c, problem.New(http.StatusNotFound, notFound))
+	default:
+		s.deps.Logger.Error("catalog", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
+		problem.Write(c, problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator."))
+	}
+}

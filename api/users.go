@@ -1,0 +1,199 @@
+package api
+
+import (
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// userView is a user as CONTRACT §9 shapes it.
+type userView struct {
+	OrganizationID       string           `json:"organizationId"`
+	FirstName            string           `json:"firstName"`
+	LastName             string           `json:"lastName"`
+	UserName             string           `json:"userName"`
+	PhoneNumber          *string          `json:"phoneNumber"`
+	ID                   string           `json:"id"`
+	Email                string           `json:"email"`
+	EmailConfirmed       bool             `json:"emailConfirmed"`
+	Disabled             bool             `json:"disabled"`
+	RoleName             string           `json:"roleName"`
+	CreatedOn            dates.Timestamp  `json:"createdOn"`
+	SAMLProviderUserCode *string          `json:"samlProviderUserCode"`
+	LastLogin            *dates.Timestamp `json:"lastLogin"`
+	AgentID              *string          `json:"agentId"`
+}
+
+func newUserView(u catalog.User) userView {
+	return userView{
+		OrganizationID: u.OrgID, FirstName: u.FirstName, LastName: u.LastName, UserName: u.UserName,
+		PhoneNumber: u.PhoneNumber, ID: u.ID, Email: u.Email, EmailConfirmed: u.EmailConfirmed, Disabled: u.Disabled,
+		RoleName: u.RoleName, CreatedOn: dates.Timestamp(u.CreatedOn), SAMLProviderUserCode: u.SAMLProviderUserCode,
+		LastLogin: dates.Ptr(u.LastLogin), AgentID: u.AgentID,
+	}
+}
+
+const userNotFound = "No user with this id exists in your organization."
+
+// listUsers is GET /User/All?IsActive=.
+func (s *Server) listUsers(c *gin.Context) {
+	active, ok := boolQuery(c, "IsActive")
+	if !ok {
+		return
+	}
+	users, err := s.deps.Catalog.Users(c.Request.Context(), orgID(c), active)
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	out := make([]userView, len(users))
+	for i, u := range users {
+		out[i] = newUserView(u)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getUser is GET /User/{id}.
+func (s *Server) getUser(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	u, err := s.deps.Catalog.User(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, userNotFound)
+		return
+	}
+	c.JSON(http.StatusOK, newUserView(u))
+}
+
+// findUser is GET /User?UserName=.
+func (s *Server) findUser(c *gin.Context) {
+	name, _ := query(c, "UserName")
+	if strings.TrimSpace(name) == "" {
+		problem.Write(c, problem.Field("UserName", "is required.", "The query parameter UserName is required."))
+		return
+	}
+	u, err := s.deps.Catalog.UserByName(c.Request.Context(), orgID(c), strings.TrimSpace(name))
+	if err != nil {
+		s.catalogError(c, err, "No user with this userName exists in your organization.")
+		return
+	}
+	c.JSON(http.StatusOK, newUserView(u))
+}
+
+// createUser is POST /User.
+func (s *Server) createUser(c *gin.Context) {
+	body, p := reqbody.Read(c)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	in := catalog.UserInput{
+		FirstName: body.Required("firstName"), LastName: body.Required("lastName"),
+		UserName: body.Required("userName"), Email: body.Required("email"),
+	}
+	readUserOptionals(body, &in)
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	u, err := s.deps.Catalog.CreateUser(c.Request.Context(), orgID(c), in)
+	if err != nil {
+		s.catalogError(c, err, userNotFound)
+		return
+	}
+	c.JSON(http.StatusOK, newUserView(u))
+}
+
+// updateUser is PUT /User/{id}: the fields given change, the others stay.
+func (s *Server) updateUser(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	body, p := reqbody.Read(c)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	in := catalog.UserInput{
+		FirstName: body.NotBlank("firstName"), LastName: body.NotBlank("lastName"),
+		UserName: body.NotBlank("userName"), Email: body.NotBlank("email"),
+	}
+	readUserOptionals(body, &in)
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	u, err := s.deps.Catalog.UpdateUser(c.Request.Context(), orgID(c), id, in)
+	if err != nil {
+		s.catalogError(c, err, userNotFound)
+		return
+	}
+	c.JSON(http.StatusOK, newUserView(u))
+}
+
+// readUserOptionals reads the optional user fields and checks the formats
+// of userName and email.
+func readUserOptionals(body *reqbody.Object, in *catalog.UserInput) {
+	in.PhoneNumber = body.String("phoneNumber")
+	in.RoleName = body.NotBlank("roleName")
+	in.SAMLProviderUserCode = body.String("samlProviderUserCode")
+	in.Disabled = body.Bool("disabled")
+	in.EmailConfirmed = body.Bool("emailConfirmed")
+	if in.UserName != nil && strings.ContainsAny(*in.UserName, " \t\r\n") {
+		body.Fail("userName", "must not contain spaces.")
+	}
+	checkEmail(body, "email", in.Email)
+}
+
+// checkEmail fails a field that holds something other than a bare e-mail
+// address.
+func checkEmail(body *reqbody.Object, field string, email *string) {
+	if email == nil {
+		return
+	}
+	if addr, err := mail.ParseAddress(*email); err != nil || addr.Address != *email {
+		body.Fail(field, "must be an e-mail address such as ann@example.com.")
+	}
+}
+
+// roleView is a role as CONTRACT §9 shapes it.
+type roleView struct {
+	Name        string           `json:"name"`
+	Permissions []permissionView `json:"permissions"`
+}
+
+type permissionView struct {
+	Permission  string `json:"permission"`
+	Description string `json:"description"`
+}
+
+// listRoles is GET /Roles/All?IsActive=.
+func (s *Server) listRoles(c *gin.Context) {
+	active, ok := boolQuery(c, "IsActive")
+	if !ok {
+		return
+	}
+	roles, err := s.deps.Catalog.Roles(c.Request.Context(), orgID(c), active)
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	out := make([]roleView, len(roles))
+	for i, r := range roles {
+		out[i] = roleView{Name: r.Name, Permissions: []permissionView{}}
+		for _, p := range r.Permissions {
+			out[i].Permissions = append(out[i].Permissions, permissionView{Permission: p.Name, Description: p.Description})
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
