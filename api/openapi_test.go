@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -52,4 +53,26 @@ func ginToOpenAPIPath(p string) string {
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// The response check every test request goes through must be able to fail.
+func TestDocumentCheckCatchesDrift(t *testing.T) {
+	respond := func(status int, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		rec.Header().Set("Content-Type", "application/json")
+		rec.WriteHeader(status)
+		rec.WriteString(body)
+		return rec
+	}
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	if err := checkAgainstDocument(req, respond(200, `{"status":"ok"}`)); err != nil {
+		t.Fatalf("a documented response was refused: %v", err)
+	}
+	if err := checkAgainstDocument(req, respond(418, `{}`)); err == nil {
+		t.Error("an undocumented status passed")
+	}
+	req = httptest.NewRequest("GET", "/Roles/All", nil)
+	if err := checkAgainstDocument(req, respond(200, `[{"name":"x"}]`)); err == nil {
+		t.Error("a body missing required members passed")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/earshot/earshot/api/oauth"
@@ -38,6 +43,7 @@ var (
 // testEnv is a server on the real parts: a DuckDB catalog file and a local
 // bucket in a temporary directory.
 type testEnv struct {
+	t            *testing.T
 	srv          *Server
 	cat          *catalog.Catalog
 	tokens       *oauth.Tokens
@@ -99,7 +105,7 @@ func newTestEnv(t *testing.T, opts Options) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{srv: srv, cat: cat, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
+	return &testEnv{t: t, srv: srv, cat: cat, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
 }
 
 type response struct {
@@ -122,7 +128,49 @@ func (e *testEnv) do(method, target string, body io.Reader, header http.Header) 
 	}
 	rec := httptest.NewRecorder()
 	e.srv.ServeHTTP(rec, req)
+	if err := checkAgainstDocument(req, rec); err != nil {
+		e.t.Errorf("%v\nbody: %s", err, rec.Body)
+	}
 	return response{rec}
+}
+
+var (
+	docOnce   sync.Once
+	docRouter routers.Router
+	docErr    error
+)
+
+// checkAgainstDocument validates every response of a documented operation
+// against the OpenAPI document: its status must be documented and its body
+// must match the schema. Every test request so keeps the document true.
+func checkAgainstDocument(req *http.Request, rec *httptest.ResponseRecorder) error {
+	docOnce.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(openAPIJSON)
+		if err != nil {
+			docErr = err
+			return
+		}
+		docRouter, docErr = legacy.NewRouter(doc)
+	})
+	if docErr != nil {
+		return fmt.Errorf("OpenAPI document: %w", docErr)
+	}
+	// The canonicalizer has rewritten req.URL.Path to the document's casing.
+	route, params, err := docRouter.FindRoute(req)
+	if err != nil {
+		return nil // not a documented operation (unknown route, wrong method, test-only route)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Body:                   io.NopCloser(bytes.NewReader(rec.Body.Bytes())),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return fmt.Errorf("%s %s → %d does not match the OpenAPI document: %w", req.Method, req.URL.Path, rec.Code, err)
+	}
+	return nil
 }
 
 func bearer(token string) http.Header {
@@ -168,16 +216,25 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-var volatile = []*regexp.Regexp{
-	regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|organizationId)": )"[^"]*"`),
-	regexp.MustCompile(`("organizationCreatedOn": )"[^"]*"`),
-}
+var (
+	volatileValue = regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|createdOn|modifiedOn|lastLogin|organizationCreatedOn)": )"[^"]*"`)
+	uuidPattern   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+)
 
+// maskVolatile replaces what changes from run to run: tokens, timestamps of
+// creation, and ids — each distinct id by a stable label (<id1>, <id2>, …
+// in order of appearance), so that relations such as parentId stay visible.
 func maskVolatile(b []byte) []byte {
-	for _, re := range volatile {
-		b = re.ReplaceAll(b, []byte(`$1"<volatile>"`))
-	}
-	return b
+	b = volatileValue.ReplaceAll(b, []byte(`$1"<volatile>"`))
+	labels := map[string]string{}
+	return uuidPattern.ReplaceAllFunc(b, func(id []byte) []byte {
+		l, ok := labels[string(id)]
+		if !ok {
+			l = fmt.Sprintf("<id%d>", len(labels)+1)
+			labels[string(id)] = l
+		}
+		return []byte(l)
+	})
 }
 
 func formBody(v url.Values) (io.Reader, http.Header) {
