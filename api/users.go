@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"net/mail"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -161,7 +160,7 @@ func checkEmail(body *reqbody.Object, field string, email *string) {
 	if email == nil {
 		return
 	}
-	if addr, err := mail.ParseAddress(*email); err != nil || addr.Address != *email {
+	if !catalog.ValidEmail(*email) {
 		body.Fail(field, "must be an e-mail address such as ann@example.com.")
 	}
 }

@@ -81,6 +81,22 @@ func exercise(t *testing.T, a Operations) {
 	if err != nil || len(orgs) != 1 {
 		t.Fatalf("list orgs: %+v %v", orgs, err)
 	}
+	user, err := a.CreateUser(ctx, org.ID, NewUser{UserName: "ann", FirstName: "Ann", LastName: "Lee", Email: "ann@x.io", RoleName: "Analyst"})
+	if err != nil || user.RoleName != "Analyst" || user.OrgID != org.ID {
+		t.Fatalf("create user: %+v %v", user, err)
+	}
+	if _, err := a.CreateUser(ctx, org.ID, NewUser{UserName: "ANN", FirstName: "A", LastName: "B", Email: "b@x.io"}); !errors.Is(err, catalog.ErrExists) {
+		t.Fatalf("duplicate user name: %v", err)
+	}
+	if _, err := a.CreateUser(ctx, org.ID, NewUser{UserName: "bo", FirstName: "A", LastName: "B", Email: "not-an-address"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("bad e-mail: %v", err)
+	}
+	if _, err := a.CreateUser(ctx, "no-such-org", NewUser{UserName: "bo", FirstName: "A", LastName: "B", Email: "b@x.io"}); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("unknown org: %v", err)
+	}
+	if users, err := a.ListUsers(ctx, org.ID); err != nil || len(users) != 1 || users[0].UserName != "ann" {
+		t.Fatalf("list users: %+v %v", users, err)
+	}
 	// The secret hash never leaves the service.
 	data, _ := json.Marshal(clients)
 	var raw []map[string]any

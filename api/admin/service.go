@@ -26,6 +26,17 @@ type Operations interface {
 	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
 	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
+	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
+}
+
+// NewUser is a user an operator creates (earshot admin user create).
+type NewUser struct {
+	UserName  string `json:"userName"`
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+	Email     string `json:"email"`
+	RoleName  string `json:"roleName,omitempty"` // default: the least-privileged role
 }
 
 var (
@@ -105,6 +116,34 @@ func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIC
 // SetClientDisabled disables or re-enables a client.
 func (s *Service) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
 	return s.cat.SetClientDisabled(ctx, id, disabled)
+}
+
+// CreateUser adds a user to an organization.
+func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {
+	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+		return catalog.User{}, err
+	}
+	for field, v := range map[string]string{"user name": u.UserName, "first name": u.FirstName, "last name": u.LastName, "e-mail": u.Email} {
+		if strings.TrimSpace(v) == "" {
+			return catalog.User{}, fmt.Errorf("%w: a %s is required", ErrInvalid, field)
+		}
+	}
+	if strings.ContainsAny(u.UserName, " \t\r\n") {
+		return catalog.User{}, fmt.Errorf("%w: a user name cannot contain spaces", ErrInvalid)
+	}
+	if !catalog.ValidEmail(u.Email) {
+		return catalog.User{}, fmt.Errorf("%w: %q is not an e-mail address", ErrInvalid, u.Email)
+	}
+	in := catalog.UserInput{UserName: &u.UserName, FirstName: &u.FirstName, LastName: &u.LastName, Email: &u.Email}
+	if u.RoleName != "" {
+		in.RoleName = &u.RoleName
+	}
+	return s.cat.CreateUser(ctx, orgID, in)
+}
+
+// ListUsers lists an organization's users.
+func (s *Service) ListUsers(ctx context.Context, orgID string) ([]catalog.User, error) {
+	return s.cat.Users(ctx, orgID, nil)
 }
 
 // DefaultOrgName is the organization a fresh install starts with.

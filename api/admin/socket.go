@@ -22,8 +22,9 @@ import (
 //	GET  /orgs                     POST /orgs {"name"}
 //	GET  /clients?org=ID           POST /clients {"orgId","name"}
 //	POST /clients/{id}/disable     POST /clients/{id}/enable
+//	GET  /users?org=ID             POST /users?org=ID {"userName","firstName","lastName","email","roleName"}
 //
-// Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"internal"}.
+// Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"rejected"|"internal"}.
 
 // Handler serves the admin socket protocol for svc.
 func Handler(svc *Service) http.Handler {
@@ -58,6 +59,18 @@ func Handler(svc *Service) http.Handler {
 			reply(w, map[string]any{"clientId": r.PathValue("id"), "disabled": disabled}, err)
 		})
 	}
+	mux.HandleFunc("GET /users", func(w http.ResponseWriter, r *http.Request) {
+		users, err := svc.ListUsers(r.Context(), r.URL.Query().Get("org"))
+		reply(w, users, err)
+	})
+	mux.HandleFunc("POST /users", func(w http.ResponseWriter, r *http.Request) {
+		var u NewUser
+		if !decode(w, r, &u) {
+			return
+		}
+		user, err := svc.CreateUser(r.Context(), r.URL.Query().Get("org"), u)
+		reply(w, user, err)
+	})
 	return mux
 }
 
@@ -74,6 +87,7 @@ var errorKinds = map[string]error{
 	"not_found": catalog.ErrNotFound,
 	"exists":    catalog.ErrExists,
 	"invalid":   ErrInvalid,
+	"rejected":  catalog.ErrInvalid,
 }
 
 func reply(w http.ResponseWriter, v any, err error) {
@@ -189,4 +203,14 @@ func (r *Remote) SetClientDisabled(ctx context.Context, id string, disabled bool
 		action = "disable"
 	}
 	return r.call(ctx, "POST", "/clients/"+url.PathEscape(id)+"/"+action, nil, &map[string]any{})
+}
+
+func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (user catalog.User, err error) {
+	err = r.call(ctx, "POST", "/users?org="+url.QueryEscape(orgID), u, &user)
+	return user, err
+}
+
+func (r *Remote) ListUsers(ctx context.Context, orgID string) (users []catalog.User, err error) {
+	err = r.call(ctx, "GET", "/users?org="+url.QueryEscape(orgID), nil, &users)
+	return users, err
 }

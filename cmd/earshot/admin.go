@@ -94,8 +94,49 @@ func adminCommand(cfg *config) *cobra.Command {
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization (id or name)")
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false))
 
-	cmd.AddCommand(org, client)
+	cmd.AddCommand(org, client, userCommand(cfg))
 	return cmd
+}
+
+func userCommand(cfg *config) *cobra.Command {
+	user := &cobra.Command{Use: "user", Short: "Users of an organization (dashboard accounts)"}
+	var orgRef string
+	var u admin.NewUser
+	create := &cobra.Command{
+		Use: "create --org ID|NAME --user-name NAME --first-name F --last-name L --email E [--role ROLE]", Short: "Create a user", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+			orgID, err := resolveOrg(ctx, a, orgRef)
+			if err != nil {
+				return nil, err
+			}
+			return a.CreateUser(ctx, orgID, u)
+		}),
+	}
+	f := create.Flags()
+	f.StringVar(&orgRef, "org", "", "organization id or name (required)")
+	f.StringVar(&u.UserName, "user-name", "", "sign-in name, unique in the organization (required)")
+	f.StringVar(&u.FirstName, "first-name", "", "first name (required)")
+	f.StringVar(&u.LastName, "last-name", "", "last name (required)")
+	f.StringVar(&u.Email, "email", "", "e-mail address, unique in the organization (required)")
+	f.StringVar(&u.RoleName, "role", "", "Administrator, Analyst, Supervisor or Agent (default Agent)")
+	for _, name := range []string{"org", "user-name", "first-name", "last-name", "email"} {
+		create.MarkFlagRequired(name)
+	}
+	var listOrg string
+	list := &cobra.Command{
+		Use: "list --org ID|NAME", Short: "List an organization's users", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+			orgID, err := resolveOrg(ctx, a, listOrg)
+			if err != nil {
+				return nil, err
+			}
+			return a.ListUsers(ctx, orgID)
+		}),
+	}
+	list.Flags().StringVar(&listOrg, "org", "", "organization id or name (required)")
+	list.MarkFlagRequired("org")
+	user.AddCommand(create, list)
+	return user
 }
 
 func setDisabledCommand(cfg *config, verb string, disabled bool) *cobra.Command {

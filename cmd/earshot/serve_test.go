@@ -203,6 +203,19 @@ func TestAdminCommands(t *testing.T) {
 			if _, err := run(t, "admin", "client", "create", "--data", data, "--org", "nope"); err == nil || !strings.Contains(err.Error(), "no organization") {
 				t.Fatalf("unknown org: %v", err)
 			}
+			out, err = run(t, "admin", "user", "create", "--data", data, "--org", "globex", "--user-name", "ann",
+				"--first-name", "Ann", "--last-name", "Lee", "--email", "ann@example.com", "--role", "Analyst")
+			if err != nil || !strings.Contains(out, `"roleName": "Analyst"`) {
+				t.Fatalf("user create: %v %s", err, out)
+			}
+			if _, err := run(t, "admin", "user", "create", "--data", data, "--org", "globex", "--user-name", "ann2",
+				"--first-name", "A", "--last-name", "L", "--email", "a2@example.com", "--role", "Wizard"); err == nil || !strings.Contains(err.Error(), "role") {
+				t.Fatalf("unknown role: %v", err)
+			}
+			out, err = run(t, "admin", "user", "list", "--data", data, "--org", org.ID)
+			if err != nil || !strings.Contains(out, `"userName": "ann"`) {
+				t.Fatalf("user list: %v %s", err, out)
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/mail"
 	"strings"
 	"time"
 
@@ -12,21 +13,21 @@ import (
 
 // User is a person of an organization who signs in to dashboards.
 type User struct {
-	ID                   string
-	OrgID                string
-	UserName             string
-	FirstName            string
-	LastName             string
-	Email                string
-	PhoneNumber          *string
-	EmailConfirmed       bool
-	Disabled             bool
-	RoleName             string
-	SAMLProviderUserCode *string
-	LastLogin            *time.Time
-	CreatedOn            time.Time
-	ModifiedOn           time.Time
-	AgentID              *string // the agent linked to this user, if any
+	ID                   string     `json:"id"`
+	OrgID                string     `json:"organizationId"`
+	UserName             string     `json:"userName"`
+	FirstName            string     `json:"firstName"`
+	LastName             string     `json:"lastName"`
+	Email                string     `json:"email"`
+	PhoneNumber          *string    `json:"phoneNumber"`
+	EmailConfirmed       bool       `json:"emailConfirmed"`
+	Disabled             bool       `json:"disabled"`
+	RoleName             string     `json:"roleName"`
+	SAMLProviderUserCode *string    `json:"samlProviderUserCode"`
+	LastLogin            *time.Time `json:"lastLogin"`
+	CreatedOn            time.Time  `json:"createdOn"`
+	ModifiedOn           time.Time  `json:"modifiedOn"`
+	AgentID              *string    `json:"agentId"` // the agent linked to this user, if any
 }
 
 // UserInput is a create or an update: nil fields are left as they are (on
@@ -206,6 +207,12 @@ func activeUsers(ctx context.Context, q querier, orgID string, ids []string) (ma
 		out[u.ID] = u
 	}
 	return out, rows.Err()
+}
+
+// ValidEmail tells whether s is a bare e-mail address (no display name).
+func ValidEmail(s string) bool {
+	addr, err := mail.ParseAddress(s)
+	return err == nil && addr.Address == s
 }
 
 func set[T any](dst *T, v *T) {
