@@ -226,10 +226,7 @@ func TestTenancyIsolation(t *testing.T) {
 		{"agent manager", probe{"PUT", "/Agent/" + b.agent, func(id string) any { return map[string]any{"managerId": id} }}},
 	}
 	answer := func(p probe, id string) string {
-		path := p.path
-		if strings.Contains(path, "%s") {
-			path = strings.Replace(path, "%s", id, 1)
-		}
+		path := strings.Replace(p.path, "%s", id, 1)
 		var body any
 		if p.body != nil {
 			body = p.body(id)
