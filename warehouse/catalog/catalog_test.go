@@ -11,7 +11,7 @@ import (
 	"testing/fstest"
 )
 
-func openTest(t *testing.T) *Catalog {
+func openTest(t testing.TB) *Catalog {
 	t.Helper()
 	c, err := Open(context.Background(), filepath.Join(t.TempDir(), "catalog.duckdb"))
 	if err != nil {

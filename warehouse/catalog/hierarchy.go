@@ -87,9 +87,11 @@ func (c *Catalog) Hierarchy(ctx context.Context, orgID string) (*Tree, error) {
 func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {
 	rows, err := q.QueryContext(ctx, `SELECT n.id, n.org_id, n.parent_id, n.name, n.category, n.sub_category, n.code,
 		n.is_active, n.administrative_contacts, n.escalation_contacts, n.manager_contacts, n.created_on, n.modified_on,
-		coalesce((SELECT list(c.code ORDER BY c.position) FROM hierarchy_codes c
-		          WHERE c.org_id = n.org_id AND c.node_id = n.id AND NOT c.is_primary), [])
-		FROM hierarchy_nodes n WHERE n.org_id = ? ORDER BY n.id`, orgID)
+		coalesce(extra.codes, [])
+		FROM hierarchy_nodes n
+		LEFT JOIN (SELECT node_id, list(code ORDER BY position) AS codes FROM hierarchy_codes
+		           WHERE org_id = ? AND NOT is_primary GROUP BY node_id) extra ON extra.node_id = n.id
+		WHERE n.org_id = ? ORDER BY n.id`, orgID, orgID)
 	if err != nil {
 		return nil, err
 	}
