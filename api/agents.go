@@ -51,38 +51,12 @@ const agentNotFound = "No agent with this id exists in your organization."
 
 // listAgents is GET /Agent/All?IsActive=; 404 when none.
 func (s *Server) listAgents(c *gin.Context) {
-	active, ok := boolQuery(c, "IsActive")
-	if !ok {
-		return
-	}
-	agents, err := s.deps.Catalog.Agents(c.Request.Context(), orgID(c), active)
-	if err != nil {
-		s.catalogError(c, err, "")
-		return
-	}
-	if len(agents) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, "Your organization has no agents that match."))
-		return
-	}
-	out := make([]agentView, len(agents))
-	for i, a := range agents {
-		out[i] = newAgentView(a)
-	}
-	c.JSON(http.StatusOK, out)
+	listActive(s, c, s.deps.Catalog.Agents, newAgentView, "Your organization has no agents that match.")
 }
 
 // getAgent is GET /Agent/{id}.
 func (s *Server) getAgent(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
-	}
-	a, err := s.deps.Catalog.Agent(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		s.catalogError(c, err, agentNotFound)
-		return
-	}
-	c.JSON(http.StatusOK, newAgentView(a))
+	getByID(s, c, s.deps.Catalog.Agent, newAgentView, agentNotFound)
 }
 
 // readAgentInput reads the fields POST and PUT share.
@@ -97,9 +71,8 @@ func readAgentInput(body *reqbody.Object, in *catalog.AgentInput) {
 
 // createAgent is POST /Agent.
 func (s *Server) createAgent(c *gin.Context) {
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	in := catalog.AgentInput{FirstName: body.Required("firstName"), LastName: body.Required("lastName"), AgentEmail: body.Required("agentEmail")}
@@ -118,9 +91,8 @@ func (s *Server) updateAgent(c *gin.Context) {
 			return
 		}
 	}
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	if id == "" {

@@ -103,22 +103,28 @@ func (nv *nodeViews) subtree(parent string, keep func(catalog.Node) bool) []node
 	return out
 }
 
-func activeFilter(active *bool) func(catalog.Node) bool {
-	return func(n catalog.Node) bool { return active == nil || n.IsActive == *active }
-}
-
-// hierarchyTree is GET /Hierarchy/All?IsActive=: the tree; 404 when empty.
-func (s *Server) hierarchyTree(c *gin.Context) {
+// hierarchyRequest reads the IsActive filter and the views of the caller's
+// hierarchy, answering the error itself when either fails.
+func (s *Server) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node) bool, bool) {
 	active, ok := boolQuery(c, "IsActive")
 	if !ok {
-		return
+		return nil, nil, false
 	}
 	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
 	if err != nil {
 		s.catalogError(c, err, "")
+		return nil, nil, false
+	}
+	return nv, func(n catalog.Node) bool { return active == nil || n.IsActive == *active }, true
+}
+
+// hierarchyTree is GET /Hierarchy/All?IsActive=: the tree; 404 when empty.
+func (s *Server) hierarchyTree(c *gin.Context) {
+	nv, keep, ok := s.hierarchyRequest(c)
+	if !ok {
 		return
 	}
-	roots := nv.subtree("", activeFilter(active))
+	roots := nv.subtree("", keep)
 	if len(roots) == 0 {
 		problem.Write(c, problem.New(http.StatusNotFound, "Your organization has no hierarchy nodes that match."))
 		return
@@ -128,17 +134,11 @@ func (s *Server) hierarchyTree(c *gin.Context) {
 
 // hierarchyList is GET /Hierarchy: every node, flat, with parentId.
 func (s *Server) hierarchyList(c *gin.Context) {
-	active, ok := boolQuery(c, "IsActive")
+	nv, keep, ok := s.hierarchyRequest(c)
 	if !ok {
 		return
 	}
-	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
-	if err != nil {
-		s.catalogError(c, err, "")
-		return
-	}
 	out := []nodeView{}
-	keep := activeFilter(active)
 	for _, root := range nv.tree.Children("") {
 		for _, id := range nv.tree.Descendants(root.ID) {
 			n, _ := nv.tree.Node(id)
@@ -165,9 +165,8 @@ func readNodeInput(body *reqbody.Object, in *catalog.NodeInput) {
 
 // createNode is POST /Hierarchy.
 func (s *Server) createNode(c *gin.Context) {
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	in := catalog.NodeInput{Name: body.Required("name"), Parent: body.GUID("parentId")}
@@ -183,9 +182,8 @@ func (s *Server) updateNode(c *gin.Context) {
 	if !ok {
 		return
 	}
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	if body.Has("parentId") {

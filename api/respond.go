@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/api/tenant"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -62,4 +64,55 @@ func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
 		s.deps.Logger.Error("catalog", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
 		problem.Write(c, problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator."))
 	}
+}
+
+// listActive answers a list operation with an IsActive filter: the
+// organization's rows, each as its view. A non-empty emptyDetail makes an
+// empty list a 404 (as /Agent/All wants); otherwise it is 200 [].
+func listActive[R, V any](s *Server, c *gin.Context, load func(ctx context.Context, orgID string, active *bool) ([]R, error),
+	view func(R) V, emptyDetail string) {
+	active, ok := boolQuery(c, "IsActive")
+	if !ok {
+		return
+	}
+	rows, err := load(c.Request.Context(), orgID(c), active)
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	if len(rows) == 0 && emptyDetail != "" {
+		problem.Write(c, problem.New(http.StatusNotFound, emptyDetail))
+		return
+	}
+	out := make([]V, len(rows))
+	for i, r := range rows {
+		out[i] = view(r)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getByID answers GET /X/{id}: 400 for an id that is not a GUID, 404 (with
+// notFound) for an id the organization does not have.
+func getByID[R, V any](s *Server, c *gin.Context, load func(ctx context.Context, orgID, id string) (R, error),
+	view func(R) V, notFound string) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	row, err := load(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, notFound)
+		return
+	}
+	c.JSON(http.StatusOK, view(row))
+}
+
+// readBody reads a JSON object body, answering 400 or 413 when it is none.
+func readBody(c *gin.Context) (*reqbody.Object, bool) {
+	body, p := reqbody.Read(c)
+	if p != nil {
+		problem.Write(c, p)
+		return nil, false
+	}
+	return body, true
 }

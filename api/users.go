@@ -43,34 +43,12 @@ const userNotFound = "No user with this id exists in your organization."
 
 // listUsers is GET /User/All?IsActive=.
 func (s *Server) listUsers(c *gin.Context) {
-	active, ok := boolQuery(c, "IsActive")
-	if !ok {
-		return
-	}
-	users, err := s.deps.Catalog.Users(c.Request.Context(), orgID(c), active)
-	if err != nil {
-		s.catalogError(c, err, "")
-		return
-	}
-	out := make([]userView, len(users))
-	for i, u := range users {
-		out[i] = newUserView(u)
-	}
-	c.JSON(http.StatusOK, out)
+	listActive(s, c, s.deps.Catalog.Users, newUserView, "")
 }
 
 // getUser is GET /User/{id}.
 func (s *Server) getUser(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
-	}
-	u, err := s.deps.Catalog.User(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		s.catalogError(c, err, userNotFound)
-		return
-	}
-	c.JSON(http.StatusOK, newUserView(u))
+	getByID(s, c, s.deps.Catalog.User, newUserView, userNotFound)
 }
 
 // findUser is GET /User?UserName=.
@@ -90,9 +68,8 @@ func (s *Server) findUser(c *gin.Context) {
 
 // createUser is POST /User.
 func (s *Server) createUser(c *gin.Context) {
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	in := catalog.UserInput{
@@ -118,9 +95,8 @@ func (s *Server) updateUser(c *gin.Context) {
 	if !ok {
 		return
 	}
-	body, p := reqbody.Read(c)
-	if p != nil {
-		problem.Write(c, p)
+	body, ok := readBody(c)
+	if !ok {
 		return
 	}
 	in := catalog.UserInput{
@@ -178,21 +154,13 @@ type permissionView struct {
 
 // listRoles is GET /Roles/All?IsActive=.
 func (s *Server) listRoles(c *gin.Context) {
-	active, ok := boolQuery(c, "IsActive")
-	if !ok {
-		return
+	listActive(s, c, s.deps.Catalog.Roles, newRoleView, "")
+}
+
+func newRoleView(r catalog.Role) roleView {
+	v := roleView{Name: r.Name, Permissions: []permissionView{}}
+	for _, p := range r.Permissions {
+		v.Permissions = append(v.Permissions, permissionView{Permission: p.Name, Description: p.Description})
 	}
-	roles, err := s.deps.Catalog.Roles(c.Request.Context(), orgID(c), active)
-	if err != nil {
-		s.catalogError(c, err, "")
-		return
-	}
-	out := make([]roleView, len(roles))
-	for i, r := range roles {
-		out[i] = roleView{Name: r.Name, Permissions: []permissionView{}}
-		for _, p := range r.Permissions {
-			out[i].Permissions = append(out[i].Permissions, permissionView{Permission: p.Name, Description: p.Description})
-		}
-	}
-	c.JSON(http.StatusOK, out)
+	return v
 }
