@@ -1,0 +1,296 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Media types and statuses of interactions (CONTRACT §4).
+const (
+	MediaAudio         = "Audio"
+	MediaChat          = "Chat"
+	MediaProcessedChat = "ProcessedChat"
+
+	StatusProcessing      = "Processing"
+	StatusReadyToSample   = "ReadyToSample"
+	StatusSampled         = "Sampled"
+	StatusFailedToProcess = "FailedToProcess"
+)
+
+// Interaction is an upload, or a chat found in an uploaded archive.
+type Interaction struct {
+	ID                 string
+	OrgID              string
+	UploadID           *string
+	MediaType          string
+	Status             string
+	FileName           string
+	OrigFileName       *string
+	StagedKey          *string
+	FileSizeBytes      int64
+	SHA256             *string
+	ArrivedOn          time.Time
+	InteractionDate    *time.Time
+	HierarchyNodeID    *string
+	AgentID            *string
+	AgentCode          *string
+	AgentFirstName     *string
+	AgentLastName      *string
+	CustomerName       *string
+	Phone              *string
+	Email              *string
+	CallDirection      *string
+	ClientCallID       *string
+	LocaleID           int
+	ExtendedMetadata   map[string]string
+	CallDurationMillis *int64
+	ChatMessageCount   *int
+	Source             string // file | signedUrl | text
+	ModifiedOn         time.Time
+	ProcessFailures    []ProcessFailure
+}
+
+// ProcessFailure is one reason processing an interaction failed.
+type ProcessFailure struct {
+	ID        string
+	Message   string
+	CreatedOn time.Time
+}
+
+const interactionColumns = `id, org_id, upload_id, media_type, status, file_name, orig_file_name, staged_key,
+	file_size_bytes, sha256, arrived_on, interaction_date, hierarchy_node_id, agent_id, agent_code, agent_first_name,
+	agent_last_name, customer_name, phone, email, call_direction, client_call_id, locale_id, extended_metadata,
+	call_duration_millis, chat_message_count, source, modified_on`
+
+func scanInteraction(s scanner) (Interaction, error) {
+	var it Interaction
+	var ext string
+	err := s.Scan(&it.ID, &it.OrgID, &it.UploadID, &it.MediaType, &it.Status, &it.FileName, &it.OrigFileName, &it.StagedKey,
+		&it.FileSizeBytes, &it.SHA256, &it.ArrivedOn, &it.InteractionDate, &it.HierarchyNodeID, &it.AgentID, &it.AgentCode,
+		&it.AgentFirstName, &it.AgentLastName, &it.CustomerName, &it.Phone, &it.Email, &it.CallDirection, &it.ClientCallID,
+		&it.LocaleID, &ext, &it.CallDurationMillis, &it.ChatMessageCount, &it.Source, &it.ModifiedOn)
+	if err != nil {
+		return it, err
+	}
+	it.ArrivedOn, it.ModifiedOn = it.ArrivedOn.UTC(), it.ModifiedOn.UTC()
+	if it.InteractionDate != nil {
+		t := it.InteractionDate.UTC()
+		it.InteractionDate = &t
+	}
+	it.ExtendedMetadata = map[string]string{}
+	json.Unmarshal([]byte(ext), &it.ExtendedMetadata)
+	return it, nil
+}
+
+// ErrFileNameTaken: the organization has an interaction with that file name.
+var ErrFileNameTaken = errors.New("an interaction with this file name already exists")
+
+// FileNameTaken is the early, cheap check an upload makes before staging;
+// the unique index on insert is what decides.
+func (c *Catalog) FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error) {
+	var n int
+	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&n)
+	return n > 0, err
+}
+
+// CreateInteraction writes a new interaction; a file name the organization
+// has already gives ErrFileNameTaken. With applyNodeToAgent, the
+// interaction's hierarchy node joins its agent's nodes in the same
+// transaction.
+func (c *Catalog) CreateInteraction(ctx context.Context, it Interaction, applyNodeToAgent bool) error {
+	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
+	return c.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
+			it.FileSizeBytes, it.SHA256, it.ArrivedOn, it.InteractionDate, it.HierarchyNodeID, it.AgentID, it.AgentCode,
+			it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
+			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn)
+		if isUniqueViolation(err) {
+			return ErrFileNameTaken
+		}
+		if err != nil || !applyNodeToAgent || it.AgentID == nil || it.HierarchyNodeID == nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE agents SET osms = list_append(osms, ?), modified_on = ?
+			WHERE org_id = ? AND id = ? AND NOT list_contains(osms, ?)`,
+			*it.HierarchyNodeID, now(), it.OrgID, *it.AgentID, *it.HierarchyNodeID)
+		return err
+	})
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// Interaction returns one interaction of the organization with its failures.
+func (c *Catalog) Interaction(ctx context.Context, orgID, id string) (Interaction, error) {
+	list, err := c.Interactions(ctx, orgID, InteractionFilter{IDs: []string{id}, ExactIDs: true, Limit: 1})
+	if err != nil {
+		return Interaction{}, err
+	}
+	if len(list) == 0 {
+		return Interaction{}, ErrNotFound
+	}
+	return list[0], nil
+}
+
+// InteractionFilter selects interactions; zero fields do not filter.
+type InteractionFilter struct {
+	ArrivedFrom, ArrivedTo *time.Time // inclusive bounds on arrivedOn
+	MediaType              string
+	Status                 string
+	ClientCallIDs          []string
+	NodeIDs                []string // hierarchy nodes (the caller expands descendants)
+	IDs                    []string // interactions, and the chats of archives among them
+	ExactIDs               bool     // IDs without the chats of archives
+	AfterID                string   // keyset cursor
+	Limit                  int
+}
+
+// Interactions lists an organization's interactions by id.
+func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionFilter) ([]Interaction, error) {
+	where := []string{"org_id = ?"}
+	args := []any{orgID}
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if f.ArrivedFrom != nil {
+		add("arrived_on >= ?", *f.ArrivedFrom)
+	}
+	if f.ArrivedTo != nil {
+		add("arrived_on <= ?", *f.ArrivedTo)
+	}
+	if f.MediaType != "" {
+		add("media_type = ?", f.MediaType)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if f.ClientCallIDs != nil {
+		add("list_contains(?, client_call_id)", f.ClientCallIDs)
+	}
+	if f.NodeIDs != nil {
+		add("list_contains(?, hierarchy_node_id)", f.NodeIDs)
+	}
+	if f.IDs != nil {
+		if f.ExactIDs {
+			add("list_contains(?, id)", f.IDs)
+		} else {
+			add("(list_contains(?, id) OR list_contains(?, upload_id))", f.IDs, f.IDs)
+		}
+	}
+	if f.AfterID != "" {
+		add("id > ?", f.AfterID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+
+		strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Interaction{}
+	byID := map[string]int{}
+	for rows.Next() {
+		it, err := scanInteraction(rows)
+		if err != nil {
+			return nil, err
+		}
+		it.ProcessFailures = []ProcessFailure{}
+		byID[it.ID] = len(out)
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	return out, c.attachFailures(ctx, orgID, out, byID)
+}
+
+func (c *Catalog) attachFailures(ctx context.Context, orgID string, list []Interaction, byID map[string]int) error {
+	ids := make([]string, len(list))
+	for i, it := range list {
+		ids[i] = it.ID
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT interaction_id, id, message, created_on FROM process_failures
+		WHERE org_id = ? AND list_contains(?, interaction_id) ORDER BY created_on, id`, orgID, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var itID string
+		var pf ProcessFailure
+		if err := rows.Scan(&itID, &pf.ID, &pf.Message, &pf.CreatedOn); err != nil {
+			return err
+		}
+		pf.CreatedOn = pf.CreatedOn.UTC()
+		i := byID[itID]
+		list[i].ProcessFailures = append(list[i].ProcessFailures, pf)
+	}
+	return rows.Err()
+}
+
+// InteractionPatch is PATCH /Metadata/{id}: nil fields stay; Extended merges.
+type InteractionPatch struct {
+	InteractionDate *time.Time
+	Phone           *string
+	CallDirection   *string
+	ClientCallID    *string
+	LocaleID        *int
+	Extended        map[string]string
+}
+
+// PatchInteraction changes the editable metadata of an interaction.
+func (c *Catalog) PatchInteraction(ctx context.Context, orgID, id string, p InteractionPatch) (Interaction, error) {
+	err := c.InTx(ctx, func(tx *sql.Tx) error {
+		it, err := scanInteraction(tx.QueryRowContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE org_id = ? AND id = ?`, orgID, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if p.InteractionDate != nil {
+			it.InteractionDate = p.InteractionDate
+		}
+		if p.Phone != nil {
+			it.Phone = p.Phone
+		}
+		if p.CallDirection != nil {
+			it.CallDirection = p.CallDirection
+		}
+		if p.ClientCallID != nil {
+			it.ClientCallID = p.ClientCallID
+		}
+		set(&it.LocaleID, p.LocaleID)
+		for k, v := range p.Extended {
+			it.ExtendedMetadata[k] = v
+		}
+		ext, _ := json.Marshal(it.ExtendedMetadata)
+		_, err = tx.ExecContext(ctx, `UPDATE interactions SET interaction_date = ?, phone = ?, call_direction = ?,
+			client_call_id = ?, locale_id = ?, extended_metadata = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
+			it.InteractionDate, it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
+		return err
+	})
+	if err != nil {
+		return Interaction{}, err
+	}
+	return c.Interaction(ctx, orgID, id)
+}
+
+// NewID makes a UUIDv7 id: time-ordered, so id order is arrival order.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
