@@ -1,5 +1,5 @@
-// Package pipeline will turn staged uploads into conversations: chat
-// archives unpacked as streams, audio decoded with ffmpeg and transcribed,
-// classifiers run, results handed to the lake writer. It arrives with the
-// pipeline issues; see ../shared/DESIGN.md, "Processing".
+// Package pipeline turns staged uploads into conversations: chat archives
+// unpacked as streams, audio decoded and transcribed, classifiers run,
+// results handed to the lake writer. Its parts so far: chat (the chat
+// formats of CONTRACT §3). See ../shared/DESIGN.md, "Processing".
 package pipeline

@@ -1,0 +1,114 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		name, in string
+		format   string // "" = must fail
+		summary  string // participant:text|... of the messages
+	}{
+		{"earshot", `{"messages":[{"participant":"Agent","text":"Hi","timestamp":"2025-10-03T21:52:26Z"},{"participant":"customer","text":"Hello"}],"metadata":{"ClientCallId":"x"}}`,
+			FormatEarshot, "Agent:Hi|Customer:Hello"},
+		{"earshot bot and system", `{"messages":[{"participant":"BOT","text":"Menu"},{"participant":"System","text":"transfer"}]}`, FormatEarshot, "Bot:Menu|System:transfer"},
+		{"ccai", `{"entries":[{"text":"Hi","role":"AGENT","user_id":1,"start_timestamp_usec":1759528346000000},{"text":"Yo","role":"END_USER","user_id":2},{"text":"Beep","role":"AUTOMATED_AGENT"}]}`,
+			FormatCCAI, "Agent:Hi|Customer:Yo|Bot:Beep"},
+		{"text", "Agent: Hello, how can I help?\nCustomer: My card: it was declined.\n", FormatText, "Agent:Hello, how can I help?|Customer:My card: it was declined."},
+		{"text with times", "[00:00:03] Agent: Hi\r\n00:00:07 Customer: Hey\n\n  more from the customer", FormatText, "Agent:Hi|Customer:Hey\nmore from the customer"},
+		{"bom", "\xef\xbb\xbfAgent: hi", FormatText, "Agent:hi"},
+		{"empty", "  ", "", ""},
+		{"no messages", `{"messages":[]}`, "", ""},
+		{"neither key", `{"turns":[]}`, "", ""},
+		{"bad json", `{"messages":[`, "", ""},
+		{"trailing data", `{"messages":[{"participant":"Agent","text":"x"}]} x`, "", ""},
+		{"unknown participant", `{"messages":[{"participant":"Robot","text":"x"}]}`, "", ""},
+		{"missing text", `{"messages":[{"participant":"Agent"}]}`, "", ""},
+		{"bad timestamp", `{"messages":[{"participant":"Agent","text":"x","timestamp":"noon"}]}`, "", ""},
+		{"metadata not an object", `{"messages":[{"participant":"Agent","text":"x"}],"metadata":[1]}`, "", ""},
+		{"unknown role", `{"entries":[{"text":"x","role":"MANAGER"}]}`, "", ""},
+		{"negative usec", `{"entries":[{"text":"x","role":"AGENT","start_timestamp_usec":-5}]}`, "", ""},
+		{"text without speaker first", "Hello there\nAgent: hi", "", ""},
+		{"timed line without speaker", "Agent: hi\n00:00:05 hello", "", ""},
+		{"binary", "\xff\xfe\x00A", "", ""},
+	}
+	for _, c := range cases {
+		got, err := Parse([]byte(c.in))
+		if c.format == "" {
+			if err == nil || !errors.Is(err, ErrInvalid) {
+				t.Errorf("%s: accepted (%v)", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var parts []string
+		for _, m := range got.Messages {
+			parts = append(parts, m.Participant+":"+m.Text)
+		}
+		if got.Format != c.format || strings.Join(parts, "|") != c.summary {
+			t.Errorf("%s: %s %q, want %s %q", c.name, got.Format, strings.Join(parts, "|"), c.format, c.summary)
+		}
+	}
+}
+
+func TestTimes(t *testing.T) {
+	c, _ := Parse([]byte(`{"entries":[{"text":"Hi","role":"AGENT","start_timestamp_usec":1759528346881000}]}`))
+	if got := c.Messages[0].Timestamp.Format(time.RFC3339Nano); got != "2025-10-03T21:52:26.881Z" {
+		t.Errorf("ccai time %s", got)
+	}
+	c, _ = Parse([]byte("[01:02:03] Agent: x"))
+	if *c.Messages[0].Offset != time.Hour+2*time.Minute+3*time.Second {
+		t.Errorf("offset %v", *c.Messages[0].Offset)
+	}
+	c, _ = Parse([]byte(`{"messages":[{"participant":"Agent","text":"x"}],"metadata":{"a":1}}`))
+	if string(c.Metadata) != `{"a":1}` {
+		t.Errorf("metadata %s", c.Metadata)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxMessages + 1 {
+		fmt.Fprintf(&b, "Agent: %d\n", i)
+	}
+	if _, err := Parse([]byte(b.String())); err == nil {
+		t.Error("more than MaxMessages accepted")
+	}
+}
+
+// FuzzParse: any input is refused with ErrInvalid or gives at least one
+// message, each with a known participant.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"messages":[{"participant":"Agent","text":"Hi","timestamp":"2025-10-03"}]}`,
+		`{"entries":[{"text":"Hi","role":"END_USER","user_id":"7","start_timestamp_usec":1}]}`,
+		"[00:00:01] Agent: hi\nCustomer: yo\ncontinued", "00:00:01 Customer: x", "{", "Agent:", "[99:99:99] Bot: x",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error without ErrInvalid: %v", err)
+			}
+			return
+		}
+		if len(c.Messages) == 0 {
+			t.Fatal("accepted with no messages")
+		}
+		for _, m := range c.Messages {
+			if _, ok := participant(m.Participant); !ok {
+				t.Fatalf("participant %q", m.Participant)
+			}
+		}
+	})
+}
