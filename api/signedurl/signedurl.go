@@ -1,0 +1,230 @@
+// Package signedurl downloads the file a client names by URL instead of
+// uploading it (POST /Media/Upload with signedUrl), without letting the URL
+// reach the server's own network (SSRF): https only (http when configured),
+// every connected address checked against loopback, private, link-local,
+// multicast, cloud-metadata and other special ranges — on the first request
+// and on every redirect, at most 3 of them — with a timeout and a size limit.
+package signedurl
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// ErrRefused is wrapped by every refusal and failure; its text names the
+// cause for the client.
+var ErrRefused = errors.New("the signedUrl could not be used")
+
+// MaxRedirects is how many redirects a download may follow.
+const MaxRedirects = 3
+
+// Options configure a Fetcher.
+type Options struct {
+	AllowHTTP bool           // accept plain http:// (development only)
+	Allow     []netip.Prefix // ranges exempt from the guard (e.g. a trusted internal store)
+	Timeout   time.Duration  // whole download; default 10 minutes
+	MaxBytes  int64          // size limit; 0 = none
+	// LookupIP resolves host names; default net.DefaultResolver. Tests
+	// replace it to map names to addresses without DNS.
+	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+	// TLS overrides the TLS client configuration (tests trust their own CA).
+	TLS *tls.Config
+}
+
+// Fetcher downloads signed URLs under the guard.
+type Fetcher struct {
+	opts   Options
+	client *http.Client
+}
+
+// New makes a Fetcher.
+func New(opts Options) *Fetcher {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Minute
+	}
+	if opts.LookupIP == nil {
+		opts.LookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	f := &Fetcher{opts: opts}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, Control: f.control}
+	transport := &http.Transport{
+		Proxy: nil, // a proxy would connect for us, past the guard
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			addrs, err := f.resolve(ctx, host)
+			if err != nil {
+				return nil, err
+			}
+			var lastErr error
+			for _, a := range addrs {
+				conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+				if err == nil {
+					return conn, nil
+				}
+				lastErr = err
+			}
+			return nil, lastErr
+		},
+		TLSClientConfig:       opts.TLS,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	f.client = &http.Client{
+		Transport: transport,
+		Timeout:   opts.Timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > MaxRedirects {
+				return fmt.Errorf("%w: more than %d redirects", ErrRefused, MaxRedirects)
+			}
+			return f.checkScheme(req.URL)
+		},
+	}
+	return f
+}
+
+// resolve maps a host to addresses, refusing at once when every address is
+// forbidden (the dial-time check is the one that counts).
+func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a}, nil
+	}
+	addrs, err := f.opts.LookupIP(ctx, host)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the host %s does not resolve", ErrRefused, host)
+	}
+	var ok []netip.Addr
+	for _, a := range addrs {
+		if f.allowed(a) {
+			ok = append(ok, a)
+		}
+	}
+	if len(ok) == 0 {
+		return nil, fmt.Errorf("%w: the host %s resolves to a forbidden address", ErrRefused, host)
+	}
+	return ok, nil
+}
+
+// control runs on every socket just before it connects, with the address it
+// connects to: the check no DNS trick can get around.
+func (f *Fetcher) control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: unexpected address %s", ErrRefused, address)
+	}
+	if !f.allowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s is a forbidden address (loopback, private, link-local, multicast or metadata)", ErrRefused, ap.Addr())
+	}
+	return nil
+}
+
+// forbidden ranges besides what netip classifies.
+var forbidden = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),         // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),     // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),      // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),     // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),       // reserved, broadcast
+	netip.MustParsePrefix("64:ff9b::/96"),      // NAT64 (could reach IPv4 private space)
+	netip.MustParsePrefix("fd00:ec2::254/128"), // AWS metadata over IPv6 (inside fc00::/7 too)
+}
+
+func (f *Fetcher) allowed(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range f.opts.Allow {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() || !a.IsValid() {
+		return false
+	}
+	for _, p := range forbidden {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Fetcher) checkScheme(u *url.URL) error {
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && f.opts.AllowHTTP:
+		return nil
+	}
+	return fmt.Errorf("%w: only https URLs are accepted (got %q)", ErrRefused, u.Scheme)
+}
+
+// Open starts the download of rawURL and returns its body, which the caller
+// closes. The body fails with an ErrRefused error past the size limit.
+func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%w: it is not an absolute URL", ErrRefused)
+	}
+	if err := f.checkScheme(u); err != nil {
+		return nil, err
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%w: credentials in the URL are not accepted", ErrRefused)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrRefused) {
+			return nil, innermostRefusal(err)
+		}
+		return nil, fmt.Errorf("%w: the download failed: %v", ErrRefused, unwrapURLError(err))
+	}
+	if resp.StatusCode/100 != 2 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: it answered %s", ErrRefused, resp.Status)
+	}
+	if f.opts.MaxBytes > 0 && resp.ContentLength > f.opts.MaxBytes {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: the file is %s bytes, over the limit of %d", ErrRefused, strconv.FormatInt(resp.ContentLength, 10), f.opts.MaxBytes)
+	}
+	return resp.Body, nil
+}
+
+// innermostRefusal digs our own refusal out of the transport's wrapping
+// (url.Error, net.OpError), so the message names the cause plainly.
+func innermostRefusal(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil || next == ErrRefused || !errors.Is(next, ErrRefused) {
+			return err
+		}
+		err = next
+	}
+}
+
+// unwrapURLError drops net/url's "Get \"…\":" prefix, keeping the cause.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
