@@ -57,5 +57,11 @@ func (s *Server) routes() *gin.Engine {
 	authed.PUT("/Agent", s.updateAgent)
 	authed.GET("/Agent/:id", s.getAgent)
 	authed.GET("/Agent/All", s.listAgents)
+
+	authed.POST("/Media/Upload", s.mediaUpload)
+	authed.POST("/TextMedia/Upload", s.textMediaUpload)
+	authed.GET("/Metadata", s.getMetadata)
+	authed.POST("/Metadata", s.postMetadata)
+	authed.PATCH("/Metadata/:id", s.patchMetadata)
 	return e
 }

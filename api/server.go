@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -38,6 +40,25 @@ type Catalog interface {
 	Agent(ctx context.Context, orgID, id string) (catalog.Agent, error)
 	CreateAgent(ctx context.Context, orgID string, in catalog.AgentInput) (catalog.Agent, error)
 	UpdateAgent(ctx context.Context, orgID, id string, in catalog.AgentInput) (catalog.Agent, error)
+	AgentByCode(ctx context.Context, orgID, code string) (catalog.Agent, error)
+
+	FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error)
+	CreateInteraction(ctx context.Context, it catalog.Interaction, applyNodeToAgent bool) error
+	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
+	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
+}
+
+// Storage is the object storage uploads are staged in.
+type Storage interface {
+	Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error)
+	Delete(ctx context.Context, key string) error
+	Ping(ctx context.Context) error
+}
+
+// SignedURLs downloads the files clients name by URL.
+type SignedURLs interface {
+	Open(ctx context.Context, rawURL string) (io.ReadCloser, error)
 }
 
 // Pinger is a dependency /readyz checks.
@@ -47,12 +68,13 @@ type Pinger interface {
 
 // Deps are the services the API is built on.
 type Deps struct {
-	Catalog  Catalog
-	Storage  Pinger // object storage
-	Keys     *oauth.KeySet
-	Tokens   *oauth.Tokens
-	Registry *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
-	Logger   *slog.Logger
+	Catalog    Catalog
+	Storage    Storage
+	SignedURLs SignedURLs
+	Keys       *oauth.KeySet
+	Tokens     *oauth.Tokens
+	Registry   *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger     *slog.Logger
 }
 
 // Options are the API's settings.
@@ -60,6 +82,8 @@ type Options struct {
 	PublicURL  string  // base URL clients use, for the discovery document
 	RatePerSec float64 // per-client sustained request rate; 0 = unlimited
 	RateBurst  int     // per-client burst
+	// MaxUploadBytes is the largest upload accepted (413 above it).
+	MaxUploadBytes int64
 	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For is
 	// believed; none by default, so a caller cannot pick its own address.
 	TrustedProxies []string

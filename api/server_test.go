@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -46,6 +47,7 @@ type testEnv struct {
 	t            *testing.T
 	srv          *Server
 	cat          *catalog.Catalog
+	bucket       *blob.Local
 	tokens       *oauth.Tokens
 	org          catalog.Organization
 	clientID     string
@@ -65,7 +67,7 @@ func (f *flakyPinger) Ping(ctx context.Context) error {
 	return f.Bucket.Ping(ctx)
 }
 
-func newTestEnv(t *testing.T, opts Options) *testEnv {
+func newTestEnv(t *testing.T, opts Options, mods ...func(*Deps)) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -98,14 +100,21 @@ func newTestEnv(t *testing.T, opts Options) *testEnv {
 	tokens := oauth.NewTokens(sharedKeys, testPublicURL, time.Hour)
 	storage := &flakyPinger{Bucket: bucket}
 	opts.PublicURL = testPublicURL
-	srv, err := New(Deps{
-		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens,
+	if opts.MaxUploadBytes == 0 {
+		opts.MaxUploadBytes = 1 << 30
+	}
+	deps := Deps{
+		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}, opts)
+	}
+	for _, mod := range mods {
+		mod(&deps)
+	}
+	srv, err := New(deps, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{t: t, srv: srv, cat: cat, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
+	return &testEnv{t: t, srv: srv, cat: cat, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
 }
 
 type response struct {

@@ -224,6 +224,42 @@ func (o *Object) GUIDOrRemove(field string) *string {
 	return o.GUID(field)
 }
 
+// Decode reads a field into dst, failing it when the JSON does not fit.
+func (o *Object) Decode(field string, dst any) bool {
+	return o.decode(field, dst, "a value of the right type")
+}
+
+// ScalarMap reads an optional object of string keys to scalar values, kept
+// as strings (numbers as written, booleans as true/false, null as "").
+func (o *Object) ScalarMap(field string) map[string]string {
+	var raw map[string]json.RawMessage
+	if !o.decode(field, &raw, "an object of string keys to scalar values") {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range raw {
+		var x any
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		if dec.Decode(&x) != nil {
+			continue
+		}
+		switch t := x.(type) {
+		case nil:
+			out[k] = ""
+		case string:
+			out[k] = t
+		case json.Number:
+			out[k] = t.String()
+		case bool:
+			out[k] = fmt.Sprint(t)
+		default:
+			o.Fail(field, fmt.Sprintf("the value of %q must be a string, number or boolean.", k))
+		}
+	}
+	return out
+}
+
 // Problem is the 400 to answer with when any field failed, else nil.
 func (o *Object) Problem() *problem.Problem {
 	if len(o.errs) == 0 {

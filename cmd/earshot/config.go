@@ -15,29 +15,33 @@ import (
 // config is every setting of earshot, each a flag with an EARSHOT_*
 // variable of the same name (--rate-limit = EARSHOT_RATE_LIMIT).
 type config struct {
-	DataDir         string
-	Addr            string
-	Bucket          string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
-	PublicURL       string // "" = http://ADDR
-	TokenTTL        time.Duration
-	RateLimit       float64
-	RateBurst       int
-	MaxUpload       string // human size, e.g. 2.5GB
-	TrustedProxies  []string
-	LogLevel        string
-	ShutdownTimeout time.Duration
+	DataDir        string
+	Addr           string
+	Bucket         string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
+	PublicURL      string // "" = http://ADDR
+	TokenTTL       time.Duration
+	RateLimit      float64
+	RateBurst      int
+	MaxUpload      string // human size, e.g. 2.5GB
+	TrustedProxies []string
+	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
+	SignedURLAllowHTTP bool
+	SignedURLTimeout   time.Duration
+	LogLevel           string
+	ShutdownTimeout    time.Duration
 }
 
 func defaultConfig() config {
 	return config{
-		DataDir:         "./data",
-		Addr:            "127.0.0.1:8080",
-		TokenTTL:        time.Hour,
-		RateLimit:       50,
-		RateBurst:       100,
-		MaxUpload:       "2.5GB",
-		LogLevel:        "info",
-		ShutdownTimeout: 30 * time.Second,
+		DataDir:          "./data",
+		Addr:             "127.0.0.1:8080",
+		TokenTTL:         time.Hour,
+		RateLimit:        50,
+		RateBurst:        100,
+		MaxUpload:        "2.5GB",
+		LogLevel:         "info",
+		ShutdownTimeout:  30 * time.Second,
+		SignedURLTimeout: 10 * time.Minute,
 	}
 }
 

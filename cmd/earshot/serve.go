@@ -20,6 +20,7 @@ import (
 	"github.com/earshot/earshot/api"
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -44,6 +45,8 @@ func serveCommand(cfg *config) *cobra.Command {
 	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
 	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
 	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
+	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
+	f.DurationVar(&cfg.SignedURLTimeout, "signed-url-timeout", cfg.SignedURLTimeout, "how long a signedUrl download may take (env EARSHOT_SIGNED_URL_TIMEOUT)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
@@ -94,9 +97,11 @@ func serve(ctx context.Context, cfg *config) error {
 	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	handler, err := api.New(api.Deps{
 		Catalog: cat, Storage: bucket, Keys: keys,
-		Tokens:   oauth.NewTokens(keys, cfg.publicURL(), cfg.TokenTTL),
-		Registry: registry, Logger: log,
-	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies})
+		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: maxUpload}),
+		Tokens:     oauth.NewTokens(keys, cfg.publicURL(), cfg.TokenTTL),
+		Registry:   registry, Logger: log,
+	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst,
+		TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,346 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// metadataItem is an interaction as GET /Metadata shapes it (CONTRACT §4).
+type metadataItem struct {
+	ID                            string            `json:"id"`
+	OrganizationID                string            `json:"organizationId"`
+	OrganizationStructureMemberID *string           `json:"organizationStructureMemberId"`
+	FileName                      string            `json:"fileName"`
+	OrigFileName                  *string           `json:"origFileName"`
+	UploadedFileName              *string           `json:"uploadedFileName"`
+	FileSizeKiloBytes             int64             `json:"fileSizeKiloBytes"`
+	MediaType                     string            `json:"mediaType"`
+	Status                        string            `json:"status"`
+	Timestamp                     dates.Timestamp   `json:"timestamp"`
+	ArrivedOn                     dates.Timestamp   `json:"arrivedOn"`
+	AgentID                       *string           `json:"agentId"`
+	AgentName                     *string           `json:"agentName"`
+	AgentCode                     *string           `json:"agentCode"`
+	Phone                         *string           `json:"phone"`
+	ClientCallID                  *string           `json:"clientCallId"`
+	CallDirection                 *string           `json:"callDirection"`
+	CallDurationMillis            *int64            `json:"callDurationMillis"`
+	ChatMessageCount              *int              `json:"chatMessageCount"`
+	LocaleID                      int               `json:"localeId"`
+	ExtendedMetadataValues        map[string]string `json:"extendedMetadataValues"`
+	ProcessFailures               []failureView     `json:"processFailures"`
+	UploadID                      *string           `json:"uploadId"`
+}
+
+type failureView struct {
+	ID        string          `json:"id"`
+	Message   string          `json:"message"`
+	CreatedOn dates.Timestamp `json:"createdOn"`
+}
+
+func newMetadataItem(it catalog.Interaction) metadataItem {
+	ts := it.ArrivedOn
+	if it.InteractionDate != nil {
+		ts = *it.InteractionDate
+	}
+	var agentName *string
+	if name := strings.TrimSpace(deref(it.AgentFirstName) + " " + deref(it.AgentLastName)); name != "" {
+		agentName = &name
+	}
+	failures := []failureView{}
+	for _, f := range it.ProcessFailures {
+		failures = append(failures, failureView{ID: f.ID, Message: f.Message, CreatedOn: dates.Timestamp(f.CreatedOn)})
+	}
+	return metadataItem{
+		ID: it.ID, OrganizationID: it.OrgID, OrganizationStructureMemberID: it.HierarchyNodeID, FileName: it.FileName,
+		OrigFileName: it.OrigFileName, UploadedFileName: it.StagedKey, FileSizeKiloBytes: (it.FileSizeBytes + 1023) / 1024,
+		MediaType: it.MediaType, Status: it.Status, Timestamp: dates.Timestamp(ts), ArrivedOn: dates.Timestamp(it.ArrivedOn),
+		AgentID: it.AgentID, AgentName: agentName, AgentCode: it.AgentCode, Phone: it.Phone, ClientCallID: it.ClientCallID,
+		CallDirection: it.CallDirection, CallDurationMillis: it.CallDurationMillis, ChatMessageCount: it.ChatMessageCount,
+		LocaleID: it.LocaleID, ExtendedMetadataValues: it.ExtendedMetadata, ProcessFailures: failures, UploadID: it.UploadID,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// metadataFilters are the filters of GET and POST /Metadata, as text.
+type metadataFilters struct {
+	startDate, endDate, mediaType, status, lastID, pageSize string
+	clientCallIDs, hierarchyIDs, ids                        []string
+}
+
+const (
+	defaultPageSize = 100
+	maxPageSize     = 1000
+	maxListValues   = 100
+)
+
+var (
+	mediaTypes = []string{catalog.MediaAudio, catalog.MediaChat, catalog.MediaProcessedChat}
+	statuses   = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
+)
+
+// filter checks the filters and turns them into a catalog filter; errs
+// collects what is wrong, by parameter.
+func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.InteractionFilter, *problem.Problem) {
+	errs := map[string][]string{}
+	bad := func(k, m string) { errs[k] = append(errs[k], m) }
+	out := catalog.InteractionFilter{Limit: defaultPageSize}
+	if f.startDate != "" {
+		t, err := dates.Parse(f.startDate)
+		if err != nil {
+			bad("StartDate", "must be a date such as "+dates.Accepted+".")
+		}
+		out.ArrivedFrom = &t
+	}
+	if f.endDate != "" {
+		t, err := dates.ParseEnd(f.endDate)
+		if err != nil {
+			bad("EndDate", "must be a date such as "+dates.Accepted+".")
+		}
+		out.ArrivedTo = &t
+	}
+	if out.ArrivedFrom != nil && out.ArrivedTo != nil && len(errs) == 0 && out.ArrivedTo.Before(*out.ArrivedFrom) {
+		bad("EndDate", "must not be before StartDate.")
+	}
+	if f.mediaType != "" {
+		if out.MediaType = oneOf(f.mediaType, mediaTypes); out.MediaType == "" {
+			bad("MediaType", "must be one of "+strings.Join(mediaTypes, ", ")+".")
+		}
+	}
+	if f.status != "" {
+		if out.Status = oneOf(f.status, statuses); out.Status == "" {
+			bad("Status", "must be one of "+strings.Join(statuses, ", ")+".")
+		}
+	}
+	if f.pageSize != "" {
+		n, err := strconv.Atoi(f.pageSize)
+		if err != nil || n < 1 || n > maxPageSize {
+			bad("PageSize", "must be a whole number from 1 to 1000.")
+		}
+		out.Limit = n
+	}
+	if f.lastID != "" {
+		if id, err := uuid.Parse(f.lastID); err != nil {
+			bad("LastId", "must be a GUID.")
+		} else {
+			out.AfterID = id.String()
+		}
+	}
+	if f.clientCallIDs != nil {
+		if len(f.clientCallIDs) > maxListValues {
+			bad("ClientCallId", "must list at most 100 values.")
+		}
+		out.ClientCallIDs = f.clientCallIDs
+	}
+	for _, list := range []struct {
+		name string
+		in   []string
+		dst  *[]string
+	}{{"Id", f.ids, &out.IDs}, {"HierarchyIds", f.hierarchyIDs, &out.NodeIDs}} {
+		if list.in == nil {
+			continue
+		}
+		if len(list.in) > maxListValues {
+			bad(list.name, "must list at most 100 values.")
+		}
+		*list.dst = []string{}
+		for _, v := range list.in {
+			id, err := uuid.Parse(v)
+			if err != nil {
+				bad(list.name, "must be GUIDs separated by commas.")
+				break
+			}
+			*list.dst = append(*list.dst, id.String())
+		}
+	}
+	if len(errs) > 0 {
+		return out, &problem.Problem{Status: http.StatusBadRequest, Detail: "Some filters are invalid; see errors.", Errors: errs}
+	}
+	if out.NodeIDs != nil {
+		tree, err := s.deps.Catalog.Hierarchy(c.Request.Context(), orgID(c))
+		if err != nil {
+			return out, s.internal(c, err)
+		}
+		var nodes []string
+		for _, id := range out.NodeIDs {
+			if _, ok := tree.Node(id); !ok {
+				return out, problem.Field("HierarchyIds", "names a node your organization does not have.", uploadmeta.SentenceHierarchy)
+			}
+			nodes = append(nodes, tree.Descendants(id)...) // a node stands for its subtree
+		}
+		out.NodeIDs = nodes
+	}
+	return out, nil
+}
+
+func oneOf(v string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(v, a) {
+			return a
+		}
+	}
+	return ""
+}
+
+func csv(v string, ok bool) []string {
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// getMetadata is GET /Metadata.
+func (s *Server) getMetadata(c *gin.Context) {
+	q := func(name string) string { v, _ := query(c, name); return v }
+	f := metadataFilters{
+		startDate: q("StartDate"), endDate: q("EndDate"), mediaType: q("MediaType"), status: q("Status"),
+		lastID: q("LastId"), pageSize: q("PageSize"),
+		clientCallIDs: csv(query(c, "ClientCallId")), hierarchyIDs: csv(query(c, "HierarchyIds")), ids: csv(query(c, "Id")),
+	}
+	s.answerMetadata(c, f)
+}
+
+// postMetadata is POST /Metadata: the same filters as a JSON body, with
+// startDate, endDate and pageSize required. Lists may be arrays or CSV.
+func (s *Server) postMetadata(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	text := func(k string) string {
+		if v := body.String(k); v != nil {
+			return *v
+		}
+		return ""
+	}
+	list := func(k string) []string {
+		if !body.Has(k) {
+			return nil
+		}
+		if v := body.String(k); v != nil {
+			return csv(*v, true)
+		}
+		return listOf(body, k)
+	}
+	f := metadataFilters{
+		startDate: text("startDate"), endDate: text("endDate"), mediaType: text("mediaType"), status: text("status"),
+		lastID: text("lastId"), pageSize: numberText(body, "pageSize"),
+		clientCallIDs: list("clientCallId"), hierarchyIDs: list("hierarchyIds"), ids: list("id"),
+	}
+	for k, v := range map[string]string{"startDate": f.startDate, "endDate": f.endDate, "pageSize": f.pageSize} {
+		if v == "" {
+			body.Fail(k, "is required.")
+		}
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	s.answerMetadata(c, f)
+}
+
+// listOf reads an array of strings, failing the field otherwise.
+func listOf(body *reqbody.Object, k string) []string {
+	if v := body.Strings(k); v != nil {
+		return *v
+	}
+	return nil
+}
+
+// numberText reads a number or numeric string as text.
+func numberText(body *reqbody.Object, k string) string {
+	var n json.Number
+	if !body.Has(k) {
+		return ""
+	}
+	if v := body.String(k); v != nil {
+		return *v
+	}
+	if body.Decode(k, &n) {
+		return n.String()
+	}
+	return ""
+}
+
+func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
+	filter, p := s.metadataFilter(c, f)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	list, err := s.deps.Catalog.Interactions(c.Request.Context(), orgID(c), filter)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	out := make([]metadataItem, len(list))
+	for i, it := range list {
+		out[i] = newMetadataItem(it)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// patchMetadata is PATCH /Metadata/{id}.
+func (s *Server) patchMetadata(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	var p catalog.InteractionPatch
+	p.InteractionDate = body.Date("timestamp")
+	p.Phone = body.String("phone")
+	p.ClientCallID = body.String("clientCallId")
+	if d := body.String("callDirection"); d != nil {
+		if v := oneOf(*d, []string{"Inbound", "Outbound"}); v != "" {
+			p.CallDirection = &v
+		} else {
+			body.Fail("callDirection", "must be Inbound or Outbound.")
+		}
+	}
+	if body.Has("localeId") {
+		n, err := strconv.Atoi(numberText(body, "localeId"))
+		if err != nil || (n != uploadmeta.LocaleEnglish && n != uploadmeta.LocaleSpanish) {
+			body.Fail("localeId", uploadmeta.SentenceLocale)
+		} else {
+			p.LocaleID = &n
+		}
+	}
+	p.Extended = body.ScalarMap("extendedMetadata")
+	if pr := body.Problem(); pr != nil {
+		problem.Write(c, pr)
+		return
+	}
+	it, err := s.deps.Catalog.PatchInteraction(c.Request.Context(), orgID(c), id, p)
+	if err != nil {
+		s.catalogError(c, err, "No interaction with this id exists in your organization.")
+		return
+	}
+	c.JSON(http.StatusOK, newMetadataItem(it))
+}

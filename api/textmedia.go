@@ -1,0 +1,141 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/pipeline/chat"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// textMediaUpload is POST /TextMedia/Upload: one conversation as .json or
+// .json_chat, parsed at upload time so that a file the pipeline could not
+// read is refused now, with the reason, instead of failing later.
+func (s *Server) textMediaUpload(c *gin.Context) {
+	ctx := c.Request.Context()
+	org := orgID(c)
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, chat.MaxBytes+uploadmeta.MaxBytes+1<<20)
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		problem.Write(c, sentence(uploadmeta.SentenceNoMetadata))
+		return
+	}
+	var rawMeta, file []byte
+	var sawMeta bool
+	var fileName string
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			problem.Write(c, textReadProblem(err))
+			return
+		}
+		switch strings.ToLower(part.FormName()) {
+		case "metadata":
+			sawMeta = true
+			rawMeta, err = io.ReadAll(io.LimitReader(part, uploadmeta.MaxBytes+1))
+		case "file":
+			fileName = part.FileName()
+			file, err = io.ReadAll(io.LimitReader(part, chat.MaxBytes+1))
+		default:
+			_, err = io.Copy(io.Discard, part)
+		}
+		if err != nil {
+			problem.Write(c, textReadProblem(err))
+			return
+		}
+	}
+	if !sawMeta {
+		problem.Write(c, sentence(uploadmeta.SentenceNoMetadata))
+		return
+	}
+	meta, merr := uploadmeta.Parse(rawMeta, uploadmeta.Text)
+	if merr != nil {
+		problem.Write(c, metadataProblem(merr))
+		return
+	}
+	ext := strings.ToLower(path.Ext(fileName))
+	if file == nil || (ext != ".json" && ext != ".json_chat") {
+		problem.Write(c, sentence(uploadmeta.SentenceExtension))
+		return
+	}
+	if len(file) > chat.MaxBytes {
+		problem.Write(c, problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB."))
+		return
+	}
+	conv, err := chat.Parse(file)
+	if err != nil {
+		problem.Write(c, problem.Field("file", err.Error(), "The file is not a conversation Earshot can read ("+causeOf(err)+")."))
+		return
+	}
+
+	id := meta.ID
+	if id == "" {
+		id = catalog.NewID()
+	} else if _, err := s.deps.Catalog.Interaction(ctx, org, id); err == nil {
+		problem.Write(c, problem.Field("Id", "is taken.", "An interaction with this Id already exists."))
+		return
+	}
+	if meta.FileName == "" {
+		meta.FileName = id + ext
+	} else if !strings.EqualFold(meta.Extension(), ext) {
+		problem.Write(c, sentence(uploadmeta.SentenceExtMismatch))
+		return
+	}
+	resolved, p := s.resolveMetadata(ctx, org, meta)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	if taken, err := s.deps.Catalog.FileNameTaken(ctx, org, meta.FileName); err != nil || taken {
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+		} else {
+			problem.Write(c, sentence(uploadmeta.SentenceDuplicate))
+		}
+		return
+	}
+
+	u := &uploadRequest{s: s, c: c, org: org, id: id, arrived: time.Now().UTC().Truncate(time.Microsecond), meta: meta}
+	if p := u.stage(ctx, bytes.NewReader(file)); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	count := len(conv.Messages)
+	it := catalog.Interaction{
+		ID: id, OrgID: org, MediaType: catalog.MediaChat, Status: catalog.StatusProcessing, FileName: meta.FileName,
+		OrigFileName: &fileName, StagedKey: &u.staged.key, FileSizeBytes: u.staged.size, SHA256: &u.staged.sha256,
+		ArrivedOn: u.arrived, ChatMessageCount: &count, Source: "text", ModifiedOn: u.arrived,
+	}
+	applyMetadata(&it, meta, resolved)
+	err = s.deps.Catalog.CreateInteraction(ctx, it, meta.ApplyHierarchyToAgent)
+	if err != nil {
+		u.unstage()
+		if errors.Is(err, catalog.ErrFileNameTaken) {
+			problem.Write(c, sentence(uploadmeta.SentenceDuplicate))
+		} else {
+			problem.Write(c, s.internal(c, err))
+		}
+		return
+	}
+	c.JSON(http.StatusOK, uploadResult{ID: id, FileName: meta.FileName, FileSizeKb: (u.staged.size + 1023) / 1024})
+}
+
+func textReadProblem(err error) *problem.Problem {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB.")
+	}
+	return problem.New(http.StatusBadRequest, "The upload was cut off before it completed; nothing was stored. Send it again.")
+}
