@@ -226,7 +226,8 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 var (
-	volatileValue = regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|createdOn|modifiedOn|lastLogin|organizationCreatedOn)": )"[^"]*"`)
+	volatileValue = regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|createdOn|modifiedOn|lastLogin|organizationCreatedOn|arrivedOn)": )"[^"]*"`)
+	stagingDate   = regexp.MustCompile(`/\d{4}/\d{2}/\d{2}/`)
 	uuidPattern   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 )
 
@@ -235,6 +236,7 @@ var (
 // in order of appearance), so that relations such as parentId stay visible.
 func maskVolatile(b []byte) []byte {
 	b = volatileValue.ReplaceAll(b, []byte(`$1"<volatile>"`))
+	b = stagingDate.ReplaceAll(b, []byte(`/<yyyy>/<mm>/<dd>/`))
 	labels := map[string]string{}
 	return uuidPattern.ReplaceAllFunc(b, func(id []byte) []byte {
 		l, ok := labels[string(id)]
