@@ -237,13 +237,16 @@ func (s *Server) postMetadata(c *gin.Context) {
 		return ""
 	}
 	list := func(k string) []string {
-		if !body.Has(k) {
+		switch body.Kind(k) {
+		case "":
 			return nil
+		case "string":
+			return csv(*body.String(k), true)
 		}
-		if v := body.String(k); v != nil {
-			return csv(*v, true)
+		if v := body.Strings(k); v != nil {
+			return *v
 		}
-		return listOf(body, k)
+		return nil
 	}
 	f := metadataFilters{
 		startDate: text("startDate"), endDate: text("endDate"), mediaType: text("mediaType"), status: text("status"),
@@ -262,25 +265,19 @@ func (s *Server) postMetadata(c *gin.Context) {
 	s.answerMetadata(c, f)
 }
 
-// listOf reads an array of strings, failing the field otherwise.
-func listOf(body *reqbody.Object, k string) []string {
-	if v := body.Strings(k); v != nil {
-		return *v
-	}
-	return nil
-}
-
 // numberText reads a number or numeric string as text.
 func numberText(body *reqbody.Object, k string) string {
-	var n json.Number
-	if !body.Has(k) {
-		return ""
-	}
-	if v := body.String(k); v != nil {
-		return *v
-	}
-	if body.Decode(k, &n) {
-		return n.String()
+	switch body.Kind(k) {
+	case "string":
+		return *body.String(k)
+	case "number":
+		var n json.Number
+		if body.Decode(k, &n) {
+			return n.String()
+		}
+	case "":
+	default:
+		body.Fail(k, "must be a number.")
 	}
 	return ""
 }

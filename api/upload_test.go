@@ -64,7 +64,9 @@ func meta(kv ...any) formPart {
 	return formPart{name: "metadata", content: string(data)}
 }
 
-func file(name, content string) formPart { return formPart{name: "file", fileName: name, content: content} }
+func file(name, content string) formPart {
+	return formPart{name: "file", fileName: name, content: content}
+}
 
 // stagedKeys lists what is staged in the bucket.
 func (e *testEnv) stagedKeys(t *testing.T) []string {

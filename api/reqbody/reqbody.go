@@ -224,6 +224,26 @@ func (o *Object) GUIDOrRemove(field string) *string {
 	return o.GUID(field)
 }
 
+// Kind tells the JSON type of a present field: "string", "number",
+// "array", "object" or "bool"; "" when absent or null.
+func (o *Object) Kind(field string) string {
+	if !o.Has(field) {
+		return ""
+	}
+	v := bytes.TrimSpace(o.fields[strings.ToLower(field)])
+	switch {
+	case v[0] == '"':
+		return "string"
+	case v[0] == '[':
+		return "array"
+	case v[0] == '{':
+		return "object"
+	case v[0] == 't' || v[0] == 'f':
+		return "bool"
+	}
+	return "number"
+}
+
 // Decode reads a field into dst, failing it when the JSON does not fit.
 func (o *Object) Decode(field string, dst any) bool {
 	return o.decode(field, dst, "a value of the right type")
