@@ -44,7 +44,7 @@ var (
 // testEnv is a server on the real parts: a DuckDB catalog file and a local
 // bucket in a temporary directory.
 type testEnv struct {
-	t            *testing.T
+	t            testing.TB
 	srv          *Server
 	cat          *catalog.Catalog
 	bucket       *blob.Local
@@ -67,7 +67,7 @@ func (f *flakyPinger) Ping(ctx context.Context) error {
 	return f.Bucket.Ping(ctx)
 }
 
-func newTestEnv(t *testing.T, opts Options, mods ...func(*Deps)) *testEnv {
+func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -186,7 +186,7 @@ func bearer(token string) http.Header {
 	return http.Header{"Authorization": {"Bearer " + token}}
 }
 
-func (e *testEnv) token(t *testing.T) string {
+func (e *testEnv) token(t testing.TB) string {
 	t.Helper()
 	tok, err := e.tokens.Issue(e.clientID, e.org.ID, oauth.Scope)
 	if err != nil {
