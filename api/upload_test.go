@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -383,4 +385,48 @@ func TestTextMediaUpload(t *testing.T) {
 	if n := len(e.records(t)); n != 2 || len(e.stagedKeys(t)) != 2 {
 		t.Fatalf("%d records, %d staged", n, len(e.stagedKeys(t)))
 	}
+}
+
+// racingCatalog answers the early duplicate check with "free", as it would
+// for two uploads that check at the same moment: the insert must decide.
+type racingCatalog struct{ Catalog }
+
+func (racingCatalog) FileNameTaken(context.Context, string, string) (bool, error) { return false, nil }
+
+// failingStorage loses every write.
+type failingStorage struct{ Storage }
+
+func (failingStorage) Put(context.Context, string, io.Reader, blob.PutOptions) (blob.ObjectInfo, error) {
+	return blob.ObjectInfo{}, errors.New("bucket unavailable")
+}
+
+func TestUploadFailuresLeaveNothing(t *testing.T) {
+	t.Run("the insert loses the race: the staged object is removed", func(t *testing.T) {
+		e := newTestEnv(t, Options{}, func(d *Deps) { d.Catalog = racingCatalog{d.Catalog} })
+		tok := e.token(t)
+		for _, path := range []string{"/Media/Upload", "/TextMedia/Upload"} {
+			parts := []formPart{meta("FileName", "twice.wav", "UploadType", "Audio"), file("twice.wav", wavBytes)}
+			if path == "/TextMedia/Upload" {
+				parts = []formPart{meta("FilePath", "twice.json"), file("twice.json", `{"messages":[{"participant":"Agent","text":"hi"}]}`)}
+			}
+			mustStatus(t, e.upload(path, tok, parts...), 200)
+			r := e.upload(path, tok, parts...)
+			if r.Code != 400 || r.json(t)["detail"] != uploadmeta.SentenceDuplicate {
+				t.Fatalf("%s second upload: %d %s", path, r.Code, r.Body)
+			}
+		}
+		if len(e.stagedKeys(t)) != 2 || len(e.records(t)) != 2 {
+			t.Fatalf("%d staged objects, %d records; want 2 and 2", len(e.stagedKeys(t)), len(e.records(t)))
+		}
+	})
+	t.Run("staging fails: no record", func(t *testing.T) {
+		e := newTestEnv(t, Options{}, func(d *Deps) { d.Storage = failingStorage{d.Storage} })
+		tok := e.token(t)
+		if r := e.upload("/Media/Upload", tok, meta("FileName", "lost.wav", "UploadType", "Audio"), file("lost.wav", wavBytes)); r.Code != 500 {
+			t.Fatalf("status %d: %s", r.Code, r.Body)
+		}
+		if len(e.records(t)) != 0 {
+			t.Fatal("a record was written for a file that was not stored")
+		}
+	})
 }
