@@ -178,11 +178,7 @@ func (s *Server) createNode(c *gin.Context) {
 
 // updateNode is PUT /Hierarchy/{id}.
 func (s *Server) updateNode(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
-	}
-	body, ok := readBody(c)
+	id, body, ok := readUpdate(c)
 	if !ok {
 		return
 	}

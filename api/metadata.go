@@ -302,11 +302,7 @@ func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
 
 // patchMetadata is PATCH /Metadata/{id}.
 func (s *Server) patchMetadata(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
-	}
-	body, ok := readBody(c)
+	id, body, ok := readUpdate(c)
 	if !ok {
 		return
 	}

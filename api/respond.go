@@ -116,3 +116,14 @@ func readBody(c *gin.Context) (*reqbody.Object, bool) {
 	}
 	return body, true
 }
+
+// readUpdate reads the GUID path id and the JSON body of an update
+// (PUT or PATCH /X/{id}), answering the error itself when either is bad.
+func readUpdate(c *gin.Context) (string, *reqbody.Object, bool) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return "", nil, false
+	}
+	body, ok := readBody(c)
+	return id, body, ok
+}

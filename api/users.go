@@ -91,11 +91,7 @@ func (s *Server) createUser(c *gin.Context) {
 
 // updateUser is PUT /User/{id}: the fields given change, the others stay.
 func (s *Server) updateUser(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
-	}
-	body, ok := readBody(c)
+	id, body, ok := readUpdate(c)
 	if !ok {
 		return
 	}
