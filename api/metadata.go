@@ -96,8 +96,8 @@ var (
 	statuses   = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
 )
 
-// filter checks the filters and turns them into a catalog filter; errs
-// collects what is wrong, by parameter.
+// metadataFilter checks the filters and turns them into a catalog filter,
+// naming every bad parameter in one 400.
 func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.InteractionFilter, *problem.Problem) {
 	errs := map[string][]string{}
 	bad := func(k, m string) { errs[k] = append(errs[k], m) }
