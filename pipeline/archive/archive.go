@@ -1,0 +1,269 @@
+// Package archive reads chat archives (.tar, gzip-compressed tar content,
+// .zip) entry by entry, with limits that keep a hostile archive from
+// exhausting the machine: entry count, entry size, expanded total and
+// compression ratio. Entries that are not plain files (directories, links,
+// devices) or whose names would escape (absolute, "..") are skipped and
+// reported, never read.
+package archive
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// Limits bound what an archive may hold.
+type Limits struct {
+	MaxEntries    int     // entries of any kind
+	MaxEntryBytes int64   // one file, expanded
+	MaxTotalBytes int64   // all files, expanded
+	MaxRatio      float64 // expanded / compressed, per zip entry
+}
+
+// DefaultLimits suit chat archives: a chat is small, an archive holds many.
+var DefaultLimits = Limits{MaxEntries: 200_000, MaxEntryBytes: 16 << 20, MaxTotalBytes: 8 << 30, MaxRatio: 200}
+
+// ErrLimit is wrapped when the archive as a whole breaks a limit.
+var ErrLimit = errors.New("archive limit exceeded")
+
+// ErrCorrupt is wrapped when the archive cannot be read.
+var ErrCorrupt = errors.New("archive cannot be read")
+
+// Skipped is an entry that was not read, with the reason.
+type Skipped struct {
+	Name   string
+	Reason string
+}
+
+// Entry is one file of the archive.
+type Entry struct {
+	Name string // cleaned, '/'-separated, relative
+	Data []byte
+	// Err is set when the entry itself could not be read (over the size
+	// limit, over the ratio): the entry fails alone.
+	Err error
+}
+
+// Kind names an archive format.
+type Kind string
+
+const (
+	Tar Kind = "tar"
+	Zip Kind = "zip"
+)
+
+// KindOf tells the format from a file name.
+func KindOf(name string) (Kind, bool) {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".tar", ".tgz", ".gz":
+		return Tar, true
+	case ".zip":
+		return Zip, true
+	}
+	return "", false
+}
+
+// Walker reads archives under limits.
+type Walker struct {
+	Limits Limits
+}
+
+// walk state shared by both formats.
+type state struct {
+	lim     Limits
+	entries int
+	total   int64
+	skipped []Skipped
+}
+
+func (s *state) count() error {
+	s.entries++
+	if s.lim.MaxEntries > 0 && s.entries > s.lim.MaxEntries {
+		return fmt.Errorf("%w: more than %d entries", ErrLimit, s.lim.MaxEntries)
+	}
+	return nil
+}
+
+func (s *state) skip(name, reason string) { s.skipped = append(s.skipped, Skipped{Name: name, Reason: reason}) }
+
+// read takes at most MaxEntryBytes+1 of r; over the limit the entry fails
+// alone, over the total the archive fails.
+func (s *state) read(r io.Reader) ([]byte, error, error) {
+	limit := s.lim.MaxEntryBytes
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	s.total += int64(len(data))
+	if s.lim.MaxTotalBytes > 0 && s.total > s.lim.MaxTotalBytes {
+		return nil, nil, fmt.Errorf("%w: more than %d bytes expanded", ErrLimit, s.lim.MaxTotalBytes)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit), nil
+	}
+	return data, nil, nil
+}
+
+// cleanName returns the entry's safe relative name, or a reason to skip it.
+func cleanName(name string) (string, string) {
+	name = strings.ReplaceAll(name, "\\", "/")
+	if strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':') {
+		return "", "absolute path"
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", "path escapes the archive (..)"
+		}
+	}
+	clean := path.Clean(name)
+	if clean == "." || clean == "" || strings.ContainsRune(clean, 0) {
+		return "", "empty name"
+	}
+	return clean, ""
+}
+
+// WalkTar reads a tar stream, gunzipping it first when it is gzip content,
+// calling fn for every regular file. It returns the skipped entries.
+func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		defer gz.Close()
+		r = gz
+	} else {
+		r = br
+	}
+	s := &state{lim: w.Limits}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return s.skipped, nil
+		}
+		if err != nil {
+			return s.skipped, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		if err := s.count(); err != nil {
+			return s.skipped, err
+		}
+		name, why := cleanName(h.Name)
+		switch {
+		case why != "":
+			s.skip(h.Name, why)
+			continue
+		case h.Typeflag == tar.TypeDir:
+			continue // folders are structure, not content: not reported
+		case h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA:
+			s.skip(name, "not a regular file ("+tarType(h.Typeflag)+")")
+			continue
+		}
+		data, entryErr, err := s.read(tr)
+		if err != nil {
+			return s.skipped, err
+		}
+		if err := fn(Entry{Name: name, Data: data, Err: entryErr}); err != nil {
+			return s.skipped, err
+		}
+	}
+}
+
+func tarType(t byte) string {
+	switch t {
+	case tar.TypeSymlink:
+		return "symbolic link"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar, tar.TypeBlock:
+		return "device"
+	case tar.TypeFifo:
+		return "fifo"
+	}
+	return fmt.Sprintf("type %q", t)
+}
+
+// WalkZip reads a zip archive (which needs random access to its central
+// directory), calling fn for every regular file.
+func (w Walker) WalkZip(r io.ReaderAt, size int64, fn func(Entry) error) ([]Skipped, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	s := &state{lim: w.Limits}
+	for _, f := range zr.File {
+		if err := s.count(); err != nil {
+			return s.skipped, err
+		}
+		name, why := cleanName(f.Name)
+		mode := f.Mode()
+		switch {
+		case why != "":
+			s.skip(f.Name, why)
+			continue
+		case mode.IsDir():
+			continue
+		case !mode.IsRegular():
+			s.skip(name, "not a regular file ("+mode.Type().String()+")")
+			continue
+		}
+		if w.Limits.MaxRatio > 0 && f.CompressedSize64 > 0 &&
+			float64(f.UncompressedSize64)/float64(f.CompressedSize64) > w.Limits.MaxRatio {
+			if err := fn(Entry{Name: name, Err: fmt.Errorf("compression ratio over %.0f:1", w.Limits.MaxRatio)}); err != nil {
+				return s.skipped, err
+			}
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			if err := fn(Entry{Name: name, Err: fmt.Errorf("cannot be opened: %v", err)}); err != nil {
+				return s.skipped, err
+			}
+			continue
+		}
+		data, entryErr, err := s.read(ratioGuard(rc, f.CompressedSize64, w.Limits.MaxRatio))
+		rc.Close()
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return s.skipped, err
+		}
+		if err != nil { // a damaged entry fails alone; the rest of the archive may be fine
+			entryErr, data = err, nil
+		}
+		if err := fn(Entry{Name: name, Data: data, Err: entryErr}); err != nil {
+			return s.skipped, err
+		}
+	}
+	return s.skipped, nil
+}
+
+// ratioGuard stops reading an entry whose real expansion (not what its
+// header claims) passes the ratio.
+func ratioGuard(r io.Reader, compressed uint64, ratio float64) io.Reader {
+	if ratio <= 0 {
+		return r
+	}
+	max := int64(float64(compressed+1024) * ratio)
+	return &guard{r: r, left: max, ratio: ratio}
+}
+
+type guard struct {
+	r     io.Reader
+	left  int64
+	ratio float64
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.left -= int64(n)
+	if g.left < 0 {
+		return n, fmt.Errorf("%w: compression ratio over %.0f:1", ErrCorrupt, g.ratio)
+	}
+	return n, err
+}
