@@ -90,7 +90,9 @@ func (s *state) count() error {
 	return nil
 }
 
-func (s *state) skip(name, reason string) { s.skipped = append(s.skipped, Skipped{Name: name, Reason: reason}) }
+func (s *state) skip(name, reason string) {
+	s.skipped = append(s.skipped, Skipped{Name: name, Reason: reason})
+}
 
 // read takes at most MaxEntryBytes+1 of r; over the limit the entry fails
 // alone, over the total the archive fails.

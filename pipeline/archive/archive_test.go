@@ -176,7 +176,9 @@ func TestZip(t *testing.T) {
 	}
 	w := Walker{Limits: Limits{MaxEntries: 100, MaxEntryBytes: 4 << 20, MaxTotalBytes: 64 << 20, MaxRatio: 100}}
 	data := buildZip(t, files, false)
-	c, err := collect(t, func(fn func(Entry) error) ([]Skipped, error) { return w.WalkZip(bytes.NewReader(data), int64(len(data)), fn) })
+	c, err := collect(t, func(fn func(Entry) error) ([]Skipped, error) {
+		return w.WalkZip(bytes.NewReader(data), int64(len(data)), fn)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,9 @@ import (
 
 // Catalog is an open catalog database.
 type Catalog struct {
-	db    *sql.DB
-	trees treeCache
+	db       *sql.DB
+	trees    treeCache
+	lakeRoot string // local directory of the lake's files (see SetLakeRoot)
 }
 
 // Open opens (creating if needed) the catalog at path and applies every
@@ -43,6 +44,9 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 	}
 	return c, nil
 }
+
+// DB is the catalog's database, for tests and read-only tools.
+func (c *Catalog) DB() *sql.DB { return c.db }
 
 // Close releases the database file.
 func (c *Catalog) Close() error { return c.db.Close() }

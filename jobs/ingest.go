@@ -1,0 +1,146 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// IngestCatalog is what the ingest job needs from the catalog.
+type IngestCatalog interface {
+	ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]catalog.Interaction, error)
+	CommitIngest(ctx context.Context, ic catalog.IngestCommit) error
+}
+
+// LakeWriter writes a batch's Parquet files.
+type LakeWriter interface {
+	Write(ctx context.Context, runID string, b lake.Batch) ([]catalog.LakeFile, error)
+}
+
+// Ingest claims pending uploads, processes them with a bounded pool of
+// workers, writes their rows to the lake and commits each batch at once.
+type Ingest struct {
+	Catalog    IngestCatalog
+	Lake       LakeWriter
+	Open       pipeline.Opener
+	Processors []pipeline.Processor
+	MediaTypes []string // the media types some processor handles
+	Owner      string
+	BatchSize  int
+	Workers    int
+	Lease      time.Duration
+	Log        *slog.Logger
+}
+
+// FailpointEnv names the environment variable tests set to make the ingest
+// job kill its own process at a chosen point (crash tests).
+const FailpointEnv = "EARSHOT_FAILPOINT"
+
+func failpoint(name string) {
+	if os.Getenv(FailpointEnv) == name {
+		fmt.Fprintln(os.Stderr, "earshot: failpoint", name, "reached: exiting")
+		os.Exit(86)
+	}
+}
+
+// Run processes batches until no pending upload is left.
+func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
+	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0}
+	for {
+		if err := ctx.Err(); err != nil {
+			return counts, err
+		}
+		claimed, err := j.Catalog.ClaimPending(ctx, j.Owner, j.MediaTypes, j.BatchSize, j.Lease)
+		if err != nil {
+			return counts, fmt.Errorf("claim: %w", err)
+		}
+		if len(claimed) == 0 {
+			return counts, nil
+		}
+		results := j.process(ctx, run.ID, claimed)
+		if err := ctx.Err(); err != nil {
+			return counts, err // leases expire; another run takes the uploads over
+		}
+		var batch lake.Batch
+		commit := catalog.IngestCommit{RunID: run.ID, Owner: j.Owner}
+		for _, r := range results {
+			batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
+			batch.Segments = append(batch.Segments, r.Batch.Segments...)
+			commit.Outcomes = append(commit.Outcomes, r.Outcome)
+			counts["uploads"]++
+			if r.Outcome.Status == catalog.StatusFailedToProcess {
+				counts["uploads_failed"]++
+			}
+			if r.Outcome.Conversation && r.Outcome.Status != catalog.StatusFailedToProcess {
+				counts["conversations"]++
+			}
+			for _, ch := range r.Outcome.Children {
+				if ch.Status == catalog.StatusFailedToProcess {
+					counts["conversations_failed"]++
+				} else {
+					counts["conversations"]++
+				}
+			}
+		}
+		if len(batch.Conversations) > 0 {
+			if commit.Files, err = j.Lake.Write(ctx, run.ID, batch); err != nil {
+				return counts, fmt.Errorf("write lake: %w", err)
+			}
+		}
+		counts["lake_files"] += int64(len(commit.Files))
+		failpoint("ingest-before-commit")
+		if err := j.Catalog.CommitIngest(ctx, commit); err != nil {
+			return counts, fmt.Errorf("commit: %w", err)
+		}
+		failpoint("ingest-after-commit")
+	}
+}
+
+// process runs the claimed uploads through their processors, Workers at a
+// time. A failure — even a panic — fails that upload alone.
+func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.Interaction) []pipeline.Result {
+	results := make([]pipeline.Result, len(claimed))
+	sem := make(chan struct{}, max(j.Workers, 1))
+	var wg sync.WaitGroup
+	for i, up := range claimed {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = j.processOne(ctx, runID, up)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction) (res pipeline.Result) {
+	fail := func(err error) pipeline.Result {
+		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", err)
+		return pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess, Failures: []string{err.Error()}}}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res = fail(fmt.Errorf("processing crashed: %v", r))
+		}
+	}()
+	for _, p := range j.Processors {
+		if p.Accepts(up) {
+			r, err := p.Process(ctx, up, runID, j.Open)
+			if err != nil {
+				return fail(err)
+			}
+			return r
+		}
+	}
+	return fail(errors.New("no processor handles this upload"))
+}

@@ -1,0 +1,223 @@
+package jobs
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+type env struct {
+	cat    *catalog.Catalog
+	bucket *blob.Local
+	org    catalog.Organization
+	runner *Runner
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	bucket, err := blob.OpenLocal(filepath.Join(dir, "bucket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.SetLakeRoot(filepath.Join(dir, "bucket"))
+	org, _ := cat.CreateOrganization(ctx, "acme")
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner := NewRunner(cat, "test-worker", log, nil)
+	runner.Register("ingest", &Ingest{
+		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, MediaTypes: []string{catalog.MediaChat},
+		Owner: "test-worker", BatchSize: 2, Workers: 2, Lease: time.Minute, Log: log,
+	})
+	return &env{cat: cat, bucket: bucket, org: org, runner: runner}
+}
+
+// stage stores a file and records it as a pending Chat upload.
+func (e *env) stage(t *testing.T, fileName string, data []byte) string {
+	t.Helper()
+	ctx := context.Background()
+	id := catalog.NewID()
+	key := "staging/" + e.org.ID + "/" + id + "/" + fileName
+	if _, err := e.bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	it := catalog.Interaction{ID: id, OrgID: e.org.ID, MediaType: catalog.MediaChat, Status: catalog.StatusProcessing,
+		FileName: fileName, StagedKey: &key, FileSizeBytes: int64(len(data)), ArrivedOn: now, LocaleID: 1033,
+		ExtendedMetadata: map[string]string{"queue": "billing"}, Source: "file", ModifiedOn: now}
+	if err := e.cat.CreateInteraction(ctx, it, false); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func tarOf(t *testing.T, files map[string]string, symlink string) []byte {
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	for _, name := range sortedNames(files) {
+		w.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		w.Write([]byte(files[name]))
+	}
+	if symlink != "" {
+		w.WriteHeader(&tar.Header{Name: symlink, Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"})
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+func zipOf(t *testing.T, files map[string]string) []byte {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, name := range sortedNames(files) {
+		fw, _ := w.Create(name)
+		fw.Write([]byte(files[name]))
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+func sortedNames(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+const (
+	earshotChat = `{"messages":[{"participant":"Agent","text":"Thanks for calling.","timestamp":"2025-10-03T10:00:00Z"},{"participant":"Customer","text":"My card was declined.","timestamp":"2025-10-03T10:00:04.5Z"}]}`
+	ccaiChat    = `{"entries":[{"text":"Hello","role":"AGENT","user_id":1,"start_timestamp_usec":1759528346000000},{"text":"Hi, I need help","role":"END_USER","user_id":2,"start_timestamp_usec":1759528349000000}]}`
+	textChat    = "[00:00:01] Agent: Good morning\n[00:00:05] Customer: I want to cancel"
+)
+
+func TestIngestChats(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	tarID := e.stage(t, "batch/a.tar", tarOf(t, map[string]string{
+		"chats/1.json": earshotChat, "chats/2.json": ccaiChat, "chats/3.txt": textChat, "chats/bad.json": `{"messages":[]}`,
+	}, "chats/evil-link"))
+	zipID := e.stage(t, "batch/b.zip", zipOf(t, map[string]string{"x/1.json": earshotChat, "../escape.json": earshotChat}))
+	singleID := e.stage(t, "single.json", []byte(ccaiChat))
+	brokenID := e.stage(t, "broken.zip", []byte("PK\x03\x04 not really a zip"))
+	badSingleID := e.stage(t, "bad.json", []byte(`{"turns":[]}`))
+
+	run, err := e.runner.Run(ctx, "ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != "succeeded" || run.Counts["uploads"] != 5 || run.Counts["uploads_failed"] != 2 ||
+		run.Counts["conversations"] != 5 || run.Counts["conversations_failed"] != 1 {
+		t.Fatalf("run %+v", run)
+	}
+
+	get := func(id string) catalog.Interaction {
+		it, err := e.cat.Interaction(ctx, e.org.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	if it := get(tarID); it.Status != "ReadyToSample" || len(it.ProcessFailures) != 1 || !strings.Contains(it.ProcessFailures[0].Message, "symbolic link") {
+		t.Fatalf("tar archive: %s %+v", it.Status, it.ProcessFailures)
+	}
+	if it := get(zipID); it.Status != "ReadyToSample" || len(it.ProcessFailures) != 1 || !strings.Contains(it.ProcessFailures[0].Message, "escapes") {
+		t.Fatalf("zip archive: %s %+v", it.Status, it.ProcessFailures)
+	}
+	if it := get(brokenID); it.Status != "FailedToProcess" || !strings.Contains(it.ProcessFailures[0].Message, "archive cannot be processed") {
+		t.Fatalf("broken archive: %s %+v", it.Status, it.ProcessFailures)
+	}
+	if it := get(badSingleID); it.Status != "FailedToProcess" || !strings.Contains(it.ProcessFailures[0].Message, "messages") {
+		t.Fatalf("bad single: %s %+v", it.Status, it.ProcessFailures)
+	}
+	if it := get(singleID); it.Status != "ReadyToSample" || *it.ChatMessageCount != 2 {
+		t.Fatalf("single: %+v", it)
+	}
+
+	children, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
+	byName := map[string]catalog.Interaction{}
+	for _, c := range children[1:] {
+		byName[c.FileName] = c
+	}
+	if len(byName) != 4 {
+		t.Fatalf("tar chats: %d", len(byName))
+	}
+	bad := byName["batch/a.tar/chats/bad.json"]
+	if bad.Status != "FailedToProcess" || !strings.Contains(bad.ProcessFailures[0].Message, "no messages") || *bad.UploadID != tarID {
+		t.Fatalf("bad chat: %+v", bad)
+	}
+	first := byName["batch/a.tar/chats/1.json"]
+	if first.MediaType != "ProcessedChat" || first.ExtendedMetadata["queue"] != "billing" || first.InteractionDate == nil {
+		t.Fatalf("chat record: %+v", first)
+	}
+
+	// Transcripts read back from the lake, turn by turn.
+	segs, err := e.cat.Transcript(ctx, e.org.ID, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(segs) != 2 || segs[0].Speaker != "Agent" || segs[1].Text != "My card was declined." || segs[1].StartMs != 4500 || segs[0].EndMs != 4500 {
+		t.Fatalf("segments %+v", segs)
+	}
+	text := byName["batch/a.tar/chats/3.txt"]
+	segs, _ = e.cat.Transcript(ctx, e.org.ID, text)
+	if len(segs) != 2 || segs[1].StartMs != 5000 || segs[1].Speaker != "Customer" {
+		t.Fatalf("text segments %+v", segs)
+	}
+	if _, err := e.cat.Transcript(ctx, e.org.ID, bad); err == nil {
+		t.Fatal("a failed chat has a transcript")
+	}
+
+	// Re-running an archive replaces its chats and their rows, never doubles them.
+	if _, err := e.cat.DB().ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, tarID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
+	if len(again) != 5 {
+		t.Fatalf("after a re-run the archive has %d records", len(again))
+	}
+	var rows int
+	e.cat.DB().QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND media_type = 'ProcessedChat'`, e.org.ID).Scan(&rows)
+	if rows != 5 {
+		t.Fatalf("%d chat records after the re-run, want 5", rows)
+	}
+	for _, c := range again[1:] {
+		if c.Status == "ReadyToSample" {
+			if segs, err := e.cat.Transcript(ctx, e.org.ID, c); err != nil || len(segs) != 2 {
+				t.Fatalf("after re-run, %s: %d segments, %v", c.FileName, len(segs), err)
+			}
+		}
+	}
+	runs, _ := e.cat.JobRuns(ctx, "ingest", 10)
+	if len(runs) != 2 || runs[0].Status != "succeeded" {
+		t.Fatalf("job runs %+v", runs)
+	}
+}

@@ -1,0 +1,137 @@
+// Package jobs runs Earshot's batch jobs — ingest now; sample, compact,
+// reclassify and export as they arrive — on a cron schedule inside
+// `earshot serve` or once from the command line, recording every run in the
+// catalog and counting runs in the metrics.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/robfig/cron/v3"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Job is one kind of batch work.
+type Job interface {
+	// Run does the work and returns its counters (uploads processed, …).
+	Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error)
+}
+
+// Recorder keeps job runs.
+type Recorder interface {
+	StartJobRun(ctx context.Context, job, owner string) (catalog.JobRun, error)
+	FinishJobRun(ctx context.Context, r catalog.JobRun, counts map[string]int64, runErr error) (catalog.JobRun, error)
+}
+
+// ErrUnknownJob names a job that does not exist.
+var ErrUnknownJob = errors.New("unknown job")
+
+// ErrBusy: the job is running already in this process.
+var ErrBusy = errors.New("the job is already running")
+
+// Runner runs jobs by name, one run of a job at a time.
+type Runner struct {
+	rec    Recorder
+	owner  string
+	log    *slog.Logger
+	jobs   map[string]Job
+	mu     sync.Mutex
+	active map[string]bool
+	runs   *prometheus.CounterVec
+	counts *prometheus.CounterVec
+}
+
+// NewRunner makes a runner; owner names this process in job runs and leases.
+func NewRunner(rec Recorder, owner string, log *slog.Logger, reg prometheus.Registerer) *Runner {
+	r := &Runner{rec: rec, owner: owner, log: log, jobs: map[string]Job{}, active: map[string]bool{},
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_runs_total", Help: "Job runs by job and outcome."}, []string{"job", "status"}),
+		counts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_items_total",
+			Help: "What job runs counted, by job and counter (conversations processed, failed, ...)."}, []string{"job", "counter"}),
+	}
+	if reg != nil {
+		reg.MustRegister(r.runs, r.counts)
+	}
+	return r
+}
+
+// Register adds a job under a name.
+func (r *Runner) Register(name string, j Job) { r.jobs[name] = j }
+
+// Names lists the registered jobs.
+func (r *Runner) Names() []string {
+	out := make([]string, 0, len(r.jobs))
+	for n := range r.jobs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run runs a job once and records the run.
+func (r *Runner) Run(ctx context.Context, name string) (catalog.JobRun, error) {
+	j, ok := r.jobs[name]
+	if !ok {
+		return catalog.JobRun{}, fmt.Errorf("%w %q (jobs: %v)", ErrUnknownJob, name, r.Names())
+	}
+	r.mu.Lock()
+	if r.active[name] {
+		r.mu.Unlock()
+		return catalog.JobRun{}, fmt.Errorf("%s: %w", name, ErrBusy)
+	}
+	r.active[name] = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.active, name)
+		r.mu.Unlock()
+	}()
+
+	run, err := r.rec.StartJobRun(ctx, name, r.owner)
+	if err != nil {
+		return run, fmt.Errorf("record job start: %w", err)
+	}
+	r.log.Info("job started", "job", name, "run", run.ID)
+	counts, runErr := j.Run(ctx, run)
+	run, err = r.rec.FinishJobRun(context.WithoutCancel(ctx), run, counts, runErr)
+	if err != nil {
+		return run, fmt.Errorf("record job end: %w", err)
+	}
+	r.runs.WithLabelValues(name, run.Status).Inc()
+	for k, v := range counts {
+		r.counts.WithLabelValues(name, k).Add(float64(v))
+	}
+	r.log.Info("job finished", "job", name, "run", run.ID, "status", run.Status, "counts", counts, "err", runErr)
+	return run, runErr
+}
+
+// Schedule runs jobs on cron specs (job name → spec; "" or "off" = not
+// scheduled) until ctx ends. A run still going when its next time comes is
+// not started twice.
+func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop func(), err error) {
+	c := cron.New()
+	for name, spec := range specs {
+		if spec == "" || spec == "off" {
+			continue
+		}
+		if _, ok := r.jobs[name]; !ok {
+			return nil, fmt.Errorf("schedule: %w %q", ErrUnknownJob, name)
+		}
+		name := name
+		if _, err := c.AddFunc(spec, func() {
+			if _, err := r.Run(ctx, name); err != nil && !errors.Is(err, ErrBusy) {
+				r.log.Error("scheduled job failed", "job", name, "err", err)
+			}
+		}); err != nil {
+			return nil, fmt.Errorf("schedule %s %q: %w", name, spec, err)
+		}
+	}
+	c.Start()
+	return func() { <-c.Stop().Done() }, nil
+}

@@ -1,0 +1,217 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"time"
+
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/pipeline/chat"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// Chats processes chat uploads: archives (.tar, gzip tar, .zip) whose
+// every chat becomes a ProcessedChat record, and single conversations
+// (.json, .json_chat) that are their own record.
+type Chats struct {
+	Limits archive.Limits
+}
+
+// Accepts chat uploads.
+func (Chats) Accepts(up catalog.Interaction) bool { return up.MediaType == catalog.MediaChat }
+
+// Process reads a chat upload.
+func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
+	if up.StagedKey == nil {
+		return Result{}, errors.New("the upload has no staged file")
+	}
+	rc, err := open(ctx, *up.StagedKey)
+	if err != nil {
+		return Result{}, fmt.Errorf("the staged file cannot be read: %w", err)
+	}
+	defer rc.Close()
+	kind, isArchive := archive.KindOf(up.FileName)
+	if !isArchive {
+		return p.single(up, runID, rc)
+	}
+	return p.archive(ctx, up, runID, kind, rc)
+}
+
+// single is a .json/.json_chat upload: one conversation.
+func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result, error) {
+	data, err := io.ReadAll(io.LimitReader(r, chat.MaxBytes+1))
+	if err != nil {
+		return Result{}, fmt.Errorf("the staged file cannot be read: %w", err)
+	}
+	conv, err := chat.Parse(data)
+	if err != nil {
+		return Result{}, err
+	}
+	count := len(conv.Messages)
+	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample, Conversation: true, ChatMessageCount: &count}}
+	res.Batch = chatRows(up, runID, conv)
+	return res, nil
+}
+
+// archive reads every chat of an archive. A chat that cannot be read fails
+// alone; an archive that cannot be read (damaged, over a limit) fails whole
+// and yields no chats.
+func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader) (Result, error) {
+	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
+	seen := map[string]bool{}
+	onEntry := func(e archive.Entry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := up.FileName + "/" + e.Name
+		if seen[name] {
+			res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("skipped %s: a second entry with this name", e.Name))
+			return nil
+		}
+		seen[name] = true
+		child := childOf(up, name, e.Name)
+		err := e.Err
+		var conv *chat.Conversation
+		if err == nil {
+			conv, err = chat.Parse(e.Data)
+		}
+		if err != nil {
+			child.Status = catalog.StatusFailedToProcess
+			child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
+		} else {
+			count := len(conv.Messages)
+			child.ChatMessageCount = &count
+			if child.InteractionDate == nil {
+				child.InteractionDate = firstTimestamp(conv)
+			}
+			rows := chatRows(child, runID, conv)
+			res.Batch.Conversations = append(res.Batch.Conversations, rows.Conversations...)
+			res.Batch.Segments = append(res.Batch.Segments, rows.Segments...)
+		}
+		child.FileSizeBytes = int64(len(e.Data))
+		res.Outcome.Children = append(res.Outcome.Children, child)
+		return nil
+	}
+	w := archive.Walker{Limits: p.Limits}
+	var skipped []archive.Skipped
+	var err error
+	if kind == archive.Zip {
+		skipped, err = walkZip(w, r, onEntry)
+	} else {
+		skipped, err = w.WalkTar(r, onEntry)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return Result{}, err
+		}
+		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
+	}
+	for _, s := range skipped {
+		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("skipped %s: %s", s.Name, s.Reason))
+	}
+	return res, nil
+}
+
+// walkZip spools the zip to a temporary file: its directory is at the end.
+func walkZip(w archive.Walker, r io.Reader, fn func(archive.Entry) error) ([]archive.Skipped, error) {
+	f, err := os.CreateTemp("", "earshot-zip-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	size, err := io.Copy(f, r)
+	if err != nil {
+		return nil, err
+	}
+	return w.WalkZip(f, size, fn)
+}
+
+// childOf makes an archive's chat record: its own id, the archive's
+// metadata.
+func childOf(up catalog.Interaction, fileName, entry string) catalog.Interaction {
+	child := up
+	child.ID = catalog.NewID()
+	child.UploadID = &up.ID
+	child.MediaType = catalog.MediaProcessedChat
+	child.Status = catalog.StatusReadyToSample
+	child.FileName = fileName
+	base := path.Base(entry)
+	child.OrigFileName = &base
+	child.SHA256, child.ChatMessageCount, child.ProcessFailures = nil, nil, nil
+	child.ExtendedMetadata = map[string]string{}
+	for k, v := range up.ExtendedMetadata {
+		child.ExtendedMetadata[k] = v
+	}
+	return child
+}
+
+func firstTimestamp(conv *chat.Conversation) *time.Time {
+	for _, m := range conv.Messages {
+		if m.Timestamp != nil {
+			t := m.Timestamp.UTC()
+			return &t
+		}
+	}
+	return nil
+}
+
+// chatRows turns a chat into its lake rows. A message starts at its offset
+// from the first timestamped message (or its HH:MM:SS offset) and ends
+// where the next one starts.
+func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lake.Batch {
+	var b lake.Batch
+	count := int32(len(conv.Messages))
+	b.Conversations = append(b.Conversations, lake.Conversation{
+		ID: it.ID, RunID: runID, OrgID: it.OrgID, UploadID: it.UploadID, MediaType: it.MediaType, FileName: it.FileName,
+		ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID, AgentID: it.AgentID,
+		AgentCode: it.AgentCode, ClientCallID: it.ClientCallID, CallDirection: it.CallDirection, LocaleID: int32(it.LocaleID),
+		ChatMessageCount: &count, ExtendedMetadata: jsonObject(it.ExtendedMetadata), TranscriptMode: "chat",
+	})
+	starts := messageStarts(conv)
+	for i, m := range conv.Messages {
+		end := starts[i]
+		if i+1 < len(starts) && starts[i+1] > end {
+			end = starts[i+1]
+		}
+		b.Segments = append(b.Segments, lake.Segment{
+			ConversationID: it.ID, RunID: runID, OrgID: it.OrgID, ArrivedOn: it.ArrivedOn, Index: int32(i),
+			Speaker: m.Participant, StartMs: starts[i], EndMs: end, Text: m.Text,
+		})
+	}
+	return b
+}
+
+func messageStarts(conv *chat.Conversation) []int64 {
+	starts := make([]int64, len(conv.Messages))
+	var origin *time.Time
+	var last int64
+	for i, m := range conv.Messages {
+		switch {
+		case m.Offset != nil:
+			last = m.Offset.Milliseconds()
+		case m.Timestamp != nil:
+			if origin == nil {
+				origin = m.Timestamp
+			}
+			last = max(m.Timestamp.Sub(*origin).Milliseconds(), 0)
+		}
+		starts[i] = last
+	}
+	return starts
+}
+
+// jsonObject writes metadata values as a JSON object (keys sorted).
+func jsonObject(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	data, _ := json.Marshal(m)
+	return string(data)
+}

@@ -1,0 +1,185 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// LakeFile is a written Parquet file to register in the manifest.
+type LakeFile struct {
+	Path           string
+	Table          string
+	OrgID          string
+	Date           time.Time
+	Rows           int64
+	Bytes          int64
+	MinID, MaxID   string
+	MinInteraction *time.Time
+	MaxInteraction *time.Time
+}
+
+// UploadOutcome is what processing one claimed upload produced.
+type UploadOutcome struct {
+	Upload   Interaction
+	Status   string   // the upload record's final status
+	Failures []string // processFailures of the upload record
+	// Conversation: the upload record is itself a conversation whose rows
+	// are in the lake (a single chat, a call).
+	Conversation       bool
+	ChatMessageCount   *int
+	CallDurationMillis *int64
+	// Children are the ProcessedChat records of an archive, each with its
+	// status and (in ProcessFailures) its failure.
+	Children []Interaction
+}
+
+// IngestCommit is everything one ingest batch commits at once.
+type IngestCommit struct {
+	RunID    string
+	Owner    string
+	Files    []LakeFile
+	Outcomes []UploadOutcome
+}
+
+// ErrLeaseLost: another worker took over an upload (this worker's lease
+// expired); nothing of this batch is committed.
+var ErrLeaseLost = errors.New("an upload's lease was taken over by another worker")
+
+// rowBatch is how many rows one multi-row INSERT carries.
+const rowBatch = 500
+
+// CommitIngest makes a batch visible in one transaction: it registers the
+// lake files, replaces the archives' chat records, records failures, and
+// moves statuses. Before it, nothing of the batch is visible; after it,
+// all of it. A re-run replaces an upload's chats and current lake rows.
+func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
+	return c.InTx(ctx, func(tx *sql.Tx) error {
+		ids := make([]string, len(ic.Outcomes))
+		for i, o := range ic.Outcomes {
+			ids[i] = o.Upload.ID
+		}
+		var owned int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE list_contains(?, id) AND lease_owner = ?`,
+			ids, ic.Owner).Scan(&owned); err != nil {
+			return err
+		}
+		if owned != len(ids) {
+			return ErrLeaseLost
+		}
+		t := now()
+		var files [][]any
+		for _, f := range ic.Files {
+			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date, f.Rows, f.Bytes, f.MinID, f.MaxID,
+				f.MinInteraction, f.MaxInteraction, ic.RunID, t})
+		}
+		if err := insertRows(ctx, tx, "lake_files", `path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
+			min_interaction, max_interaction, run_id, created_on`, files); err != nil {
+			return err
+		}
+		// A re-run replaces the chats an earlier run found in these archives.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM process_failures WHERE interaction_id IN
+			(SELECT id FROM interactions WHERE list_contains(?, upload_id)) OR list_contains(?, interaction_id)`, ids, ids); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE list_contains(?, upload_id)`, ids); err != nil {
+			return err
+		}
+		var children, failures [][]any
+		addFailure := func(orgID, id, msg string) {
+			failures = append(failures, []any{NewID(), orgID, id, msg, t})
+		}
+		for _, o := range ic.Outcomes {
+			for _, ch := range o.Children {
+				ext, _ := json.Marshal(orEmpty(ch.ExtendedMetadata))
+				children = append(children, []any{ch.ID, ch.OrgID, ch.UploadID, ch.MediaType, ch.Status, ch.FileName,
+					ch.OrigFileName, ch.StagedKey, ch.FileSizeBytes, ch.SHA256, ch.ArrivedOn, ch.InteractionDate,
+					ch.HierarchyNodeID, ch.AgentID, ch.AgentCode, ch.AgentFirstName, ch.AgentLastName, ch.CustomerName,
+					ch.Phone, ch.Email, ch.CallDirection, ch.ClientCallID, ch.LocaleID, string(ext), ch.CallDurationMillis,
+					ch.ChatMessageCount, ch.Source, t, lakeRun(ch.Status, ic.RunID)})
+				for _, f := range ch.ProcessFailures {
+					addFailure(ch.OrgID, ch.ID, f.Message)
+				}
+			}
+			for _, msg := range o.Failures {
+				addFailure(o.Upload.OrgID, o.Upload.ID, msg)
+			}
+		}
+		if err := insertRows(ctx, tx, "interactions", interactionColumns+", lake_run_id", children); err != nil {
+			if isUniqueViolation(err) {
+				return ErrFileNameTaken
+			}
+			return err
+		}
+		if err := insertRows(ctx, tx, "process_failures", "id, org_id, interaction_id, message, created_on", failures); err != nil {
+			return err
+		}
+		for _, o := range ic.Outcomes {
+			var run *string
+			if o.Conversation && o.Status != StatusFailedToProcess {
+				run = &ic.RunID
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE interactions SET status = ?, lake_run_id = ?,
+				chat_message_count = coalesce(?, chat_message_count), call_duration_millis = coalesce(?, call_duration_millis),
+				lease_owner = NULL, lease_expires = NULL, modified_on = ? WHERE id = ?`,
+				o.Status, run, o.ChatMessageCount, o.CallDurationMillis, t, o.Upload.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func lakeRun(status, run string) *string {
+	if status == StatusFailedToProcess {
+		return nil
+	}
+	return &run
+}
+
+// insertRows writes rows with multi-row INSERT statements of up to
+// rowBatch rows: far fewer round trips than a statement per row.
+func insertRows(ctx context.Context, tx *sql.Tx, table, columns string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	width := len(rows[0])
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+	for start := 0; start < len(rows); start += rowBatch {
+		end := min(start+rowBatch, len(rows))
+		args := make([]any, 0, (end-start)*width)
+		for _, r := range rows[start:end] {
+			args = append(args, r...)
+		}
+		stmt := "INSERT INTO " + table + " (" + columns + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LakeFiles lists the manifest's files of a table for an organization and
+// an inclusive range of partition dates.
+func (c *Catalog) LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]LakeFile, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
+		min_interaction, max_interaction FROM lake_files
+		WHERE org_id = ? AND table_name = ? AND part_date BETWEEN ?::DATE AND ?::DATE ORDER BY part_date, min_id`,
+		orgID, table, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []LakeFile{}
+	for rows.Next() {
+		var f LakeFile
+		if err := rows.Scan(&f.Path, &f.Table, &f.OrgID, &f.Date, &f.Rows, &f.Bytes, &f.MinID, &f.MaxID, &f.MinInteraction, &f.MaxInteraction); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,113 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// JobRun is one run of a job.
+type JobRun struct {
+	ID        string           `json:"id"`
+	Job       string           `json:"job"`
+	Owner     string           `json:"owner"`
+	StartedOn time.Time        `json:"startedOn"`
+	EndedOn   *time.Time       `json:"endedOn"`
+	Status    string           `json:"status"`
+	Counts    map[string]int64 `json:"counts"`
+	Error     *string          `json:"error"`
+}
+
+// StartJobRun records the start of a run.
+func (c *Catalog) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
+	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{}}
+	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts) VALUES (?, ?, ?, ?, ?, '{}')`,
+		r.ID, r.Job, r.Owner, r.StartedOn, r.Status)
+	return r, err
+}
+
+// FinishJobRun records the end of a run, its counts and its error.
+func (c *Catalog) FinishJobRun(ctx context.Context, r JobRun, counts map[string]int64, runErr error) (JobRun, error) {
+	end := now()
+	r.EndedOn, r.Counts, r.Status = &end, counts, "succeeded"
+	if runErr != nil {
+		msg := runErr.Error()
+		r.Error, r.Status = &msg, "failed"
+	}
+	data, _ := json.Marshal(counts)
+	_, err := c.db.ExecContext(ctx, `UPDATE job_runs SET ended_on = ?, status = ?, counts = ?, error = ? WHERE id = ?`,
+		end, r.Status, string(data), r.Error, r.ID)
+	return r, err
+}
+
+// JobRuns lists the latest runs, newest first; job "" means every job.
+func (c *Catalog) JobRuns(ctx context.Context, job string, limit int) ([]JobRun, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT id, job, owner, started_on, ended_on, status, counts, error FROM job_runs
+		WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []JobRun{}
+	for rows.Next() {
+		var r JobRun
+		var counts string
+		if err := rows.Scan(&r.ID, &r.Job, &r.Owner, &r.StartedOn, &r.EndedOn, &r.Status, &counts, &r.Error); err != nil {
+			return nil, err
+		}
+		r.StartedOn = r.StartedOn.UTC()
+		if r.EndedOn != nil {
+			t := r.EndedOn.UTC()
+			r.EndedOn = &t
+		}
+		json.Unmarshal([]byte(counts), &r.Counts)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ClaimPending leases up to limit pending uploads (status Processing, not
+// leased or with an expired lease) of the given media types to owner.
+func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]Interaction, error) {
+	var ids []string
+	err := c.InTx(ctx, func(tx *sql.Tx) error {
+		ids = ids[:0]
+		t := now()
+		rows, err := tx.QueryContext(ctx, `UPDATE interactions SET lease_owner = ?, lease_expires = ?
+			WHERE id IN (SELECT id FROM interactions
+			             WHERE status = 'Processing' AND list_contains(?, media_type)
+			               AND (lease_expires IS NULL OR lease_expires < ?)
+			             ORDER BY id LIMIT ?)
+			RETURNING id`, owner, t.Add(lease), mediaTypes, t, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE list_contains(?, id) ORDER BY id`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Interaction{}
+	for rows.Next() {
+		it, err := scanInteraction(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,69 @@
+// Package lake writes Earshot's analysis output as Parquet: zstd, timestamps
+// in microseconds (what DuckDB reads), hive layout
+// lake/TABLE/org=ORG/date=YYYY-MM-DD/part-RUN-N.parquet by arrival date, rows
+// sorted by conversation id. A written file is invisible until the catalog's
+// manifest lists it (catalog.CommitIngest), so a crash leaves nothing
+// half-visible; every row carries the run that wrote it, and readers keep
+// the rows of each conversation's current run.
+package lake
+
+import "time"
+
+// Conversation is one row of the conversations table.
+type Conversation struct {
+	ID                 string
+	RunID              string
+	OrgID              string
+	UploadID           *string
+	MediaType          string
+	FileName           string
+	ArrivedOn          time.Time
+	InteractionDate    *time.Time
+	HierarchyNodeID    *string
+	AgentID            *string
+	AgentCode          *string
+	ClientCallID       *string
+	CallDirection      *string
+	LocaleID           int32
+	CallDurationMillis *int64
+	ChatMessageCount   *int32
+	ExtendedMetadata   string // JSON object of strings
+	TranscriptMode     string // chat | stereo | mono
+	TranscriptEngine   *string
+	TranscriptModel    *string
+}
+
+// Segment is one row of transcript_segments: a turn of a speaker.
+type Segment struct {
+	ConversationID string
+	RunID          string
+	OrgID          string
+	ArrivedOn      time.Time // partition date; not a column
+	Index          int32
+	Speaker        string // Agent, Customer, Bot, System or Speaker
+	StartMs        int64
+	EndMs          int64
+	Text           string
+	Confidence     *float32
+	Words          []Word
+}
+
+// Word is one recognized word with its timing.
+type Word struct {
+	Word       string
+	StartMs    int64
+	EndMs      int64
+	Confidence float32
+}
+
+// Batch is what one ingest run writes.
+type Batch struct {
+	Conversations []Conversation
+	Segments      []Segment
+}
+
+// Table names.
+const (
+	TableConversations = "conversations"
+	TableSegments      = "transcript_segments"
+)

@@ -1,0 +1,272 @@
+package lake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Putter stores objects.
+type Putter interface {
+	Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error)
+}
+
+// Prefix is where the lake lives in the bucket.
+const Prefix = "lake/"
+
+// Writer writes batches to the bucket, one file per table and partition.
+type Writer struct {
+	Bucket Putter
+}
+
+type partition struct {
+	org  string
+	date string
+}
+
+// Write writes a batch's files and describes them for the manifest. The
+// files are not visible to readers until they are committed.
+func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.LakeFile, error) {
+	convs := map[partition][]Conversation{}
+	for _, c := range b.Conversations {
+		p := partition{c.OrgID, c.ArrivedOn.UTC().Format(time.DateOnly)}
+		convs[p] = append(convs[p], c)
+	}
+	segs := map[partition][]Segment{}
+	for _, s := range b.Segments {
+		p := partition{s.OrgID, s.ArrivedOn.UTC().Format(time.DateOnly)}
+		segs[p] = append(segs[p], s)
+	}
+	var files []catalog.LakeFile
+	for _, p := range sortedPartitions(convs) {
+		rows := convs[p]
+		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+		f, err := w.put(ctx, TableConversations, p, runID, conversationRecord(rows))
+		if err != nil {
+			return nil, err
+		}
+		f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ID, rows[len(rows)-1].ID
+		f.MinInteraction, f.MaxInteraction = interactionRange(rows)
+		files = append(files, f)
+	}
+	for _, p := range sortedPartitions(segs) {
+		rows := segs[p]
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].ConversationID != rows[j].ConversationID {
+				return rows[i].ConversationID < rows[j].ConversationID
+			}
+			return rows[i].Index < rows[j].Index
+		})
+		f, err := w.put(ctx, TableSegments, p, runID, segmentRecord(rows))
+		if err != nil {
+			return nil, err
+		}
+		f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ConversationID, rows[len(rows)-1].ConversationID
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+func sortedPartitions[T any](m map[partition]T) []partition {
+	out := make([]partition, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].org != out[j].org {
+			return out[i].org < out[j].org
+		}
+		return out[i].date < out[j].date
+	})
+	return out
+}
+
+func interactionRange(rows []Conversation) (lo, hi *time.Time) {
+	for _, r := range rows {
+		if d := r.InteractionDate; d != nil {
+			if lo == nil || d.Before(*lo) {
+				lo = d
+			}
+			if hi == nil || d.After(*hi) {
+				hi = d
+			}
+		}
+	}
+	return lo, hi
+}
+
+// Path is the object key of a lake file: the run that wrote it and a file
+// id of its own (a run writes many batches).
+func Path(table, org, date, runID, fileID string) string {
+	return fmt.Sprintf("%s%s/org=%s/date=%s/part-%s-%s.parquet", Prefix, table, org, date, runID, fileID)
+}
+
+func (w *Writer) put(ctx context.Context, table string, p partition, runID string, rec arrow.RecordBatch) (catalog.LakeFile, error) {
+	defer rec.Release()
+	var buf bytes.Buffer
+	if err := writeParquet(&buf, rec); err != nil {
+		return catalog.LakeFile{}, fmt.Errorf("write %s parquet: %w", table, err)
+	}
+	key := Path(table, p.org, p.date, runID, catalog.NewID())
+	size := int64(buf.Len())
+	if _, err := w.Bucket.Put(ctx, key, &buf, blob.PutOptions{IfAbsent: true}); err != nil {
+		return catalog.LakeFile{}, fmt.Errorf("store %s: %w", key, err)
+	}
+	date, _ := time.Parse(time.DateOnly, p.date)
+	return catalog.LakeFile{Path: key, Table: table, OrgID: p.org, Date: date, Bytes: size}, nil
+}
+
+// writeParquet writes one record batch as a Parquet file: zstd level 1
+// (cheap to write, small to read), dictionaries only where values repeat.
+func writeParquet(w io.Writer, rec arrow.RecordBatch) error {
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(1),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithDictionaryFor("org_id", true),
+		parquet.WithDictionaryFor("run_id", true),
+		parquet.WithDictionaryFor("speaker", true),
+		parquet.WithDictionaryFor("media_type", true),
+	)
+	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	if err := fw.Write(rec); err != nil {
+		fw.Close()
+		return err
+	}
+	return fw.Close()
+}
+
+var (
+	timestampUTC = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	wordType     = arrow.StructOf(
+		arrow.Field{Name: "word", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "start_ms", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "end_ms", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "confidence", Type: arrow.PrimitiveTypes.Float32},
+	)
+)
+
+func str(name string, nullable bool) arrow.Field {
+	return arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: nullable}
+}
+
+// ConversationSchema is the conversations table.
+var ConversationSchema = arrow.NewSchema([]arrow.Field{
+	str("conversation_id", false), str("run_id", false), str("org_id", false), str("upload_id", true),
+	str("media_type", false), str("file_name", false),
+	{Name: "arrived_on", Type: timestampUTC}, {Name: "interaction_date", Type: timestampUTC, Nullable: true},
+	str("hierarchy_node_id", true), str("agent_id", true), str("agent_code", true), str("client_call_id", true),
+	str("call_direction", true), {Name: "locale_id", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "call_duration_millis", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "chat_message_count", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	str("extended_metadata", false), str("transcript_mode", false), str("transcript_engine", true), str("transcript_model", true),
+}, nil)
+
+// SegmentSchema is the transcript_segments table.
+var SegmentSchema = arrow.NewSchema([]arrow.Field{
+	str("conversation_id", false), str("run_id", false), str("org_id", false),
+	{Name: "segment_index", Type: arrow.PrimitiveTypes.Int32}, str("speaker", false),
+	{Name: "start_ms", Type: arrow.PrimitiveTypes.Int64}, {Name: "end_ms", Type: arrow.PrimitiveTypes.Int64},
+	str("text", false), {Name: "confidence", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+	{Name: "words", Type: arrow.ListOf(wordType)},
+}, nil)
+
+func appendStr(b *array.StringBuilder, s *string) {
+	if s == nil {
+		b.AppendNull()
+	} else {
+		b.Append(*s)
+	}
+}
+
+func appendTime(b *array.TimestampBuilder, t *time.Time) {
+	if t == nil {
+		b.AppendNull()
+	} else {
+		b.Append(arrow.Timestamp(t.UnixMicro()))
+	}
+}
+
+func conversationRecord(rows []Conversation) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, ConversationSchema)
+	defer b.Release()
+	f := func(i int) array.Builder { return b.Field(i) }
+	for _, r := range rows {
+		f(0).(*array.StringBuilder).Append(r.ID)
+		f(1).(*array.StringBuilder).Append(r.RunID)
+		f(2).(*array.StringBuilder).Append(r.OrgID)
+		appendStr(f(3).(*array.StringBuilder), r.UploadID)
+		f(4).(*array.StringBuilder).Append(r.MediaType)
+		f(5).(*array.StringBuilder).Append(r.FileName)
+		appendTime(f(6).(*array.TimestampBuilder), &r.ArrivedOn)
+		appendTime(f(7).(*array.TimestampBuilder), r.InteractionDate)
+		appendStr(f(8).(*array.StringBuilder), r.HierarchyNodeID)
+		appendStr(f(9).(*array.StringBuilder), r.AgentID)
+		appendStr(f(10).(*array.StringBuilder), r.AgentCode)
+		appendStr(f(11).(*array.StringBuilder), r.ClientCallID)
+		appendStr(f(12).(*array.StringBuilder), r.CallDirection)
+		f(13).(*array.Int32Builder).Append(r.LocaleID)
+		if r.CallDurationMillis == nil {
+			f(14).AppendNull()
+		} else {
+			f(14).(*array.Int64Builder).Append(*r.CallDurationMillis)
+		}
+		if r.ChatMessageCount == nil {
+			f(15).AppendNull()
+		} else {
+			f(15).(*array.Int32Builder).Append(*r.ChatMessageCount)
+		}
+		f(16).(*array.StringBuilder).Append(r.ExtendedMetadata)
+		f(17).(*array.StringBuilder).Append(r.TranscriptMode)
+		appendStr(f(18).(*array.StringBuilder), r.TranscriptEngine)
+		appendStr(f(19).(*array.StringBuilder), r.TranscriptModel)
+	}
+	return b.NewRecordBatch()
+}
+
+func segmentRecord(rows []Segment) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, SegmentSchema)
+	defer b.Release()
+	words := b.Field(9).(*array.ListBuilder)
+	word := words.ValueBuilder().(*array.StructBuilder)
+	for _, r := range rows {
+		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
+		b.Field(1).(*array.StringBuilder).Append(r.RunID)
+		b.Field(2).(*array.StringBuilder).Append(r.OrgID)
+		b.Field(3).(*array.Int32Builder).Append(r.Index)
+		b.Field(4).(*array.StringBuilder).Append(r.Speaker)
+		b.Field(5).(*array.Int64Builder).Append(r.StartMs)
+		b.Field(6).(*array.Int64Builder).Append(r.EndMs)
+		b.Field(7).(*array.StringBuilder).Append(r.Text)
+		if r.Confidence == nil {
+			b.Field(8).AppendNull()
+		} else {
+			b.Field(8).(*array.Float32Builder).Append(*r.Confidence)
+		}
+		words.Append(true)
+		for _, wd := range r.Words {
+			word.Append(true)
+			word.FieldBuilder(0).(*array.StringBuilder).Append(wd.Word)
+			word.FieldBuilder(1).(*array.Int64Builder).Append(wd.StartMs)
+			word.FieldBuilder(2).(*array.Int64Builder).Append(wd.EndMs)
+			word.FieldBuilder(3).(*array.Float32Builder).Append(wd.Confidence)
+		}
+	}
+	return b.NewRecordBatch()
+}
