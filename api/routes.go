@@ -63,5 +63,8 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Metadata", s.getMetadata)
 	authed.POST("/Metadata", s.postMetadata)
 	authed.PATCH("/Metadata/:id", s.patchMetadata)
+
+	authed.GET("/Conversations/Transcriptions/:conversationId", s.getTranscript)
+	authed.POST("/Conversations/Transcriptions", s.postTranscripts)
 	return e
 }

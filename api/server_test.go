@@ -80,6 +80,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cat.SetLakeRoot(filepath.Join(dir, "bucket"))
 	keysOnce.Do(func() {
 		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
 		sharedKeys, err = oauth.LoadOrCreateKeys(kdir)
