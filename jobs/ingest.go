@@ -40,15 +40,24 @@ type Ingest struct {
 	Log        *slog.Logger
 }
 
-// FailpointEnv names the environment variable tests set to make the ingest
-// job kill its own process at a chosen point (crash tests).
-const FailpointEnv = "EARSHOT_FAILPOINT"
+// FailpointEnv names the environment variable crash tests set to stop the
+// ingest job at a chosen point ("ingest-before-commit",
+// "ingest-after-commit"): the process writes the file named by
+// FailpointMarkerEnv and then hangs there until it is killed.
+const (
+	FailpointEnv       = "EARSHOT_FAILPOINT"
+	FailpointMarkerEnv = "EARSHOT_FAILPOINT_MARKER"
+)
 
 func failpoint(name string) {
-	if os.Getenv(FailpointEnv) == name {
-		fmt.Fprintln(os.Stderr, "earshot: failpoint", name, "reached: exiting")
-		os.Exit(86)
+	if os.Getenv(FailpointEnv) != name {
+		return
 	}
+	fmt.Fprintln(os.Stderr, "earshot: failpoint", name, "reached: waiting to be killed")
+	if marker := os.Getenv(FailpointMarkerEnv); marker != "" {
+		os.WriteFile(marker, []byte(name), 0o600)
+	}
+	select {}
 }
 
 // Run processes batches until no pending upload is left.

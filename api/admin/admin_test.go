@@ -18,7 +18,7 @@ func newService(t *testing.T) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cat.Close() })
-	return NewService(cat)
+	return NewService(cat, nil)
 }
 
 func TestAdminDirectAndThroughSocket(t *testing.T) {

@@ -28,6 +28,13 @@ type Operations interface {
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
+	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
+	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)
+}
+
+// JobRunner runs jobs by name.
+type JobRunner interface {
+	Run(ctx context.Context, name string) (catalog.JobRun, error)
 }
 
 // NewUser is a user an operator creates (earshot admin user create).
@@ -46,11 +53,25 @@ var (
 
 // Service carries out admin operations on an open catalog.
 type Service struct {
-	cat *catalog.Catalog
+	cat  *catalog.Catalog
+	jobs JobRunner
 }
 
-// NewService wraps an open catalog.
-func NewService(cat *catalog.Catalog) *Service { return &Service{cat: cat} }
+// NewService wraps an open catalog and the jobs it can run.
+func NewService(cat *catalog.Catalog, jobs JobRunner) *Service { return &Service{cat: cat, jobs: jobs} }
+
+// RunJob runs a job once, now, and returns its recorded run.
+func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, error) {
+	if s.jobs == nil {
+		return catalog.JobRun{}, fmt.Errorf("%w: no jobs are configured here", ErrInvalid)
+	}
+	return s.jobs.Run(ctx, name)
+}
+
+// JobRuns lists recent job runs, newest first.
+func (s *Service) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
+	return s.cat.JobRuns(ctx, job, limit)
+}
 
 // Credentials are a client's id and secret, shown once at creation.
 type Credentials struct {

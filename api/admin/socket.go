@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -23,6 +24,7 @@ import (
 //	GET  /clients?org=ID           POST /clients {"orgId","name"}
 //	POST /clients/{id}/disable     POST /clients/{id}/enable
 //	GET  /users?org=ID             POST /users?org=ID {"userName","firstName","lastName","email","roleName"}
+//	POST /jobs/{name}/run          GET  /jobs/runs?job=NAME&limit=N
 //
 // Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"rejected"|"internal"}.
 
@@ -70,6 +72,22 @@ func Handler(svc *Service) http.Handler {
 		}
 		user, err := svc.CreateUser(r.Context(), r.URL.Query().Get("org"), u)
 		reply(w, user, err)
+	})
+	mux.HandleFunc("POST /jobs/{name}/run", func(w http.ResponseWriter, r *http.Request) {
+		run, err := svc.RunJob(r.Context(), r.PathValue("name"))
+		if err != nil && run.ID != "" { // the job ran and failed: the run says how
+			reply(w, run, nil)
+			return
+		}
+		reply(w, run, err)
+	})
+	mux.HandleFunc("GET /jobs/runs", func(w http.ResponseWriter, r *http.Request) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		if limit <= 0 {
+			limit = 20
+		}
+		runs, err := svc.JobRuns(r.Context(), r.URL.Query().Get("job"), limit)
+		reply(w, runs, err)
 	})
 	return mux
 }
@@ -213,4 +231,18 @@ func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (user 
 func (r *Remote) ListUsers(ctx context.Context, orgID string) (users []catalog.User, err error) {
 	err = r.call(ctx, "GET", "/users?org="+url.QueryEscape(orgID), nil, &users)
 	return users, err
+}
+
+func (r *Remote) RunJob(ctx context.Context, name string) (run catalog.JobRun, err error) {
+	r.client.Timeout = 0 // a job takes as long as it takes; the context bounds it
+	err = r.call(ctx, "POST", "/jobs/"+url.PathEscape(name)+"/run", nil, &run)
+	if err == nil && run.Error != nil {
+		err = errors.New(*run.Error)
+	}
+	return run, err
+}
+
+func (r *Remote) JobRuns(ctx context.Context, job string, limit int) (runs []catalog.JobRun, err error) {
+	err = r.call(ctx, "GET", fmt.Sprintf("/jobs/runs?job=%s&limit=%d", url.QueryEscape(job), limit), nil, &runs)
+	return runs, err
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/warehouse/blob"
 )
 
 // openAdmin reaches the catalog through a running server when there is one
@@ -24,7 +26,14 @@ func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return admin.NewService(cat), func() { cat.Close() }, nil
+	bucket, err := blob.Open(ctx, cfg.bucketURL())
+	if err != nil {
+		cat.Close()
+		return nil, nil, err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	runner := newJobRunner(cfg, cat, bucket, log, nil)
+	return admin.NewService(cat, runner), func() { bucket.Close(); cat.Close() }, nil
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.

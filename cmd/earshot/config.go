@@ -27,8 +27,13 @@ type config struct {
 	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
 	SignedURLAllowHTTP bool
 	SignedURLTimeout   time.Duration
-	LogLevel           string
-	ShutdownTimeout    time.Duration
+
+	ScheduleIngest  string
+	IngestWorkers   int
+	IngestBatch     int
+	IngestLease     time.Duration
+	LogLevel        string
+	ShutdownTimeout time.Duration
 }
 
 func defaultConfig() config {
@@ -42,6 +47,10 @@ func defaultConfig() config {
 		LogLevel:         "info",
 		ShutdownTimeout:  30 * time.Second,
 		SignedURLTimeout: 10 * time.Minute,
+		ScheduleIngest:   "@every 1m",
+		IngestWorkers:    2,
+		IngestBatch:      200,
+		IngestLease:      10 * time.Minute,
 	}
 }
 
@@ -100,6 +109,9 @@ func (c *config) validate() (maxUploadBytes int64, err error) {
 	}
 	if c.RateLimit < 0 || c.RateBurst < 1 {
 		return 0, fmt.Errorf("--rate-limit must be ≥ 0 (0 = off) and --rate-burst ≥ 1")
+	}
+	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestLease < time.Second {
+		return 0, fmt.Errorf("--ingest-workers and --ingest-batch must be ≥ 1 and --ingest-lease ≥ 1s")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return 0, err

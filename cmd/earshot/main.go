@@ -30,6 +30,7 @@ func rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: catalog, signing keys, local bucket, admin socket (env EARSHOT_DATA)")
-	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), versionCommand())
+	jobFlags(root, &cfg)
+	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), jobsCommand(&cfg), versionCommand())
 	return root
 }

@@ -78,7 +78,22 @@ func serve(ctx context.Context, cfg *config) error {
 		return fmt.Errorf("signing keys: %w", err)
 	}
 
-	adminSvc := admin.NewService(cat)
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
+	}, func() float64 {
+		n, _ := cat.PendingCount(context.Background())
+		return float64(n)
+	}))
+	runner := newJobRunner(cfg, cat, bucket, log, registry)
+	stopJobs, err := runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest})
+	if err != nil {
+		return err
+	}
+	defer stopJobs()
+
+	adminSvc := admin.NewService(cat, runner)
 	created, err := adminSvc.Bootstrap(ctx, cfg.credentialsPath(), cfg.publicURL()+"/connect/token",
 		os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_ID"), os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET"))
 	if err != nil {
@@ -93,8 +108,6 @@ func serve(ctx context.Context, cfg *config) error {
 	}
 	defer stopAdmin()
 
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	handler, err := api.New(api.Deps{
 		Catalog: cat, Storage: bucket, Keys: keys,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: maxUpload}),

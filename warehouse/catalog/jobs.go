@@ -111,3 +111,10 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 	}
 	return out, rows.Err()
 }
+
+// PendingCount is how many uploads wait for the ingest job (the queue depth).
+func (c *Catalog) PendingCount(ctx context.Context) (int64, error) {
+	var n int64
+	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE status = 'Processing'`).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// workerName names this process in job runs and leases.
+func workerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// lakeRoot is the local directory DuckDB reads lake files from: the bucket
+// itself when it is a directory.
+func lakeRoot(cfg *config) string {
+	if u := cfg.bucketURL(); strings.HasPrefix(u, "file://") {
+		abs, _ := filepath.Abs(strings.TrimPrefix(u, "file://"))
+		return abs
+	}
+	return filepath.Join(cfg.DataDir, "lake-cache")
+}
+
+// newJobRunner registers every job on the catalog and bucket.
+func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
+	owner := workerName()
+	cat.SetLakeRoot(lakeRoot(cfg))
+	runner := jobs.NewRunner(cat, owner, log, reg)
+	runner.Register("ingest", &jobs.Ingest{
+		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}},
+		MediaTypes: []string{catalog.MediaChat},
+		Owner:      owner, BatchSize: cfg.IngestBatch, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
+	})
+	return runner
+}
+
+func jobsCommand(cfg *config) *cobra.Command {
+	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
+	cmd.AddCommand(&cobra.Command{
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest)", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+				return a.RunJob(ctx, args[0])
+			})(c, args)
+		},
+	})
+	var job string
+	var limit int
+	list := &cobra.Command{
+		Use: "list", Short: "Recent job runs, newest first: start, end, status, counts, error", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+			return a.JobRuns(ctx, job, limit)
+		}),
+	}
+	list.Flags().StringVar(&job, "job", "", "only this job")
+	list.Flags().IntVar(&limit, "limit", 20, "how many runs")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+// jobFlags are the job settings of serve (and of jobs run without a server).
+func jobFlags(cmd *cobra.Command, cfg *config) {
+	f := cmd.PersistentFlags()
+	f.StringVar(&cfg.ScheduleIngest, "schedule-ingest", cfg.ScheduleIngest, `cron schedule of the ingest job, "off" to disable (env EARSHOT_SCHEDULE_INGEST)`)
+	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
+	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together (env EARSHOT_INGEST_BATCH)")
+	f.DurationVar(&cfg.IngestLease, "ingest-lease", cfg.IngestLease, "how long a worker owns a claimed upload before another may take it over (env EARSHOT_INGEST_LEASE)")
+}
