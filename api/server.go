@@ -47,7 +47,7 @@ type Catalog interface {
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
-	Transcript(ctx context.Context, orgID string, it catalog.Interaction) ([]catalog.TranscriptSegment, error)
+	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 }
 
 // Storage is the object storage uploads are staged in.

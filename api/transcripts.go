@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -52,39 +51,66 @@ type transcriptError struct {
 
 const transcriptNotFound = "No conversation with this id exists in your organization."
 
-// transcript builds a conversation's transcript body, or says why not.
-func (s *Server) transcript(ctx context.Context, org, id string, words bool) (*transcriptBody, *transcriptError) {
-	it, err := s.deps.Catalog.Interaction(ctx, org, id)
-	if errors.Is(err, catalog.ErrNotFound) {
-		return nil, &transcriptError{http.StatusNotFound, transcriptNotFound}
-	}
-	if err != nil {
-		s.deps.Logger.Error("transcript: interaction", "err", err)
-		return nil, &transcriptError{http.StatusInternalServerError, "The server could not read this conversation; report the traceId to the operator."}
-	}
-	switch it.Status {
-	case catalog.StatusProcessing:
-		return &transcriptBody{ConversationID: id, Status: "Processing",
-			Message: "The conversation is still being processed; its transcript will be available when processing completes."}, nil
-	case catalog.StatusFailedToProcess:
-		reason := "processing failed"
-		if n := len(it.ProcessFailures); n > 0 {
-			reason = it.ProcessFailures[n-1].Message
+// transcripts builds the transcript of each id (in the caller's
+// organization), or says why there is none: one catalog query for the
+// records and one lake query for all the segments.
+func (s *Server) transcripts(ctx context.Context, org string, ids []string, words bool) (map[string]*transcriptBody, map[string]*transcriptError) {
+	bodies, errs := map[string]*transcriptBody{}, map[string]*transcriptError{}
+	internal := func(what string, err error) {
+		s.deps.Logger.Error("transcripts: "+what, "err", err)
+		for _, id := range ids {
+			errs[id] = &transcriptError{http.StatusInternalServerError, "The server could not read this transcript; report the traceId to the operator."}
 		}
-		return nil, &transcriptError{http.StatusBadRequest, "The conversation could not be processed: " + reason}
 	}
-	segs, err := s.deps.Catalog.Transcript(ctx, org, it)
-	if errors.Is(err, catalog.ErrNotInLake) {
-		if it.MediaType == catalog.MediaChat {
-			return nil, &transcriptError{http.StatusBadRequest,
-				"This id is a chat archive, not a conversation: its conversations have their own ids (GET /Metadata?Id=" + id + ")."}
-		}
-		return nil, &transcriptError{http.StatusNotFound, transcriptNotFound}
-	}
+	found, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
 	if err != nil {
-		s.deps.Logger.Error("transcript: lake", "err", err, "id", id)
-		return nil, &transcriptError{http.StatusInternalServerError, "The server could not read this transcript; report the traceId to the operator."}
+		internal("interactions", err)
+		return nil, errs
 	}
+	byID := map[string]catalog.Interaction{}
+	var ready []catalog.Interaction
+	for _, it := range found {
+		byID[it.ID] = it
+		switch it.Status {
+		case catalog.StatusProcessing:
+			bodies[it.ID] = &transcriptBody{ConversationID: it.ID, Status: "Processing",
+				Message: "The conversation is still being processed; its transcript will be available when processing completes."}
+		case catalog.StatusFailedToProcess:
+			reason := "processing failed"
+			if n := len(it.ProcessFailures); n > 0 {
+				reason = it.ProcessFailures[n-1].Message
+			}
+			errs[it.ID] = &transcriptError{http.StatusBadRequest, "The conversation could not be processed: " + reason}
+		default:
+			ready = append(ready, it)
+		}
+	}
+	segments, err := s.deps.Catalog.Transcripts(ctx, org, ready)
+	if err != nil {
+		internal("lake", err)
+		return nil, errs
+	}
+	for _, it := range ready {
+		segs, ok := segments[it.ID]
+		switch {
+		case ok:
+			bodies[it.ID] = transcriptOf(it, segs, words)
+		case it.MediaType == catalog.MediaChat:
+			errs[it.ID] = &transcriptError{http.StatusBadRequest,
+				"This id is a chat archive, not a conversation: its conversations have their own ids (GET /Metadata?Id=" + it.ID + ")."}
+		default:
+			errs[it.ID] = &transcriptError{http.StatusNotFound, transcriptNotFound}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := byID[id]; !ok {
+			errs[id] = &transcriptError{http.StatusNotFound, transcriptNotFound}
+		}
+	}
+	return bodies, errs
+}
+
+func transcriptOf(it catalog.Interaction, segs []catalog.TranscriptSegment, words bool) *transcriptBody {
 	tr := transcription{LanguageCode: languageCode(it.LocaleID), Transcription: []string{}}
 	for _, sg := range segs {
 		tr.Transcription = append(tr.Transcription, fmt.Sprintf("%s %s: %s", clock(sg.StartMs), lineSpeaker(sg.Speaker), sg.Text))
@@ -97,7 +123,7 @@ func (s *Server) transcript(ctx context.Context, org, id string, words bool) (*t
 		}
 	}
 	list := []transcription{tr}
-	return &transcriptBody{ConversationID: id, Transcriptions: &list}, nil
+	return &transcriptBody{ConversationID: it.ID, Transcriptions: &list}
 }
 
 func languageCode(locale int) string {
@@ -134,12 +160,12 @@ func (s *Server) getTranscript(c *gin.Context) {
 		problem.Write(c, problem.Field("conversationId", "must be a GUID.", "The conversationId in the path must be a GUID."))
 		return
 	}
-	body, terr := s.transcript(c.Request.Context(), orgID(c), id.String(), wantsWords(c))
-	if terr != nil {
+	bodies, errs := s.transcripts(c.Request.Context(), orgID(c), []string{id.String()}, wantsWords(c))
+	if terr := errs[id.String()]; terr != nil {
 		problem.Write(c, problem.New(terr.status, terr.detail))
 		return
 	}
-	c.JSON(http.StatusOK, body)
+	c.JSON(http.StatusOK, bodies[id.String()])
 }
 
 // postTranscripts is POST /Conversations/Transcriptions: up to 100 at once.
@@ -167,19 +193,23 @@ func (s *Server) postTranscripts(c *gin.Context) {
 		Transcriptions []transcriptBody `json:"transcriptions"`
 		Errors         []itemError      `json:"errors"`
 	}{Transcriptions: []transcriptBody{}, Errors: []itemError{}}
-	words := wantsWords(c)
+	var valid []string
 	for _, raw := range *ids {
+		if id, err := uuid.Parse(raw); err == nil {
+			valid = append(valid, id.String())
+		}
+	}
+	bodies, errs := s.transcripts(c.Request.Context(), orgID(c), valid, wantsWords(c))
+	for _, raw := range *ids { // answers in the order asked
 		id, err := uuid.Parse(raw)
-		if err != nil {
+		switch {
+		case err != nil:
 			out.Errors = append(out.Errors, itemError{raw, http.StatusBadRequest, "The conversationId must be a GUID."})
-			continue
+		case errs[id.String()] != nil:
+			out.Errors = append(out.Errors, itemError{id.String(), errs[id.String()].status, errs[id.String()].detail})
+		default:
+			out.Transcriptions = append(out.Transcriptions, *bodies[id.String()])
 		}
-		tb, terr := s.transcript(c.Request.Context(), orgID(c), id.String(), words)
-		if terr != nil {
-			out.Errors = append(out.Errors, itemError{id.String(), terr.status, terr.detail})
-			continue
-		}
-		out.Transcriptions = append(out.Transcriptions, *tb)
 	}
 	c.JSON(http.StatusOK, out)
 }

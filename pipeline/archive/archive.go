@@ -164,7 +164,7 @@ func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 			continue
 		case h.Typeflag == tar.TypeDir:
 			continue // folders are structure, not content: not reported
-		case h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA:
+		case h.Typeflag != tar.TypeReg: // the reader reports old-style regular files as TypeReg too
 			s.skip(name, "not a regular file ("+tarType(h.Typeflag)+")")
 			continue
 		}

@@ -34,45 +34,93 @@ func (c *Catalog) SetLakeRoot(dir string) { c.lakeRoot = dir }
 // ErrNotInLake: the conversation has no committed lake rows.
 var ErrNotInLake = errors.New("conversation has no committed transcript")
 
-// Transcript reads a conversation's current segments: only the manifest's
-// files of its organization and arrival date, only the rows of its current
-// run.
+// Transcript reads one conversation's current segments.
 func (c *Catalog) Transcript(ctx context.Context, orgID string, it Interaction) ([]TranscriptSegment, error) {
-	var run *string
-	if err := c.db.QueryRowContext(ctx, `SELECT lake_run_id FROM interactions WHERE org_id = ? AND id = ?`, orgID, it.ID).Scan(&run); err != nil {
+	all, err := c.Transcripts(ctx, orgID, []Interaction{it})
+	if err != nil {
 		return nil, err
 	}
-	if run == nil {
+	segs, ok := all[it.ID]
+	if !ok {
 		return nil, ErrNotInLake
 	}
-	day := it.ArrivedOn.UTC().Truncate(24 * time.Hour)
-	files, err := c.LakeFiles(ctx, orgID, "transcript_segments", day, day)
+	return segs, nil
+}
+
+// Transcripts reads the current segments of many conversations of an
+// organization at once: only the manifest's files of their arrival dates
+// whose id range can hold them, only the rows of each one's current run,
+// one query for all. Conversations without committed rows are absent from
+// the result.
+func (c *Catalog) Transcripts(ctx context.Context, orgID string, its []Interaction) (map[string][]TranscriptSegment, error) {
+	out := map[string][]TranscriptSegment{}
+	if len(its) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(its))
+	var from, to time.Time
+	for i, it := range its {
+		ids[i] = it.ID
+		day := it.ArrivedOn.UTC().Truncate(24 * time.Hour)
+		if i == 0 || day.Before(from) {
+			from = day
+		}
+		if i == 0 || day.After(to) {
+			to = day
+		}
+	}
+	runs := map[string]string{}
+	rows, err := c.db.QueryContext(ctx, `SELECT id, lake_run_id FROM interactions
+		WHERE org_id = ? AND list_contains(?, id) AND lake_run_id IS NOT NULL`, orgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id, run string
+		if err := rows.Scan(&id, &run); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		runs[id] = run
+	}
+	rows.Close()
+	if len(runs) == 0 {
+		return out, nil
+	}
+	files, err := c.LakeFiles(ctx, orgID, "transcript_segments", from, to)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	for _, f := range files {
-		if f.MinID <= it.ID && it.ID <= f.MaxID {
-			paths = append(paths, sqlString(filepath.Join(c.lakeRoot, filepath.FromSlash(f.Path))))
+		for _, it := range its {
+			if _, ok := runs[it.ID]; ok && f.MinID <= it.ID && it.ID <= f.MaxID {
+				paths = append(paths, sqlString(filepath.Join(c.lakeRoot, filepath.FromSlash(f.Path))))
+				break
+			}
 		}
 	}
 	if len(paths) == 0 {
-		return nil, ErrNotInLake
+		return out, nil
+	}
+	var pairs []string
+	for id, run := range runs {
+		pairs = append(pairs, id+"/"+run)
 	}
 	// File paths come from the manifest (never from a request) and are
 	// quoted; the ids are bound parameters.
-	rows, err := c.db.QueryContext(ctx, `SELECT speaker, start_ms, end_ms, text, confidence, words
+	rows, err = c.db.QueryContext(ctx, `SELECT conversation_id, speaker, start_ms, end_ms, text, confidence, words
 		FROM read_parquet([`+strings.Join(paths, ", ")+`])
-		WHERE conversation_id = ? AND run_id = ? ORDER BY segment_index`, it.ID, *run)
+		WHERE list_contains(?, conversation_id || '/' || run_id) ORDER BY conversation_id, segment_index`, pairs)
 	if err != nil {
-		return nil, fmt.Errorf("read transcript: %w", err)
+		return nil, fmt.Errorf("read transcripts: %w", err)
 	}
 	defer rows.Close()
-	out := []TranscriptSegment{}
 	for rows.Next() {
+		var id string
 		var s TranscriptSegment
 		var words []any
-		if err := rows.Scan(&s.Speaker, &s.StartMs, &s.EndMs, &s.Text, &s.Confidence, &words); err != nil {
+		if err := rows.Scan(&id, &s.Speaker, &s.StartMs, &s.EndMs, &s.Text, &s.Confidence, &words); err != nil {
 			return nil, err
 		}
 		for _, w := range words {
@@ -84,7 +132,7 @@ func (c *Catalog) Transcript(ctx context.Context, orgID string, it Interaction) 
 			tw.Confidence, _ = m["confidence"].(float32)
 			s.Words = append(s.Words, tw)
 		}
-		out = append(out, s)
+		out[id] = append(out[id], s)
 	}
 	return out, rows.Err()
 }
