@@ -26,7 +26,7 @@ type env struct {
 	runner *Runner
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -52,7 +52,7 @@ func newEnv(t *testing.T) *env {
 }
 
 // stage stores a file and records it as a pending Chat upload.
-func (e *env) stage(t *testing.T, fileName string, data []byte) string {
+func (e *env) stage(t testing.TB, fileName string, data []byte) string {
 	t.Helper()
 	ctx := context.Background()
 	id := catalog.NewID()

@@ -1,0 +1,125 @@
+package jobs
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const trainCorpus = "../../shared/corpus/sgd-train.jsonl.gz"
+
+// corpusChats reads the corpus as Earshot JSON chats.
+func corpusChats(b *testing.B) map[string][]byte {
+	f, err := os.Open(trainCorpus)
+	if err != nil {
+		b.Skipf("corpus not found at %s: %v", trainCorpus, err)
+	}
+	defer f.Close()
+	gz, _ := gzip.NewReader(f)
+	sc := bufio.NewScanner(gz)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	out := map[string][]byte{}
+	for sc.Scan() {
+		var d struct {
+			ID    string `json:"dialogue_id"`
+			Turns []struct{ Speaker, Text string }
+		}
+		json.Unmarshal(sc.Bytes(), &d)
+		var msgs []map[string]string
+		for _, t := range d.Turns {
+			p := "Customer"
+			if t.Speaker == "agent" {
+				p = "Agent"
+			}
+			msgs = append(msgs, map[string]string{"participant": p, "text": t.Text})
+		}
+		out["sgd/"+d.ID+".json"], _ = json.Marshal(map[string]any{"messages": msgs})
+	}
+	return out
+}
+
+// rssKiB reads this process's resident set from /proc.
+func rssKiB() int64 {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkIngestCorpus: the full sgd-train corpus (12,174 dialogues) packed
+// as one archive, from staged to committed (lake files written, catalog
+// rows inserted), reporting conversations per second and the peak RSS
+// growth during the run, for a tar and a zip archive.
+func BenchmarkIngestCorpus(b *testing.B) {
+	chats := corpusChats(b)
+	archives := map[string][]byte{}
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, body := range chats {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write(body)
+		f, _ := zw.Create(name)
+		f.Write(body)
+	}
+	tw.Close()
+	zw.Close()
+	archives["tar"], archives["zip"] = tb.Bytes(), zb.Bytes()
+	for _, kind := range []string{"tar", "zip"} {
+		b.Run(kind, func(b *testing.B) {
+			var convs int64
+			var elapsed time.Duration
+			var peak int64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				e := newEnv(b)
+				e.stage(b, fmt.Sprintf("corpus-%d.%s", i, kind), archives[kind])
+				base := rssKiB()
+				var top atomic.Int64
+				stop := make(chan struct{})
+				go func() {
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(5 * time.Millisecond):
+							if r := rssKiB() - base; r > top.Load() {
+								top.Store(r)
+							}
+						}
+					}
+				}()
+				b.StartTimer()
+				start := time.Now()
+				run, err := e.runner.Run(context.Background(), "ingest")
+				elapsed += time.Since(start)
+				b.StopTimer()
+				close(stop)
+				if err != nil || run.Counts["conversations"] != int64(len(chats)) {
+					b.Fatalf("run %+v %v", run, err)
+				}
+				convs += run.Counts["conversations"]
+				peak = max(peak, top.Load())
+				e.cat.Close()
+			}
+			b.ReportMetric(float64(convs)/elapsed.Seconds(), "conv/s")
+			b.ReportMetric(float64(peak)/1024, "peakRSS-MiB")
+		})
+	}
+}
