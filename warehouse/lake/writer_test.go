@@ -1,0 +1,106 @@
+package lake
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+var update = flag.Bool("update", false, "rewrite the schema golden file")
+
+func ptr[T any](v T) *T { return &v }
+
+// The persisted schema is a contract with analysts: a golden file holds it,
+// as DuckDB reads it back, with each column's compression.
+func TestWriterPersistedSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bucket, _ := blob.OpenLocal(dir)
+	w := &Writer{Bucket: bucket}
+	day := time.Date(2025, 10, 3, 23, 59, 0, 0, time.UTC)
+	batch := Batch{}
+	for _, id := range []string{"c3", "c1", "c2"} {
+		batch.Conversations = append(batch.Conversations, Conversation{ID: id, RunID: "r1", OrgID: "o1", MediaType: "ProcessedChat",
+			FileName: id + ".json", ArrivedOn: day, InteractionDate: ptr(day.Add(-time.Hour)), LocaleID: 1033,
+			ChatMessageCount: ptr(int32(2)), ExtendedMetadata: `{"queue":"billing"}`, TranscriptMode: "chat"})
+		for i := int32(1); i >= 0; i-- {
+			batch.Segments = append(batch.Segments, Segment{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day, Index: i,
+				Speaker: "Agent", StartMs: int64(i) * 1000, EndMs: int64(i)*1000 + 900, Text: fmt.Sprint("turn ", i),
+				Words: []Word{{Word: "turn", StartMs: 0, EndMs: 400, Confidence: 0.9}}})
+		}
+	}
+	// Another organization and day land in partitions of their own.
+	batch.Conversations = append(batch.Conversations, Conversation{ID: "x1", RunID: "r1", OrgID: "o2", MediaType: "Chat",
+		FileName: "x1.json", ArrivedOn: day.Add(2 * time.Minute), LocaleID: 2058, ExtendedMetadata: "{}", TranscriptMode: "chat"})
+	files, err := w.Write(ctx, "r1", batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var layout []string
+	for _, f := range files {
+		layout = append(layout, fmt.Sprintf("%s rows=%d ids=%s..%s", strings.TrimSuffix(f.Path[:strings.LastIndex(f.Path, "/")], ""), f.Rows, f.MinID, f.MaxID))
+	}
+	want := []string{
+		"lake/conversations/org=o1/date=2025-10-03 rows=3 ids=c1..c3",
+		"lake/conversations/org=o2/date=2025-10-04 rows=1 ids=x1..x1",
+		"lake/transcript_segments/org=o1/date=2025-10-03 rows=6 ids=c1..c3",
+	}
+	if strings.Join(layout, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("files:\n%s", strings.Join(layout, "\n"))
+	}
+
+	cat, err := catalog.Open(ctx, filepath.Join(t.TempDir(), "c.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	var out strings.Builder
+	for _, f := range []catalog.LakeFile{files[0], files[2]} {
+		path := filepath.Join(dir, f.Path)
+		fmt.Fprintf(&out, "%s\n", f.Table)
+		rows, err := cat.DB().Query(`SELECT path_in_schema, type, compression FROM parquet_metadata('` + path + `') ORDER BY column_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var col, typ, comp string
+			rows.Scan(&col, &typ, &comp)
+			fmt.Fprintf(&out, "  %-28s %-12s %s\n", col, typ, comp)
+		}
+		rows.Close()
+		rows, _ = cat.DB().Query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('` + path + `'))`)
+		for rows.Next() {
+			var col, typ string
+			rows.Scan(&col, &typ)
+			fmt.Fprintf(&out, "  duckdb %-21s %s\n", col, typ)
+		}
+		rows.Close()
+	}
+	// Sorted by conversation id (and segment index), whatever the input order.
+	var order string
+	cat.DB().QueryRow(`SELECT string_agg(conversation_id || ':' || segment_index, ' ') FROM read_parquet('` + filepath.Join(dir, files[2].Path) + `')`).Scan(&order)
+	if order != "c1:0 c1:1 c2:0 c2:1 c3:0 c3:1" {
+		t.Fatalf("segment order %s", order)
+	}
+	var arrived time.Time
+	cat.DB().QueryRow(`SELECT arrived_on FROM read_parquet('` + filepath.Join(dir, files[0].Path) + `') LIMIT 1`).Scan(&arrived)
+	if !arrived.Equal(day) {
+		t.Fatalf("arrived_on read back as %v", arrived)
+	}
+	golden := filepath.Join("testdata", "schema.golden")
+	if *update {
+		os.WriteFile(golden, []byte(out.String()), 0o644)
+	}
+	wantSchema, _ := os.ReadFile(golden)
+	if out.String() != string(wantSchema) {
+		t.Fatalf("persisted schema changed (go test ./warehouse/lake -update if intended):\n%s", out.String())
+	}
+}
