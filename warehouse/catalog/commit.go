@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -49,9 +48,6 @@ type IngestCommit struct {
 // expired); nothing of this batch is committed.
 var ErrLeaseLost = errors.New("an upload's lease was taken over by another worker")
 
-// rowBatch is how many rows one multi-row INSERT carries.
-const rowBatch = 500
-
 // CommitIngest makes a batch visible in one transaction: it registers the
 // lake files, replaces the archives' chat records, records failures, and
 // moves statuses. Before it, nothing of the batch is visible; after it,
@@ -73,11 +69,10 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 		t := now()
 		var files [][]any
 		for _, f := range ic.Files {
-			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date, f.Rows, f.Bytes, f.MinID, f.MaxID,
+			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
 				f.MinInteraction, f.MaxInteraction, ic.RunID, t})
 		}
-		if err := insertRows(ctx, tx, "lake_files", `path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
-			min_interaction, max_interaction, run_id, created_on`, files); err != nil {
+		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
 			return err
 		}
 		// A re-run replaces the chats an earlier run found in these archives.
@@ -108,13 +103,13 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 				addFailure(o.Upload.OrgID, o.Upload.ID, msg)
 			}
 		}
-		if err := insertRows(ctx, tx, "interactions", interactionColumns+", lake_run_id", children); err != nil {
+		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, children); err != nil {
 			if isUniqueViolation(err) {
 				return ErrFileNameTaken
 			}
 			return err
 		}
-		if err := insertRows(ctx, tx, "process_failures", "id, org_id, interaction_id, message, created_on", failures); err != nil {
+		if err := bulkInsert(ctx, tx, "process_failures", failureColumns, failures); err != nil {
 			return err
 		}
 		for _, o := range ic.Outcomes {
@@ -138,28 +133,6 @@ func lakeRun(status, run string) *string {
 		return nil
 	}
 	return &run
-}
-
-// insertRows writes rows with multi-row INSERT statements of up to
-// rowBatch rows: far fewer round trips than a statement per row.
-func insertRows(ctx context.Context, tx *sql.Tx, table, columns string, rows [][]any) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	width := len(rows[0])
-	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
-	for start := 0; start < len(rows); start += rowBatch {
-		end := min(start+rowBatch, len(rows))
-		args := make([]any, 0, (end-start)*width)
-		for _, r := range rows[start:end] {
-			args = append(args, r...)
-		}
-		stmt := "INSERT INTO " + table + " (" + columns + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", end-start), ", ")
-		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // LakeFiles lists the manifest's files of a table for an organization and
