@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/earshot/earshot/pipeline/archive"
@@ -61,9 +63,28 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 
 // archive reads every chat of an archive. A chat that cannot be read fails
 // alone; an archive that cannot be read (damaged, over a limit) fails whole
-// and yields no chats.
+// and yields no chats. Entries are read in order by one goroutine and
+// parsed by a pool of them, one per CPU; results keep the archive's order.
 func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
+	type slot struct {
+		entry archive.Entry
+		child catalog.Interaction
+		rows  lake.Batch
+	}
+	var slots []*slot
+	work := make(chan *slot, 4*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sl := range work {
+				sl.child, sl.rows = parseEntry(sl.child, runID, sl.entry)
+				sl.entry.Data = nil // done with the bytes
+			}
+		}()
+	}
 	seen := map[string]bool{}
 	onEntry := func(e archive.Entry) error {
 		if err := ctx.Err(); err != nil {
@@ -75,27 +96,9 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 			return nil
 		}
 		seen[name] = true
-		child := childOf(up, name, e.Name)
-		err := e.Err
-		var conv *chat.Conversation
-		if err == nil {
-			conv, err = chat.Parse(e.Data)
-		}
-		if err != nil {
-			child.Status = catalog.StatusFailedToProcess
-			child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
-		} else {
-			count := len(conv.Messages)
-			child.ChatMessageCount = &count
-			if child.InteractionDate == nil {
-				child.InteractionDate = firstTimestamp(conv)
-			}
-			rows := chatRows(child, runID, conv)
-			res.Batch.Conversations = append(res.Batch.Conversations, rows.Conversations...)
-			res.Batch.Segments = append(res.Batch.Segments, rows.Segments...)
-		}
-		child.FileSizeBytes = int64(len(e.Data))
-		res.Outcome.Children = append(res.Outcome.Children, child)
+		sl := &slot{entry: e, child: childOf(up, name, e.Name)}
+		slots = append(slots, sl)
+		work <- sl
 		return nil
 	}
 	w := archive.Walker{Limits: p.Limits}
@@ -106,16 +109,45 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	} else {
 		skipped, err = w.WalkTar(r, onEntry)
 	}
+	close(work)
+	wg.Wait()
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return Result{}, err
 		}
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}
+	for _, sl := range slots {
+		res.Outcome.Children = append(res.Outcome.Children, sl.child)
+		res.Batch.Conversations = append(res.Batch.Conversations, sl.rows.Conversations...)
+		res.Batch.Segments = append(res.Batch.Segments, sl.rows.Segments...)
+	}
 	for _, s := range skipped {
 		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("skipped %s: %s", s.Name, s.Reason))
 	}
 	return res, nil
+}
+
+// parseEntry reads one archive entry as a chat: a ready record with its
+// lake rows, or a failed record with the reason.
+func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catalog.Interaction, lake.Batch) {
+	child.FileSizeBytes = int64(len(e.Data))
+	err := e.Err
+	var conv *chat.Conversation
+	if err == nil {
+		conv, err = chat.Parse(e.Data)
+	}
+	if err != nil {
+		child.Status = catalog.StatusFailedToProcess
+		child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
+		return child, lake.Batch{}
+	}
+	count := len(conv.Messages)
+	child.ChatMessageCount = &count
+	if child.InteractionDate == nil {
+		child.InteractionDate = firstTimestamp(conv)
+	}
+	return child, chatRows(child, runID, conv)
 }
 
 // walkZip spools the zip to a temporary file: its directory is at the end.

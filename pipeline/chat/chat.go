@@ -12,9 +12,9 @@ package chat
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"strconv"
 	"strings"
 	"time"

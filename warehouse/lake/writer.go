@@ -3,9 +3,11 @@ package lake
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -50,33 +52,51 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 		p := partition{s.OrgID, s.ArrivedOn.UTC().Format(time.DateOnly)}
 		segs[p] = append(segs[p], s)
 	}
-	var files []catalog.LakeFile
-	for _, p := range sortedPartitions(convs) {
-		rows := convs[p]
-		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-		f, err := w.put(ctx, TableConversations, p, runID, conversationRecord(rows))
-		if err != nil {
-			return nil, err
-		}
-		f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ID, rows[len(rows)-1].ID
-		f.MinInteraction, f.MaxInteraction = interactionRange(rows)
-		files = append(files, f)
-	}
-	for _, p := range sortedPartitions(segs) {
-		rows := segs[p]
-		sort.Slice(rows, func(i, j int) bool {
-			if rows[i].ConversationID != rows[j].ConversationID {
-				return rows[i].ConversationID < rows[j].ConversationID
+	// The two tables are written at the same time: encoding and
+	// compression are CPU-bound, and each table is independent.
+	var convFiles, segFiles []catalog.LakeFile
+	var convErr, segErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for _, p := range sortedPartitions(convs) {
+			rows := convs[p]
+			sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+			f, err := w.put(ctx, TableConversations, p, runID, conversationRecord(rows))
+			if err != nil {
+				convErr = err
+				return
 			}
-			return rows[i].Index < rows[j].Index
-		})
-		f, err := w.put(ctx, TableSegments, p, runID, segmentRecord(rows))
-		if err != nil {
-			return nil, err
+			f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ID, rows[len(rows)-1].ID
+			f.MinInteraction, f.MaxInteraction = interactionRange(rows)
+			convFiles = append(convFiles, f)
 		}
-		f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ConversationID, rows[len(rows)-1].ConversationID
-		files = append(files, f)
+	}()
+	go func() {
+		defer wg.Done()
+		for _, p := range sortedPartitions(segs) {
+			rows := segs[p]
+			sort.Slice(rows, func(i, j int) bool {
+				if rows[i].ConversationID != rows[j].ConversationID {
+					return rows[i].ConversationID < rows[j].ConversationID
+				}
+				return rows[i].Index < rows[j].Index
+			})
+			f, err := w.put(ctx, TableSegments, p, runID, segmentRecord(rows))
+			if err != nil {
+				segErr = err
+				return
+			}
+			f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ConversationID, rows[len(rows)-1].ConversationID
+			segFiles = append(segFiles, f)
+		}
+	}()
+	wg.Wait()
+	if err := errors.Join(convErr, segErr); err != nil {
+		return nil, err
 	}
+	files := append(convFiles, segFiles...)
 	return files, nil
 }
 
