@@ -48,6 +48,7 @@ func newEnv(t testing.TB) *env {
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, MediaTypes: []string{catalog.MediaChat},
 		Owner: "test-worker", BatchSize: 2, Workers: 2, Lease: time.Minute, Log: log,
 	})
+	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	return &env{cat: cat, bucket: bucket, org: org, runner: runner}
 }
 

@@ -29,6 +29,7 @@ type config struct {
 	SignedURLTimeout   time.Duration
 
 	ScheduleIngest  string
+	ScheduleCompact string
 	IngestWorkers   int
 	IngestBatch     int
 	IngestLease     time.Duration
@@ -48,6 +49,7 @@ func defaultConfig() config {
 		ShutdownTimeout:  30 * time.Second,
 		SignedURLTimeout: 10 * time.Minute,
 		ScheduleIngest:   "@every 1m",
+		ScheduleCompact:  "0 2 * * *",
 		IngestWorkers:    2,
 		IngestBatch:      200,
 		IngestLease:      10 * time.Minute,

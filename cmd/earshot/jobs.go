@@ -47,13 +47,14 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 		MediaTypes: []string{catalog.MediaChat},
 		Owner:      owner, BatchSize: cfg.IngestBatch, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
+	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	return runner
 }
 
 func jobsCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact)", Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
 				return a.RunJob(ctx, args[0])
@@ -78,6 +79,7 @@ func jobsCommand(cfg *config) *cobra.Command {
 func jobFlags(cmd *cobra.Command, cfg *config) {
 	f := cmd.PersistentFlags()
 	f.StringVar(&cfg.ScheduleIngest, "schedule-ingest", cfg.ScheduleIngest, `cron schedule of the ingest job, "off" to disable (env EARSHOT_SCHEDULE_INGEST)`)
+	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
 	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
 	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together (env EARSHOT_INGEST_BATCH)")
 	f.DurationVar(&cfg.IngestLease, "ingest-lease", cfg.IngestLease, "how long a worker owns a claimed upload before another may take it over (env EARSHOT_INGEST_LEASE)")

@@ -87,7 +87,7 @@ func serve(ctx context.Context, cfg *config) error {
 		return float64(n)
 	}))
 	runner := newJobRunner(cfg, cat, bucket, log, registry)
-	stopJobs, err := runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest})
+	stopJobs, err := runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact})
 	if err != nil {
 		return err
 	}

@@ -156,3 +156,71 @@ func (c *Catalog) LakeFiles(ctx context.Context, orgID, table string, from, to t
 	}
 	return out, rows.Err()
 }
+
+// Partition is one (organization, table, date) of the lake with its files.
+type Partition struct {
+	OrgID string
+	Table string
+	Date  time.Time
+	Paths []string
+}
+
+// CompactionCandidates lists the partitions made of more than one file.
+func (c *Catalog) CompactionCandidates(ctx context.Context) ([]Partition, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, list(path ORDER BY path)
+		FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1 ORDER BY org_id, table_name, part_date`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Partition{}
+	for rows.Next() {
+		var p Partition
+		var paths []any
+		if err := rows.Scan(&p.OrgID, &p.Table, &p.Date, &paths); err != nil {
+			return nil, err
+		}
+		p.Paths = strs(paths)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ErrManifestChanged: the files a compaction read are no longer all in the
+// manifest (another compaction swapped them); its output is discarded.
+var ErrManifestChanged = errors.New("the partition's files changed during compaction")
+
+// SwapLakeFiles replaces files in the manifest with their compacted
+// successors in one transaction: readers see either the old files or the
+// new ones, never both or neither.
+func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
+	return c.InTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE list_contains(?, path)`, old).Scan(&n); err != nil {
+			return err
+		}
+		if n != len(old) {
+			return ErrManifestChanged
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE list_contains(?, path)`, old); err != nil {
+			return err
+		}
+		t := now()
+		var rows [][]any
+		for _, f := range replacements {
+			rows = append(rows, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
+				f.MinInteraction, f.MaxInteraction, runID, t})
+		}
+		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows)
+	})
+}
+
+// LakeRoot is the local directory of the lake's files.
+func (c *Catalog) LakeRoot() string { return c.lakeRoot }
+
+// HasLakeFile tells whether the manifest lists a path.
+func (c *Catalog) HasLakeFile(ctx context.Context, path string) (bool, error) {
+	var n int
+	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE path = ?`, path).Scan(&n)
+	return n > 0, err
+}

@@ -1,0 +1,180 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// CompactCatalog is what compaction needs from the catalog.
+type CompactCatalog interface {
+	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
+	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
+	HasLakeFile(ctx context.Context, path string) (bool, error)
+	DB() *sql.DB
+	LakeRoot() string
+}
+
+// LakeBucket lists and removes lake objects.
+type LakeBucket interface {
+	Delete(ctx context.Context, key string) error
+	List(ctx context.Context, prefix string) iter.Seq2[blob.ObjectInfo, error]
+}
+
+// OrphanAge is how old a lake file outside the manifest must be before
+// compaction deletes it: older than any ingest still writing (its lease).
+const OrphanAge = time.Hour
+
+// Compact merges each partition's files into one sorted file, keeping only
+// every conversation's current rows (superseded runs and chats removed by a
+// re-run are dropped), swaps the manifest entries in one transaction and
+// then deletes the old files.
+type Compact struct {
+	Catalog CompactCatalog
+	Lake    LakeWriter
+	Bucket  LakeBucket
+	Log     *slog.Logger
+}
+
+// Run compacts every partition with more than one file.
+func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
+	counts := map[string]int64{"partitions": 0, "files_removed": 0, "files_written": 0, "rows": 0}
+	parts, err := j.Catalog.CompactionCandidates(ctx)
+	if err != nil {
+		return counts, err
+	}
+	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return counts, err
+		}
+		batch, err := j.read(ctx, p)
+		if err != nil {
+			return counts, fmt.Errorf("read %s %s %s: %w", p.Table, p.OrgID, p.Date.Format(time.DateOnly), err)
+		}
+		var files []catalog.LakeFile
+		if len(batch.Conversations)+len(batch.Segments) > 0 {
+			if files, err = j.Lake.Write(ctx, run.ID, batch); err != nil {
+				return counts, err
+			}
+		}
+		if err := j.Catalog.SwapLakeFiles(ctx, run.ID, p.Paths, files); err != nil {
+			for _, f := range files {
+				j.Bucket.Delete(context.WithoutCancel(ctx), f.Path)
+			}
+			if errors.Is(err, catalog.ErrManifestChanged) {
+				continue
+			}
+			return counts, err
+		}
+		for _, old := range p.Paths { // no reader can open them any more
+			if err := j.Bucket.Delete(ctx, old); err != nil {
+				j.Log.Warn("compact: old file not deleted", "path", old, "err", err)
+			}
+		}
+		counts["partitions"]++
+		counts["files_removed"] += int64(len(p.Paths))
+		counts["files_written"] += int64(len(files))
+		counts["rows"] += int64(len(batch.Conversations) + len(batch.Segments))
+	}
+	removed, err := j.removeOrphans(ctx)
+	counts["orphans_removed"] = removed
+	return counts, err
+}
+
+// removeOrphans deletes lake files no manifest entry names — left by runs
+// that crashed before committing — once they are older than OrphanAge.
+func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
+	var removed int64
+	cutoff := time.Now().Add(-OrphanAge)
+	for o, err := range j.Bucket.List(ctx, lake.Prefix) {
+		if err != nil {
+			return removed, err
+		}
+		if !strings.HasSuffix(o.Key, ".parquet") || o.Modified.After(cutoff) {
+			continue
+		}
+		listed, err := j.Catalog.HasLakeFile(ctx, o.Key)
+		if err != nil {
+			return removed, err
+		}
+		if !listed {
+			if err := j.Bucket.Delete(ctx, o.Key); err == nil {
+				removed++
+			}
+		}
+	}
+	return removed, nil
+}
+
+// read loads a partition's current rows: only each conversation's current
+// run (its run in the catalog).
+func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, error) {
+	var quoted []string
+	for _, path := range p.Paths {
+		quoted = append(quoted, "'"+strings.ReplaceAll(filepath.Join(j.Catalog.LakeRoot(), filepath.FromSlash(path)), "'", "''")+"'")
+	}
+	// Paths come from the manifest and are quoted; they are never request input.
+	from := `read_parquet([` + strings.Join(quoted, ", ") + `], hive_partitioning = false) l
+		JOIN interactions i ON i.id = l.conversation_id AND i.lake_run_id = l.run_id`
+	var b lake.Batch
+	db := j.Catalog.DB()
+	switch p.Table {
+	case lake.TableConversations:
+		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.upload_id, l.media_type, l.file_name,
+			l.arrived_on, l.interaction_date, l.hierarchy_node_id, l.agent_id, l.agent_code, l.client_call_id, l.call_direction,
+			l.locale_id, l.call_duration_millis, l.chat_message_count, l.extended_metadata, l.transcript_mode,
+			l.transcript_engine, l.transcript_model FROM `+from)
+		if err != nil {
+			return b, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c lake.Conversation
+			if err := rows.Scan(&c.ID, &c.RunID, &c.OrgID, &c.UploadID, &c.MediaType, &c.FileName, &c.ArrivedOn, &c.InteractionDate,
+				&c.HierarchyNodeID, &c.AgentID, &c.AgentCode, &c.ClientCallID, &c.CallDirection, &c.LocaleID, &c.CallDurationMillis,
+				&c.ChatMessageCount, &c.ExtendedMetadata, &c.TranscriptMode, &c.TranscriptEngine, &c.TranscriptModel); err != nil {
+				return b, err
+			}
+			c.ArrivedOn = c.ArrivedOn.UTC()
+			b.Conversations = append(b.Conversations, c)
+		}
+		return b, rows.Err()
+	case lake.TableSegments:
+		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.segment_index, l.speaker, l.start_ms,
+			l.end_ms, l.text, l.confidence, l.words FROM `+from)
+		if err != nil {
+			return b, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			s := lake.Segment{ArrivedOn: p.Date}
+			var words []any
+			if err := rows.Scan(&s.ConversationID, &s.RunID, &s.OrgID, &s.Index, &s.Speaker, &s.StartMs, &s.EndMs, &s.Text,
+				&s.Confidence, &words); err != nil {
+				return b, err
+			}
+			for _, w := range words {
+				m, _ := w.(map[string]any)
+				var wd lake.Word
+				wd.Word, _ = m["word"].(string)
+				wd.StartMs, _ = m["start_ms"].(int64)
+				wd.EndMs, _ = m["end_ms"].(int64)
+				wd.Confidence, _ = m["confidence"].(float32)
+				s.Words = append(s.Words, wd)
+			}
+			b.Segments = append(b.Segments, s)
+		}
+		return b, rows.Err()
+	}
+	return b, fmt.Errorf("unknown lake table %q", p.Table)
+}

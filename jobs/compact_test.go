@@ -1,0 +1,88 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+func TestCompact(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t) // batches of 2 uploads: several files per partition
+	var archives []string
+	for i := range 5 {
+		archives = append(archives, e.stage(t, fmt.Sprintf("day/%d.tar", i), tarOf(t, map[string]string{
+			"a.json": earshotChat, "b.txt": textChat, "c.json": ccaiChat}, "")))
+	}
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	// A re-run of one archive leaves superseded rows behind in older files.
+	e.cat.DB().ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, archives[1])
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	chats, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100})
+	before, err := e.cat.Transcripts(ctx, e.org.ID, chats)
+	if err != nil || len(before) != 15 {
+		t.Fatalf("transcripts before: %d %v", len(before), err)
+	}
+	var filesBefore int
+	e.cat.DB().QueryRow(`SELECT count(*) FROM lake_files`).Scan(&filesBefore)
+
+	run, err := e.runner.Run(ctx, "compact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filesAfter, partitions int
+	e.cat.DB().QueryRow(`SELECT count(*), count(DISTINCT (org_id, table_name, part_date)) FROM lake_files`).Scan(&filesAfter, &partitions)
+	if filesAfter != partitions || filesAfter >= filesBefore || run.Counts["files_removed"] != int64(filesBefore) {
+		t.Fatalf("%d files before, %d after in %d partitions; run %+v", filesBefore, filesAfter, partitions, run.Counts)
+	}
+	// Only current rows were kept: 15 conversations, 2 turns each.
+	if run.Counts["rows"] != 15+30 {
+		t.Fatalf("compacted rows %d, want 45", run.Counts["rows"])
+	}
+	after, err := e.cat.Transcripts(ctx, e.org.ID, chats)
+	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("transcripts changed by compaction: %v", err)
+	}
+	// The old files are gone from the bucket; only manifest files remain.
+	var onDisk int
+	for o, err := range e.bucket.List(ctx, "lake/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(o.Key, ".parquet") {
+			continue
+		}
+		onDisk++
+	}
+	if onDisk != filesAfter {
+		t.Fatalf("%d parquet files on disk, %d in the manifest", onDisk, filesAfter)
+	}
+	// A file a crashed run left outside the manifest is removed once it is
+	// old enough, not before.
+	orphan := "lake/conversations/org=" + e.org.ID + "/date=2025-01-01/part-crashed.parquet"
+	e.bucket.Put(ctx, orphan, strings.NewReader("PAR1"), blob.PutOptions{})
+	if run, _ := e.runner.Run(ctx, "compact"); run.Counts["orphans_removed"] != 0 {
+		t.Fatal("a fresh unlisted file was removed")
+	}
+	old := time.Now().Add(-2 * OrphanAge)
+	os.Chtimes(filepath.Join(e.cat.LakeRoot(), orphan), old, old)
+	if run, _ := e.runner.Run(ctx, "compact"); run.Counts["orphans_removed"] != 1 {
+		t.Fatalf("orphan not removed: %+v", run.Counts)
+	}
+	// A second compaction has nothing to do.
+	run, _ = e.runner.Run(ctx, "compact")
+	if run.Counts["partitions"] != 0 {
+		t.Fatalf("second compaction: %+v", run.Counts)
+	}
+}
