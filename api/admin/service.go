@@ -29,6 +29,7 @@ type Operations interface {
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
+	OperatorAccess(ctx context.Context, orgID string) (APIAccess, error)
 	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)
 }
 
@@ -53,8 +54,37 @@ var (
 
 // Service carries out admin operations on an open catalog.
 type Service struct {
-	cat  *catalog.Catalog
-	jobs JobRunner
+	cat     *catalog.Catalog
+	jobs    JobRunner
+	tokens  TokenIssuer
+	baseURL string
+}
+
+// TokenIssuer signs access tokens.
+type TokenIssuer interface {
+	Issue(clientID, orgID, scope string) (string, error)
+}
+
+// SetAPI lets the service hand operators a token for the API at baseURL
+// (earshot ingest uploads through it).
+func (s *Service) SetAPI(tokens TokenIssuer, baseURL string) { s.tokens, s.baseURL = tokens, baseURL }
+
+// APIAccess is a short-lived token for one organization and where the API is.
+type APIAccess struct {
+	Token   string `json:"token"`
+	BaseURL string `json:"baseUrl"`
+}
+
+// OperatorAccess issues a token for an organization to the operator.
+func (s *Service) OperatorAccess(ctx context.Context, orgID string) (APIAccess, error) {
+	if s.tokens == nil {
+		return APIAccess{}, fmt.Errorf("%w: this process serves no API", ErrInvalid)
+	}
+	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+		return APIAccess{}, err
+	}
+	tok, err := s.tokens.Issue("operator", orgID, oauth.Scope)
+	return APIAccess{Token: tok, BaseURL: s.baseURL}, err
 }
 
 // NewService wraps an open catalog and the jobs it can run.

@@ -25,6 +25,7 @@ import (
 //	POST /clients/{id}/disable     POST /clients/{id}/enable
 //	GET  /users?org=ID             POST /users?org=ID {"userName","firstName","lastName","email","roleName"}
 //	POST /jobs/{name}/run          GET  /jobs/runs?job=NAME&limit=N
+//	POST /access?org=ID            a token for the API (earshot ingest)
 //
 // Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"rejected"|"internal"}.
 
@@ -80,6 +81,10 @@ func Handler(svc *Service) http.Handler {
 			return
 		}
 		reply(w, run, err)
+	})
+	mux.HandleFunc("POST /access", func(w http.ResponseWriter, r *http.Request) {
+		access, err := svc.OperatorAccess(r.Context(), r.URL.Query().Get("org"))
+		reply(w, access, err)
 	})
 	mux.HandleFunc("GET /jobs/runs", func(w http.ResponseWriter, r *http.Request) {
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -245,4 +250,9 @@ func (r *Remote) RunJob(ctx context.Context, name string) (run catalog.JobRun, e
 func (r *Remote) JobRuns(ctx context.Context, job string, limit int) (runs []catalog.JobRun, err error) {
 	err = r.call(ctx, "GET", fmt.Sprintf("/jobs/runs?job=%s&limit=%d", url.QueryEscape(job), limit), nil, &runs)
 	return runs, err
+}
+
+func (r *Remote) OperatorAccess(ctx context.Context, orgID string) (access APIAccess, err error) {
+	err = r.call(ctx, "POST", "/access?org="+url.QueryEscape(orgID), nil, &access)
+	return access, err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -60,41 +61,19 @@ func serve(ctx context.Context, cfg *config) error {
 	level, _ := parseLevel(cfg.LogLevel)
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return err
-	}
-	cat, err := openCatalog(ctx, cfg)
+	st, err := openStack(ctx, cfg, log, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit,
+		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload})
 	if err != nil {
 		return err
 	}
-	defer cat.Close()
-	bucket, err := blob.Open(ctx, cfg.bucketURL())
-	if err != nil {
-		return err
-	}
-	defer bucket.Close()
-	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
-	if err != nil {
-		return fmt.Errorf("signing keys: %w", err)
-	}
-
-	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
-	}, func() float64 {
-		n, _ := cat.PendingCount(context.Background())
-		return float64(n)
-	}))
-	runner := newJobRunner(cfg, cat, bucket, log, registry)
-	stopJobs, err := runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact})
+	defer st.close()
+	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact})
 	if err != nil {
 		return err
 	}
 	defer stopJobs()
 
-	adminSvc := admin.NewService(cat, runner)
-	created, err := adminSvc.Bootstrap(ctx, cfg.credentialsPath(), cfg.publicURL()+"/connect/token",
+	created, err := st.admin.Bootstrap(ctx, cfg.credentialsPath(), cfg.publicURL()+"/connect/token",
 		os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_ID"), os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET"))
 	if err != nil {
 		return err
@@ -102,28 +81,17 @@ func serve(ctx context.Context, cfg *config) error {
 	if created {
 		log.Info("first start: created organization 'default' and an API client", "credentials", cfg.credentialsPath())
 	}
-	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(adminSvc))
-	if err != nil {
-		return err
-	}
-	defer stopAdmin()
-
-	handler, err := api.New(api.Deps{
-		Catalog: cat, Storage: bucket, Keys: keys,
-		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: maxUpload}),
-		Tokens:     oauth.NewTokens(keys, cfg.publicURL(), cfg.TokenTTL),
-		Registry:   registry, Logger: log,
-	}, api.Options{PublicURL: cfg.publicURL(), RatePerSec: cfg.RateLimit, RateBurst: cfg.RateBurst,
-		TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload})
-	if err != nil {
-		return err
-	}
-
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	st.admin.SetAPI(st.tokens, "http://"+ln.Addr().String())
+	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(st.admin))
+	if err != nil {
+		return err
+	}
+	defer stopAdmin()
+	srv := &http.Server{Handler: st.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.publicURL(), "data", cfg.DataDir,
 		"bucket", cfg.bucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String())
 
@@ -145,6 +113,60 @@ func serve(ctx context.Context, cfg *config) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// stack is everything a server is made of, opened on a data directory.
+type stack struct {
+	cat     *catalog.Catalog
+	bucket  blob.Bucket
+	tokens  *oauth.Tokens
+	runner  *jobs.Runner
+	admin   *admin.Service
+	handler *api.Server
+	close   func()
+}
+
+// openStack opens the catalog, the bucket and the keys, and builds the jobs
+// and the API on them.
+func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Options) (*stack, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	cat, err := openCatalog(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	bucket, err := blob.Open(ctx, cfg.bucketURL())
+	if err != nil {
+		cat.Close()
+		return nil, err
+	}
+	st := &stack{cat: cat, bucket: bucket, close: func() { bucket.Close(); cat.Close() }}
+	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
+	}, func() float64 {
+		n, _ := cat.PendingCount(context.Background())
+		return float64(n)
+	}))
+	st.runner = newJobRunner(cfg, cat, bucket, log, registry)
+	st.admin = admin.NewService(cat, st.runner)
+	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
+	st.handler, err = api.New(api.Deps{
+		Catalog: cat, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
+	}, opts)
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // openCatalog opens the catalog, saying plainly when another process holds it.
