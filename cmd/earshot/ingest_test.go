@@ -31,7 +31,7 @@ func zipWith(files map[string]string) []byte {
 
 type summary struct {
 	Accepted, Processed, Failed, Pending, ChatsFailed int
-	Rejected                                         []struct {
+	Rejected                                          []struct {
 		Line             int
 		FileName, Reason string
 	}
