@@ -162,24 +162,14 @@ func TestServeUploadJobTranscript(t *testing.T) {
 	var creds map[string]string
 	raw, _ := os.ReadFile(filepath.Join(data, "credentials.json"))
 	json.Unmarshal(raw, &creds)
-	req, _ := http.NewRequest("POST", "http://"+addr+"/connect/token", strings.NewReader("grant_type=client_credentials"))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(creds["client_id"], creds["client_secret"])
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok map[string]any
-	json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	bearer := "Bearer " + tok["access_token"].(string)
+	bearer := "Bearer " + fetchToken(t, addr, creds["client_id"], creds["client_secret"])["access_token"].(string)
 
 	var body bytes.Buffer
 	mw := newMultipart(&body, `{"FileName":"day.tar","UploadType":"Chat"}`, "day.tar", chatTar(t, 3, "d"))
-	req, _ = http.NewRequest("POST", "http://"+addr+"/Media/Upload", &body)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/Media/Upload", &body)
 	req.Header.Set("Content-Type", mw)
 	req.Header.Set("Authorization", bearer)
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", err, resp.Status)
 	}

@@ -89,26 +89,14 @@ func TestServeFreshStartTokenAndAuth(t *testing.T) {
 		t.Fatalf("credentials.json mode %v", st.Mode().Perm())
 	}
 
-	req, _ := http.NewRequest("POST", "http://"+addr+"/connect/token", strings.NewReader("grant_type=client_credentials"))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(creds["client_id"], creds["client_secret"])
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok map[string]any
-	json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || tok["access_token"] == nil {
-		t.Fatalf("token: %d %v", resp.StatusCode, tok)
-	}
+	tok := fetchToken(t, addr, creds["client_id"], creds["client_secret"])
 
-	resp, _ = http.Get("http://" + addr + "/Me")
+	resp, _ := http.Get("http://" + addr + "/Me")
 	resp.Body.Close()
 	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
 		t.Fatalf("unauthenticated /Me: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
-	req, _ = http.NewRequest("GET", "http://"+addr+"/me", nil)
+	req, _ := http.NewRequest("GET", "http://"+addr+"/me", nil)
 	req.Header.Set("Authorization", "Bearer "+tok["access_token"].(string))
 	resp, _ = http.DefaultClient.Do(req)
 	resp.Body.Close()
@@ -253,4 +241,23 @@ func TestConfigFromEnvironment(t *testing.T) {
 			t.Errorf("validate accepted %+v", c)
 		}
 	}
+}
+
+// fetchToken gets a token with HTTP Basic client credentials, as a client would.
+func fetchToken(t *testing.T, addr, id, secret string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/connect/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(id, secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok map[string]any
+	json.NewDecoder(resp.Body).Decode(&tok)
+	if resp.StatusCode != 200 || tok["access_token"] == nil {
+		t.Fatalf("token: %d %v", resp.StatusCode, tok)
+	}
+	return tok
 }
