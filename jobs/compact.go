@@ -43,6 +43,7 @@ type Compact struct {
 	Catalog CompactCatalog
 	Lake    LakeWriter
 	Bucket  LakeBucket
+	Cache   string // local copy of a remote bucket's lake, "" when none
 	Log     *slog.Logger
 }
 
@@ -77,6 +78,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 			return counts, err
 		}
 		for _, old := range p.Paths { // no reader can open them any more
+			lake.Evict(j.Cache, old)
 			if err := j.Bucket.Delete(ctx, old); err != nil {
 				j.Log.Warn("compact: old file not deleted", "path", old, "err", err)
 			}

@@ -27,27 +27,34 @@ func workerName() string {
 }
 
 // lakeRoot is the local directory DuckDB reads lake files from: the bucket
-// itself when it is a directory.
-func lakeRoot(cfg *config) string {
+// itself when it is a directory, else a cache in the data directory (then
+// cached is true).
+func lakeRoot(cfg *config) (dir string, cached bool) {
 	if u := cfg.bucketURL(); strings.HasPrefix(u, "file://") {
 		abs, _ := filepath.Abs(strings.TrimPrefix(u, "file://"))
-		return abs
+		return abs, false
 	}
-	return filepath.Join(cfg.DataDir, "lake-cache")
+	return filepath.Join(cfg.DataDir, "lake-cache"), true
 }
 
 // newJobRunner registers every job on the catalog and bucket.
 func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
 	owner := workerName()
-	cat.SetLakeRoot(lakeRoot(cfg))
+	root, cached := lakeRoot(cfg)
+	cat.SetLakeRoot(root)
+	writer := &lake.Writer{Bucket: bucket}
+	cache := ""
+	if cached {
+		writer.Cache, cache = root, root
+	}
 	runner := jobs.NewRunner(cat, owner, log, reg)
 	runner.Register("ingest", &jobs.Ingest{
-		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
+		Catalog: cat, Lake: writer, Open: bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}},
 		MediaTypes: []string{catalog.MediaChat},
 		Owner:      owner, BatchSize: cfg.IngestBatch, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
-	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
+	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	return runner
 }
 

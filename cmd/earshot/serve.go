@@ -24,6 +24,7 @@ import (
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 func serveCommand(cfg *config) *cobra.Command {
@@ -156,6 +157,18 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 		return float64(n)
 	}))
 	st.runner = newJobRunner(cfg, cat, bucket, log, registry)
+	if root, cached := lakeRoot(cfg); cached {
+		paths, err := cat.LakePaths(ctx)
+		if err == nil {
+			var n int
+			n, err = lake.Fill(ctx, bucket, root, paths)
+			log.Info("lake cache filled from the bucket", "dir", root, "fetched", n, "files", len(paths))
+		}
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("lake cache: %w", err)
+		}
+	}
 	st.admin = admin.NewService(cat, st.runner)
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{

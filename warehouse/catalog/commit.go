@@ -224,3 +224,21 @@ func (c *Catalog) HasLakeFile(ctx context.Context, path string) (bool, error) {
 	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE path = ?`, path).Scan(&n)
 	return n > 0, err
 }
+
+// LakePaths lists every file of the manifest.
+func (c *Catalog) LakePaths(ctx context.Context) ([]string, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT path FROM lake_files ORDER BY path`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

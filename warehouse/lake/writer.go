@@ -32,6 +32,9 @@ const Prefix = "lake/"
 // Writer writes batches to the bucket, one file per table and partition.
 type Writer struct {
 	Bucket Putter
+	// Cache, when set, is the local directory DuckDB reads a remote
+	// bucket's lake from: every file is written through to it.
+	Cache string
 }
 
 type partition struct {
@@ -141,10 +144,16 @@ func (w *Writer) put(ctx context.Context, table string, p partition, runID strin
 		return catalog.LakeFile{}, fmt.Errorf("write %s parquet: %w", table, err)
 	}
 	key := Path(table, p.org, p.date, runID, catalog.NewID())
-	size := int64(buf.Len())
-	if _, err := w.Bucket.Put(ctx, key, &buf, blob.PutOptions{IfAbsent: true}); err != nil {
+	data := buf.Bytes()
+	if _, err := w.Bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{IfAbsent: true}); err != nil {
 		return catalog.LakeFile{}, fmt.Errorf("store %s: %w", key, err)
 	}
+	if w.Cache != "" {
+		if err := writeCache(w.Cache, key, data); err != nil {
+			return catalog.LakeFile{}, fmt.Errorf("cache %s: %w", key, err)
+		}
+	}
+	size := int64(len(data))
 	date, _ := time.Parse(time.DateOnly, p.date)
 	return catalog.LakeFile{Path: key, Table: table, OrgID: p.org, Date: date, Bytes: size}, nil
 }

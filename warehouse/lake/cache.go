@@ -1,0 +1,79 @@
+package lake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/earshot/earshot/warehouse/blob"
+)
+
+// A remote bucket (gs://) holds the lake's durable copy; DuckDB reads local
+// files (its httpfs is not available offline), so a server keeps a local
+// cache of the committed files: the writer writes through to it, and Fill
+// brings in what other workers committed (on start).
+
+// writeCache stores a file's bytes in the cache directory, atomically.
+func writeCache(dir, key string, data []byte) error {
+	path := filepath.Join(dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cache-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Getter reads objects.
+type Getter interface {
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+}
+
+// Fill copies into dir every listed lake file it does not hold yet, and
+// reports how many it fetched.
+func Fill(ctx context.Context, bucket Getter, dir string, paths []string) (int, error) {
+	fetched := 0
+	for _, key := range paths {
+		local := filepath.Join(dir, filepath.FromSlash(key))
+		if _, err := os.Stat(local); err == nil {
+			continue
+		}
+		rc, err := bucket.Get(ctx, key)
+		if errors.Is(err, blob.ErrNotFound) {
+			return fetched, fmt.Errorf("manifest file %s is missing from the bucket", key)
+		}
+		if err != nil {
+			return fetched, err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return fetched, fmt.Errorf("fetch %s: %w", key, err)
+		}
+		if err := writeCache(dir, key, data); err != nil {
+			return fetched, err
+		}
+		fetched++
+	}
+	return fetched, nil
+}
+
+// Evict removes a file from the cache (after compaction replaced it).
+func Evict(dir, key string) {
+	if dir != "" {
+		os.Remove(filepath.Join(dir, filepath.FromSlash(key)))
+	}
+}
