@@ -222,3 +222,33 @@ func TestIngestChats(t *testing.T) {
 		t.Fatalf("job runs %+v", runs)
 	}
 }
+
+// A chat's own metadata (Earshot JSON "metadata") lays over its archive's.
+func TestIngestChatMetadata(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	withMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"ClientCallId":"chat-9","CallDirection":"outbound","TimeStamp":"2025-10-03T08:00:00Z","ExtendedMetadataValues":{"tier":"gold"}}}`
+	badMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"LocaleId":1036}}`
+	archiveID := e.stage(t, "meta.tar", tarOf(t, map[string]string{"a.json": withMeta, "b.json": badMeta, "c.json": earshotChat}, ""))
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{archiveID}, Limit: 10})
+	byName := map[string]catalog.Interaction{}
+	for _, it := range list[1:] {
+		byName[it.FileName] = it
+	}
+	a := byName["meta.tar/a.json"]
+	if a.Status != "ReadyToSample" || *a.ClientCallID != "chat-9" || *a.CallDirection != "Outbound" ||
+		a.InteractionDate.Format(time.RFC3339) != "2025-10-03T08:00:00Z" || a.ExtendedMetadata["tier"] != "gold" ||
+		a.ExtendedMetadata["queue"] != "billing" || a.LocaleID != 1033 {
+		t.Fatalf("chat with metadata: %+v", a)
+	}
+	b := byName["meta.tar/b.json"]
+	if b.Status != "FailedToProcess" || !strings.Contains(b.ProcessFailures[0].Message, "locale") {
+		t.Fatalf("chat with bad metadata: %s %+v", b.Status, b.ProcessFailures)
+	}
+	if c := byName["meta.tar/c.json"]; c.ClientCallID != nil || c.Status != "ReadyToSample" {
+		t.Fatalf("chat without metadata: %+v", c)
+	}
+}

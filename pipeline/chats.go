@@ -9,9 +9,11 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/earshot/earshot/api/uploadmeta"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/pipeline/chat"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -142,12 +144,64 @@ func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catal
 		child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
 		return child, lake.Batch{}
 	}
+	if conv.Metadata != nil {
+		meta, merr := uploadmeta.Parse(conv.Metadata, uploadmeta.Text)
+		if merr != nil {
+			child.Status = catalog.StatusFailedToProcess
+			child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: metadata: %s %v", e.Name, merr.Sentence, merr.Fields)}}
+			return child, lake.Batch{}
+		}
+		applyChatMetadata(&child, meta, hasKey(conv.Metadata, "LocaleId"))
+	}
 	count := len(conv.Messages)
 	child.ChatMessageCount = &count
 	if child.InteractionDate == nil {
 		child.InteractionDate = firstTimestamp(conv)
 	}
 	return child, chatRows(child, runID, conv)
+}
+
+// applyChatMetadata lays a chat's own metadata (Earshot JSON "metadata")
+// over what it inherited from its archive. An agent code other than the
+// archive's drops the archive's agent link: the chat names another agent.
+// Hierarchy keys are not resolved here; the archive's node stays.
+func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata, setsLocale bool) {
+	for _, f := range []struct {
+		dst **string
+		src *string
+	}{
+		{&child.ClientCallID, m.ClientCallID}, {&child.CallDirection, m.CallDirection}, {&child.CustomerName, m.Name},
+		{&child.Phone, m.Phone}, {&child.Email, m.Email}, {&child.AgentFirstName, m.AgentFirstName}, {&child.AgentLastName, m.AgentLastName},
+	} {
+		if f.src != nil {
+			*f.dst = f.src
+		}
+	}
+	if m.AgentCode != nil && (child.AgentCode == nil || !strings.EqualFold(*child.AgentCode, *m.AgentCode)) {
+		child.AgentCode, child.AgentID = m.AgentCode, nil
+	}
+	if m.InteractionDate != nil {
+		child.InteractionDate = m.InteractionDate
+	}
+	if setsLocale {
+		child.LocaleID = m.LocaleID
+	}
+	for k, v := range m.Extended {
+		child.ExtendedMetadata[k] = v
+	}
+}
+
+// hasKey tells whether a JSON object has a key, in any casing (the
+// metadata's defaults must not override what the archive gave).
+func hasKey(obj json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	json.Unmarshal(obj, &m)
+	for k := range m {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // walkZip spools the zip to a temporary file: its directory is at the end.
