@@ -89,6 +89,7 @@ func serve(ctx context.Context, cfg *config) error {
 	st.admin.SetAPI(st.tokens, "http://"+ln.Addr().String())
 	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(st.admin))
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer stopAdmin()
