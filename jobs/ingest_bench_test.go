@@ -9,12 +9,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 const trainCorpus = "../../shared/corpus/sgd-train.jsonl.gz"
@@ -120,6 +125,26 @@ func BenchmarkIngestCorpus(b *testing.B) {
 			}
 			b.ReportMetric(float64(convs)/elapsed.Seconds(), "conv/s")
 			b.ReportMetric(float64(peak)/1024, "peakRSS-MiB")
+		})
+		// Baseline: reading and parsing the same archive alone, without the
+		// lake files and the catalog commit: the floor the job stands on.
+		b.Run("baseline-read-and-parse-"+kind, func(b *testing.B) {
+			key := "corpus." + kind
+			up := catalog.Interaction{ID: catalog.NewID(), OrgID: "o", MediaType: catalog.MediaChat, FileName: key,
+				StagedKey: &key, ArrivedOn: time.Now().UTC(), ExtendedMetadata: map[string]string{}}
+			open := func(context.Context, string) (io.ReadCloser, error) {
+				return io.NopCloser(bytes.NewReader(archives[kind])), nil
+			}
+			var convs int64
+			start := time.Now()
+			for b.Loop() {
+				res, err := pipeline.Chats{Limits: archive.DefaultLimits}.Process(context.Background(), up, "run", open)
+				if err != nil {
+					b.Fatal(err)
+				}
+				convs += int64(len(res.Batch.Conversations))
+			}
+			b.ReportMetric(float64(convs)/time.Since(start).Seconds(), "conv/s")
 		})
 	}
 }
