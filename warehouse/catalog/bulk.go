@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"os"
 	"strings"
 )
