@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -42,8 +43,23 @@ type partition struct {
 	date string
 }
 
+// minRowsPerSplit is the smallest share of a partition worth a file of its
+// own when a large partition is split to use every core.
+const minRowsPerSplit = 20_000
+
+// fileJob is one file to write.
+type fileJob struct {
+	table string
+	p     partition
+	build func() arrow.RecordBatch
+	meta  func(*catalog.LakeFile)
+}
+
 // Write writes a batch's files and describes them for the manifest. The
-// files are not visible to readers until they are committed.
+// files are not visible to readers until they are committed. A large
+// partition is split, at conversation boundaries, into files with disjoint
+// id ranges, and files are written in parallel (encoding and compression
+// are CPU-bound); compaction merges them later.
 func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.LakeFile, error) {
 	convs := map[partition][]Conversation{}
 	for _, c := range b.Conversations {
@@ -55,52 +71,87 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 		p := partition{s.OrgID, s.ArrivedOn.UTC().Format(time.DateOnly)}
 		segs[p] = append(segs[p], s)
 	}
-	// The two tables are written at the same time: encoding and
-	// compression are CPU-bound, and each table is independent.
-	var convFiles, segFiles []catalog.LakeFile
-	var convErr, segErr error
+	workers := runtime.GOMAXPROCS(0)
+	var jobs []fileJob
+	for _, p := range sortedPartitions(convs) {
+		rows := convs[p]
+		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+		for _, part := range splitAt(len(rows), workers, func(i int) bool { return true }) {
+			chunk := rows[part[0]:part[1]]
+			jobs = append(jobs, fileJob{TableConversations, p, func() arrow.RecordBatch { return conversationRecord(chunk) },
+				func(f *catalog.LakeFile) {
+					f.Rows, f.MinID, f.MaxID = int64(len(chunk)), chunk[0].ID, chunk[len(chunk)-1].ID
+					f.MinInteraction, f.MaxInteraction = interactionRange(chunk)
+				}})
+		}
+	}
+	for _, p := range sortedPartitions(segs) {
+		rows := segs[p]
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].ConversationID != rows[j].ConversationID {
+				return rows[i].ConversationID < rows[j].ConversationID
+			}
+			return rows[i].Index < rows[j].Index
+		})
+		boundary := func(i int) bool { return rows[i].ConversationID != rows[i-1].ConversationID }
+		for _, part := range splitAt(len(rows), workers, boundary) {
+			chunk := rows[part[0]:part[1]]
+			jobs = append(jobs, fileJob{TableSegments, p, func() arrow.RecordBatch { return segmentRecord(chunk) },
+				func(f *catalog.LakeFile) {
+					f.Rows, f.MinID, f.MaxID = int64(len(chunk)), chunk[0].ConversationID, chunk[len(chunk)-1].ConversationID
+				}})
+		}
+	}
+	files := make([]catalog.LakeFile, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for _, p := range sortedPartitions(convs) {
-			rows := convs[p]
-			sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-			f, err := w.put(ctx, TableConversations, p, runID, conversationRecord(rows))
-			if err != nil {
-				convErr = err
-				return
-			}
-			f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ID, rows[len(rows)-1].ID
-			f.MinInteraction, f.MaxInteraction = interactionRange(rows)
-			convFiles = append(convFiles, f)
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for _, p := range sortedPartitions(segs) {
-			rows := segs[p]
-			sort.Slice(rows, func(i, j int) bool {
-				if rows[i].ConversationID != rows[j].ConversationID {
-					return rows[i].ConversationID < rows[j].ConversationID
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f, err := w.put(ctx, jobs[i].table, jobs[i].p, runID, jobs[i].build())
+				if err == nil {
+					jobs[i].meta(&f)
 				}
-				return rows[i].Index < rows[j].Index
-			})
-			f, err := w.put(ctx, TableSegments, p, runID, segmentRecord(rows))
-			if err != nil {
-				segErr = err
-				return
+				files[i], errs[i] = f, err
 			}
-			f.Rows, f.MinID, f.MaxID = int64(len(rows)), rows[0].ConversationID, rows[len(rows)-1].ConversationID
-			segFiles = append(segFiles, f)
-		}
-	}()
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
-	if err := errors.Join(convErr, segErr); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	files := append(convFiles, segFiles...)
 	return files, nil
+}
+
+// splitAt cuts n sorted rows into up to parts ranges of at least
+// minRowsPerSplit rows, each cut at a row where boundary is true (a new
+// conversation), so a conversation's rows stay in one file.
+func splitAt(n, parts int, boundary func(i int) bool) [][2]int {
+	if n == 0 {
+		return nil
+	}
+	parts = max(1, min(parts, n/minRowsPerSplit))
+	var out [][2]int
+	start := 0
+	for k := 1; k < parts; k++ {
+		cut := max(n*k/parts, start+1)
+		for cut < n && !boundary(cut) {
+			cut++
+		}
+		if cut >= n {
+			break
+		}
+		out = append(out, [2]int{start, cut})
+		start = cut
+	}
+	return append(out, [2]int{start, n})
 }
 
 func sortedPartitions[T any](m map[partition]T) []partition {

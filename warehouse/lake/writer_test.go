@@ -104,3 +104,35 @@ func TestWriterPersistedSchema(t *testing.T) {
 		t.Fatalf("persisted schema changed (go test ./warehouse/lake -update if intended):\n%s", out.String())
 	}
 }
+
+func TestSplitAt(t *testing.T) {
+	// Rows of conversations: ids change where conv[i] != conv[i-1].
+	conv := make([]int, 100_000)
+	for i := range conv {
+		conv[i] = i / 7 // 7 rows per conversation
+	}
+	boundary := func(i int) bool { return conv[i] != conv[i-1] }
+	cases := []struct {
+		n, parts int
+		want     int // ranges
+	}{
+		{0, 2, 0}, {10, 2, 1}, {39_999, 2, 1}, {40_000, 2, 2}, {100_000, 2, 2}, {100_000, 8, 5}, {100_000, 1, 1},
+	}
+	for _, c := range cases {
+		got := splitAt(c.n, c.parts, boundary)
+		if len(got) != c.want {
+			t.Errorf("splitAt(%d, %d) = %d ranges %v, want %d", c.n, c.parts, len(got), got, c.want)
+			continue
+		}
+		next := 0
+		for _, r := range got {
+			if r[0] != next || r[1] <= r[0] || (r[0] > 0 && !boundary(r[0])) {
+				t.Errorf("splitAt(%d, %d): bad range %v in %v", c.n, c.parts, r, got)
+			}
+			next = r[1]
+		}
+		if c.n > 0 && next != c.n {
+			t.Errorf("splitAt(%d, %d) covers %d rows", c.n, c.parts, next)
+		}
+	}
+}
