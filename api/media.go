@@ -179,7 +179,7 @@ func (u *uploadRequest) readMetadata(ctx context.Context, part *multipart.Part) 
 	if u.fileParts > 0 && !strings.EqualFold(path.Ext(u.origName), meta.Extension()) {
 		return sentence(uploadmeta.SentenceExtMismatch)
 	}
-	resolved, p := u.s.resolveMetadata(ctx, u.org, meta)
+	resolved, p := u.s.resolveMetadata(u.c, u.org, meta)
 	if p != nil {
 		return p
 	}
@@ -346,12 +346,13 @@ func (u *uploadRequest) cleanup() {
 // An unknown or mismatched hierarchy id/code is refused; an unknown
 // AgentCode is kept on the record without a link (the agent may be created
 // later).
-func (s *Server) resolveMetadata(ctx context.Context, org string, m *uploadmeta.Metadata) (*resolvedMeta, *problem.Problem) {
+func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*resolvedMeta, *problem.Problem) {
+	ctx := c.Request.Context()
 	r := &resolvedMeta{}
 	if m.HierarchyID != nil || m.HierarchyCode != nil {
 		tree, err := s.deps.Catalog.Hierarchy(ctx, org)
 		if err != nil {
-			return nil, s.logInternal(err)
+			return nil, s.internal(c, err)
 		}
 		var byID, byCode *catalog.Node
 		if m.HierarchyID != nil {
@@ -382,7 +383,7 @@ func (s *Server) resolveMetadata(ctx context.Context, org string, m *uploadmeta.
 		case err == nil:
 			r.agent = &a
 		case !errors.Is(err, catalog.ErrNotFound):
-			return nil, s.logInternal(err)
+			return nil, s.internal(c, err)
 		}
 	}
 	return r, nil
@@ -391,10 +392,5 @@ func (s *Server) resolveMetadata(ctx context.Context, org string, m *uploadmeta.
 // internal logs an unexpected error and returns the 500 to answer with.
 func (s *Server) internal(c *gin.Context, err error) *problem.Problem {
 	s.deps.Logger.Error("internal error", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
-	return problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator.")
-}
-
-func (s *Server) logInternal(err error) *problem.Problem {
-	s.deps.Logger.Error("internal error", "err", err)
 	return problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator.")
 }

@@ -93,7 +93,7 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 		problem.Write(c, sentence(uploadmeta.SentenceExtMismatch))
 		return
 	}
-	resolved, p := s.resolveMetadata(ctx, org, meta)
+	resolved, p := s.resolveMetadata(c, org, meta)
 	if p != nil {
 		problem.Write(c, p)
 		return

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ type CompactCatalog interface {
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
 	HasLakeFile(ctx context.Context, path string) (bool, error)
 	DB() *sql.DB
-	LakeRoot() string
+	LakeFileList(paths []string) string
 }
 
 // LakeBucket lists and removes lake objects.
@@ -121,12 +120,7 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 // read loads a partition's current rows: only each conversation's current
 // run (its run in the catalog).
 func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, error) {
-	var quoted []string
-	for _, path := range p.Paths {
-		quoted = append(quoted, "'"+strings.ReplaceAll(filepath.Join(j.Catalog.LakeRoot(), filepath.FromSlash(path)), "'", "''")+"'")
-	}
-	// Paths come from the manifest and are quoted; they are never request input.
-	from := `read_parquet([` + strings.Join(quoted, ", ") + `], hive_partitioning = false) l
+	from := `read_parquet(` + j.Catalog.LakeFileList(p.Paths) + `, hive_partitioning = false) l
 		JOIN interactions i ON i.id = l.conversation_id AND i.lake_run_id = l.run_id`
 	var b lake.Batch
 	db := j.Catalog.DB()

@@ -151,7 +151,7 @@ func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catal
 			child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: metadata: %s %v", e.Name, merr.Sentence, merr.Fields)}}
 			return child, lake.Batch{}
 		}
-		applyChatMetadata(&child, meta, hasKey(conv.Metadata, "LocaleId"))
+		applyChatMetadata(&child, meta)
 	}
 	count := len(conv.Messages)
 	child.ChatMessageCount = &count
@@ -165,7 +165,7 @@ func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catal
 // over what it inherited from its archive. An agent code other than the
 // archive's drops the archive's agent link: the chat names another agent.
 // Hierarchy keys are not resolved here; the archive's node stays.
-func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata, setsLocale bool) {
+func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata) {
 	for _, f := range []struct {
 		dst **string
 		src *string
@@ -183,25 +183,12 @@ func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata, setsL
 	if m.InteractionDate != nil {
 		child.InteractionDate = m.InteractionDate
 	}
-	if setsLocale {
+	if m.LocaleGiven {
 		child.LocaleID = m.LocaleID
 	}
 	for k, v := range m.Extended {
 		child.ExtendedMetadata[k] = v
 	}
-}
-
-// hasKey tells whether a JSON object has a key, in any casing (the
-// metadata's defaults must not override what the archive gave).
-func hasKey(obj json.RawMessage, key string) bool {
-	var m map[string]json.RawMessage
-	json.Unmarshal(obj, &m)
-	for k := range m {
-		if strings.EqualFold(k, key) {
-			return true
-		}
-	}
-	return false
 }
 
 // walkZip spools the zip to a temporary file: its directory is at the end.

@@ -81,6 +81,7 @@ type Metadata struct {
 	HierarchyCode         *string
 	ApplyHierarchyToAgent bool
 	LocaleID              int
+	LocaleGiven           bool // LocaleId was in the metadata (LocaleID is otherwise the default)
 }
 
 // Extension is the file name's extension, lower case, with the dot.
@@ -168,7 +169,7 @@ func Parse(raw []byte, kind Kind) (*Metadata, *Error) {
 		if !ok || err != nil || (n != LocaleEnglish && n != LocaleSpanish) {
 			return nil, refuse(SentenceLocale)
 		}
-		m.LocaleID = n
+		m.LocaleID, m.LocaleGiven = n, true
 	}
 
 	if d := r.optional("CallDirection"); d != nil {

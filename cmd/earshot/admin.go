@@ -37,15 +37,15 @@ func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), erro
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.
-func withAdmin(cfg *config, fn func(ctx context.Context, a admin.Operations) (any, error)) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
+func withAdmin(cfg *config, fn func(ctx context.Context, a admin.Operations, args []string) (any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		a, done, err := openAdmin(ctx, cfg)
 		if err != nil {
 			return err
 		}
 		defer done()
-		out, err := fn(ctx, a)
+		out, err := fn(ctx, a, args)
 		if err != nil {
 			return err
 		}
@@ -61,21 +61,19 @@ func adminCommand(cfg *config) *cobra.Command {
 	org := &cobra.Command{Use: "org", Short: "Organizations"}
 	org.AddCommand(&cobra.Command{
 		Use: "create NAME", Short: "Create an organization", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
-				return a.CreateOrg(ctx, args[0])
-			})(c, args)
-		},
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.CreateOrg(ctx, args[0])
+		}),
 	}, &cobra.Command{
 		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) { return a.ListOrgs(ctx) }),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) { return a.ListOrgs(ctx) }),
 	})
 
 	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
 	var orgRef, name string
 	create := &cobra.Command{
 		Use: "create --org ID|NAME", Short: "Create a client; prints its client_id and client_secret (shown only once)", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
 			orgID, err := resolveOrg(ctx, a, orgRef)
 			if err != nil {
 				return nil, err
@@ -89,7 +87,7 @@ func adminCommand(cfg *config) *cobra.Command {
 	var listOrg string
 	list := &cobra.Command{
 		Use: "list", Short: "List clients (secrets are never shown)", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
 			orgID := ""
 			if listOrg != "" {
 				var err error
@@ -113,7 +111,7 @@ func userCommand(cfg *config) *cobra.Command {
 	var u admin.NewUser
 	create := &cobra.Command{
 		Use: "create --org ID|NAME --user-name NAME --first-name F --last-name L --email E [--role ROLE]", Short: "Create a user", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
 			orgID, err := resolveOrg(ctx, a, orgRef)
 			if err != nil {
 				return nil, err
@@ -134,7 +132,7 @@ func userCommand(cfg *config) *cobra.Command {
 	var listOrg string
 	list := &cobra.Command{
 		Use: "list --org ID|NAME", Short: "List an organization's users", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
 			orgID, err := resolveOrg(ctx, a, listOrg)
 			if err != nil {
 				return nil, err
@@ -151,14 +149,12 @@ func userCommand(cfg *config) *cobra.Command {
 func setDisabledCommand(cfg *config, verb string, disabled bool) *cobra.Command {
 	return &cobra.Command{
 		Use: verb + " CLIENT_ID", Short: verb + " a client: it can (not) get new tokens", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
-				if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
-					return nil, err
-				}
-				return map[string]any{"clientId": args[0], "disabled": disabled}, nil
-			})(c, args)
-		},
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
+				return nil, err
+			}
+			return map[string]any{"clientId": args[0], "disabled": disabled}, nil
+		}),
 	}
 }
 

@@ -62,17 +62,15 @@ func jobsCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
 		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact)", Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
-				return a.RunJob(ctx, args[0])
-			})(c, args)
-		},
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.RunJob(ctx, args[0])
+		}),
 	})
 	var job string
 	var limit int
 	list := &cobra.Command{
 		Use: "list", Short: "Recent job runs, newest first: start, end, status, counts, error", Args: cobra.NoArgs,
-		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations) (any, error) {
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
 			return a.JobRuns(ctx, job, limit)
 		}),
 	}

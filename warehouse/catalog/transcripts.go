@@ -95,7 +95,7 @@ func (c *Catalog) Transcripts(ctx context.Context, orgID string, its []Interacti
 	for _, f := range files {
 		for _, it := range its {
 			if _, ok := runs[it.ID]; ok && f.MinID <= it.ID && it.ID <= f.MaxID {
-				paths = append(paths, sqlString(filepath.Join(c.lakeRoot, filepath.FromSlash(f.Path))))
+				paths = append(paths, f.Path)
 				break
 			}
 		}
@@ -110,7 +110,7 @@ func (c *Catalog) Transcripts(ctx context.Context, orgID string, its []Interacti
 	// File paths come from the manifest (never from a request) and are
 	// quoted; the ids are bound parameters.
 	rows, err = c.db.QueryContext(ctx, `SELECT conversation_id, speaker, start_ms, end_ms, text, confidence, words
-		FROM read_parquet([`+strings.Join(paths, ", ")+`])
+		FROM read_parquet(`+c.LakeFileList(paths)+`)
 		WHERE list_contains(?, conversation_id || '/' || run_id) ORDER BY conversation_id, segment_index`, pairs)
 	if err != nil {
 		return nil, fmt.Errorf("read transcripts: %w", err)
@@ -135,6 +135,16 @@ func (c *Catalog) Transcripts(ctx context.Context, orgID string, its []Interacti
 		out[id] = append(out[id], s)
 	}
 	return out, rows.Err()
+}
+
+// LakeFileList is the SQL list literal of lake files (manifest paths, never
+// request input) for read_parquet: local paths under the lake root, quoted.
+func (c *Catalog) LakeFileList(paths []string) string {
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = sqlString(filepath.Join(c.lakeRoot, filepath.FromSlash(p)))
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // sqlString quotes a string as a SQL literal.
