@@ -78,8 +78,13 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 		if err := ctx.Err(); err != nil {
 			return counts, err // leases expire; another run takes the uploads over
 		}
-		var batch lake.Batch
-		commit := catalog.IngestCommit{RunID: run.ID, Owner: j.Owner}
+		var nConvs, nSegs int
+		for _, r := range results {
+			nConvs += len(r.Batch.Conversations)
+			nSegs += len(r.Batch.Segments)
+		}
+		batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs)}
+		commit := catalog.IngestCommit{RunID: run.ID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
 		for _, r := range results {
 			batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
 			batch.Segments = append(batch.Segments, r.Batch.Segments...)

@@ -119,6 +119,15 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		}
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}
+	// Sized once: a large archive has hundreds of thousands of segments.
+	var nConvs, nSegs int
+	for _, sl := range slots {
+		nConvs += len(sl.rows.Conversations)
+		nSegs += len(sl.rows.Segments)
+	}
+	res.Outcome.Children = make([]catalog.Interaction, 0, len(slots))
+	res.Batch.Conversations = make([]lake.Conversation, 0, nConvs)
+	res.Batch.Segments = make([]lake.Segment, 0, nSegs)
 	for _, sl := range slots {
 		res.Outcome.Children = append(res.Outcome.Children, sl.child)
 		res.Batch.Conversations = append(res.Batch.Conversations, sl.rows.Conversations...)
@@ -239,7 +248,7 @@ func firstTimestamp(conv *chat.Conversation) *time.Time {
 // from the first timestamped message (or its HH:MM:SS offset) and ends
 // where the next one starts.
 func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lake.Batch {
-	var b lake.Batch
+	b := lake.Batch{Segments: make([]lake.Segment, 0, len(conv.Messages))}
 	count := int32(len(conv.Messages))
 	b.Conversations = append(b.Conversations, lake.Conversation{
 		ID: it.ID, RunID: runID, OrgID: it.OrgID, UploadID: it.UploadID, MediaType: it.MediaType, FileName: it.FileName,

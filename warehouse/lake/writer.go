@@ -2,12 +2,15 @@ package lake
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,21 +64,13 @@ type fileJob struct {
 // id ranges, and files are written in parallel (encoding and compression
 // are CPU-bound); compaction merges them later.
 func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.LakeFile, error) {
-	convs := map[partition][]Conversation{}
-	for _, c := range b.Conversations {
-		p := partition{c.OrgID, c.ArrivedOn.UTC().Format(time.DateOnly)}
-		convs[p] = append(convs[p], c)
-	}
-	segs := map[partition][]Segment{}
-	for _, s := range b.Segments {
-		p := partition{s.OrgID, s.ArrivedOn.UTC().Format(time.DateOnly)}
-		segs[p] = append(segs[p], s)
-	}
+	convs := groupByPartition(b.Conversations, func(c *Conversation) partition { return partitionOf(c.OrgID, c.ArrivedOn) })
+	segs := groupByPartition(b.Segments, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
 	workers := runtime.GOMAXPROCS(0)
 	var jobs []fileJob
 	for _, p := range sortedPartitions(convs) {
 		rows := convs[p]
-		sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+		sortRows(rows, func(a, b *Conversation) int { return strings.Compare(a.ID, b.ID) })
 		for _, part := range splitAt(len(rows), workers, func(i int) bool { return true }) {
 			chunk := rows[part[0]:part[1]]
 			jobs = append(jobs, fileJob{TableConversations, p, func() arrow.RecordBatch { return conversationRecord(chunk) },
@@ -87,11 +82,11 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	}
 	for _, p := range sortedPartitions(segs) {
 		rows := segs[p]
-		sort.Slice(rows, func(i, j int) bool {
-			if rows[i].ConversationID != rows[j].ConversationID {
-				return rows[i].ConversationID < rows[j].ConversationID
+		sortRows(rows, func(a, b *Segment) int {
+			if c := strings.Compare(a.ConversationID, b.ConversationID); c != 0 {
+				return c
 			}
-			return rows[i].Index < rows[j].Index
+			return cmp.Compare(a.Index, b.Index)
 		})
 		boundary := func(i int) bool { return rows[i].ConversationID != rows[i-1].ConversationID }
 		for _, part := range splitAt(len(rows), workers, boundary) {
@@ -128,6 +123,45 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 		return nil, err
 	}
 	return files, nil
+}
+
+func partitionOf(org string, arrived time.Time) partition {
+	return partition{org, arrived.UTC().Format(time.DateOnly)}
+}
+
+// groupByPartition splits rows by partition. Rows are large structs and a
+// batch can hold hundreds of thousands: when they all fall in one
+// partition (the usual case) the batch's own slice is used, not a copy.
+func groupByPartition[T any](rows []T, of func(*T) partition) map[partition][]T {
+	if len(rows) == 0 {
+		return nil
+	}
+	first := of(&rows[0])
+	mixed := false
+	for i := range rows {
+		if of(&rows[i]) != first {
+			mixed = true
+			break
+		}
+	}
+	if !mixed {
+		return map[partition][]T{first: rows}
+	}
+	out := map[partition][]T{}
+	for i := range rows {
+		p := of(&rows[i])
+		out[p] = append(out[p], rows[i])
+	}
+	return out
+}
+
+// sortRows sorts rows in place unless they already are in order, which
+// they usually are: ids are UUIDv7s handed out in arrival order.
+func sortRows[T any](rows []T, compare func(a, b *T) int) {
+	cmpRows := func(a, b T) int { return compare(&a, &b) }
+	if !slices.IsSortedFunc(rows, cmpRows) {
+		slices.SortStableFunc(rows, cmpRows)
+	}
 }
 
 // splitAt cuts n sorted rows into up to parts ranges of at least

@@ -136,3 +136,30 @@ func TestSplitAt(t *testing.T) {
 		}
 	}
 }
+
+// One partition, rows out of order: the batch's slice is grouped without a
+// copy and sorted in place by conversation id, then segment index.
+func TestGroupAndSortSinglePartition(t *testing.T) {
+	day := time.Date(2025, 10, 3, 0, 0, 0, 0, time.UTC)
+	segs := []Segment{
+		{ConversationID: "b", Index: 1, OrgID: "o", ArrivedOn: day}, {ConversationID: "a", Index: 0, OrgID: "o", ArrivedOn: day},
+		{ConversationID: "b", Index: 0, OrgID: "o", ArrivedOn: day.Add(time.Hour)},
+	}
+	groups := groupByPartition(segs, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
+	if len(groups) != 1 || &groups[partition{"o", "2025-10-03"}][0] != &segs[0] {
+		t.Fatalf("groups %v: want the batch's own slice", groups)
+	}
+	sortRows(segs, func(a, b *Segment) int {
+		if a.ConversationID != b.ConversationID {
+			return strings.Compare(a.ConversationID, b.ConversationID)
+		}
+		return int(a.Index - b.Index)
+	})
+	var got []string
+	for _, s := range segs {
+		got = append(got, fmt.Sprint(s.ConversationID, s.Index))
+	}
+	if strings.Join(got, " ") != "a0 b0 b1" {
+		t.Fatalf("order %v", got)
+	}
+}
