@@ -354,28 +354,11 @@ func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metad
 		if err != nil {
 			return nil, s.internal(c, err)
 		}
-		var byID, byCode *catalog.Node
-		if m.HierarchyID != nil {
-			n, ok := tree.Node(*m.HierarchyID)
-			if !ok {
-				return nil, sentence(uploadmeta.SentenceHierarchy)
-			}
-			byID = &n
-		}
-		if m.HierarchyCode != nil {
-			n, ok := tree.ByCode(*m.HierarchyCode)
-			if !ok {
-				return nil, sentence(uploadmeta.SentenceHierarchy)
-			}
-			byCode = &n
-		}
-		if byID != nil && byCode != nil && byID.ID != byCode.ID {
+		node, ok := tree.Resolve(m.HierarchyID, m.HierarchyCode)
+		if !ok {
 			return nil, sentence(uploadmeta.SentenceHierarchy)
 		}
-		if byID == nil {
-			byID = byCode
-		}
-		r.nodeID = &byID.ID
+		r.nodeID = &node.ID
 	}
 	if m.AgentCode != nil && *m.AgentCode != "" {
 		a, err := s.deps.Catalog.AgentByCode(ctx, org, *m.AgentCode)

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"github.com/earshot/earshot/api/uploadmeta"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -45,7 +46,7 @@ func newEnv(t testing.TB) *env {
 	runner := NewRunner(cat, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
 		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, MediaTypes: []string{catalog.MediaChat},
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}}, MediaTypes: []string{catalog.MediaChat},
 		Owner: "test-worker", BatchSize: 2, Workers: 2, Lease: time.Minute, Log: log,
 	})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
@@ -229,7 +230,18 @@ func TestIngestChatMetadata(t *testing.T) {
 	e := newEnv(t)
 	withMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"ClientCallId":"chat-9","CallDirection":"outbound","TimeStamp":"2025-10-03T08:00:00Z","ExtendedMetadataValues":{"tier":"gold"}}}`
 	badMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"LocaleId":1036}}`
-	archiveID := e.stage(t, "meta.tar", tarOf(t, map[string]string{"a.json": withMeta, "b.json": badMeta, "c.json": earshotChat}, ""))
+	node, err := e.cat.CreateNode(ctx, e.org.ID, catalog.NodeInput{Name: ptr("Billing"), Code: ptr("BILL")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := e.cat.CreateAgent(ctx, e.org.ID, catalog.AgentInput{FirstName: ptr("Ann"), LastName: ptr("Lee"), AgentCode: ptr("A-7")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNode := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"HierarchyCode":"bill","AgentCode":"a-7"}}`
+	unknownNode := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"HierarchyCode":"nowhere"}}`
+	archiveID := e.stage(t, "meta.tar", tarOf(t, map[string]string{"a.json": withMeta, "b.json": badMeta, "c.json": earshotChat,
+		"d.json": withNode, "e.json": unknownNode}, ""))
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
@@ -251,4 +263,14 @@ func TestIngestChatMetadata(t *testing.T) {
 	if c := byName["meta.tar/c.json"]; c.ClientCallID != nil || c.Status != "ReadyToSample" {
 		t.Fatalf("chat without metadata: %+v", c)
 	}
+	// Hierarchy keys and agent codes resolve as the upload API resolves them.
+	if d := byName["meta.tar/d.json"]; d.Status != "ReadyToSample" || d.HierarchyNodeID == nil || *d.HierarchyNodeID != node.ID ||
+		d.AgentID == nil || *d.AgentID != agent.ID {
+		t.Fatalf("chat naming a node and an agent: %+v", d)
+	}
+	if u := byName["meta.tar/e.json"]; u.Status != "FailedToProcess" || !strings.Contains(u.ProcessFailures[0].Message, uploadmeta.SentenceHierarchy) {
+		t.Fatalf("chat naming an unknown node: %s %+v", u.Status, u.ProcessFailures)
+	}
 }
+
+func ptr[T any](v T) *T { return &v }

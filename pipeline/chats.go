@@ -25,6 +25,15 @@ import (
 // (.json, .json_chat) that are their own record.
 type Chats struct {
 	Limits archive.Limits
+	// Directory resolves the hierarchy keys and agent codes a chat's own
+	// metadata names, as the upload API does for an upload's.
+	Directory Directory
+}
+
+// Directory is the organization data chat metadata refers to.
+type Directory interface {
+	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+	AgentByCode(ctx context.Context, orgID, code string) (catalog.Agent, error)
 }
 
 // Accepts chat uploads.
@@ -82,7 +91,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		go func() {
 			defer wg.Done()
 			for sl := range work {
-				sl.child, sl.rows = parseEntry(sl.child, runID, sl.entry)
+				sl.child, sl.rows = p.parseEntry(ctx, sl.child, runID, sl.entry)
 				sl.entry.Data = nil // done with the bytes
 			}
 		}()
@@ -141,26 +150,20 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 
 // parseEntry reads one archive entry as a chat: a ready record with its
 // lake rows, or a failed record with the reason.
-func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catalog.Interaction, lake.Batch) {
+func (p Chats) parseEntry(ctx context.Context, child catalog.Interaction, runID string, e archive.Entry) (catalog.Interaction, lake.Batch) {
 	child.FileSizeBytes = int64(len(e.Data))
 	err := e.Err
 	var conv *chat.Conversation
 	if err == nil {
 		conv, err = chat.Parse(e.Data)
 	}
+	if err == nil && conv.Metadata != nil {
+		err = p.applyChatMetadata(ctx, &child, conv.Metadata)
+	}
 	if err != nil {
 		child.Status = catalog.StatusFailedToProcess
 		child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
 		return child, lake.Batch{}
-	}
-	if conv.Metadata != nil {
-		meta, merr := uploadmeta.Parse(conv.Metadata, uploadmeta.Text)
-		if merr != nil {
-			child.Status = catalog.StatusFailedToProcess
-			child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: metadata: %s %v", e.Name, merr.Sentence, merr.Fields)}}
-			return child, lake.Batch{}
-		}
-		applyChatMetadata(&child, meta)
 	}
 	count := len(conv.Messages)
 	child.ChatMessageCount = &count
@@ -170,11 +173,30 @@ func parseEntry(child catalog.Interaction, runID string, e archive.Entry) (catal
 	return child, chatRows(child, runID, conv)
 }
 
-// applyChatMetadata lays a chat's own metadata (Earshot JSON "metadata")
-// over what it inherited from its archive. An agent code other than the
-// archive's drops the archive's agent link: the chat names another agent.
-// Hierarchy keys are not resolved here; the archive's node stays.
-func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata) {
+// applyChatMetadata checks a chat's own metadata (Earshot JSON "metadata")
+// with the upload rules and lays it over what the chat inherited from its
+// archive. Hierarchy keys and agent codes are resolved as the upload API
+// resolves them; an agent code other than the archive's replaces the
+// archive's agent link.
+func (p Chats) applyChatMetadata(ctx context.Context, child *catalog.Interaction, raw []byte) error {
+	m, merr := uploadmeta.Parse(raw, uploadmeta.Text)
+	if merr != nil {
+		return fmt.Errorf("metadata: %s %v", merr.Sentence, merr.Fields)
+	}
+	if m.HierarchyID != nil || m.HierarchyCode != nil {
+		if p.Directory == nil {
+			return errors.New("metadata: hierarchy keys cannot be resolved here")
+		}
+		tree, err := p.Directory.Hierarchy(ctx, child.OrgID)
+		if err != nil {
+			return fmt.Errorf("metadata: the hierarchy cannot be read: %w", err)
+		}
+		node, ok := tree.Resolve(m.HierarchyID, m.HierarchyCode)
+		if !ok {
+			return fmt.Errorf("metadata: %s", uploadmeta.SentenceHierarchy)
+		}
+		child.HierarchyNodeID = &node.ID
+	}
 	for _, f := range []struct {
 		dst **string
 		src *string
@@ -188,6 +210,15 @@ func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata) {
 	}
 	if m.AgentCode != nil && (child.AgentCode == nil || !strings.EqualFold(*child.AgentCode, *m.AgentCode)) {
 		child.AgentCode, child.AgentID = m.AgentCode, nil
+		if p.Directory != nil && *m.AgentCode != "" {
+			a, err := p.Directory.AgentByCode(ctx, child.OrgID, *m.AgentCode)
+			switch {
+			case err == nil:
+				child.AgentID = &a.ID
+			case !errors.Is(err, catalog.ErrNotFound):
+				return fmt.Errorf("metadata: the agent cannot be looked up: %w", err)
+			}
+		}
 	}
 	if m.InteractionDate != nil {
 		child.InteractionDate = m.InteractionDate
@@ -198,6 +229,7 @@ func applyChatMetadata(child *catalog.Interaction, m *uploadmeta.Metadata) {
 	for k, v := range m.Extended {
 		child.ExtendedMetadata[k] = v
 	}
+	return nil
 }
 
 // walkZip spools the zip to a temporary file: its directory is at the end.

@@ -50,7 +50,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 	runner := jobs.NewRunner(cat, owner, log, reg)
 	runner.Register("ingest", &jobs.Ingest{
 		Catalog: cat, Lake: writer, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}},
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}},
 		MediaTypes: []string{catalog.MediaChat},
 		Owner:      owner, BatchSize: cfg.IngestBatch, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})

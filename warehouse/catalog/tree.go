@@ -74,6 +74,34 @@ func (t *Tree) ByCode(code string) (Node, bool) {
 	return t.Node(id)
 }
 
+// Resolve finds the node that upload metadata names by id, by code, or
+// by both. ok is false when a given key names no node or the two name
+// different nodes; node is nil when neither key is given.
+func (t *Tree) Resolve(id, code *string) (node *Node, ok bool) {
+	var byID, byCode *Node
+	if id != nil {
+		n, found := t.Node(*id)
+		if !found {
+			return nil, false
+		}
+		byID = &n
+	}
+	if code != nil {
+		n, found := t.ByCode(*code)
+		if !found {
+			return nil, false
+		}
+		byCode = &n
+	}
+	if byID != nil && byCode != nil && byID.ID != byCode.ID {
+		return nil, false
+	}
+	if byID == nil {
+		return byCode, true
+	}
+	return byID, true
+}
+
 // Children lists the nodes right below id ("" for the top level).
 func (t *Tree) Children(id string) []Node {
 	out := []Node{}
