@@ -93,7 +93,8 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 }
 
 // removeOrphans deletes lake files no manifest entry names — left by runs
-// that crashed before committing — once they are older than OrphanAge.
+// that crashed before committing — once they are older than OrphanAge,
+// from the bucket and from the local cache of a remote bucket.
 func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 	var removed int64
 	cutoff := time.Now().Add(-OrphanAge)
@@ -112,6 +113,13 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 			if err := j.Bucket.Delete(ctx, o.Key); err == nil {
 				removed++
 			}
+		}
+	}
+	if j.Cache != "" {
+		swept, err := lake.SweepCache(j.Cache, cutoff, func(key string) (bool, error) { return j.Catalog.HasLakeFile(ctx, key) })
+		removed += int64(swept)
+		if err != nil {
+			return removed, fmt.Errorf("sweep the lake cache: %w", err)
 		}
 	}
 	return removed, nil

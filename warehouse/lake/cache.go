@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/earshot/earshot/warehouse/blob"
 )
@@ -76,4 +79,47 @@ func Evict(dir, key string) {
 	if dir != "" {
 		os.Remove(filepath.Join(dir, filepath.FromSlash(key)))
 	}
+}
+
+// SweepCache removes from the cache directory the lake files older than
+// cutoff that listed says no manifest entry names (written through by a
+// run that crashed before committing, here or on another worker), and
+// temporary files an interrupted cache write left. It reports how many
+// it removed.
+func SweepCache(dir string, cutoff time.Time, listed func(key string) (bool, error)) (int, error) {
+	removed := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil || info.ModTime().After(cutoff) {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".cache-") {
+			if os.Remove(path) == nil {
+				removed++
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".parquet") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		ok, err := listed(filepath.ToSlash(rel))
+		if err != nil || ok {
+			return err
+		}
+		if os.Remove(path) == nil {
+			removed++
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return removed, nil
+	}
+	return removed, err
 }
