@@ -104,14 +104,33 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 				}
 			}
 		}
-		if len(batch.Conversations) > 0 {
-			if commit.Files, err = j.Lake.Write(ctx, run.ID, batch); err != nil {
-				return counts, fmt.Errorf("write lake: %w", err)
+		// The lake files are written while the commit transaction does its
+		// row work; it registers them last (both are CPU-bound, and the
+		// transaction alone leaves a core idle).
+		var files []catalog.LakeFile
+		var writeErr error
+		written := make(chan struct{})
+		go func() {
+			defer close(written)
+			if len(batch.Conversations) > 0 {
+				files, writeErr = j.Lake.Write(ctx, run.ID, batch)
 			}
+		}()
+		commit.Files = func() ([]catalog.LakeFile, error) {
+			<-written
+			if writeErr != nil {
+				return nil, fmt.Errorf("write lake: %w", writeErr)
+			}
+			failpoint("ingest-before-commit")
+			return files, nil
 		}
-		counts["lake_files"] += int64(len(commit.Files))
-		failpoint("ingest-before-commit")
-		if err := j.Catalog.CommitIngest(ctx, commit); err != nil {
+		err = j.Catalog.CommitIngest(ctx, commit)
+		<-written
+		counts["lake_files"] += int64(len(files))
+		if writeErr != nil {
+			return counts, fmt.Errorf("write lake: %w", writeErr)
+		}
+		if err != nil {
 			return counts, fmt.Errorf("commit: %w", err)
 		}
 		failpoint("ingest-after-commit")

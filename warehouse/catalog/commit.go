@@ -38,9 +38,14 @@ type UploadOutcome struct {
 
 // IngestCommit is everything one ingest batch commits at once.
 type IngestCommit struct {
-	RunID    string
-	Owner    string
-	Files    []LakeFile
+	RunID string
+	Owner string
+	// Files waits for the batch's lake files and returns them (nil when
+	// the batch has none). The transaction asks for them last, so that its
+	// row work runs while the files are still being written; an error
+	// rolls the transaction back. It may be called more than once (a
+	// transaction retried after a conflict).
+	Files    func() ([]LakeFile, error)
 	Outcomes []UploadOutcome
 }
 
@@ -48,9 +53,9 @@ type IngestCommit struct {
 // expired); nothing of this batch is committed.
 var ErrLeaseLost = errors.New("an upload's lease was taken over by another worker")
 
-// CommitIngest makes a batch visible in one transaction: it registers the
-// lake files, replaces the archives' chat records, records failures, and
-// moves statuses. Before it, nothing of the batch is visible; after it,
+// CommitIngest makes a batch visible in one transaction: it replaces the
+// archives' chat records, records failures, moves statuses and, last,
+// registers the lake files. Before it, nothing of the batch is visible; after it,
 // all of it. A re-run replaces an upload's chats and current lake rows.
 func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 	return c.InTx(ctx, func(tx *sql.Tx) error {
@@ -67,14 +72,6 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 			return ErrLeaseLost
 		}
 		t := now()
-		var files [][]any
-		for _, f := range ic.Files {
-			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-				f.MinInteraction, f.MaxInteraction, ic.RunID, t})
-		}
-		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
-			return err
-		}
 		// A re-run replaces the chats an earlier run found in these archives.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM process_failures WHERE interaction_id IN
 			(SELECT id FROM interactions WHERE list_contains(?, upload_id)) OR list_contains(?, interaction_id)`, ids, ids); err != nil {
@@ -124,7 +121,19 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 				return err
 			}
 		}
-		return nil
+		if ic.Files == nil {
+			return nil
+		}
+		written, err := ic.Files()
+		if err != nil {
+			return err
+		}
+		var files [][]any
+		for _, f := range written {
+			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
+				f.MinInteraction, f.MaxInteraction, ic.RunID, t})
+		}
+		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files)
 	})
 }
 
