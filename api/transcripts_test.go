@@ -26,8 +26,8 @@ func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 	runner := jobs.NewRunner(e.cat, "api-test", log, nil)
 	runner.Register("ingest", &jobs.Ingest{
 		Catalog: e.cat, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, MediaTypes: []string{catalog.MediaChat},
-		Owner: "api-test", BatchSize: 100, Workers: 2, Lease: time.Minute, Log: log,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []jobs.Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 100}},
+		Owner: "api-test", Workers: 2, Lease: time.Minute, Log: log,
 	})
 	run, err := runner.Run(context.Background(), "ingest")
 	if err != nil {

@@ -50,8 +50,8 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	writer := &lake.Writer{Bucket: gcs, Cache: cache}
 	runner := NewRunner(cat, "gcs-worker", log, nil)
 	runner.Register("ingest", &Ingest{Catalog: cat, Lake: writer, Open: gcs.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, MediaTypes: []string{catalog.MediaChat},
-		Owner: "gcs-worker", BatchSize: 1, Workers: 1, Lease: time.Minute, Log: log})
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
+		Owner: "gcs-worker", Workers: 1, Lease: time.Minute, Log: log})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
 
 	for i := range 2 {

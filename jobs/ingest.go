@@ -25,6 +25,14 @@ type LakeWriter interface {
 	Write(ctx context.Context, runID string, b lake.Batch) ([]catalog.LakeFile, error)
 }
 
+// Queue is a kind of upload and how many of them a batch claims: many
+// chats (each takes milliseconds), few calls (each takes seconds to
+// minutes, and the batch must commit well within its lease).
+type Queue struct {
+	MediaTypes []string
+	BatchSize  int
+}
+
 // Ingest claims pending uploads, processes them with a bounded pool of
 // workers, writes their rows to the lake and commits each batch at once.
 type Ingest struct {
@@ -32,12 +40,12 @@ type Ingest struct {
 	Lake       LakeWriter
 	Open       pipeline.Opener
 	Processors []pipeline.Processor
-	MediaTypes []string // the media types some processor handles
-	Owner      string
-	BatchSize  int
-	Workers    int
-	Lease      time.Duration
-	Log        *slog.Logger
+	// Queues are claimed in order, each until it is empty.
+	Queues  []Queue
+	Owner   string
+	Workers int
+	Lease   time.Duration
+	Log     *slog.Logger
 }
 
 // FailpointEnv names the environment variable crash tests set to stop the
@@ -63,20 +71,30 @@ func failpoint(name string) {
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0}
-	for {
-		if err := ctx.Err(); err != nil {
+	for _, q := range j.Queues {
+		if err := j.drain(ctx, run, q, counts); err != nil {
 			return counts, err
 		}
-		claimed, err := j.Catalog.ClaimPending(ctx, j.Owner, j.MediaTypes, j.BatchSize, j.Lease)
+	}
+	return counts, nil
+}
+
+// drain processes one queue's batches until it is empty.
+func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts map[string]int64) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		claimed, err := j.Catalog.ClaimPending(ctx, j.Owner, q.MediaTypes, q.BatchSize, j.Lease)
 		if err != nil {
-			return counts, fmt.Errorf("claim: %w", err)
+			return fmt.Errorf("claim: %w", err)
 		}
 		if len(claimed) == 0 {
-			return counts, nil
+			return nil
 		}
 		results := j.process(ctx, run.ID, claimed)
 		if err := ctx.Err(); err != nil {
-			return counts, err // leases expire; another run takes the uploads over
+			return err // leases expire; another run takes the uploads over
 		}
 		var nConvs, nSegs int
 		for _, r := range results {
@@ -128,10 +146,10 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 		<-written
 		counts["lake_files"] += int64(len(files))
 		if writeErr != nil {
-			return counts, fmt.Errorf("write lake: %w", writeErr)
+			return fmt.Errorf("write lake: %w", writeErr)
 		}
 		if err != nil {
-			return counts, fmt.Errorf("commit: %w", err)
+			return fmt.Errorf("commit: %w", err)
 		}
 		failpoint("ingest-after-commit")
 	}

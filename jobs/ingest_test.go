@@ -46,8 +46,8 @@ func newEnv(t testing.TB) *env {
 	runner := NewRunner(cat, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
 		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}}, MediaTypes: []string{catalog.MediaChat},
-		Owner: "test-worker", BatchSize: 2, Workers: 2, Lease: time.Minute, Log: log,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}},
+		Owner: "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	return &env{cat: cat, bucket: bucket, org: org, runner: runner}

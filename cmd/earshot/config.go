@@ -33,8 +33,14 @@ type config struct {
 	IngestWorkers   int
 	IngestBatch     int
 	IngestLease     time.Duration
-	LogLevel        string
-	ShutdownTimeout time.Duration
+	// IngestAudioBatch is how many calls one batch claims.
+	IngestAudioBatch int
+	// ASRModelDir is PocketSphinx's model directory ("" = pkg-config's).
+	ASRModelDir string
+	// ASRSpanish* are the model files for LocaleId 2058 calls.
+	ASRSpanishHMM, ASRSpanishLM, ASRSpanishDict string
+	LogLevel                                    string
+	ShutdownTimeout                             time.Duration
 }
 
 func defaultConfig() config {
@@ -53,6 +59,7 @@ func defaultConfig() config {
 		IngestWorkers:    2,
 		IngestBatch:      200,
 		IngestLease:      10 * time.Minute,
+		IngestAudioBatch: 4,
 	}
 }
 
@@ -112,8 +119,8 @@ func (c *config) validate() (maxUploadBytes int64, err error) {
 	if c.RateLimit < 0 || c.RateBurst < 1 {
 		return 0, fmt.Errorf("--rate-limit must be ≥ 0 (0 = off) and --rate-burst ≥ 1")
 	}
-	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestLease < time.Second {
-		return 0, fmt.Errorf("--ingest-workers and --ingest-batch must be ≥ 1 and --ingest-lease ≥ 1s")
+	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestAudioBatch < 1 || c.IngestLease < time.Second {
+		return 0, fmt.Errorf("--ingest-workers, --ingest-batch and --ingest-audio-batch must be ≥ 1 and --ingest-lease ≥ 1s")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return 0, err

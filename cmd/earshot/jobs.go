@@ -15,6 +15,8 @@ import (
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -48,11 +50,18 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 		writer.Cache, cache = root, root
 	}
 	runner := jobs.NewRunner(cat, owner, log, reg)
+	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{ModelDir: cfg.ASRModelDir}}, Settings: cat}
+	if cfg.ASRSpanishHMM != "" {
+		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict}
+	}
 	runner.Register("ingest", &jobs.Ingest{
 		Catalog: cat, Lake: writer, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}},
-		MediaTypes: []string{catalog.MediaChat},
-		Owner:      owner, BatchSize: cfg.IngestBatch, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}, calls},
+		Queues: []jobs.Queue{
+			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
+			{MediaTypes: []string{catalog.MediaAudio}, BatchSize: cfg.IngestAudioBatch},
+		},
+		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
 	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	return runner
@@ -87,5 +96,10 @@ func jobFlags(cmd *cobra.Command, cfg *config) {
 	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
 	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
 	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together (env EARSHOT_INGEST_BATCH)")
+	f.IntVar(&cfg.IngestAudioBatch, "ingest-audio-batch", cfg.IngestAudioBatch, "calls claimed and committed together (env EARSHOT_INGEST_AUDIO_BATCH)")
+	f.StringVar(&cfg.ASRModelDir, "asr-model-dir", cfg.ASRModelDir, "PocketSphinx model directory; empty: pkg-config's (the pocketsphinx-en-us package) (env EARSHOT_ASR_MODEL_DIR)")
+	f.StringVar(&cfg.ASRSpanishHMM, "asr-spanish-model", cfg.ASRSpanishHMM, "PocketSphinx acoustic model directory for Spanish (LocaleId 2058) calls; without it they fail (env EARSHOT_ASR_SPANISH_MODEL)")
+	f.StringVar(&cfg.ASRSpanishLM, "asr-spanish-lm", cfg.ASRSpanishLM, "language model for Spanish calls (env EARSHOT_ASR_SPANISH_LM)")
+	f.StringVar(&cfg.ASRSpanishDict, "asr-spanish-dict", cfg.ASRSpanishDict, "pronunciation dictionary for Spanish calls (env EARSHOT_ASR_SPANISH_DICT)")
 	f.DurationVar(&cfg.IngestLease, "ingest-lease", cfg.IngestLease, "how long a worker owns a claimed upload before another may take it over (env EARSHOT_INGEST_LEASE)")
 }

@@ -1,0 +1,279 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/pipeline/audio"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// LocaleSpanish is the LocaleId of Spanish uploads.
+const LocaleSpanish = 2058
+
+// Calls processes audio uploads: decoded by ffmpeg, one channel at a time,
+// cut into utterances at silences and transcribed by the speech engine.
+// A stereo call is transcribed channel by channel (the agent's channel is
+// an organization setting) and its words merged by time into turns; a mono
+// call has one speaker, "Speaker", and turns split at pauses.
+type Calls struct {
+	Recognizers *Recognizers
+	Settings    AudioSettings
+	// Spanish is the model for LocaleId 2058 uploads; nil when none is
+	// configured (they fail with a reason that says so).
+	Spanish *asr.Model
+}
+
+// AudioSettings reads an organization's speech settings.
+type AudioSettings interface {
+	AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error)
+}
+
+// Accepts audio uploads.
+func (Calls) Accepts(up catalog.Interaction) bool { return up.MediaType == catalog.MediaAudio }
+
+// monoTurnPause splits a one-speaker transcript into turns.
+const monoTurnPause = 1000 * time.Millisecond
+
+// Process transcribes a call.
+func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
+	if up.StagedKey == nil {
+		return Result{}, errors.New("the upload has no staged file")
+	}
+	model, err := p.model(ctx, up)
+	if err != nil {
+		return Result{}, err
+	}
+	file, cleanup, err := spool(ctx, open, *up.StagedKey)
+	if err != nil {
+		return Result{}, err
+	}
+	defer cleanup()
+	info, err := audio.Probe(ctx, file)
+	if err != nil {
+		return Result{}, err
+	}
+	rec, err := p.Recognizers.Get(model)
+	if err != nil {
+		return Result{}, fmt.Errorf("speech recognition cannot start: %w", err)
+	}
+	defer p.Recognizers.Put(model, rec)
+
+	mode := "mono"
+	channels := []channel{{index: -1, speaker: "Speaker"}}
+	if info.Channels >= 2 {
+		settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
+		if err != nil {
+			return Result{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
+		}
+		mode = "stereo"
+		agent := settings.AgentChannel
+		channels = []channel{{index: agent, speaker: "Agent"}, {index: 1 - agent, speaker: "Customer"}}
+	}
+	var words []spokenWord
+	var duration time.Duration
+	heard := false
+	for _, ch := range channels {
+		got, d, chHeard, err := transcribeChannel(ctx, file, ch, rec)
+		if err != nil {
+			return Result{}, err
+		}
+		words = append(words, got...)
+		duration, heard = max(duration, d), heard || chHeard
+	}
+	if !heard {
+		return Result{}, errors.New("the audio is silent: no speech was found")
+	}
+	if len(words) == 0 {
+		return Result{}, errors.New("no speech was recognized in the audio")
+	}
+	engine, modelName := rec.Name()
+	ms := duration.Milliseconds()
+	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample, Conversation: true, CallDurationMillis: &ms}}
+	res.Batch = callRows(up, runID, mode, engine, modelName, ms, turns(words, mode))
+	return res, nil
+}
+
+// model picks the recognizer model for an upload: Spanish for LocaleId
+// 2058, the organization's own language model when it set one.
+func (p Calls) model(ctx context.Context, up catalog.Interaction) (asr.Model, error) {
+	if up.LocaleID == LocaleSpanish {
+		if p.Spanish == nil {
+			return asr.Model{}, errors.New("no Spanish model configured: LocaleId 2058 calls need the operator's --asr-spanish-model")
+		}
+		return *p.Spanish, nil
+	}
+	settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
+	if err != nil {
+		return asr.Model{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
+	}
+	return asr.Model{LanguageModel: settings.LanguageModel, Dictionary: settings.Dictionary}, nil
+}
+
+// spool copies the staged file to a local temporary file with the same
+// extension: ffmpeg needs to seek in MP4 and M4A.
+func spool(ctx context.Context, open Opener, key string) (string, func(), error) {
+	rc, err := open(ctx, key)
+	if err != nil {
+		return "", nil, fmt.Errorf("the staged file cannot be read: %w", err)
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp("", "earshot-call-*"+strings.ToLower(path.Ext(key)))
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.Remove(f.Name()) }
+	if _, err := io.Copy(f, rc); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("the staged file cannot be read: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return f.Name(), cleanup, nil
+}
+
+type channel struct {
+	index   int // -1: all channels mixed
+	speaker string
+}
+
+type spokenWord struct {
+	asr.Word
+	speaker string
+}
+
+// transcribeChannel decodes one channel and transcribes it utterance by
+// utterance as it streams.
+func transcribeChannel(ctx context.Context, file string, ch channel, rec asr.Recognizer) ([]spokenWord, time.Duration, bool, error) {
+	var words []spokenWord
+	seg := &audio.Segmenter{Emit: func(u audio.Utterance) error {
+		got, err := rec.Recognize(u.PCM)
+		if err != nil {
+			return err
+		}
+		for _, w := range got {
+			w.StartMs += u.StartMs
+			w.EndMs += u.StartMs
+			words = append(words, spokenWord{w, ch.speaker})
+		}
+		return nil
+	}}
+	d, err := audio.Decode(ctx, file, ch.index, seg.Write)
+	if err == nil {
+		err = seg.Close()
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return words, d, seg.Heard(), nil
+}
+
+// turn is a speaker's run of words.
+type turn struct {
+	speaker string
+	words   []asr.Word
+}
+
+// turns merges the channels' words by time: a turn ends where the speaker
+// changes, or (one speaker) at a pause.
+func turns(words []spokenWord, mode string) []turn {
+	sort.SliceStable(words, func(i, j int) bool { return words[i].StartMs < words[j].StartMs })
+	var out []turn
+	for i, w := range words {
+		newTurn := i == 0 || w.speaker != words[i-1].speaker ||
+			(mode == "mono" && w.StartMs-words[i-1].EndMs >= monoTurnPause.Milliseconds())
+		if newTurn {
+			out = append(out, turn{speaker: w.speaker})
+		}
+		out[len(out)-1].words = append(out[len(out)-1].words, w.Word)
+	}
+	return out
+}
+
+// callRows turns a transcribed call into its lake rows.
+func callRows(up catalog.Interaction, runID, mode, engine, model string, durationMs int64, ts []turn) lake.Batch {
+	b := lake.Batch{Segments: make([]lake.Segment, 0, len(ts))}
+	b.Conversations = []lake.Conversation{{
+		ID: up.ID, RunID: runID, OrgID: up.OrgID, UploadID: up.UploadID, MediaType: up.MediaType, FileName: up.FileName,
+		ArrivedOn: up.ArrivedOn, InteractionDate: up.InteractionDate, HierarchyNodeID: up.HierarchyNodeID, AgentID: up.AgentID,
+		AgentCode: up.AgentCode, ClientCallID: up.ClientCallID, CallDirection: up.CallDirection, LocaleID: int32(up.LocaleID),
+		CallDurationMillis: &durationMs, ExtendedMetadata: jsonObject(up.ExtendedMetadata), TranscriptMode: mode,
+		TranscriptEngine: &engine, TranscriptModel: &model,
+	}}
+	for i, t := range ts {
+		text := make([]string, len(t.words))
+		words := make([]lake.Word, len(t.words))
+		var conf float32
+		for j, w := range t.words {
+			text[j] = w.Text
+			words[j] = lake.Word{Word: w.Text, StartMs: w.StartMs, EndMs: w.EndMs, Confidence: w.Confidence}
+			conf += w.Confidence
+		}
+		conf /= float32(len(t.words))
+		b.Segments = append(b.Segments, lake.Segment{
+			ConversationID: up.ID, RunID: runID, OrgID: up.OrgID, ArrivedOn: up.ArrivedOn, Index: int32(i), Speaker: t.speaker,
+			StartMs: t.words[0].StartMs, EndMs: t.words[len(t.words)-1].EndMs, Text: strings.Join(text, " "), Confidence: &conf, Words: words,
+		})
+	}
+	return b
+}
+
+// Recognizers keeps loaded recognizers for reuse, per model: loading one
+// takes about a second, so each worker's stays loaded between calls. The
+// ingest job's worker bound is what bounds how many exist.
+type Recognizers struct {
+	Engine asr.Engine
+	mu     sync.Mutex
+	idle   map[asr.Model][]asr.Recognizer
+}
+
+// Get returns an idle recognizer for the model, or loads one.
+func (r *Recognizers) Get(m asr.Model) (asr.Recognizer, error) {
+	r.mu.Lock()
+	if list := r.idle[m]; len(list) > 0 {
+		rec := list[len(list)-1]
+		r.idle[m] = list[:len(list)-1]
+		r.mu.Unlock()
+		return rec, nil
+	}
+	r.mu.Unlock()
+	if r.Engine == nil {
+		return nil, asr.ErrNotConfigured
+	}
+	return r.Engine.New(m)
+}
+
+// Put returns a recognizer for reuse.
+func (r *Recognizers) Put(m asr.Model, rec asr.Recognizer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.idle == nil {
+		r.idle = map[asr.Model][]asr.Recognizer{}
+	}
+	r.idle[m] = append(r.idle[m], rec)
+}
+
+// Close frees every idle recognizer.
+func (r *Recognizers) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, list := range r.idle {
+		for _, rec := range list {
+			rec.Close()
+		}
+	}
+	r.idle = nil
+}
