@@ -15,6 +15,7 @@ import (
 
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -46,8 +47,10 @@ func newEnv(t testing.TB) *env {
 	runner := NewRunner(cat, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
 		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}},
-		Owner: "test-worker", Workers: 2, Lease: time.Minute, Log: log,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat},
+			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat}},
+		Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
+		Owner:  "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	return &env{cat: cat, bucket: bucket, org: org, runner: runner}
@@ -56,6 +59,13 @@ func newEnv(t testing.TB) *env {
 // stage stores a file and records it as a pending Chat upload.
 func (e *env) stage(t testing.TB, fileName string, data []byte) string {
 	t.Helper()
+	return e.stageAs(t, catalog.MediaChat, fileName, data, nil)
+}
+
+// stageAs stores a file and records it as a pending upload of a media
+// type; edit adjusts the record.
+func (e *env) stageAs(t testing.TB, mediaType, fileName string, data []byte, edit func(*catalog.Interaction)) string {
+	t.Helper()
 	ctx := context.Background()
 	id := catalog.NewID()
 	key := "staging/" + e.org.ID + "/" + id + "/" + fileName
@@ -63,9 +73,12 @@ func (e *env) stage(t testing.TB, fileName string, data []byte) string {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	it := catalog.Interaction{ID: id, OrgID: e.org.ID, MediaType: catalog.MediaChat, Status: catalog.StatusProcessing,
+	it := catalog.Interaction{ID: id, OrgID: e.org.ID, MediaType: mediaType, Status: catalog.StatusProcessing,
 		FileName: fileName, StagedKey: &key, FileSizeBytes: int64(len(data)), ArrivedOn: now, LocaleID: 1033,
 		ExtendedMetadata: map[string]string{"queue": "billing"}, Source: "file", ModifiedOn: now}
+	if edit != nil {
+		edit(&it)
+	}
 	if err := e.cat.CreateInteraction(ctx, it, false); err != nil {
 		t.Fatal(err)
 	}
