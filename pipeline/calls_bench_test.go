@@ -39,7 +39,9 @@ func benchDialogues(b *testing.B, n, turns int) [][]synth.Turn {
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var out [][]synth.Turn
 	for sc.Scan() && len(out) < n {
-		var d struct{ Turns []struct{ Speaker, Text string } }
+		var d struct {
+			Turns []struct{ Speaker, Text string }
+		}
 		json.Unmarshal(sc.Bytes(), &d)
 		var ts []synth.Turn
 		for _, t := range d.Turns[:min(turns, len(d.Turns))] {
@@ -158,7 +160,9 @@ func BenchmarkASR(b *testing.B) {
 						key := "call.wav"
 						up := catalog.Interaction{ID: catalog.NewID(), OrgID: "o", MediaType: catalog.MediaAudio, FileName: key, StagedKey: &key,
 							LocaleID: 1033, ArrivedOn: time.Now(), ExtendedMetadata: map[string]string{}}
-						open := func(context.Context, string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(inputs[i])), nil }
+						open := func(context.Context, string) (io.ReadCloser, error) {
+							return io.NopCloser(bytes.NewReader(inputs[i])), nil
+						}
 						start := time.Now()
 						res, err := p.Process(ctx, up, "run", open)
 						took := time.Since(start).Seconds()
