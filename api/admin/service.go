@@ -31,6 +31,8 @@ type Operations interface {
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
 	OperatorAccess(ctx context.Context, orgID string) (APIAccess, error)
 	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)
+	AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error)
+	SetAudioSettings(ctx context.Context, s catalog.AudioSettings) (catalog.AudioSettings, error)
 }
 
 // JobRunner runs jobs by name.
@@ -121,6 +123,31 @@ func (s *Service) CreateOrg(ctx context.Context, name string) (catalog.Organizat
 		return catalog.Organization{}, fmt.Errorf("%w: an organization name must be 1 to 200 characters", ErrInvalid)
 	}
 	return s.cat.CreateOrganization(ctx, name)
+}
+
+// AudioSettings returns an organization's speech settings.
+func (s *Service) AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error) {
+	return s.cat.AudioSettings(ctx, orgID)
+}
+
+// SetAudioSettings replaces an organization's speech settings; the files
+// named must exist (on this machine: the ingest workers read them).
+func (s *Service) SetAudioSettings(ctx context.Context, in catalog.AudioSettings) (catalog.AudioSettings, error) {
+	for _, path := range []string{in.LanguageModel, in.Dictionary} {
+		if path == "" {
+			continue
+		}
+		if !filepath.IsAbs(path) {
+			return catalog.AudioSettings{}, fmt.Errorf("%w: %s: give an absolute path", ErrInvalid, path)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return catalog.AudioSettings{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+	}
+	if err := s.cat.SetAudioSettings(ctx, in); err != nil {
+		return catalog.AudioSettings{}, err
+	}
+	return s.cat.AudioSettings(ctx, in.OrgID)
 }
 
 // ListOrgs lists every organization.

@@ -26,6 +26,7 @@ import (
 //	GET  /users?org=ID             POST /users?org=ID {"userName","firstName","lastName","email","roleName"}
 //	POST /jobs/{name}/run          GET  /jobs/runs?job=NAME&limit=N
 //	POST /access?org=ID            a token for the API (earshot ingest)
+//	GET  /audio?org=ID             PUT  /audio {"orgId","agentChannel","languageModel","dictionary"}
 //
 // Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"rejected"|"internal"}.
 
@@ -85,6 +86,18 @@ func Handler(svc *Service) http.Handler {
 	mux.HandleFunc("POST /access", func(w http.ResponseWriter, r *http.Request) {
 		access, err := svc.OperatorAccess(r.Context(), r.URL.Query().Get("org"))
 		reply(w, access, err)
+	})
+	mux.HandleFunc("GET /audio", func(w http.ResponseWriter, r *http.Request) {
+		settings, err := svc.AudioSettings(r.Context(), r.URL.Query().Get("org"))
+		reply(w, settings, err)
+	})
+	mux.HandleFunc("PUT /audio", func(w http.ResponseWriter, r *http.Request) {
+		var in catalog.AudioSettings
+		if !decode(w, r, &in) {
+			return
+		}
+		settings, err := svc.SetAudioSettings(r.Context(), in)
+		reply(w, settings, err)
 	})
 	mux.HandleFunc("GET /jobs/runs", func(w http.ResponseWriter, r *http.Request) {
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -255,4 +268,14 @@ func (r *Remote) JobRuns(ctx context.Context, job string, limit int) (runs []cat
 func (r *Remote) OperatorAccess(ctx context.Context, orgID string) (access APIAccess, err error) {
 	err = r.call(ctx, "POST", "/access?org="+url.QueryEscape(orgID), nil, &access)
 	return access, err
+}
+
+func (r *Remote) AudioSettings(ctx context.Context, orgID string) (s catalog.AudioSettings, err error) {
+	err = r.call(ctx, "GET", "/audio?org="+url.QueryEscape(orgID), nil, &s)
+	return s, err
+}
+
+func (r *Remote) SetAudioSettings(ctx context.Context, in catalog.AudioSettings) (s catalog.AudioSettings, err error) {
+	err = r.call(ctx, "PUT", "/audio", in, &s)
+	return s, err
 }

@@ -67,7 +67,7 @@ func adminCommand(cfg *config) *cobra.Command {
 	}, &cobra.Command{
 		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) { return a.ListOrgs(ctx) }),
-	})
+	}, audioCommand(cfg))
 
 	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
 	var orgRef, name string
@@ -170,4 +170,40 @@ func resolveOrg(ctx context.Context, a admin.Operations, ref string) (string, er
 		}
 	}
 	return "", fmt.Errorf("no organization has the id or name %q (see: earshot admin org list)", ref)
+}
+
+// audioCommand shows or changes an organization's speech settings.
+func audioCommand(cfg *config) *cobra.Command {
+	var agentChannel int
+	var lm, dict string
+	cmd := &cobra.Command{
+		Use:   "audio ID|NAME [--agent-channel 0|1] [--language-model PATH --dictionary PATH]",
+		Short: "Show or set an organization's speech settings (stereo agent channel, own language model)",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		current, err := a.AudioSettings(ctx, orgID)
+		if err != nil {
+			return nil, err
+		}
+		f := cmd.Flags()
+		if !f.Changed("agent-channel") && !f.Changed("language-model") && !f.Changed("dictionary") {
+			return current, nil
+		}
+		if f.Changed("agent-channel") {
+			current.AgentChannel = agentChannel
+		}
+		if f.Changed("language-model") || f.Changed("dictionary") {
+			current.LanguageModel, current.Dictionary = lm, dict
+		}
+		return a.SetAudioSettings(ctx, current)
+	})
+	cmd.Flags().IntVar(&agentChannel, "agent-channel", 0, "stereo channel the agent is on: 0 (left) or 1 (right); the customer is on the other")
+	cmd.Flags().StringVar(&lm, "language-model", "", `the organization's own language model (absolute path; "" with --dictionary "" for the default)`)
+	cmd.Flags().StringVar(&dict, "dictionary", "", "the pronunciation dictionary that goes with it (absolute path)")
+	return cmd
 }

@@ -204,6 +204,20 @@ func TestAdminCommands(t *testing.T) {
 			if err != nil || !strings.Contains(out, `"userName": "ann"`) {
 				t.Fatalf("user list: %v %s", err, out)
 			}
+			// Speech settings: shown, changed, refused when a file is missing.
+			if out, err = run(t, "admin", "org", "audio", "--data", data, "globex"); err != nil || !strings.Contains(out, `"agentChannel": 0`) {
+				t.Fatalf("audio show: %v %s", err, out)
+			}
+			if out, err = run(t, "admin", "org", "audio", "--data", data, "globex", "--agent-channel", "1"); err != nil || !strings.Contains(out, `"agentChannel": 1`) {
+				t.Fatalf("audio set: %v %s", err, out)
+			}
+			if _, err = run(t, "admin", "org", "audio", "--data", data, "globex", "--language-model", "/nonexistent.lm", "--dictionary", "/nonexistent.dict"); err == nil ||
+				!strings.Contains(err.Error(), "nonexistent") {
+				t.Fatalf("missing model file: %v", err)
+			}
+			if out, _ = run(t, "admin", "org", "audio", "--data", data, "globex"); !strings.Contains(out, `"agentChannel": 1`) || strings.Contains(out, "languageModel") {
+				t.Fatalf("after refused change: %s", out)
+			}
 		})
 	}
 }
