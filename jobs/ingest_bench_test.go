@@ -11,13 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/memwatch"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -55,18 +53,6 @@ func corpusChats(b *testing.B) map[string][]byte {
 	return out
 }
 
-// rssKiB reads this process's resident set from /proc.
-func rssKiB() int64 {
-	data, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
 // cpuTime is the CPU time (user + system) this process has used: a steadier
 // measure of the work than wall time on a shared machine.
 func cpuTime() time.Duration {
@@ -99,43 +85,29 @@ func BenchmarkIngestCorpus(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			var convs int64
 			var elapsed time.Duration
-			var peak int64
+			var peak float64
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				e := newEnv(b)
 				e.stage(b, fmt.Sprintf("corpus-%d.%s", i, kind), archives[kind])
-				base := rssKiB()
-				var top atomic.Int64
-				stop := make(chan struct{})
-				go func() {
-					for {
-						select {
-						case <-stop:
-							return
-						case <-time.After(5 * time.Millisecond):
-							if r := rssKiB() - base; r > top.Load() {
-								top.Store(r)
-							}
-						}
-					}
-				}()
+				stopWatch := memwatch.Start()
 				b.StartTimer()
 				start, cpuStart := time.Now(), cpuTime()
 				run, err := e.runner.Run(context.Background(), "ingest")
 				elapsed += time.Since(start)
 				cpu += cpuTime() - cpuStart
 				b.StopTimer()
-				close(stop)
+				top := stopWatch()
 				if err != nil || run.Counts["conversations"] != int64(len(chats)) {
 					b.Fatalf("run %+v %v", run, err)
 				}
 				convs += run.Counts["conversations"]
-				peak = max(peak, top.Load())
+				peak = max(peak, top)
 				e.cat.Close()
 			}
 			b.ReportMetric(float64(convs)/elapsed.Seconds(), "conv/s")
-			b.ReportMetric(float64(peak)/1024, "peakRSS-MiB")
+			b.ReportMetric(peak, "peakRSS-MiB")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 		})
 		// Baseline: reading and parsing the same archive alone, without the

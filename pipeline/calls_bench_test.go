@@ -13,10 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/memwatch"
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/pipeline/asr/wer"
@@ -132,21 +132,7 @@ func BenchmarkASR(b *testing.B) {
 			}
 			var total wer.Score
 			var busy, audio float64
-			var peak atomic.Int64
-			base := rssKiB()
-			stop := make(chan struct{})
-			go func() {
-				for {
-					select {
-					case <-stop:
-						return
-					case <-time.After(10 * time.Millisecond):
-						if r := rssKiB() - base; r > peak.Load() {
-							peak.Store(r)
-						}
-					}
-				}
-			}()
+			stopWatch := memwatch.Start()
 			for b.Loop() {
 				var mu sync.Mutex
 				var wg sync.WaitGroup
@@ -185,11 +171,11 @@ func BenchmarkASR(b *testing.B) {
 				}
 				wg.Wait()
 			}
-			close(stop)
+			peak := stopWatch()
 			b.ReportMetric(100*total.WER(), "WER-%")
 			b.ReportMetric(busy/audio, "RTF/worker")
 			b.ReportMetric(100*total.SpeakerAccuracy(), "speaker-%")
-			b.ReportMetric(float64(peak.Load())/1024, "peakRSS-MiB")
+			b.ReportMetric(peak, "peakRSS-MiB")
 			b.ReportMetric(audio/float64(b.N), "audio-s")
 			b.Logf("%s: %d calls, %d reference words: S=%d D=%d I=%d; targets WER ≤ 15%%, RTF ≤ 0.25, speaker ≥ 95%%",
 				variant, len(calls), total.Reference, total.Substitutions, total.Deletions, total.Insertions)
@@ -204,16 +190,4 @@ func modelOf(b *testing.B, p Calls) asr.Model {
 		b.Fatal(err)
 	}
 	return m
-}
-
-// rssKiB reads this process's resident set from /proc.
-func rssKiB() int64 {
-	data, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
-			return n
-		}
-	}
-	return 0
 }

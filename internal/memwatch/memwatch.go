@@ -1,0 +1,50 @@
+// Package memwatch measures a process's peak resident memory over a
+// stretch of work, for benchmarks that report it.
+package memwatch
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// RSSKiB is this process's resident set size, from /proc.
+func RSSKiB() int64 {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// Start samples the resident set every few milliseconds; the returned
+// function stops and reports the peak growth over the start, in MiB.
+func Start() (stop func() (peakMiB float64)) {
+	base := RSSKiB()
+	var peak atomic.Int64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				if r := RSSKiB() - base; r > peak.Load() {
+					peak.Store(r)
+				}
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		<-finished
+		return float64(peak.Load()) / 1024
+	}
+}
