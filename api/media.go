@@ -72,18 +72,12 @@ type uploadRequest struct {
 	id        string
 	arrived   time.Time
 	meta      *uploadmeta.Metadata
-	resolved  *resolvedMeta
+	resolved  *catalog.UploadRefs
 	signedURL string
 	fileParts int
 	origName  string
 	spool     *os.File // the file, when it came before the metadata
 	staged    *stagedFile
-}
-
-// resolvedMeta is what the metadata names in the organization.
-type resolvedMeta struct {
-	nodeID *string
-	agent  *catalog.Agent
 }
 
 // mediaUpload is POST /Media/Upload (CONTRACT §3). The file streams to
@@ -312,13 +306,13 @@ func (u *uploadRequest) record(ctx context.Context) *problem.Problem {
 }
 
 // applyMetadata copies the metadata and what it resolved to onto a record.
-func applyMetadata(it *catalog.Interaction, m *uploadmeta.Metadata, r *resolvedMeta) {
+func applyMetadata(it *catalog.Interaction, m *uploadmeta.Metadata, r *catalog.UploadRefs) {
 	it.InteractionDate, it.CallDirection, it.ClientCallID = m.InteractionDate, m.CallDirection, m.ClientCallID
 	it.CustomerName, it.Phone, it.Email = m.Name, m.Phone, m.Email
 	it.AgentCode, it.AgentFirstName, it.AgentLastName = m.AgentCode, m.AgentFirstName, m.AgentLastName
 	it.LocaleID, it.ExtendedMetadata = m.LocaleID, m.Extended
-	it.HierarchyNodeID = r.nodeID
-	if a := r.agent; a != nil {
+	it.HierarchyNodeID = r.NodeID
+	if a := r.Agent; a != nil {
 		it.AgentID = &a.ID
 		if it.AgentFirstName == nil && it.AgentLastName == nil {
 			it.AgentFirstName, it.AgentLastName = &a.FirstName, &a.LastName
@@ -346,30 +340,15 @@ func (u *uploadRequest) cleanup() {
 // An unknown or mismatched hierarchy id/code is refused; an unknown
 // AgentCode is kept on the record without a link (the agent may be created
 // later).
-func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*resolvedMeta, *problem.Problem) {
-	ctx := c.Request.Context()
-	r := &resolvedMeta{}
-	if m.HierarchyID != nil || m.HierarchyCode != nil {
-		tree, err := s.deps.Catalog.Hierarchy(ctx, org)
-		if err != nil {
-			return nil, s.internal(c, err)
-		}
-		node, ok := tree.Resolve(m.HierarchyID, m.HierarchyCode)
-		if !ok {
-			return nil, sentence(uploadmeta.SentenceHierarchy)
-		}
-		r.nodeID = &node.ID
+func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*catalog.UploadRefs, *problem.Problem) {
+	refs, err := s.deps.Catalog.ResolveUploadRefs(c.Request.Context(), org, m.HierarchyID, m.HierarchyCode, m.AgentCode)
+	switch {
+	case errors.Is(err, catalog.ErrUnknownHierarchy):
+		return nil, sentence(uploadmeta.SentenceHierarchy)
+	case err != nil:
+		return nil, s.internal(c, err)
 	}
-	if m.AgentCode != nil && *m.AgentCode != "" {
-		a, err := s.deps.Catalog.AgentByCode(ctx, org, *m.AgentCode)
-		switch {
-		case err == nil:
-			r.agent = &a
-		case !errors.Is(err, catalog.ErrNotFound):
-			return nil, s.internal(c, err)
-		}
-	}
-	return r, nil
+	return &refs, nil
 }
 
 // internal logs an unexpected error and returns the 500 to answer with.

@@ -40,7 +40,7 @@ type Catalog interface {
 	Agent(ctx context.Context, orgID, id string) (catalog.Agent, error)
 	CreateAgent(ctx context.Context, orgID string, in catalog.AgentInput) (catalog.Agent, error)
 	UpdateAgent(ctx context.Context, orgID, id string, in catalog.AgentInput) (catalog.Agent, error)
-	AgentByCode(ctx context.Context, orgID, code string) (catalog.Agent, error)
+	ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (catalog.UploadRefs, error)
 
 	FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error)
 	CreateInteraction(ctx context.Context, it catalog.Interaction, applyNodeToAgent bool) error

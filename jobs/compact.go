@@ -19,7 +19,7 @@ import (
 type CompactCatalog interface {
 	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
-	HasLakeFile(ctx context.Context, path string) (bool, error)
+	LakePaths(ctx context.Context) ([]string, error)
 	DB() *sql.DB
 	LakeFileList(paths []string) string
 }
@@ -95,28 +95,33 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 // removeOrphans deletes lake files no manifest entry names — left by runs
 // that crashed before committing — once they are older than OrphanAge,
 // from the bucket and from the local cache of a remote bucket.
+// The manifest is read once, before listing: a file committed after that
+// is younger than the cutoff, so it is never a candidate.
 func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 	var removed int64
 	cutoff := time.Now().Add(-OrphanAge)
+	paths, err := j.Catalog.LakePaths(ctx)
+	if err != nil {
+		return 0, err
+	}
+	manifest := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		manifest[p] = true
+	}
+	listed := func(key string) bool { return manifest[key] }
 	for o, err := range j.Bucket.List(ctx, lake.Prefix) {
 		if err != nil {
 			return removed, err
 		}
-		if !strings.HasSuffix(o.Key, ".parquet") || o.Modified.After(cutoff) {
+		if !strings.HasSuffix(o.Key, ".parquet") || o.Modified.After(cutoff) || listed(o.Key) {
 			continue
 		}
-		listed, err := j.Catalog.HasLakeFile(ctx, o.Key)
-		if err != nil {
-			return removed, err
-		}
-		if !listed {
-			if err := j.Bucket.Delete(ctx, o.Key); err == nil {
-				removed++
-			}
+		if err := j.Bucket.Delete(ctx, o.Key); err == nil {
+			removed++
 		}
 	}
 	if j.Cache != "" {
-		swept, err := lake.SweepCache(j.Cache, cutoff, func(key string) (bool, error) { return j.Catalog.HasLakeFile(ctx, key) })
+		swept, err := lake.SweepCache(j.Cache, cutoff, listed)
 		removed += int64(swept)
 		if err != nil {
 			return removed, fmt.Errorf("sweep the lake cache: %w", err)

@@ -50,7 +50,11 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 	if up.StagedKey == nil {
 		return Result{}, errors.New("the upload has no staged file")
 	}
-	model, err := p.model(ctx, up)
+	settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
+	if err != nil {
+		return Result{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
+	}
+	model, err := p.model(up, settings)
 	if err != nil {
 		return Result{}, err
 	}
@@ -72,10 +76,6 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 	mode := "mono"
 	channels := []channel{{index: -1, speaker: "Speaker"}}
 	if info.Channels >= 2 {
-		settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
-		if err != nil {
-			return Result{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
-		}
 		mode = "stereo"
 		agent := settings.AgentChannel
 		channels = []channel{{index: agent, speaker: "Agent"}, {index: 1 - agent, speaker: "Customer"}}
@@ -106,16 +106,12 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 
 // model picks the recognizer model for an upload: Spanish for LocaleId
 // 2058, the organization's own language model when it set one.
-func (p Calls) model(ctx context.Context, up catalog.Interaction) (asr.Model, error) {
+func (p Calls) model(up catalog.Interaction, settings catalog.AudioSettings) (asr.Model, error) {
 	if up.LocaleID == LocaleSpanish {
 		if p.Spanish == nil {
 			return asr.Model{}, errors.New("no Spanish model configured: LocaleId 2058 calls need the operator's --asr-spanish-model")
 		}
 		return *p.Spanish, nil
-	}
-	settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
-	if err != nil {
-		return asr.Model{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
 	}
 	return asr.Model{LanguageModel: settings.LanguageModel, Dictionary: settings.Dictionary}, nil
 }
@@ -205,14 +201,9 @@ func turns(words []spokenWord, mode string) []turn {
 
 // callRows turns a transcribed call into its lake rows.
 func callRows(up catalog.Interaction, runID, mode, engine, model string, durationMs int64, ts []turn) lake.Batch {
-	b := lake.Batch{Segments: make([]lake.Segment, 0, len(ts))}
-	b.Conversations = []lake.Conversation{{
-		ID: up.ID, RunID: runID, OrgID: up.OrgID, UploadID: up.UploadID, MediaType: up.MediaType, FileName: up.FileName,
-		ArrivedOn: up.ArrivedOn, InteractionDate: up.InteractionDate, HierarchyNodeID: up.HierarchyNodeID, AgentID: up.AgentID,
-		AgentCode: up.AgentCode, ClientCallID: up.ClientCallID, CallDirection: up.CallDirection, LocaleID: int32(up.LocaleID),
-		CallDurationMillis: &durationMs, ExtendedMetadata: jsonObject(up.ExtendedMetadata), TranscriptMode: mode,
-		TranscriptEngine: &engine, TranscriptModel: &model,
-	}}
+	row := conversationRow(up, runID, mode)
+	row.CallDurationMillis, row.TranscriptEngine, row.TranscriptModel = &durationMs, &engine, &model
+	b := lake.Batch{Conversations: []lake.Conversation{row}, Segments: make([]lake.Segment, 0, len(ts))}
 	for i, t := range ts {
 		text := make([]string, len(t.words))
 		words := make([]lake.Word, len(t.words))

@@ -185,7 +185,8 @@ func BenchmarkASR(b *testing.B) {
 
 func modelOf(b *testing.B, p Calls) asr.Model {
 	up := catalog.Interaction{OrgID: "o", LocaleID: 1033}
-	m, err := p.model(context.Background(), up)
+	settings, _ := p.Settings.AudioSettings(context.Background(), up.OrgID)
+	m, err := p.model(up, settings)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,10 +30,9 @@ type Chats struct {
 	Directory Directory
 }
 
-// Directory is the organization data chat metadata refers to.
+// Directory resolves the organization data chat metadata refers to.
 type Directory interface {
-	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
-	AgentByCode(ctx context.Context, orgID, code string) (catalog.Agent, error)
+	ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (catalog.UploadRefs, error)
 }
 
 // Accepts chat uploads.
@@ -183,19 +182,30 @@ func (p Chats) applyChatMetadata(ctx context.Context, child *catalog.Interaction
 	if merr != nil {
 		return fmt.Errorf("metadata: %s %v", merr.Sentence, merr.Fields)
 	}
-	if m.HierarchyID != nil || m.HierarchyCode != nil {
-		if p.Directory == nil {
-			return errors.New("metadata: hierarchy keys cannot be resolved here")
+	// The agent code is resolved only when it names another agent than
+	// the archive's, whose link the chat already has.
+	newAgent := m.AgentCode != nil && (child.AgentCode == nil || !strings.EqualFold(*child.AgentCode, *m.AgentCode))
+	hierarchyKeys := m.HierarchyID != nil || m.HierarchyCode != nil
+	var refs catalog.UploadRefs
+	if p.Directory == nil && hierarchyKeys {
+		return errors.New("metadata: hierarchy keys cannot be resolved here")
+	}
+	if p.Directory != nil && (hierarchyKeys || newAgent) {
+		var agentCode *string
+		if newAgent {
+			agentCode = m.AgentCode
 		}
-		tree, err := p.Directory.Hierarchy(ctx, child.OrgID)
-		if err != nil {
-			return fmt.Errorf("metadata: the hierarchy cannot be read: %w", err)
-		}
-		node, ok := tree.Resolve(m.HierarchyID, m.HierarchyCode)
-		if !ok {
+		var err error
+		refs, err = p.Directory.ResolveUploadRefs(ctx, child.OrgID, m.HierarchyID, m.HierarchyCode, agentCode)
+		switch {
+		case errors.Is(err, catalog.ErrUnknownHierarchy):
 			return fmt.Errorf("metadata: %s", uploadmeta.SentenceHierarchy)
+		case err != nil:
+			return fmt.Errorf("metadata: %w", err)
 		}
-		child.HierarchyNodeID = &node.ID
+	}
+	if refs.NodeID != nil {
+		child.HierarchyNodeID = refs.NodeID
 	}
 	for _, f := range []struct {
 		dst **string
@@ -208,16 +218,10 @@ func (p Chats) applyChatMetadata(ctx context.Context, child *catalog.Interaction
 			*f.dst = f.src
 		}
 	}
-	if m.AgentCode != nil && (child.AgentCode == nil || !strings.EqualFold(*child.AgentCode, *m.AgentCode)) {
+	if newAgent {
 		child.AgentCode, child.AgentID = m.AgentCode, nil
-		if p.Directory != nil && *m.AgentCode != "" {
-			a, err := p.Directory.AgentByCode(ctx, child.OrgID, *m.AgentCode)
-			switch {
-			case err == nil:
-				child.AgentID = &a.ID
-			case !errors.Is(err, catalog.ErrNotFound):
-				return fmt.Errorf("metadata: the agent cannot be looked up: %w", err)
-			}
+		if refs.Agent != nil {
+			child.AgentID = &refs.Agent.ID
 		}
 	}
 	if m.InteractionDate != nil {
@@ -281,13 +285,10 @@ func firstTimestamp(conv *chat.Conversation) *time.Time {
 // where the next one starts.
 func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lake.Batch {
 	b := lake.Batch{Segments: make([]lake.Segment, 0, len(conv.Messages))}
+	row := conversationRow(it, runID, "chat")
 	count := int32(len(conv.Messages))
-	b.Conversations = append(b.Conversations, lake.Conversation{
-		ID: it.ID, RunID: runID, OrgID: it.OrgID, UploadID: it.UploadID, MediaType: it.MediaType, FileName: it.FileName,
-		ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID, AgentID: it.AgentID,
-		AgentCode: it.AgentCode, ClientCallID: it.ClientCallID, CallDirection: it.CallDirection, LocaleID: int32(it.LocaleID),
-		ChatMessageCount: &count, ExtendedMetadata: jsonObject(it.ExtendedMetadata), TranscriptMode: "chat",
-	})
+	row.ChatMessageCount = &count
+	b.Conversations = append(b.Conversations, row)
 	starts := messageStarts(conv)
 	for i, m := range conv.Messages {
 		end := starts[i]
@@ -300,6 +301,17 @@ func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lak
 		})
 	}
 	return b
+}
+
+// conversationRow is a record's row of the conversations table: its
+// metadata and how it was transcribed (chat, stereo or mono).
+func conversationRow(it catalog.Interaction, runID, mode string) lake.Conversation {
+	return lake.Conversation{
+		ID: it.ID, RunID: runID, OrgID: it.OrgID, UploadID: it.UploadID, MediaType: it.MediaType, FileName: it.FileName,
+		ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID, AgentID: it.AgentID,
+		AgentCode: it.AgentCode, ClientCallID: it.ClientCallID, CallDirection: it.CallDirection, LocaleID: int32(it.LocaleID),
+		ExtendedMetadata: jsonObject(it.ExtendedMetadata), TranscriptMode: mode,
+	}
 }
 
 func messageStarts(conv *chat.Conversation) []int64 {

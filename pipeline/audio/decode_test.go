@@ -8,15 +8,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot/earshot/pipeline/audio/synth"
 )
 
-// synth makes a file with flite and converts it with ffmpeg (args between
+// speak makes a file with flite and converts it with ffmpeg (args between
 // input and output).
-func synth(t *testing.T, dir, text, name string, ffargs ...string) string {
+func speak(t *testing.T, dir, text, name string, ffargs ...string) string {
 	t.Helper()
 	wav := filepath.Join(dir, "flite-"+name+".wav")
-	if out, err := exec.Command("flite", "-voice", "slt", "-t", text, "-o", wav).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
+	if _, err := synth.Speak(context.Background(), wav, synth.AgentVoice, text); err != nil {
+		t.Fatal(err)
 	}
 	return convert(t, wav, filepath.Join(dir, name), ffargs...)
 }
@@ -51,7 +53,7 @@ func TestDecodeSixFormats(t *testing.T) {
 	}
 	var want time.Duration
 	for name, args := range formats {
-		path := synth(t, dir, text, name, args...)
+		path := speak(t, dir, text, name, args...)
 		info, err := Probe(context.Background(), path)
 		if err != nil {
 			t.Fatalf("%s: probe: %v", name, err)
@@ -85,7 +87,7 @@ func TestDecodeSixFormats(t *testing.T) {
 // Each channel of a stereo file decodes on its own.
 func TestDecodeStereoChannels(t *testing.T) {
 	dir := t.TempDir()
-	left := synth(t, dir, "hello there", "left.wav")
+	left := speak(t, dir, "hello there", "left.wav")
 	stereo := filepath.Join(dir, "stereo.wav")
 	cmd := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-y", "-i", left, "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono",
 		"-filter_complex", "[0:a][1:a]amerge=inputs=2[a]", "-map", "[a]", "-shortest", stereo)
@@ -114,12 +116,12 @@ func TestDecodeStereoChannels(t *testing.T) {
 // Bad files fail with a reason a person can act on.
 func TestDecodeBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	good := synth(t, dir, "this call may be recorded for quality purposes", "good.mp3", "-c:a", "libmp3lame")
+	good := speak(t, dir, "this call may be recorded for quality purposes", "good.mp3", "-c:a", "libmp3lame")
 	data, _ := os.ReadFile(good)
 	truncated := filepath.Join(dir, "truncated.mp3")
 	os.WriteFile(truncated, data[:len(data)/3], 0o600)
 	headerOnly := filepath.Join(dir, "header.m4a")
-	m4a := synth(t, dir, "hello", "whole.m4a", "-c:a", "aac")
+	m4a := speak(t, dir, "hello", "whole.m4a", "-c:a", "aac")
 	m4aData, _ := os.ReadFile(m4a)
 	os.WriteFile(headerOnly, m4aData[:len(m4aData)/2], 0o600)
 	text := filepath.Join(dir, "notes.wav")

@@ -227,13 +227,6 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 // LakeRoot is the local directory of the lake's files.
 func (c *Catalog) LakeRoot() string { return c.lakeRoot }
 
-// HasLakeFile tells whether the manifest lists a path.
-func (c *Catalog) HasLakeFile(ctx context.Context, path string) (bool, error) {
-	var n int
-	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE path = ?`, path).Scan(&n)
-	return n > 0, err
-}
-
 // LakePaths lists every file of the manifest.
 func (c *Catalog) LakePaths(ctx context.Context) ([]string, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT path FROM lake_files ORDER BY path`)

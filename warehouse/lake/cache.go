@@ -86,7 +86,7 @@ func Evict(dir, key string) {
 // run that crashed before committing, here or on another worker), and
 // temporary files an interrupted cache write left. It reports how many
 // it removed.
-func SweepCache(dir string, cutoff time.Time, listed func(key string) (bool, error)) (int, error) {
+func SweepCache(dir string, cutoff time.Time, listed func(key string) bool) (int, error) {
 	removed := 0
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -109,9 +109,8 @@ func SweepCache(dir string, cutoff time.Time, listed func(key string) (bool, err
 		if err != nil {
 			return err
 		}
-		ok, err := listed(filepath.ToSlash(rel))
-		if err != nil || ok {
-			return err
+		if listed(filepath.ToSlash(rel)) {
+			return nil
 		}
 		if os.Remove(path) == nil {
 			removed++

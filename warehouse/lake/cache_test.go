@@ -27,8 +27,8 @@ func TestSweepCache(t *testing.T) {
 			os.Chtimes(filepath.Join(dir, key), old, old)
 		}
 	}
-	listed := func(key string) (bool, error) {
-		return key == "lake/conversations/org=o/date=2025-10-03/part-committed.parquet", nil
+	listed := func(key string) bool {
+		return key == "lake/conversations/org=o/date=2025-10-03/part-committed.parquet"
 	}
 	removed, err := SweepCache(dir, time.Now().Add(-time.Hour), listed)
 	if err != nil || removed != 2 {

@@ -41,9 +41,10 @@ type Writer struct {
 	Cache string
 }
 
+// partition is an organization and an arrival day (UTC midnight).
 type partition struct {
-	org  string
-	date string
+	org string
+	day time.Time
 }
 
 // minRowsPerSplit is the smallest share of a partition worth a file of its
@@ -125,8 +126,10 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	return files, nil
 }
 
+// partitionOf is cheap on purpose (no formatting): it runs for every row.
 func partitionOf(org string, arrived time.Time) partition {
-	return partition{org, arrived.UTC().Format(time.DateOnly)}
+	y, m, d := arrived.UTC().Date()
+	return partition{org, time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}
 }
 
 // groupByPartition splits rows by partition. Rows are large structs and a
@@ -158,9 +161,11 @@ func groupByPartition[T any](rows []T, of func(*T) partition) map[partition][]T 
 // sortRows sorts rows in place unless they already are in order, which
 // they usually are: ids are UUIDv7s handed out in arrival order.
 func sortRows[T any](rows []T, compare func(a, b *T) int) {
-	cmpRows := func(a, b T) int { return compare(&a, &b) }
-	if !slices.IsSortedFunc(rows, cmpRows) {
-		slices.SortStableFunc(rows, cmpRows)
+	for i := 1; i < len(rows); i++ {
+		if compare(&rows[i-1], &rows[i]) > 0 {
+			slices.SortStableFunc(rows, func(a, b T) int { return compare(&a, &b) })
+			return
+		}
 	}
 }
 
@@ -197,7 +202,7 @@ func sortedPartitions[T any](m map[partition]T) []partition {
 		if out[i].org != out[j].org {
 			return out[i].org < out[j].org
 		}
-		return out[i].date < out[j].date
+		return out[i].day.Before(out[j].day)
 	})
 	return out
 }
@@ -228,7 +233,7 @@ func (w *Writer) put(ctx context.Context, table string, p partition, runID strin
 	if err := writeParquet(&buf, rec); err != nil {
 		return catalog.LakeFile{}, fmt.Errorf("write %s parquet: %w", table, err)
 	}
-	key := Path(table, p.org, p.date, runID, catalog.NewID())
+	key := Path(table, p.org, p.day.Format(time.DateOnly), runID, catalog.NewID())
 	data := buf.Bytes()
 	if _, err := w.Bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{IfAbsent: true}); err != nil {
 		return catalog.LakeFile{}, fmt.Errorf("store %s: %w", key, err)
@@ -239,8 +244,7 @@ func (w *Writer) put(ctx context.Context, table string, p partition, runID strin
 		}
 	}
 	size := int64(len(data))
-	date, _ := time.Parse(time.DateOnly, p.date)
-	return catalog.LakeFile{Path: key, Table: table, OrgID: p.org, Date: date, Bytes: size}, nil
+	return catalog.LakeFile{Path: key, Table: table, OrgID: p.org, Date: p.day, Bytes: size}, nil
 }
 
 // writeParquet writes one record batch as a Parquet file: zstd level 1

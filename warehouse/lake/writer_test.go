@@ -146,7 +146,7 @@ func TestGroupAndSortSinglePartition(t *testing.T) {
 		{ConversationID: "b", Index: 0, OrgID: "o", ArrivedOn: day.Add(time.Hour)},
 	}
 	groups := groupByPartition(segs, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
-	if len(groups) != 1 || &groups[partition{"o", "2025-10-03"}][0] != &segs[0] {
+	if len(groups) != 1 || &groups[partition{"o", day}][0] != &segs[0] {
 		t.Fatalf("groups %v: want the batch's own slice", groups)
 	}
 	sortRows(segs, func(a, b *Segment) int {

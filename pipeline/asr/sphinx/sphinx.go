@@ -39,15 +39,16 @@ import (
 const msPerFrame = 10
 
 // DefaultModelDir is where pocketsphinx-en-us installs its model, as
-// pkg-config reports it (Debian: /usr/share/pocketsphinx/model).
-func DefaultModelDir() string {
+// pkg-config reports it (Debian: /usr/share/pocketsphinx/model); asked
+// once per process.
+var DefaultModelDir = sync.OnceValue(func() string {
 	if out, err := exec.Command("pkg-config", "--variable=modeldir", "pocketsphinx").Output(); err == nil {
 		if dir := strings.TrimSpace(string(out)); dir != "" {
 			return dir
 		}
 	}
 	return "/usr/share/pocketsphinx/model"
-}
+})
 
 // Engine makes PocketSphinx decoders; a Model's empty paths take the
 // en-us model under ModelDir.

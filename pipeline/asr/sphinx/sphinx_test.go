@@ -1,33 +1,14 @@
 package sphinx
 
 import (
-	"encoding/binary"
-	"os"
-	"os/exec"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/pipeline/audio/synth"
 )
-
-// speech synthesizes text with flite (16 kHz voice) and returns its samples.
-func speech(t *testing.T, text string) []int16 {
-	t.Helper()
-	wav := filepath.Join(t.TempDir(), "s.wav")
-	if out, err := exec.Command("flite", "-voice", "slt", "-t", text, "-o", wav).CombinedOutput(); err != nil {
-		t.Fatalf("flite: %v %s", err, out)
-	}
-	data, err := os.ReadFile(wav)
-	if err != nil || len(data) < 44 {
-		t.Fatal(err)
-	}
-	pcm := make([]int16, (len(data)-44)/2)
-	for i := range pcm {
-		pcm[i] = int16(binary.LittleEndian.Uint16(data[44+2*i:]))
-	}
-	return pcm
-}
 
 func TestRecognizeFliteSpeech(t *testing.T) {
 	rec, err := Engine{}.New(asr.Model{})
@@ -35,7 +16,10 @@ func TestRecognizeFliteSpeech(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	pcm := speech(t, "please find restaurants in san jose")
+	pcm, err := synth.Speak(context.Background(), filepath.Join(t.TempDir(), "s.wav"), synth.AgentVoice, "please find restaurants in san jose")
+	if err != nil {
+		t.Fatal(err)
+	}
 	words, err := rec.Recognize(pcm)
 	if err != nil {
 		t.Fatal(err)

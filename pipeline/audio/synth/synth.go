@@ -63,22 +63,23 @@ func Stereo(ctx context.Context, turns []Turn, agentChannel int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		for c := range channels {
-			for int64(len(channels[c])) < pos+int64(len(pcm)) {
-				channels[c] = append(channels[c], 0)
-			}
-		}
-		copy(channels[ch][pos:], pcm)
 		end := pos + int64(len(pcm))
+		extend(&channels, end)
+		copy(channels[ch][pos:], pcm)
 		placed = append(placed, Placed{Turn: t, StartMs: pos * 1000 / rate, EndMs: end * 1000 / rate})
 		pos = end + gapMs*rate/1000
 	}
+	extend(&channels, pos)
+	return Call{WAV: WAV(channels[0], channels[1]), Turns: placed}, nil
+}
+
+// extend pads both channels with silence to n samples.
+func extend(channels *[2][]int16, n int64) {
 	for c := range channels {
-		for int64(len(channels[c])) < pos {
-			channels[c] = append(channels[c], 0)
+		if grow := n - int64(len(channels[c])); grow > 0 {
+			channels[c] = append(channels[c], make([]int16, grow)...)
 		}
 	}
-	return Call{WAV: WAV(channels[0], channels[1]), Turns: placed}, nil
 }
 
 // Speak runs flite and returns its 16 kHz samples.
