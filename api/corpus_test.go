@@ -3,58 +3,24 @@ package api
 import (
 	"archive/tar"
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/corpus"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// corpusPath is the shared dialogue corpus beside the checkout.
-const corpusPath = "../../shared/corpus/sgd-dev.jsonl.gz"
-
-type dialogue struct {
-	ID    string `json:"dialogue_id"`
-	Turns []struct {
-		Speaker string `json:"speaker"`
-		Text    string `json:"text"`
-	} `json:"turns"`
-}
-
-func readCorpus(t *testing.T, path string) []dialogue {
-	f, err := os.Open(path)
+func readCorpus(t *testing.T) []corpus.Dialogue {
+	dialogues, err := corpus.Read(corpus.Dev, 0)
 	if err != nil {
-		t.Skipf("corpus not found at %s (it lives in ../shared/corpus beside the checkout): %v", path, err)
+		t.Skipf("%v (the corpus lives in ../shared/corpus beside the checkout)", err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []dialogue
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var d dialogue
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func speakerOf(s string) string {
-	if s == "agent" {
-		return "Agent"
-	}
-	return "Customer"
+	return dialogues
 }
 
 // End to end over real customer-service dialogues: archives (tar, gzip tar,
@@ -62,7 +28,7 @@ func speakerOf(s string) string {
 // runs, and every transcript read back through the API matches its
 // dialogue turn by turn.
 func TestCorpusEndToEnd(t *testing.T) {
-	dialogues := readCorpus(t, corpusPath)
+	dialogues := readCorpus(t)
 	e := newTestEnv(t, Options{RatePerSec: 0})
 	tok := e.token(t)
 
@@ -73,8 +39,8 @@ func TestCorpusEndToEnd(t *testing.T) {
 		var msgs []map[string]string
 		var lines []string
 		for _, turn := range d.Turns {
-			msgs = append(msgs, map[string]string{"participant": speakerOf(turn.Speaker), "text": turn.Text})
-			lines = append(lines, "00:00:00 "+speakerOf(turn.Speaker)+": "+turn.Text)
+			msgs = append(msgs, map[string]string{"participant": turn.Participant(), "text": turn.Text})
+			lines = append(lines, "00:00:00 "+turn.Participant()+": "+turn.Text)
 		}
 		body, _ := json.Marshal(map[string]any{"messages": msgs})
 		name := fmt.Sprintf("dialogues/%s.json", d.ID)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/pipeline/asr/wer"
+	"github.com/earshot/earshot/pipeline/asr/spoken"
 	"github.com/earshot/earshot/pipeline/audio/synth"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -108,14 +108,14 @@ func TestIngestCalls(t *testing.T) {
 	}
 	for i, turn := range dialogue {
 		g := got[i]
-		if g.Speaker != turn.Speaker || overlap(wer.Normalize(turn.Text), wer.Normalize(g.Text)) < 0.6 ||
+		if g.Speaker != turn.Speaker || overlap(spoken.Words(turn.Text), spoken.Words(g.Text)) < 0.6 ||
 			g.StartMs < call.Turns[i].StartMs-300 || g.EndMs > call.Turns[i].EndMs+300 || len(g.Words) == 0 {
 			t.Errorf("turn %d: %s %q [%d..%d], want %s %q [%d..%d]", i, g.Speaker, g.Text, g.StartMs, g.EndMs,
 				turn.Speaker, turn.Text, call.Turns[i].StartMs, call.Turns[i].EndMs)
 		}
 	}
 	m := segs[monoID]
-	if len(m) != 1 || m[0].Speaker != "Speaker" || overlap(wer.Normalize("Please find restaurants in San Jose."), wer.Normalize(m[0].Text)) < 0.6 {
+	if len(m) != 1 || m[0].Speaker != "Speaker" || overlap(spoken.Words("Please find restaurants in San Jose."), spoken.Words(m[0].Text)) < 0.6 {
 		t.Fatalf("mono: %+v", m)
 	}
 

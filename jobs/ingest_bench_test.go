@@ -3,50 +3,33 @@ package jobs
 import (
 	"archive/tar"
 	"archive/zip"
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/corpus"
 	"github.com/earshot/earshot/internal/memwatch"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-const trainCorpus = "../../shared/corpus/sgd-train.jsonl.gz"
-
-// corpusChats reads the corpus as Earshot JSON chats.
+// corpusChats reads the training corpus as Earshot JSON chats.
 func corpusChats(b *testing.B) map[string][]byte {
-	f, err := os.Open(trainCorpus)
+	dialogues, err := corpus.Read(corpus.Train, 0)
 	if err != nil {
-		b.Skipf("corpus not found at %s: %v", trainCorpus, err)
+		b.Skip(err)
 	}
-	defer f.Close()
-	gz, _ := gzip.NewReader(f)
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	out := map[string][]byte{}
-	for sc.Scan() {
-		var d struct {
-			ID    string `json:"dialogue_id"`
-			Turns []struct{ Speaker, Text string }
-		}
-		json.Unmarshal(sc.Bytes(), &d)
+	for _, d := range dialogues {
 		var msgs []map[string]string
 		for _, t := range d.Turns {
-			p := "Customer"
-			if t.Speaker == "agent" {
-				p = "Agent"
-			}
-			msgs = append(msgs, map[string]string{"participant": p, "text": t.Text})
+			msgs = append(msgs, map[string]string{"participant": t.Participant(), "text": t.Text})
 		}
 		out["sgd/"+d.ID+".json"], _ = json.Marshal(map[string]any{"messages": msgs})
 	}

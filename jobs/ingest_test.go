@@ -5,13 +5,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"github.com/earshot/earshot/api/uploadmeta"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot/earshot/api/uploadmeta"
 
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"

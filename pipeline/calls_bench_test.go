@@ -19,6 +19,7 @@ import (
 	"github.com/earshot/earshot/internal/memwatch"
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
+	"github.com/earshot/earshot/pipeline/asr/spoken"
 	"github.com/earshot/earshot/pipeline/asr/wer"
 	"github.com/earshot/earshot/pipeline/audio/synth"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -73,7 +74,7 @@ func (s settingsOf) AudioSettings(_ context.Context, org string) (catalog.AudioS
 // (ASR_BENCH_CALLS, default 20; ASR_BENCH_TURNS turns each, default 6),
 // through the real call pipeline (ffmpeg, segmenter, PocketSphinx) with
 // two workers. Reports the word error rate against the dialogue text
-// (sclite's S+D+I over reference words, after wer.Normalize), the
+// (sclite's S+D+I over reference words, after spoken.Words), the
 // real-time factor per worker (processing time over audio time), the share
 // of words attributed to the right speaker and the peak RSS growth; for
 // 16 kHz WAV and for 8 kHz μ-law telephone audio. Targets: WER ≤ 15%,
@@ -94,7 +95,7 @@ func BenchmarkASR(b *testing.B) {
 		}
 		var ref []wer.Word
 		for _, t := range c.Turns {
-			for _, w := range wer.Normalize(t.Text) {
+			for _, w := range spoken.Words(t.Text) {
 				ref = append(ref, wer.Word{Text: w, Speaker: t.Speaker})
 			}
 		}

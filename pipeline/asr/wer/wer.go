@@ -1,8 +1,9 @@
 // Package wer scores a transcript against its reference as NIST sclite
 // does: the fewest substitutions, deletions and insertions that turn the
 // reference's words into the hypothesis's, over the reference's word
-// count, after lower-casing and removing punctuation. Normalize also
-// spells out numbers, as a speech engine writes what it heard.
+// count. Both sides are compared in spoken form (pipeline/asr/spoken:
+// lower case, no punctuation, numbers in words), as an engine writes what
+// it heard.
 package wer
 
 // Word is a word and who said it.

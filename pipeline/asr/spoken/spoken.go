@@ -1,4 +1,8 @@
-package wer
+// Package spoken writes text the way it is spoken: lower case, no
+// punctuation, numbers in words. Reference transcripts are scored in this
+// form (pipeline/asr/wer) and language models are trained on it
+// (pipeline/asr/lm), so both agree with what a recognizer outputs.
+package spoken
 
 import (
 	"strconv"
@@ -12,10 +16,10 @@ var tens = []string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seve
 var ordinals = map[string]string{"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
 	"nine": "ninth", "twelve": "twelfth"}
 
-// Normalize lower-cases text, removes punctuation and spells out numbers
+// Words lower-cases text, removes punctuation and spells out numbers
 // the way a speaker reads them: "2" two, "11:30" eleven thirty, "2nd"
 // second, "$50" fifty dollars, "408-247-8880" digit by digit, "&" and.
-func Normalize(text string) []string {
+func Words(text string) []string {
 	var out []string
 	for _, tok := range strings.Fields(strings.ToLower(text)) {
 		out = append(out, token(tok)...)
