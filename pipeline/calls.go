@@ -247,6 +247,19 @@ func (r *Recognizers) Get(m asr.Model) (asr.Recognizer, error) {
 	return r.Engine.New(m)
 }
 
+// Preload loads n recognizers for the model ahead of work (a benchmark's
+// clock, a worker's first call).
+func (r *Recognizers) Preload(m asr.Model, n int) error {
+	for range n {
+		rec, err := r.Engine.New(m)
+		if err != nil {
+			return err
+		}
+		r.Put(m, rec)
+	}
+	return nil
+}
+
 // Put returns a recognizer for reuse.
 func (r *Recognizers) Put(m asr.Model, rec asr.Recognizer) {
 	r.mu.Lock()

@@ -58,9 +58,12 @@ type Engine struct {
 
 var quietOnce sync.Once
 
+// quiet turns off sphinxbase's logging to stderr, once per process.
+func quiet() { quietOnce.Do(func() { C.earshot_ps_quiet() }) }
+
 // New loads a decoder (about a second for the default model).
 func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
-	quietOnce.Do(func() { C.earshot_ps_quiet() })
+	quiet()
 	base := e.ModelDir
 	if base == "" {
 		base = DefaultModelDir()

@@ -28,8 +28,9 @@ type Placed struct {
 
 // Call is a synthesized stereo call.
 type Call struct {
-	WAV   []byte
-	Turns []Placed
+	WAV        []byte
+	Turns      []Placed
+	DurationMs int64
 }
 
 // Voices of flite's 16 kHz voices; the agent and the customer differ.
@@ -70,7 +71,7 @@ func Stereo(ctx context.Context, turns []Turn, agentChannel int) (Call, error) {
 		pos = end + gapMs*rate/1000
 	}
 	extend(&channels, pos)
-	return Call{WAV: WAV(channels[0], channels[1]), Turns: placed}, nil
+	return Call{WAV: WAV(channels[0], channels[1]), Turns: placed, DurationMs: pos * 1000 / rate}, nil
 }
 
 // extend pads both channels with silence to n samples.
