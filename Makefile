@@ -8,6 +8,8 @@ DATA      ?= ./data
 # exceeded" on Go 1.26 (golang/go#75804, fixed in Go 1.27).
 FUZZTIME  ?= 20000x
 BENCHTIME ?= 1s
+# Build tags: TAGS=sherpa compiles in the optional sherpa-onnx speech engine.
+TAGS      ?=
 
 # System packages the project uses: ffmpeg and PocketSphinx for audio, flite
 # and sox to synthesize test calls, pkg-config to find the libraries for cgo,
@@ -16,7 +18,8 @@ SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
                    libsphinxbase-dev pkg-config flite sox jq
 
 # Every fuzz target, as package:FuzzName.
-FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./api/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords
+FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./api/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords \
+                ./pipeline/asr/lm:FuzzReadDictionary ./pipeline/asr/sherpa:FuzzCheckONNX
 
 .PHONY: all deps build run test unit fuzz bench lint clean
 
@@ -35,10 +38,11 @@ deps:
 	fi
 	@# Only this platform's modules: a bare `go mod download` would fetch DuckDB for every platform.
 	@$(GO) list -deps -test ./... >/dev/null
+	@$(GO) list -tags sherpa -deps ./pipeline/asr/sherpa >/dev/null
 
-## build: compile bin/earshot
+## build: compile bin/earshot (TAGS=sherpa adds the sherpa-onnx engine)
 build:
-	$(GO) build -o $(BIN) ./cmd/earshot
+	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/earshot
 
 ## run: build and serve on the embedded defaults (data in ./data, http://127.0.0.1:8080)
 run: deps build
@@ -49,6 +53,9 @@ test: deps lint unit fuzz
 
 unit:
 	$(GO) test -race -count=1 ./...
+	@# The optional sherpa-onnx engine: it builds, and is tested up to where a model is needed.
+	$(GO) test -race -count=1 -tags sherpa ./pipeline/asr/sherpa/
+	$(GO) build -tags sherpa -o /dev/null ./cmd/earshot
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -68,6 +75,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags sherpa ./pipeline/asr/sherpa/
 	$(GO) run $(STATICCHECK) ./...
 
 clean:

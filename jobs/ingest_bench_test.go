@@ -81,7 +81,7 @@ func BenchmarkIngestCorpus(b *testing.B) {
 				elapsed += time.Since(start)
 				cpu += cpuTime() - cpuStart
 				b.StopTimer()
-				top := stopWatch()
+				top := stopWatch().Growth
 				if err != nil || run.Counts["conversations"] != int64(len(chats)) {
 					b.Fatalf("run %+v %v", run, err)
 				}

@@ -35,8 +35,14 @@ type config struct {
 	IngestLease     time.Duration
 	// IngestAudioBatch is how many calls one batch claims.
 	IngestAudioBatch int
+	// ASREngine is pocketsphinx (default) or sherpa-onnx.
+	ASREngine string
 	// ASRModelDir is PocketSphinx's model directory ("" = pkg-config's).
 	ASRModelDir string
+	// ASRSherpaModel is the sherpa-onnx model directory; ASRSherpaThreads
+	// its ONNX threads per worker.
+	ASRSherpaModel   string
+	ASRSherpaThreads int
 	// ASRSpanish* are the model files for LocaleId 2058 calls.
 	ASRSpanishHMM, ASRSpanishLM, ASRSpanishDict string
 	LogLevel                                    string
@@ -60,6 +66,8 @@ func defaultConfig() config {
 		IngestBatch:      200,
 		IngestLease:      10 * time.Minute,
 		IngestAudioBatch: 4,
+		ASREngine:        engineSphinx,
+		ASRSherpaThreads: 1,
 	}
 }
 
@@ -123,6 +131,9 @@ func (c *config) validate() (maxUploadBytes int64, err error) {
 		return 0, fmt.Errorf("--ingest-workers, --ingest-batch and --ingest-audio-batch must be ≥ 1 and --ingest-lease ≥ 1s")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
+		return 0, err
+	}
+	if _, err := c.speechEngine(); err != nil {
 		return 0, err
 	}
 	return int64(n), nil

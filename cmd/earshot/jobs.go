@@ -16,7 +16,6 @@ import (
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/pipeline/asr"
-	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -50,9 +49,15 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 		writer.Cache, cache = root, root
 	}
 	runner := jobs.NewRunner(cat, owner, log, reg)
-	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{ModelDir: cfg.ASRModelDir}}, Settings: cat}
+	engine, err := cfg.speechEngine()
+	if err != nil {
+		// validate() reported it before any job could start; a command
+		// that runs no calls still gets its other jobs.
+		log.Warn("calls cannot be transcribed", "err", err)
+	}
+	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat}
 	if cfg.ASRSpanishHMM != "" {
-		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict}
+		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
 	}
 	runner.Register("ingest", &jobs.Ingest{
 		Catalog: cat, Lake: writer, Open: bucket.Get,
@@ -97,8 +102,11 @@ func jobFlags(cmd *cobra.Command, cfg *config) {
 	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
 	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together (env EARSHOT_INGEST_BATCH)")
 	f.IntVar(&cfg.IngestAudioBatch, "ingest-audio-batch", cfg.IngestAudioBatch, "calls claimed and committed together (env EARSHOT_INGEST_AUDIO_BATCH)")
+	f.StringVar(&cfg.ASREngine, "asr-engine", cfg.ASREngine, "speech recognition engine: pocketsphinx, or sherpa-onnx in a build with TAGS=sherpa (env EARSHOT_ASR_ENGINE)")
+	f.StringVar(&cfg.ASRSherpaModel, "asr-sherpa-model", cfg.ASRSherpaModel, "sherpa-onnx model directory: Whisper or Zipformer/Parakeet transducer ONNX files (env EARSHOT_ASR_SHERPA_MODEL)")
+	f.IntVar(&cfg.ASRSherpaThreads, "asr-sherpa-threads", cfg.ASRSherpaThreads, "ONNX threads per ingest worker for sherpa-onnx (env EARSHOT_ASR_SHERPA_THREADS)")
 	f.StringVar(&cfg.ASRModelDir, "asr-model-dir", cfg.ASRModelDir, "PocketSphinx model directory; empty: pkg-config's (the pocketsphinx-en-us package) (env EARSHOT_ASR_MODEL_DIR)")
-	f.StringVar(&cfg.ASRSpanishHMM, "asr-spanish-model", cfg.ASRSpanishHMM, "PocketSphinx acoustic model directory for Spanish (LocaleId 2058) calls; without it they fail (env EARSHOT_ASR_SPANISH_MODEL)")
+	f.StringVar(&cfg.ASRSpanishHMM, "asr-spanish-model", cfg.ASRSpanishHMM, "model directory for Spanish (LocaleId 2058) calls, for the chosen engine; without it they fail (env EARSHOT_ASR_SPANISH_MODEL)")
 	f.StringVar(&cfg.ASRSpanishLM, "asr-spanish-lm", cfg.ASRSpanishLM, "language model for Spanish calls (env EARSHOT_ASR_SPANISH_LM)")
 	f.StringVar(&cfg.ASRSpanishDict, "asr-spanish-dict", cfg.ASRSpanishDict, "pronunciation dictionary for Spanish calls (env EARSHOT_ASR_SPANISH_DICT)")
 	f.DurationVar(&cfg.IngestLease, "ingest-lease", cfg.IngestLease, "how long a worker owns a claimed upload before another may take it over (env EARSHOT_INGEST_LEASE)")

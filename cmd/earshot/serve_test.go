@@ -248,12 +248,19 @@ func TestConfigFromEnvironment(t *testing.T) {
 		func(c *config) { c.TokenTTL = time.Second },
 		func(c *config) { c.LogLevel = "loud" },
 		func(c *config) { c.RateBurst = 0 },
+		func(c *config) { c.ASREngine = "whisper.cpp" },
+		func(c *config) { c.ASREngine = "sherpa-onnx" }, // no model directory
 	} {
 		c := defaultConfig()
 		bad(&c)
 		if _, err := c.validate(); err == nil {
 			t.Errorf("validate accepted %+v", c)
 		}
+	}
+	c := defaultConfig()
+	c.ASREngine, c.ASRSherpaModel = "sherpa-onnx", t.TempDir()
+	if _, err := c.validate(); err == nil || !strings.Contains(err.Error(), "--asr-engine sherpa-onnx: speech recognition is not configured: no sherpa-onnx model in") {
+		t.Errorf("sherpa-onnx without model files: %v", err)
 	}
 }
 

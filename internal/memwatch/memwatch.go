@@ -22,11 +22,20 @@ func RSSKiB() int64 {
 	return 0
 }
 
+// Peak is what a watch saw, in MiB.
+type Peak struct {
+	// Resident is the highest resident set of the process.
+	Resident float64
+	// Growth is that over the resident set at the start.
+	Growth float64
+}
+
 // Start samples the resident set every few milliseconds; the returned
-// function stops and reports the peak growth over the start, in MiB.
-func Start() (stop func() (peakMiB float64)) {
+// function stops and reports the peak.
+func Start() (stop func() Peak) {
 	base := RSSKiB()
 	var peak atomic.Int64
+	peak.Store(base)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -36,15 +45,15 @@ func Start() (stop func() (peakMiB float64)) {
 			case <-done:
 				return
 			case <-time.After(5 * time.Millisecond):
-				if r := RSSKiB() - base; r > peak.Load() {
+				if r := RSSKiB(); r > peak.Load() {
 					peak.Store(r)
 				}
 			}
 		}
 	}()
-	return func() float64 {
+	return func() Peak {
 		close(done)
 		<-finished
-		return float64(peak.Load()) / 1024
+		return Peak{Resident: float64(peak.Load()) / 1024, Growth: float64(peak.Load()-base) / 1024}
 	}
 }

@@ -27,6 +27,9 @@ type Model struct {
 	LanguageModel string
 	// Dictionary is a pronunciation dictionary (PocketSphinx).
 	Dictionary string
+	// Language is the spoken language for multilingual models (Whisper:
+	// "es"); "" is English.
+	Language string
 }
 
 // Recognizer decodes utterances, one at a time: it is not safe for

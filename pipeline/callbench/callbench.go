@@ -101,9 +101,9 @@ type Result struct {
 	AudioSeconds float64
 	// BusySeconds is the time workers spent on calls, summed.
 	BusySeconds float64
-	// PeakRSSMiB is the process's peak resident memory growth from before
-	// the decoders were loaded.
-	PeakRSSMiB float64
+	// Memory is the process's peak resident set during the run (decoders
+	// loading included) and its growth over the start.
+	Memory memwatch.Peak
 }
 
 // RTF is the real-time factor per worker: processing time over audio time.
@@ -170,7 +170,7 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 	}
 	close(next)
 	wg.Wait()
-	res.PeakRSSMiB = stopWatch()
+	res.Memory = stopWatch()
 	return res, firstErr
 }
 
@@ -194,10 +194,10 @@ func transcribe(ctx context.Context, proc pipeline.Calls, wav []byte) ([]wer.Wor
 
 // WriteTable prints results side by side, with the targets.
 func WriteTable(w io.Writer, results []Result) {
-	fmt.Fprintf(w, "%-34s %6s %8s %7s %7s %7s %6s %9s %9s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%")
+	fmt.Fprintf(w, "%-30s %5s %7s %6s %5s %4s %4s %8s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%", "peak RSS MiB")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-34s %6d %8.0f %7.1f %7d %7d %6d %9.3f %9.1f   peak RSS +%.0f MiB\n", r.Name, r.Calls, r.AudioSeconds,
-			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.PeakRSSMiB)
+		fmt.Fprintf(w, "%-30s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
+			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
 	}
 	fmt.Fprintf(w, "targets (16 kHz): WER ≤ %.0f%%, RTF ≤ %.2f per worker, speaker ≥ %.0f%%\n", 100*TargetWER, TargetRTF, 100*TargetSpeaker)
 }

@@ -81,7 +81,7 @@ func BenchmarkASR(b *testing.B) {
 			b.ReportMetric(100*res.Score.WER(), "WER-%")
 			b.ReportMetric(res.RTF(), "RTF/worker")
 			b.ReportMetric(100*res.Score.SpeakerAccuracy(), "speaker-%")
-			b.ReportMetric(res.PeakRSSMiB, "peakRSS-MiB")
+			b.ReportMetric(res.Memory.Resident, "peakRSS-MiB")
 			results = append(results, res)
 		})
 	}
