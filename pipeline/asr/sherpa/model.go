@@ -28,10 +28,10 @@ const (
 
 // Files are a model's files, found in its directory.
 type Files struct {
-	Dir                       string
-	Kind                      Kind
-	Encoder, Decoder, Joiner  string
-	Tokens                    string
+	Dir                      string
+	Kind                     Kind
+	Encoder, Decoder, Joiner string
+	Tokens                   string
 	// Name is how transcripts record the model: the directory's name.
 	Name string
 }
