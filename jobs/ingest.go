@@ -17,6 +17,7 @@ import (
 // IngestCatalog is what the ingest job needs from the catalog.
 type IngestCatalog interface {
 	ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]catalog.Interaction, error)
+	RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error)
 	CommitIngest(ctx context.Context, ic catalog.IngestCommit) error
 }
 
@@ -92,7 +93,9 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if len(claimed) == 0 {
 			return nil
 		}
+		stopRenewing := j.renewWhileProcessing(ctx, claimed)
 		results := j.process(ctx, run.ID, claimed)
+		stopRenewing()
 		if err := ctx.Err(); err != nil {
 			return err // leases expire; another run takes the uploads over
 		}
@@ -152,6 +155,44 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			return fmt.Errorf("commit: %w", err)
 		}
 		failpoint("ingest-after-commit")
+	}
+}
+
+// renewWhileProcessing extends the batch's leases every third of a lease
+// until stopped, so that a batch of long calls is not taken over while it
+// is being worked on; a worker that dies stops renewing and its uploads
+// are taken over when the lease runs out.
+func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Interaction) (stop func()) {
+	ids := make([]string, len(claimed))
+	for i, up := range claimed {
+		ids[i] = up.ID
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(max(j.Lease/3, 10*time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				held, err := j.Catalog.RenewLeases(ctx, j.Owner, ids, j.Lease)
+				switch {
+				case err != nil:
+					j.Log.Warn("leases could not be renewed; retrying", "uploads", len(ids), "err", err)
+				case held < len(ids):
+					j.Log.Warn("leases were taken over by another worker; this batch will not commit", "held", held, "uploads", len(ids))
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 

@@ -112,6 +112,20 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 	return out, rows.Err()
 }
 
+// RenewLeases extends owner's leases on the given uploads (still being
+// processed) to lease from now, and reports how many it still held: fewer
+// than len(ids) means another worker took some over.
+func (c *Catalog) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
+	t := now()
+	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_expires = ?
+		WHERE list_contains(?, id) AND lease_owner = ? AND status = 'Processing'`, t.Add(lease), ids, owner)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 // PendingCount is how many uploads wait for the ingest job (the queue depth).
 func (c *Catalog) PendingCount(ctx context.Context) (int64, error) {
 	var n int64
