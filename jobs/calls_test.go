@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,12 +68,19 @@ func TestIngestCalls(t *testing.T) {
 	silentID := e.stageAs(t, catalog.MediaAudio, "silent.wav", synth.WAV(make([]int16, 3*16000)), nil)
 	textID := e.stageAs(t, catalog.MediaAudio, "notes.wav", []byte("Customer called about a refund.\n"), nil)
 	spanishID := e.stageAs(t, catalog.MediaAudio, "hola.wav", call.WAV, func(it *catalog.Interaction) { it.LocaleID = 2058 })
+	// Four seconds of loud white noise on both channels: sound, but no words.
+	noise := rand.New(rand.NewSource(1))
+	hiss := make([]int16, 4*16000)
+	for i := range hiss {
+		hiss[i] = int16(noise.NormFloat64() * 3000)
+	}
+	noiseID := e.stageAs(t, catalog.MediaAudio, "noise.wav", synth.WAV(hiss, hiss), nil)
 
 	run, err := e.runner.Run(ctx, "ingest")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Counts["uploads"] != 5 || run.Counts["uploads_failed"] != 3 || run.Counts["conversations"] != 2 {
+	if run.Counts["uploads"] != 6 || run.Counts["uploads_failed"] != 4 || run.Counts["conversations"] != 2 {
 		t.Fatalf("counts %v", run.Counts)
 	}
 	get := func(id string) catalog.Interaction {
@@ -86,6 +94,7 @@ func TestIngestCalls(t *testing.T) {
 		silentID:  "the audio is silent",
 		textID:    "the file is not readable audio",
 		spanishID: "no Spanish model configured",
+		noiseID:   "no speech was recognized in the audio",
 	} {
 		it := get(id)
 		if it.Status != catalog.StatusFailedToProcess || len(it.ProcessFailures) != 1 || !strings.Contains(it.ProcessFailures[0].Message, reason) {
