@@ -14,48 +14,42 @@ func (m *Model) WriteARPA(w io.Writer) error {
 	sizes := m.Sizes()
 	fmt.Fprintf(bw, "\\data\\\nngram 1=%d\nngram 2=%d\nngram 3=%d\n\n\\1-grams:\n", sizes[0], sizes[1], sizes[2])
 	var line []byte
-	num := func(v float64) { line = strconv.AppendFloat(line, v, 'f', 6, 64) }
-	for id, word := range m.words {
-		line = line[:0]
-		num(m.uni[id])
-		line = append(line, '\t')
-		line = append(line, word...)
-		if id != endID {
-			line = append(line, '\t')
-			num(m.uniBackoff[id])
+	// entry writes "logprob<TAB>w1 w2 w3[<TAB>backoff]".
+	entry := func(prob float64, backoff *float64, ids ...uint32) {
+		line = strconv.AppendFloat(line[:0], prob, 'f', 6, 64)
+		for i, id := range ids {
+			sep := byte(' ')
+			if i == 0 {
+				sep = '\t'
+			}
+			line = append(append(line, sep), m.words[id]...)
 		}
-		line = append(line, '\n')
-		bw.Write(line)
+		if backoff != nil {
+			line = append(line, '\t')
+			line = strconv.AppendFloat(line, *backoff, 'f', 6, 64)
+		}
+		bw.Write(append(line, '\n'))
+	}
+	for id := range m.words {
+		var bo *float64
+		if id != endID {
+			bo = &m.uniBackoff[id]
+		}
+		entry(m.uni[id], bo, uint32(id))
 	}
 	bw.WriteString("\n\\2-grams:\n")
 	for _, k := range sortedKeys(m.bi) {
-		a, b := split2(k)
-		line = line[:0]
-		num(m.bi[k])
-		line = append(line, '\t')
-		line = append(line, m.words[a]...)
-		line = append(line, ' ')
-		line = append(line, m.words[b]...)
-		if bo, ok := m.biBackoff[k]; ok {
-			line = append(line, '\t')
-			num(bo)
+		var bo *float64
+		if v, ok := m.biBackoff[k]; ok {
+			bo = &v
 		}
-		line = append(line, '\n')
-		bw.Write(line)
+		a, b := split2(k)
+		entry(m.bi[k], bo, a, b)
 	}
 	bw.WriteString("\n\\3-grams:\n")
 	for _, k := range sortedKeys(m.tri) {
 		a, b, c := split3(k)
-		line = line[:0]
-		num(m.tri[k])
-		line = append(line, '\t')
-		line = append(line, m.words[a]...)
-		line = append(line, ' ')
-		line = append(line, m.words[b]...)
-		line = append(line, ' ')
-		line = append(line, m.words[c]...)
-		line = append(line, '\n')
-		bw.Write(line)
+		entry(m.tri[k], nil, a, b, c)
 	}
 	bw.WriteString("\n\\end\\\n")
 	return bw.Flush()
