@@ -40,7 +40,7 @@ Writes DIR/NAME.lm.bin and DIR/NAME.dict; give them to an organization with
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%d sentences, %d words, vocabulary %d (%d from the dictionary, %d by letter-to-sound, %d left out)\n",
-				stats.Sentences, stats.Tokens, stats.Vocabulary, stats.FromDictionary, stats.LetterToSound, stats.Dropped)
+				stats.Sentences, stats.Words, stats.Vocabulary, stats.FromDictionary, stats.LetterToSound, stats.Dropped)
 			fmt.Fprintf(w, "model: %d unigrams, %d bigrams, %d trigrams in %s\n", stats.Sizes[0], stats.Sizes[1], stats.Sizes[2], time.Since(start).Round(time.Millisecond))
 			fmt.Fprintf(w, "wrote %s and %s\nuse them with: earshot admin org audio ORG --language-model %s --dictionary %s\n",
 				built.LanguageModel, built.Dictionary, abs(built.LanguageModel), abs(built.Dictionary))

@@ -15,7 +15,7 @@ import (
 
 // Stats describe a training run.
 type Stats struct {
-	Sentences, Tokens int64
+	Sentences, Words int64
 	Vocabulary        int
 	// FromDictionary words had a base-dictionary pronunciation,
 	// LetterToSound ones were pronounced by rule; Dropped ones had none
@@ -127,7 +127,7 @@ func (t *Trainer) AddFile(path string) error {
 // Build pronounces the vocabulary (base dictionary, then letter-to-sound),
 // leaves out the words with no pronunciation, and smooths the counts.
 func (t *Trainer) Build(ctx context.Context, base Dictionary, opt Options) (*Model, Dictionary, Stats, error) {
-	stats := Stats{Sentences: t.sentences, Tokens: t.counter.Tokens, Vocabulary: len(t.counter.Vocabulary())}
+	stats := Stats{Sentences: t.sentences, Words: t.counter.Tokens - t.sentences, Vocabulary: len(t.counter.Vocabulary())}
 	if t.sentences == 0 {
 		return nil, nil, stats, fmt.Errorf("no training text")
 	}
