@@ -1,0 +1,40 @@
+// Package core is the built-in analyses (classifier type "Core AI Model"):
+// sentiment (VADER), talk statistics and personal data (PII). A
+// definition names its model:
+//
+//	{"model": "sentiment", "speaker": "Customer", "label": "Negative"}
+//	{"model": "talk", "measure": "silenceShare", "above": 0.3}
+//	{"model": "pii", "kinds": ["card", "ssn"]}
+package core
+
+import (
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+// Compile validates and compiles a Core AI Model definition.
+func Compile(raw []byte) (analysis.Engine, error) {
+	def, err := analysis.Decode(raw, "definition")
+	if err != nil {
+		return nil, err
+	}
+	model, err := def.String("model", "", "sentiment", "talk", "pii")
+	if err != nil {
+		return nil, err
+	}
+	switch model {
+	case "sentiment":
+		return compileSentiment(def)
+	case "talk":
+		return compileTalk(def)
+	case "pii":
+		return compilePII(def)
+	}
+	return nil, analysis.Invalid("is required: sentiment, talk or pii", "definition", "model")
+}
+
+// speakerOf reads a definition's speaker (Any when absent).
+func speakerOf(def *analysis.Object) (string, error) {
+	return def.String("speaker", analysis.Any, analysis.Agent, analysis.Customer, analysis.Any)
+}
+
+func speaks(want, speaker string) bool { return want == analysis.Any || want == speaker }

@@ -1,0 +1,185 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/earshot/earshot/internal/corpus"
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+func eval(t *testing.T, def string, c *analysis.Conversation) analysis.Result {
+	t.Helper()
+	e, err := Compile([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Evaluate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestSentiment(t *testing.T) {
+	c := &analysis.Conversation{Turns: []analysis.Turn{
+		{Speaker: "Agent", Text: "Thank you for calling, I am happy to help!"},
+		{Speaker: "Customer", Text: "This is terrible. My card was declined again and I am furious."},
+		{Speaker: "Agent", Text: "I understand."},
+		{Speaker: "Customer", Text: "I want to close my account."},
+	}}
+	for _, tt := range []struct {
+		def, value string
+		evidence   int
+	}{
+		{`{"model":"sentiment","speaker":"Customer"}`, Negative, 0},
+		{`{"model":"sentiment","speaker":"Agent"}`, Positive, 0},
+		{`{"model":"sentiment","speaker":"Customer","label":"Negative"}`, "true", 1},
+		{`{"model":"sentiment","speaker":"Agent","label":"negative"}`, "false", 0},
+	} {
+		res := eval(t, tt.def, c)
+		if res.Value != tt.value || len(res.Evidence) != tt.evidence || res.Score == nil {
+			t.Errorf("%s: %+v", tt.def, res)
+		}
+	}
+	if Label(0.5) != Positive || Label(0.01) != Neutral || Label(-0.3) != Negative {
+		t.Fatal("labels")
+	}
+}
+
+// The lexicon shortcut gives VADER's own scores: every turn of the first
+// 500 sgd-dev dialogues, and emoticons.
+func TestCompoundMatchesVADER(t *testing.T) {
+	texts := []string{"ok :)", "I'm :( today", "meh", "NOT BAD AT ALL!!!", "kind of", "😀 thanks", "the 3rd one", ""}
+	dialogues, err := corpus.Read(corpus.Dev, 500)
+	if err == nil {
+		for _, d := range dialogues {
+			for _, turn := range d.Turns {
+				texts = append(texts, turn.Text)
+			}
+		}
+	}
+	skipped := 0
+	for _, text := range texts {
+		want := vader.PolarityScores(text).Compound
+		if got := Compound(text); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%q: %v, VADER %v", text, got, want)
+		}
+		if !mayCarrySentiment(text) {
+			skipped++
+		}
+	}
+	t.Logf("%d texts, %d scored without running VADER", len(texts), skipped)
+}
+
+func call() *analysis.Conversation {
+	// Agent 0–10 s, Customer 8–20 s (2 s overtalk), silence 20–30 s,
+	// Agent 30–40 s then 40–50 s (one 20 s monologue).
+	return &analysis.Conversation{Turns: []analysis.Turn{
+		{Speaker: "Agent", StartMs: 0, EndMs: 10000, Text: "hello how can i help you today"},
+		{Speaker: "Customer", StartMs: 8000, EndMs: 20000, Text: "my card was declined"},
+		{Speaker: "Agent", StartMs: 30000, EndMs: 40000, Text: "let me check"},
+		{Speaker: "Agent", StartMs: 40000, EndMs: 50000, Text: "it is fixed now"},
+	}}
+}
+
+func TestTalk(t *testing.T) {
+	st := Talk(call())
+	if st.DurationMs != 50000 || st.TalkMs["Agent"] != 30000 || st.TalkMs["Customer"] != 12000 || st.OvertalkMs != 2000 ||
+		st.SilenceMs != 10000 || st.LongestMonologue["Agent"] != 20000 || st.Words["Agent"] != 14 {
+		t.Fatalf("%+v", st)
+	}
+	for _, tt := range []struct {
+		def  string
+		want string
+	}{
+		{`{"model":"talk","measure":"silenceShare","above":0.15}`, "true"},
+		{`{"model":"talk","measure":"silenceShare","above":0.25}`, "false"},
+		{`{"model":"talk","measure":"talkShare","speaker":"Agent","above":0.5}`, "true"},
+		{`{"model":"talk","measure":"overtalkMs","above":1000}`, "true"},
+		{`{"model":"talk","measure":"longestMonologueMs","speaker":"Customer","above":15000}`, "false"},
+		{`{"model":"talk","measure":"wordsPerMinute","speaker":"Agent","below":30}`, "true"}, // 14 words in 30 s: 28 wpm
+	} {
+		if res := eval(t, tt.def, call()); res.Value != tt.want || res.Score == nil {
+			t.Errorf("%s: %+v", tt.def, res)
+		}
+	}
+	untimed := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", Text: "hi"}}}
+	if res := eval(t, `{"model":"talk","measure":"silenceShare","above":0.1}`, untimed); res.Value != "false" || !strings.Contains(res.Reasoning, "no timings") {
+		t.Fatalf("untimed: %+v", res)
+	}
+	// Word timings count only the words: the pauses inside a turn are silence.
+	words := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", StartMs: 0, EndMs: 4000, Text: "a b",
+		Words: []analysis.Word{{"a", 0, 1000}, {"b", 3000, 4000}}}}}
+	if st := Talk(words); st.SilenceMs != 2000 || st.TalkMs["Agent"] != 2000 {
+		t.Fatalf("%+v", st)
+	}
+}
+
+func TestFindPII(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"my card is 4111 1111 1111 1111 thanks", "card"},
+		{"my card is 4111 1111 1111 1112 thanks", ""}, // fails the Luhn check
+		{"SSN 123-45-6789", "ssn"},
+		{"call me at (415) 555-0132", "phone"},
+		{"call me at +1 415 555 0132", "phone"},
+		{"write to jane.doe@example.com please", "email"},
+		{"it is four one one one one one one one one one one one one one one one", "card"}, // spoken
+		{"table for two at seven", ""},
+		{"order 12345", ""},
+		{"", ""},
+	} {
+		var kinds []string
+		for _, f := range FindPII(tt.text) {
+			kinds = append(kinds, f.Kind)
+		}
+		if got := strings.Join(kinds, ","); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.text, got, tt.want)
+		}
+	}
+	if got, ok := Redact("card 4111 1111 1111 1111, mail a@b.co"); !ok || got != "card [card], mail [email]" {
+		t.Fatalf("%q", got)
+	}
+	if got, ok := Redact("nothing here"); ok || got != "nothing here" {
+		t.Fatal(got)
+	}
+	c := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", Text: "your number?"}, {Speaker: "Customer", Text: "it is 415 555 0132"}}}
+	if res := eval(t, `{"model":"pii","kinds":["phone"],"speaker":"Customer"}`, c); res.Value != "true" || res.Evidence[0].Text != "[phone]" {
+		t.Fatalf("%+v", res)
+	}
+	if res := eval(t, `{"model":"pii","kinds":["card"]}`, c); res.Value != "false" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, tt := range []struct{ def, path string }{
+		{`{}`, "definition.model"},
+		{`{"model":"mood"}`, "definition.model"},
+		{`{"model":"sentiment","label":"Angry"}`, "definition.label"},
+		{`{"model":"sentiment","extra":1}`, "definition.extra"},
+		{`{"model":"talk","measure":"loudness","above":1}`, "definition.measure"},
+		{`{"model":"talk","measure":"overtalkMs"}`, "definition"},
+		{`{"model":"talk","measure":"overtalkMs","above":1,"below":2}`, "definition"},
+		{`{"model":"pii","kinds":["passport"]}`, "definition.kinds[0]"},
+	} {
+		_, err := Compile([]byte(tt.def))
+		var de *analysis.DefinitionError
+		if !errors.As(err, &de) || de.Path != tt.path {
+			t.Errorf("%s: %v, want path %s", tt.def, err, tt.path)
+		}
+	}
+}
+
+func FuzzFindPII(f *testing.F) {
+	f.Add("card 4111 1111 1111 1111 and +1 (415) 555-0132, a@b.co, 123-45-6789, four one one one")
+	f.Fuzz(func(t *testing.T, text string) {
+		red, _ := Redact(text)
+		if len(FindPII(red)) != 0 && !strings.Contains(red, "[") {
+			t.Fatalf("redacted %q still has personal data", red)
+		}
+	})
+}

@@ -1,0 +1,217 @@
+package core
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+// PII kinds.
+const (
+	Card  = "card"
+	SSN   = "ssn"
+	Phone = "phone"
+	Email = "email"
+)
+
+var piiKinds = []string{Card, SSN, Phone, Email}
+
+// Finding is personal data found in a text, at bytes [Start, End).
+type Finding struct {
+	Kind       string
+	Start, End int
+}
+
+var (
+	// Digit runs with spaces or dashes between groups: card numbers
+	// (13–19 digits, Luhn-valid), SSNs (3-2-4) and phone numbers (10 or 11
+	// digits, optionally +, parentheses, dots) are told apart by shape.
+	digitRun = regexp.MustCompile(`\+?\(?\d[\d\s().-]{7,}\d`)
+	ssnShape = regexp.MustCompile(`^\d{3}[ -]\d{2}[ -]\d{4}$`)
+	email    = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+)
+
+// FindPII finds card numbers (Luhn-checked), US social security numbers,
+// phone numbers and e-mail addresses. Spoken digits ("four one five…")
+// are read as digits first, so calls are covered as chats are.
+func FindPII(text string) []Finding {
+	text = digitsFromWords(text)
+	var out []Finding
+	if strings.ContainsRune(text, '@') {
+		for _, m := range email.FindAllStringIndex(text, -1) {
+			out = append(out, Finding{Email, m[0], m[1]})
+		}
+	}
+	if !strings.ContainsAny(text, "0123456789") {
+		return out
+	}
+	for _, m := range digitRun.FindAllStringIndex(text, -1) {
+		run := strings.TrimRight(text[m[0]:m[1]], " .-")
+		digits := onlyDigits(run)
+		switch {
+		case ssnShape.MatchString(run):
+			out = append(out, Finding{SSN, m[0], m[0] + len(run)})
+		case len(digits) >= 13 && len(digits) <= 19 && luhn(digits):
+			out = append(out, Finding{Card, m[0], m[0] + len(run)})
+		case len(digits) == 10 || (len(digits) == 11 && digits[0] == '1'):
+			out = append(out, Finding{Phone, m[0], m[0] + len(run)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Finding) int { return a.Start - b.Start })
+	return out
+}
+
+func onlyDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// luhn is the card-number checksum.
+func luhn(digits string) bool {
+	sum := 0
+	double := false
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+var spokenDigits = map[string]byte{"zero": '0', "oh": '0', "one": '1', "two": '2', "three": '3', "four": '4', "five": '5',
+	"six": '6', "seven": '7', "eight": '8', "nine": '9'}
+
+// digitsFromWords rewrites runs of four or more spoken digits ("four one
+// five five") as digits ("4155"), as a recognizer writes a card or phone
+// number; other words stay as they are. Findings are positions in this
+// form, which Redact rewrites too.
+func digitsFromWords(text string) string {
+	words := strings.Fields(text)
+	digit := func(w string) (byte, bool) {
+		d, ok := spokenDigits[strings.ToLower(strings.Trim(w, ".,"))]
+		return d, ok
+	}
+	longest, run := 0, 0
+	for _, w := range words {
+		if _, ok := digit(w); ok {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if longest < 4 {
+		return text
+	}
+	var out []string
+	var pending []string
+	flush := func() {
+		if len(pending) >= 4 {
+			ds := make([]byte, len(pending))
+			for i, w := range pending {
+				ds[i], _ = digit(w)
+			}
+			out = append(out, string(ds))
+		} else {
+			out = append(out, pending...)
+		}
+		pending = pending[:0]
+	}
+	for _, w := range words {
+		if _, ok := digit(w); ok {
+			pending = append(pending, w)
+			continue
+		}
+		flush()
+		out = append(out, w)
+	}
+	flush()
+	return strings.Join(out, " ")
+}
+
+// Redact replaces personal data with its kind in brackets ("[card]"); the
+// text is in the form FindPII reads (spoken digits as digits).
+func Redact(text string) (string, bool) {
+	found := FindPII(text)
+	if len(found) == 0 {
+		return text, false
+	}
+	text = digitsFromWords(text)
+	var b strings.Builder
+	last := 0
+	for _, f := range found {
+		if f.Start < last {
+			continue
+		}
+		b.WriteString(text[last:f.Start])
+		b.WriteString("[" + f.Kind + "]")
+		last = f.End
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
+}
+
+// pii is a boolean: did the conversation carry personal data of the kinds?
+type pii struct {
+	kinds   map[string]bool
+	speaker string
+}
+
+func compilePII(def *analysis.Object) (analysis.Engine, error) {
+	if err := def.Allow("model", "kinds", "speaker"); err != nil {
+		return nil, err
+	}
+	p := pii{kinds: map[string]bool{}}
+	kinds, err := def.Strings("kinds", false)
+	if err != nil {
+		return nil, err
+	}
+	if len(kinds) == 0 {
+		kinds = piiKinds
+	}
+	for i, k := range kinds {
+		found := false
+		for _, known := range piiKinds {
+			if strings.EqualFold(k, known) {
+				p.kinds[known], found = true, true
+			}
+		}
+		if !found {
+			return nil, analysis.Invalid("must be one of card, ssn, phone, email", "definition", "kinds", i)
+		}
+	}
+	if p.speaker, err = speakerOf(def); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
+	var evidence []analysis.Evidence
+	for i, t := range c.Turns {
+		if !speaks(p.speaker, t.Speaker) {
+			continue
+		}
+		for _, f := range FindPII(t.Text) {
+			if p.kinds[f.Kind] && len(evidence) < 10 {
+				// The evidence names the kind, never the data.
+				evidence = append(evidence, analysis.Evidence{Turn: i, StartMs: t.StartMs, EndMs: t.EndMs, Text: "[" + f.Kind + "]"})
+			}
+		}
+	}
+	return analysis.BoolResult(len(evidence) > 0, evidence), nil
+}
