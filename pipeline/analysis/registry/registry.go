@@ -1,0 +1,128 @@
+// Package registry compiles classifier definitions into their engines by
+// classifier type, and evaluates an organization's set of classifiers over
+// a conversation, the phrase classifiers sharing one pass over the text.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/core"
+	"github.com/earshot/earshot/pipeline/analysis/metadata"
+	"github.com/earshot/earshot/pipeline/analysis/phrase"
+)
+
+// Classifier is one version of a classifier, as the catalog keeps it.
+type Classifier struct {
+	ID         string
+	Name       string
+	Type       string // analysis.Type*
+	Category   string
+	Version    int
+	Definition json.RawMessage
+}
+
+// LLMEngines make LLM Model engines for an organization; nil when the
+// operator configured no endpoint.
+type LLMEngines interface {
+	Compile(orgID string, definition []byte) (analysis.Engine, error)
+}
+
+// Compiler compiles definitions.
+type Compiler struct {
+	LLM LLMEngines
+}
+
+// ErrNoLLM: LLM Model classifiers need an endpoint the operator has not
+// configured.
+var ErrNoLLM = &analysis.DefinitionError{Path: "classifierType", Message: "LLM Model classifiers need an LLM endpoint, and none is configured for this organization"}
+
+// Compiled is a classifier ready to evaluate.
+type Compiled struct {
+	Classifier
+	engine analysis.Engine
+	phrase *phrase.Classifier // for phrase classifiers: evaluated through a Set's index
+}
+
+// Compile validates a definition and compiles it for its type.
+func (cp Compiler) Compile(orgID string, c Classifier) (*Compiled, error) {
+	out := &Compiled{Classifier: c}
+	var err error
+	switch c.Type {
+	case analysis.TypeClassifier:
+		out.phrase, err = phrase.Compile(c.Definition)
+		out.engine = out.phrase
+	case analysis.TypeMetadata:
+		out.engine, err = metadata.Compile(c.Definition)
+	case analysis.TypeCoreModel:
+		out.engine, err = core.Compile(c.Definition)
+	case analysis.TypeLLM:
+		if cp.LLM == nil {
+			return nil, ErrNoLLM
+		}
+		out.engine, err = cp.LLM.Compile(orgID, c.Definition)
+	default:
+		return nil, &analysis.DefinitionError{Path: "classifierType", Message: fmt.Sprintf("must be one of %v", analysis.Types)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Evaluate runs this classifier alone.
+func (c *Compiled) Evaluate(ctx context.Context, conv *analysis.Conversation) (analysis.Result, error) {
+	return c.engine.Evaluate(ctx, conv)
+}
+
+// Set is an organization's active classifiers, compiled; safe for
+// concurrent use.
+type Set struct {
+	Classifiers []*Compiled
+	index       *phrase.Index
+	indexOf     []int // classifier → its place in the index, or -1
+}
+
+// NewSet builds the shared phrase index of the set.
+func NewSet(cs []*Compiled) *Set {
+	s := &Set{Classifiers: cs, indexOf: make([]int, len(cs))}
+	var phrases []*phrase.Classifier
+	for i, c := range cs {
+		s.indexOf[i] = -1
+		if c.phrase != nil {
+			s.indexOf[i] = len(phrases)
+			phrases = append(phrases, c.phrase)
+		}
+	}
+	s.index = phrase.NewIndex(phrases)
+	return s
+}
+
+// Outcome is one classifier's result for a conversation, or why it has
+// none.
+type Outcome struct {
+	Classifier *Compiled
+	Result     analysis.Result
+	Err        error
+}
+
+// Evaluate runs every classifier of the set over a conversation; one
+// classifier's failure (an LLM timeout) is its outcome alone.
+func (s *Set) Evaluate(ctx context.Context, conv *analysis.Conversation) []Outcome {
+	out := make([]Outcome, len(s.Classifiers))
+	var hits *phrase.Hits
+	for i, c := range s.Classifiers {
+		out[i].Classifier = c
+		if k := s.indexOf[i]; k >= 0 {
+			if hits == nil {
+				hits = s.index.Scan(conv)
+			}
+			out[i].Result = s.index.Evaluate(k, conv, hits)
+			continue
+		}
+		out[i].Result, out[i].Err = c.engine.Evaluate(ctx, conv)
+	}
+	return out
+}
