@@ -8,6 +8,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -114,7 +115,7 @@ type Result struct {
 
 // BoolResult is a true/false result.
 func BoolResult(v bool, evidence []Evidence) Result {
-	return Result{Value: fmt.Sprint(v), Bool: &v, Evidence: evidence}
+	return Result{Value: strconv.FormatBool(v), Bool: &v, Evidence: evidence}
 }
 
 // Engine evaluates one compiled classifier version. Engines are safe for

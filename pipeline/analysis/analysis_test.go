@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestTokenize(t *testing.T) {
@@ -50,4 +52,37 @@ func TestTimed(t *testing.T) {
 	if untimed.Timed() || !timed.Timed() || timed.DurationMs() != 1500 {
 		t.Fatal(untimed.Timed(), timed.Timed(), timed.DurationMs())
 	}
+}
+
+// tokenizeReference is Tokenize written plainly, to check the fast one.
+func tokenizeReference(text string) []string {
+	var out []string
+	var tok []rune
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			tok = append(tok, unicode.ToLower(r))
+		case r == '\'' || r == '’':
+		default:
+			if len(tok) > 0 {
+				out = append(out, string(tok))
+				tok = tok[:0]
+			}
+		}
+	}
+	if len(tok) > 0 {
+		out = append(out, string(tok))
+	}
+	return out
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"I'd like to CANCEL!", "Don’t — stop...now", "Café 3rd ÉTÉ", "\xff\xfe", "a''b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Tokenize(s), tokenizeReference(s); !slices.Equal(got, want) {
+			t.Fatalf("Tokenize(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -113,7 +113,7 @@ func TestTalk(t *testing.T) {
 	}
 	// Word timings count only the words: the pauses inside a turn are silence.
 	words := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", StartMs: 0, EndMs: 4000, Text: "a b",
-		Words: []analysis.Word{{"a", 0, 1000}, {"b", 3000, 4000}}}}}
+		Words: []analysis.Word{{Text: "a", StartMs: 0, EndMs: 1000}, {Text: "b", StartMs: 3000, EndMs: 4000}}}}}
 	if st := Talk(words); st.SilenceMs != 2000 || st.TalkMs["Agent"] != 2000 {
 		t.Fatalf("%+v", st)
 	}

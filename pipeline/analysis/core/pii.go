@@ -26,13 +26,42 @@ type Finding struct {
 }
 
 var (
-	// Digit runs with spaces or dashes between groups: card numbers
-	// (13–19 digits, Luhn-valid), SSNs (3-2-4) and phone numbers (10 or 11
-	// digits, optionally +, parentheses, dots) are told apart by shape.
-	digitRun = regexp.MustCompile(`\+?\(?\d[\d\s().-]{7,}\d`)
 	ssnShape = regexp.MustCompile(`^\d{3}[ -]\d{2}[ -]\d{4}$`)
 	email    = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
 )
+
+// digitRuns are the stretches of digits with spaces, dashes, dots and
+// parentheses between groups (and a leading + or parenthesis) that hold
+// nine digits or more: the candidates for card numbers (13–19 digits,
+// Luhn-valid), SSNs (3-2-4) and phone numbers (10, or 11 from 1), told
+// apart by shape. A scan, not a regular expression: most turns have a
+// digit or two and no run at all.
+func digitRuns(text string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isDigit(c) && !((c == '+' || c == '(') && i+1 < len(text) && isDigit(text[i+1])) {
+			i++
+			continue
+		}
+		start, end, digits := i, i, 0
+		for ; i < len(text); i++ {
+			c := text[i]
+			if isDigit(c) {
+				digits++
+				end = i + 1
+			} else if !(c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '+') {
+				break
+			}
+		}
+		if digits >= 9 {
+			out = append(out, [2]int{start, end})
+		}
+	}
+	return out
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // FindPII finds card numbers (Luhn-checked), US social security numbers,
 // phone numbers and e-mail addresses. Spoken digits ("four one five…")
@@ -48,8 +77,8 @@ func FindPII(text string) []Finding {
 	if !strings.ContainsAny(text, "0123456789") {
 		return out
 	}
-	for _, m := range digitRun.FindAllStringIndex(text, -1) {
-		run := strings.TrimRight(text[m[0]:m[1]], " .-")
+	for _, m := range digitRuns(text) {
+		run := text[m[0]:m[1]]
 		digits := onlyDigits(run)
 		switch {
 		case ssnShape.MatchString(run):
@@ -200,10 +229,29 @@ func compilePII(def *analysis.Object) (analysis.Engine, error) {
 	return p, nil
 }
 
+// mayHavePII is a quick test on a turn: personal data needs a digit, an
+// @, or four spoken digits in a row.
+func mayHavePII(text string, tokens []string) bool {
+	if strings.ContainsAny(text, "0123456789@") {
+		return true
+	}
+	run := 0
+	for _, t := range tokens {
+		if _, ok := spokenDigits[t]; ok {
+			if run++; run >= 4 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
 func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
 	var evidence []analysis.Evidence
 	for i, t := range c.Turns {
-		if !speaks(p.speaker, t.Speaker) {
+		if !speaks(p.speaker, t.Speaker) || !mayHavePII(t.Text, c.Tokens(i)) {
 			continue
 		}
 		for _, f := range FindPII(t.Text) {

@@ -36,6 +36,7 @@ type group struct {
 
 type rule struct {
 	phrases []int // indexes into Classifier.phrases
+	member  []bool // member[p]: phrase p is one of the rule's
 	match   string
 	speaker string
 	negate  bool
@@ -43,6 +44,8 @@ type rule struct {
 	near    *near
 	path    string
 }
+
+func (r rule) has(p int) bool { return r.member[p] }
 
 type near struct {
 	phrases  []int
@@ -118,6 +121,15 @@ func Compile(raw []byte) (*Classifier, error) {
 			cg.rules = append(cg.rules, cr)
 		}
 		c.groups = append(c.groups, cg)
+	}
+	for gi := range c.groups {
+		for ri := range c.groups[gi].rules {
+			r := &c.groups[gi].rules[ri]
+			r.member = make([]bool, len(c.phrases))
+			for _, p := range r.phrases {
+				r.member[p] = true
+			}
+		}
 	}
 	c.single = NewIndex([]*Classifier{c})
 	return c, nil

@@ -2,6 +2,7 @@ package phrase
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/earshot/earshot/pipeline/analysis"
@@ -15,24 +16,12 @@ func (c *Classifier) Evaluate(_ context.Context, conv *analysis.Conversation) (a
 
 // evaluation is one classifier over one conversation.
 type evaluation struct {
-	c       *analysis.Conversation
-	hits    *Hits
-	global  []int32
-	phrases []string
-	timed   bool
-	endMs   int64 // times count from 0: the recording's or the chat's start
-	// tokensBefore[i] is how many tokens the turns before i have; the last
-	// entry is the total.
+	c            *analysis.Conversation
+	hits         []hit // this classifier's phrases found, in turn order
+	phrases      []string
 	tokensBefore []int
-}
-
-func (ev *evaluation) prepare() {
-	ev.timed = ev.c.Timed()
-	ev.tokensBefore = make([]int, len(ev.c.Turns)+1)
-	for i := range ev.c.Turns {
-		ev.tokensBefore[i+1] = ev.tokensBefore[i] + len(ev.c.Tokens(i))
-	}
-	ev.endMs = ev.c.DurationMs()
+	timed        bool
+	endMs        int64 // times count from 0: the recording's or the chat's start
 }
 
 // occurrence is a phrase found at tokens [from, to) of a turn.
@@ -43,28 +32,27 @@ type occurrence struct{ turn, from, to int }
 func (ev *evaluation) rule(r rule) []analysis.Evidence {
 	var out []analysis.Evidence
 	n := len(ev.c.Turns)
-	for i := range n {
+	for _, h := range ev.hits {
+		i, p := int(h.turn), int(h.phrase)
+		if !r.has(p) {
+			continue
+		}
 		if r.speaker != analysis.Any && ev.c.Turns[i].Speaker != r.speaker {
 			continue
 		}
 		if (r.window.kind == firstTurns && i >= int(r.window.from)) || (r.window.kind == lastTurns && i < n-int(r.window.from)) {
 			continue
 		}
-		for _, p := range r.phrases {
-			if !ev.hits.has(i, ev.global[p]) {
+		for _, o := range ev.find(i, p) {
+			if !ev.matches(r, o) {
 				continue
 			}
-			for _, o := range ev.find(i, p) {
-				if !ev.matches(r, o) {
-					continue
-				}
-				span, ok := o, true
-				if r.near != nil {
-					span, ok = ev.near(r.near, o)
-				}
-				if ok {
-					out = append(out, ev.evidence(span))
-				}
+			span, ok := o, true
+			if r.near != nil {
+				span, ok = ev.near(r.near, o)
+			}
+			if ok {
+				out = append(out, ev.evidence(span))
 			}
 		}
 	}
@@ -130,11 +118,11 @@ func (ev *evaluation) share(o occurrence, startMs int64) float64 {
 // near finds a near phrase within maxWords words of o in the same turn and
 // returns the span covering both.
 func (ev *evaluation) near(n *near, o occurrence) (occurrence, bool) {
-	for _, p := range n.phrases {
-		if !ev.hits.has(o.turn, ev.global[p]) {
+	for _, h := range ev.hits {
+		if int(h.turn) != o.turn || !slices.Contains(n.phrases, int(h.phrase)) {
 			continue
 		}
-		for _, q := range ev.find(o.turn, p) {
+		for _, q := range ev.find(o.turn, int(h.phrase)) {
 			gap := max(q.from-o.to, o.from-q.to)
 			if gap <= n.maxWords {
 				return occurrence{turn: o.turn, from: min(o.from, q.from), to: max(o.to, q.to)}, true

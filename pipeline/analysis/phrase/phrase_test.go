@@ -133,7 +133,7 @@ func TestRules(t *testing.T) {
 // A call's words give evidence its own times, not the turn's.
 func TestEvidenceTimesFromWords(t *testing.T) {
 	conv := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Customer", StartMs: 1000, EndMs: 4000, Text: "please cancel it",
-		Words: []analysis.Word{{"please", 1000, 1500}, {"cancel", 1600, 2200}, {"it", 2300, 2500}}}}}
+		Words: []analysis.Word{{Text: "please", StartMs: 1000, EndMs: 1500}, {Text: "cancel", StartMs: 1600, EndMs: 2200}, {Text: "it", StartMs: 2300, EndMs: 2500}}}}}
 	c, _ := Compile([]byte(oneRule("cancel it", "")))
 	res, _ := c.Evaluate(context.Background(), conv)
 	if len(res.Evidence) != 1 || res.Evidence[0] != (analysis.Evidence{Turn: 0, StartMs: 1600, EndMs: 2500, Text: "cancel it"}) {
