@@ -12,9 +12,9 @@ import (
 // Talk measures, from word timings (calls) or turn times (chats with
 // timestamps).
 const (
-	TalkShare        = "talkShare"        // share of the conversation the speaker talks (0..1)
-	SilenceShare     = "silenceShare"     // share nobody talks (0..1)
-	OvertalkMs       = "overtalkMs"       // time both talk at once
+	TalkShare        = "talkShare"    // share of the conversation the speaker talks (0..1)
+	SilenceShare     = "silenceShare" // share nobody talks (0..1)
+	OvertalkMs       = "overtalkMs"   // time both talk at once
 	LongestMonologue = "longestMonologueMs"
 	WordsPerMinute   = "wordsPerMinute" // of the speaker, over their talk time
 )

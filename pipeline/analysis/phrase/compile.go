@@ -35,7 +35,7 @@ type group struct {
 }
 
 type rule struct {
-	phrases []int // indexes into Classifier.phrases
+	phrases []int  // indexes into Classifier.phrases
 	member  []bool // member[p]: phrase p is one of the rule's
 	match   string
 	speaker string

@@ -24,9 +24,9 @@ type window struct {
 
 const (
 	noWindow   = ""
-	byTime     = "time"     // from, to: ms from the conversation start
-	fromEnd    = "fromEnd"  // from: ms before the end
-	byShare    = "share"    // from, to: 0..1 of the conversation
+	byTime     = "time"    // from, to: ms from the conversation start
+	fromEnd    = "fromEnd" // from: ms before the end
+	byShare    = "share"   // from, to: 0..1 of the conversation
 	firstTurns = "firstTurns"
 	lastTurns  = "lastTurns"
 )

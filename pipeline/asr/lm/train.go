@@ -16,7 +16,7 @@ import (
 // Stats describe a training run.
 type Stats struct {
 	Sentences, Words int64
-	Vocabulary        int
+	Vocabulary       int
 	// FromDictionary words had a base-dictionary pronunciation,
 	// LetterToSound ones were pronounced by rule; Dropped ones had none
 	// and were left out.
