@@ -1,0 +1,75 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func strp(s string) *string { return &s }
+func boolp(b bool) *bool    { return &b }
+
+func TestClassifierVersions(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.CreateOrganization(ctx, "acme")
+	other, _ := c.CreateOrganization(ctx, "other")
+	def1 := json.RawMessage(`{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`)
+	cl, err := c.CreateClassifier(ctx, org.ID, ClassifierInput{Name: strp("Cancellation"), Type: strp("Classifier"),
+		CategoryName: strp("Topics"), Reportable: boolp(true), Groupable: boolp(false), Definition: def1})
+	if err != nil || cl.Version != 1 || !cl.IsActive {
+		t.Fatalf("%+v %v", cl, err)
+	}
+	pii, _ := c.CreateClassifier(ctx, org.ID, ClassifierInput{Name: strp("PII"), Type: strp("Core AI Model"), CategoryName: strp("Process"),
+		Reportable: boolp(true), Groupable: boolp(true), Definition: json.RawMessage(`{"model":"pii"}`)})
+
+	def2 := json.RawMessage(`{"groups":[{"rules":[{"phrases":["cancel","close my account"]}]}]}`)
+	up, err := c.UpdateClassifier(ctx, org.ID, cl.ID, ClassifierInput{Definition: def2, IsActive: boolp(false)})
+	if err != nil || up.Version != 2 || up.Name != "Cancellation" || up.IsActive || string(up.Definition) != string(def2) {
+		t.Fatalf("%+v %v", up, err)
+	}
+	if v1, err := c.ClassifierVersion(ctx, org.ID, cl.ID, 1); err != nil || string(v1) != string(def1) {
+		t.Fatalf("version 1: %s %v", v1, err)
+	}
+	// Filters: categories and types in any casing, active only, pages by id.
+	for _, tt := range []struct {
+		f    ClassifierFilter
+		want int
+	}{
+		{ClassifierFilter{}, 2},
+		{ClassifierFilter{Categories: []string{"topics"}}, 1},
+		{ClassifierFilter{Types: []string{"core ai model", "LLM Model"}}, 1},
+		{ClassifierFilter{ActiveOnly: true}, 1},
+		{ClassifierFilter{Limit: 1}, 1},
+		{ClassifierFilter{LastID: pii.ID}, map[bool]int{true: 1, false: 0}[cl.ID > pii.ID]},
+	} {
+		got, err := c.Classifiers(ctx, org.ID, tt.f)
+		if err != nil || len(got) != tt.want {
+			t.Errorf("%+v: %d, want %d (%v)", tt.f, len(got), tt.want, err)
+		}
+	}
+	// Another organization sees nothing of it.
+	if _, err := c.Classifier(ctx, other.ID, cl.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateClassifier(ctx, other.ID, cl.ID, ClassifierInput{Name: strp("x")}); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if err := c.DeleteClassifier(ctx, other.ID, cl.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	// Deleted: gone from lists and lookups, its versions kept.
+	if err := c.DeleteClassifier(ctx, org.ID, cl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Classifier(ctx, org.ID, cl.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	if list, _ := c.Classifiers(ctx, org.ID, ClassifierFilter{}); len(list) != 1 || list[0].ID != pii.ID {
+		t.Fatalf("%+v", list)
+	}
+	if _, err := c.ClassifierVersion(ctx, org.ID, cl.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+}
