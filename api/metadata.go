@@ -171,7 +171,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		}
 	}
 	if len(errs) > 0 {
-		return out, &problem.Problem{Status: http.StatusBadRequest, Detail: "Some filters are invalid; see errors.", Errors: errs}
+		return out, problem.Invalid("Some filters are invalid; see errors.", errs)
 	}
 	if out.NodeIDs != nil {
 		tree, err := s.deps.Catalog.Hierarchy(c.Request.Context(), orgID(c))

@@ -66,5 +66,11 @@ func (s *Server) routes() *gin.Engine {
 
 	authed.GET("/Conversations/Transcriptions/:conversationId", s.getTranscript)
 	authed.POST("/Conversations/Transcriptions", s.postTranscripts)
+
+	authed.GET("/Conversations/Classifiers", s.listClassifiers)
+	authed.POST("/Conversations/Classifiers", s.createClassifier)
+	authed.GET("/Conversations/Classifiers/:id", s.getClassifier)
+	authed.PUT("/Conversations/Classifiers/:id", s.updateClassifier)
+	authed.DELETE("/Conversations/Classifiers/:id", s.deleteClassifier)
 	return e
 }

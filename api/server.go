@@ -48,6 +48,12 @@ type Catalog interface {
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
+
+	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
+	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
+	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
+	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
+	DeleteClassifier(ctx context.Context, orgID, id string) error
 }
 
 // Storage is the object storage uploads are staged in.
@@ -69,13 +75,15 @@ type Pinger interface {
 
 // Deps are the services the API is built on.
 type Deps struct {
-	Catalog    Catalog
-	Storage    Storage
-	SignedURLs SignedURLs
-	Keys       *oauth.KeySet
-	Tokens     *oauth.Tokens
-	Registry   *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
-	Logger     *slog.Logger
+	Catalog Catalog
+	// Classifiers checks classifier definitions (registry.Compiler).
+	Classifiers ClassifierCompiler
+	Storage     Storage
+	SignedURLs  SignedURLs
+	Keys        *oauth.KeySet
+	Tokens      *oauth.Tokens
+	Registry    *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger      *slog.Logger
 }
 
 // Options are the API's settings.

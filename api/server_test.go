@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -107,6 +109,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	deps := Deps{
 		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Classifiers: registry.Compiler{},
 	}
 	for _, mod := range mods {
 		mod(&deps)

@@ -38,6 +38,11 @@ func Field(param, message, detail string) *Problem {
 	return &Problem{Status: http.StatusBadRequest, Detail: detail, Errors: map[string][]string{param: {message}}}
 }
 
+// Invalid makes a validation problem (400) naming several parameters.
+func Invalid(detail string, errs map[string][]string) *Problem {
+	return &Problem{Status: http.StatusBadRequest, Detail: detail, Errors: errs}
+}
+
 // typeURI follows ASP.NET Core, which the AcxApi clients are used to: the
 // RFC 9110 section of the status.
 var typeURI = map[int]string{

@@ -45,8 +45,12 @@ type config struct {
 	ASRSherpaThreads int
 	// ASRSpanish* are the model files for LocaleId 2058 calls.
 	ASRSpanishHMM, ASRSpanishLM, ASRSpanishDict string
-	LogLevel                                    string
-	ShutdownTimeout                             time.Duration
+	// LLM* are the OpenAI-compatible endpoint of LLM Model classifiers.
+	LLMBaseURL, LLMModel       string
+	LLMTimeout                 time.Duration
+	LLMRetries, LLMConcurrency int
+	LogLevel                   string
+	ShutdownTimeout            time.Duration
 }
 
 func defaultConfig() config {
@@ -68,6 +72,9 @@ func defaultConfig() config {
 		IngestAudioBatch: 4,
 		ASREngine:        engineSphinx,
 		ASRSherpaThreads: 1,
+		LLMTimeout:       60 * time.Second,
+		LLMRetries:       3,
+		LLMConcurrency:   4,
 	}
 }
 

@@ -1,0 +1,254 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// ClassifierCompiler checks a classifier definition for its type (the
+// registry's compiler): a *analysis.DefinitionError names the path.
+type ClassifierCompiler interface {
+	Compile(orgID string, c registry.Classifier) (*registry.Compiled, error)
+}
+
+// classifierItem is a classifier as GET /Conversations/Classifiers lists
+// it (CONTRACT §6).
+type classifierItem struct {
+	ID             string `json:"id"`
+	Name           string `json:"name"`
+	ClassifierType string `json:"classifierType"`
+	Description    string `json:"description"`
+	CategoryName   string `json:"categoryName"`
+	Reportable     bool   `json:"reportable"`
+	Groupable      bool   `json:"groupable"`
+}
+
+// classifierView is the management extension's full classifier.
+type classifierView struct {
+	classifierItem
+	IsActive   bool            `json:"isActive"`
+	Version    int             `json:"version"`
+	Definition json.RawMessage `json:"definition"`
+	CreatedOn  dates.Timestamp `json:"createdOn"`
+	ModifiedOn dates.Timestamp `json:"modifiedOn"`
+}
+
+func newClassifierItem(c catalog.Classifier) classifierItem {
+	return classifierItem{ID: c.ID, Name: c.Name, ClassifierType: c.Type, Description: c.Description,
+		CategoryName: c.CategoryName, Reportable: c.Reportable, Groupable: c.Groupable}
+}
+
+func newClassifierView(c catalog.Classifier) classifierView {
+	return classifierView{classifierItem: newClassifierItem(c), IsActive: c.IsActive, Version: c.Version,
+		Definition: c.Definition, CreatedOn: dates.Timestamp(c.CreatedOn), ModifiedOn: dates.Timestamp(c.ModifiedOn)}
+}
+
+const classifierNotFound = "No classifier with this id exists in your organization."
+
+// listClassifiers is GET /Conversations/Classifiers: the organization's
+// active classifiers by id, PageSize (1–1000, default 100) after LastId,
+// filtered by CategoryNames and ClassifierTypes (CSV, any casing).
+func (s *Server) listClassifiers(c *gin.Context) {
+	errs := map[string][]string{}
+	f := catalog.ClassifierFilter{Limit: defaultPageSize, ActiveOnly: true}
+	if v, ok := query(c, "PageSize"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxPageSize {
+			errs["PageSize"] = append(errs["PageSize"], "must be a whole number from 1 to 1000.")
+		}
+		f.Limit = n
+	}
+	if v, ok := query(c, "LastId"); ok && v != "" {
+		if id, err := uuid.Parse(v); err != nil {
+			errs["LastId"] = append(errs["LastId"], "must be a GUID.")
+		} else {
+			f.LastID = id.String()
+		}
+	}
+	for _, p := range []struct {
+		name    string
+		allowed []string
+		dst     *[]string
+	}{{"CategoryNames", analysis.Categories, &f.Categories}, {"ClassifierTypes", analysis.Types, &f.Types}} {
+		for _, v := range csv(query(c, p.name)) {
+			if oneOf(v, p.allowed) == "" {
+				errs[p.name] = append(errs[p.name], "must list values among "+strings.Join(p.allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
+				continue
+			}
+			*p.dst = append(*p.dst, v)
+		}
+	}
+	if len(errs) > 0 {
+		problem.Write(c, problem.Invalid("Some parameters are invalid; see errors.", errs))
+		return
+	}
+	list, err := s.deps.Catalog.Classifiers(c.Request.Context(), orgID(c), f)
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	out := make([]classifierItem, len(list))
+	for i, cl := range list {
+		out[i] = newClassifierItem(cl)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getClassifier is GET /Conversations/Classifiers/{id}.
+func (s *Server) getClassifier(c *gin.Context) {
+	getByID(s, c, s.deps.Catalog.Classifier, newClassifierView, classifierNotFound)
+}
+
+// readClassifierInput reads the fields of POST and PUT; on POST the
+// descriptive fields are required.
+func readClassifierInput(body *reqbody.Object, create bool) catalog.ClassifierInput {
+	in := catalog.ClassifierInput{Description: body.String("description"), Reportable: body.Bool("reportable"),
+		Groupable: body.Bool("groupable"), IsActive: body.Bool("isActive")}
+	if create {
+		in.Name = body.Required("name")
+	} else {
+		in.Name = body.NotBlank("name")
+	}
+	for _, f := range []struct {
+		name    string
+		allowed []string
+		dst     **string
+	}{{"classifierType", analysis.Types, &in.Type}, {"categoryName", analysis.Categories, &in.CategoryName}} {
+		v := body.String(f.name)
+		switch {
+		case v == nil && create:
+			body.Fail(f.name, "is required: one of "+strings.Join(f.allowed, ", ")+".")
+		case v != nil && oneOf(*v, f.allowed) == "":
+			body.Fail(f.name, "must be one of "+strings.Join(f.allowed, ", ")+".")
+		case v != nil:
+			canonical := oneOf(*v, f.allowed)
+			*f.dst = &canonical
+		}
+	}
+	switch body.Kind("definition") {
+	case "object":
+		var raw json.RawMessage
+		body.Decode("definition", &raw)
+		in.Definition = raw
+	case "":
+		if create {
+			body.Fail("definition", "is required: the classifier's definition, an object.")
+		}
+	default:
+		body.Fail("definition", "must be an object.")
+	}
+	return in
+}
+
+// createClassifier is POST /Conversations/Classifiers: version 1 of a new
+// classifier, its definition checked for its type.
+func (s *Server) createClassifier(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	in := readClassifierInput(body, true)
+	if in.Reportable == nil {
+		in.Reportable = ptrTo(true)
+	}
+	if in.Groupable == nil {
+		in.Groupable = ptrTo(false)
+	}
+	if in.Description == nil {
+		in.Description = ptrTo("")
+	}
+	s.writeClassifier(c, body, in, nil, func(ctx context.Context) (catalog.Classifier, error) {
+		return s.deps.Catalog.CreateClassifier(ctx, orgID(c), in)
+	})
+}
+
+// updateClassifier is PUT /Conversations/Classifiers/{id}: the fields
+// given change, and the classifier gets a new version.
+func (s *Server) updateClassifier(c *gin.Context) {
+	id, body, ok := readUpdate(c)
+	if !ok {
+		return
+	}
+	in := readClassifierInput(body, false)
+	current, err := s.deps.Catalog.Classifier(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return
+	}
+	s.writeClassifier(c, body, in, &current, func(ctx context.Context) (catalog.Classifier, error) {
+		return s.deps.Catalog.UpdateClassifier(ctx, orgID(c), id, in)
+	})
+}
+
+// writeClassifier checks the definition against the (new) type, then
+// writes. A bad definition is a 400 whose errors name the path inside it.
+func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, in catalog.ClassifierInput, current *catalog.Classifier,
+	write func(context.Context) (catalog.Classifier, error)) {
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	check := registry.Classifier{Definition: in.Definition}
+	if current != nil {
+		check.Type = current.Type
+		if check.Definition == nil {
+			check.Definition = current.Definition
+		}
+	}
+	if in.Type != nil {
+		check.Type = *in.Type
+	}
+	if _, err := s.deps.Classifiers.Compile(orgID(c), check); err != nil {
+		var de *analysis.DefinitionError
+		if !errors.As(err, &de) {
+			s.catalogError(c, err, classifierNotFound)
+			return
+		}
+		detail := "The classifier definition is invalid at " + de.Path + ": " + de.Message + "."
+		if de == registry.ErrNoLLM {
+			detail = "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
+		}
+		problem.Write(c, problem.Field(de.Path, de.Message+".", detail))
+		return
+	}
+	cl, err := write(c.Request.Context())
+	if err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return
+	}
+	status := http.StatusOK
+	if current == nil {
+		status = http.StatusCreated
+	}
+	c.JSON(status, newClassifierView(cl))
+}
+
+// deleteClassifier is DELETE /Conversations/Classifiers/{id}: it stops
+// running and leaves the lists; its past results stay explainable.
+func (s *Server) deleteClassifier(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	if err := s.deps.Catalog.DeleteClassifier(c.Request.Context(), orgID(c), id); err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -1,0 +1,124 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/oauth"
+)
+
+const cancelDefinition = `{"groups":[{"rules":[{"phrases":["cancel my account"],"speaker":"Customer","window":{"firstPercent":50}}]}]}`
+
+func classifierBody(name, typ, category, definition string) string {
+	return `{"name":"` + name + `","classifierType":"` + typ + `","categoryName":"` + category + `","description":"d","definition":` + definition + `}`
+}
+
+func TestClassifiersLifecycle(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+
+	r := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Cancellation", "classifier", "topics", cancelDefinition)), http.StatusCreated)
+	golden(t, "classifier_created", r.Body.Bytes())
+	id := r.id(t)
+	pii := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("PII spoken", "Core AI Model", "Process", `{"model":"pii"}`)), http.StatusCreated).id(t)
+
+	// A change makes version 2; the definition is checked again.
+	r = mustStatus(t, e.jsonReq("PUT", "/Conversations/Classifiers/"+id, tok, `{"definition":{"groups":[{"rules":[{"phrases":["cancel"]}]}]},"reportable":false}`), http.StatusOK)
+	if v := r.json(t); v["version"] != float64(2) || v["reportable"] != false || v["name"] != "Cancellation" {
+		t.Fatalf("%v", v)
+	}
+	r = mustStatus(t, e.jsonReq("GET", "/conversations/classifiers?classifierTypes=classifier,LLM%20Model&categoryNames=Topics", tok, nil), http.StatusOK)
+	golden(t, "classifiers_filtered", r.Body.Bytes())
+	if got := e.jsonReq("GET", "/Conversations/Classifiers?PageSize=1", tok, nil).Body.String(); strings.Count(got, `"id"`) != 1 {
+		t.Fatalf("page of 1: %s", got)
+	}
+	first := min(id, pii)
+	if got := e.jsonReq("GET", "/Conversations/Classifiers?LastId="+first, tok, nil).Body.String(); strings.Contains(got, first) || strings.Count(got, `"id"`) != 1 {
+		t.Fatalf("after LastId: %s", got)
+	}
+
+	// Deleted: 204, then 404 and gone from the list.
+	mustStatus(t, e.jsonReq("DELETE", "/Conversations/Classifiers/"+id, tok, nil), http.StatusNoContent)
+	mustStatus(t, e.jsonReq("GET", "/Conversations/Classifiers/"+id, tok, nil), http.StatusNotFound)
+	if got := e.jsonReq("GET", "/Conversations/Classifiers", tok, nil).Body.String(); strings.Contains(got, id) {
+		t.Fatalf("deleted classifier listed: %s", got)
+	}
+	// Inactive classifiers are not listed.
+	mustStatus(t, e.jsonReq("PUT", "/Conversations/Classifiers/"+pii, tok, `{"isActive":false}`), http.StatusOK)
+	if got := e.jsonReq("GET", "/Conversations/Classifiers", tok, nil).Body.String(); got != "[]" {
+		t.Fatalf("inactive listed: %s", got)
+	}
+}
+
+func TestClassifierValidation(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	for _, tt := range []struct {
+		name, body, field, golden string
+	}{
+		{"unknown field in a rule", classifierBody("x", "Classifier", "Topics", `{"groups":[{"rules":[{"phrase":["x"]}]}]}`),
+			"definition.groups[0].rules[0].phrase", "classifier_bad_definition"},
+		{"bad window", classifierBody("x", "Classifier", "Topics", `{"groups":[{"rules":[{"phrases":["x"],"window":{"startMs":9,"endMs":3}}]}]}`),
+			"definition.groups[0].rules[0].window.endMs", ""},
+		{"empty phrases", classifierBody("x", "Classifier", "Topics", `{"groups":[{"rules":[{"phrases":[]}]}]}`),
+			"definition.groups[0].rules[0].phrases", ""},
+		{"no LLM endpoint", classifierBody("x", "LLM Model", "Topics", `{"prompt":"Did they cancel?"}`), "classifierType", "classifier_no_llm"},
+		{"unknown type", classifierBody("x", "Regex", "Topics", `{}`), "classifierType", ""},
+		{"unknown category", classifierBody("x", "Classifier", "Sales", cancelDefinition), "categoryName", ""},
+		{"definition not an object", classifierBody("x", "Classifier", "Topics", `"cancel"`), "definition", ""},
+		{"missing fields", `{}`, "name", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, tt.body), http.StatusBadRequest)
+			errs, _ := r.json(t)["errors"].(map[string]any)
+			if _, ok := errs[tt.field]; !ok {
+				t.Fatalf("errors %v lack %s", errs, tt.field)
+			}
+			if tt.golden != "" {
+				golden(t, tt.golden, r.Body.Bytes())
+			}
+		})
+	}
+	for _, q := range []string{"PageSize=0", "PageSize=1001", "LastId=nope", "CategoryNames=Topics,Sales", "ClassifierTypes=Regex"} {
+		r := mustStatus(t, e.jsonReq("GET", "/Conversations/Classifiers?"+q, tok, nil), http.StatusBadRequest)
+		if q == "CategoryNames=Topics,Sales" {
+			golden(t, "classifiers_bad_category", r.Body.Bytes())
+		}
+	}
+	mustStatus(t, e.jsonReq("GET", "/Conversations/Classifiers/not-a-guid", tok, nil), http.StatusBadRequest)
+}
+
+// Another organization's classifier answers exactly as one that exists
+// nowhere.
+func TestClassifierTenancy(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tokA := e.token(t)
+	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tokA, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)
+	orgB, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	unknown := uuid.NewString()
+	for _, p := range []struct{ method, body string }{{"GET", ""}, {"PUT", `{"name":"Mallory"}`}, {"DELETE", ""}} {
+		answer := func(target string) string {
+			var body any
+			if p.body != "" {
+				body = p.body
+			}
+			r := e.jsonReq(p.method, "/Conversations/Classifiers/"+target, tokB, body)
+			return r.Result().Status + " " + traceID.ReplaceAllString(strings.ReplaceAll(r.Body.String(), target, "<ID>"), "")
+		}
+		if got, want := answer(id), answer(unknown); got != want || !strings.HasPrefix(got, "404") {
+			t.Errorf("%s: foreign id answers %s, unknown id %s", p.method, got, want)
+		}
+	}
+	if got := e.jsonReq("GET", "/Conversations/Classifiers", tokB, nil).Body.String(); got != "[]" {
+		t.Fatalf("organization B lists %s", got)
+	}
+	// A's classifier is untouched.
+	if v := e.jsonReq("GET", "/Conversations/Classifiers/"+id, tokA, nil).json(t); v["name"] != "Cancellation" || v["version"] != float64(1) {
+		t.Fatalf("%v", v)
+	}
+}

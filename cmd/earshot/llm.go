@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os"
+
+	"github.com/earshot/earshot/pipeline/analysis/llm"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+)
+
+// llmKeyEnv holds the LLM endpoint's API key: from the environment only,
+// never a flag (flags show in process lists).
+const llmKeyEnv = "EARSHOT_LLM_API_KEY"
+
+// classifierCompiler compiles classifier definitions; LLM Model ones only
+// when the operator configured an endpoint.
+func (c *config) classifierCompiler() registry.Compiler {
+	var cp registry.Compiler
+	if engines := llm.New(llm.Endpoint{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: os.Getenv(llmKeyEnv),
+		Timeout: c.LLMTimeout, Retries: c.LLMRetries, Concurrency: c.LLMConcurrency}); engines != nil {
+		cp.LLM = engines
+	}
+	return cp
+}
