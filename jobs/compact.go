@@ -184,6 +184,49 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 			b.Segments = append(b.Segments, s)
 		}
 		return b, rows.Err()
+	case lake.TableClassifierResults:
+		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.classifier_id, l.classifier_version,
+			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+from)
+		if err != nil {
+			return b, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r := lake.ClassifierResult{ArrivedOn: p.Date}
+			var evidence []any
+			if err := rows.Scan(&r.ConversationID, &r.RunID, &r.OrgID, &r.ClassifierID, &r.Version, &r.Type, &r.Category, &r.Result,
+				&r.Reasoning, &r.Score, &evidence); err != nil {
+				return b, err
+			}
+			for _, e := range evidence {
+				m, _ := e.(map[string]any)
+				var ev lake.Evidence
+				ev.Turn, _ = m["turn"].(int32)
+				ev.StartMs, _ = m["start_ms"].(int64)
+				ev.EndMs, _ = m["end_ms"].(int64)
+				ev.Text, _ = m["text"].(string)
+				r.Evidence = append(r.Evidence, ev)
+			}
+			b.ClassifierResults = append(b.ClassifierResults, r)
+		}
+		return b, rows.Err()
+	case lake.TableModelResults:
+		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.event_type, l.event_time, l.model_id,
+			l.model_version, l.result, l.text_result FROM `+from)
+		if err != nil {
+			return b, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r := lake.ModelResult{ArrivedOn: p.Date}
+			if err := rows.Scan(&r.ConversationID, &r.RunID, &r.OrgID, &r.EventType, &r.EventTime, &r.ModelID, &r.Version,
+				&r.Result, &r.TextResult); err != nil {
+				return b, err
+			}
+			r.EventTime = r.EventTime.UTC()
+			b.ModelResults = append(b.ModelResults, r)
+		}
+		return b, rows.Err()
 	}
 	return b, fmt.Errorf("unknown lake table %q", p.Table)
 }

@@ -56,14 +56,59 @@ type Word struct {
 	Confidence float32
 }
 
-// Batch is what one ingest run writes.
+// ClassifierResult is one row of classifier_results: a classifier
+// version's answer for a conversation.
+type ClassifierResult struct {
+	ConversationID string
+	RunID          string
+	OrgID          string
+	ArrivedOn      time.Time // partition date; not a column
+	ClassifierID   string
+	Version        int32
+	Type           string // classifierType
+	Category       string // categoryName
+	Result         string // "true", "false" or a label
+	Reasoning      *string
+	Score          *float64
+	Evidence       []Evidence
+}
+
+// Evidence is where a classifier found what it looked for.
+type Evidence struct {
+	Turn    int32
+	StartMs int64
+	EndMs   int64
+	Text    string
+}
+
+// ModelResult is one row of model_results: the ML event of a classifier's
+// result, as /ModelResults reports it (Result for boolean classifiers,
+// TextResult otherwise).
+type ModelResult struct {
+	ConversationID string
+	RunID          string
+	OrgID          string
+	ArrivedOn      time.Time // partition date; not a column
+	EventType      string    // ModelResults
+	EventTime      time.Time
+	ModelID        string
+	Version        int32
+	Result         *bool
+	TextResult     *string
+}
+
+// Batch is what one run writes.
 type Batch struct {
-	Conversations []Conversation
-	Segments      []Segment
+	Conversations     []Conversation
+	Segments          []Segment
+	ClassifierResults []ClassifierResult
+	ModelResults      []ModelResult
 }
 
 // Table names.
 const (
-	TableConversations = "conversations"
-	TableSegments      = "transcript_segments"
+	TableConversations     = "conversations"
+	TableSegments          = "transcript_segments"
+	TableClassifierResults = "classifier_results"
+	TableModelResults      = "model_results"
 )

@@ -98,6 +98,10 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 				}})
 		}
 	}
+	jobs = append(jobs, resultJobs(b.ClassifierResults, TableClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+		func(r *ClassifierResult) (string, string) { return r.ConversationID, r.ClassifierID }, classifierResultRecord)...)
+	jobs = append(jobs, resultJobs(b.ModelResults, TableModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+		func(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }, modelResultRecord)...)
 	files := make([]catalog.LakeFile, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -124,6 +128,28 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 		return nil, err
 	}
 	return files, nil
+}
+
+// resultJobs are the files of a results table: one per partition, rows
+// sorted by conversation then classifier (results are few next to
+// transcripts, so partitions are not split).
+func resultJobs[T any](rows []T, table string, part func(*T) partition, key func(*T) (string, string), record func([]T) arrow.RecordBatch) []fileJob {
+	var jobs []fileJob
+	byPartition := groupByPartition(rows, part)
+	for _, p := range sortedPartitions(byPartition) {
+		chunk := byPartition[p]
+		sortRows(chunk, func(a, b *T) int {
+			ac, am := key(a)
+			bc, bm := key(b)
+			return cmp.Or(strings.Compare(ac, bc), strings.Compare(am, bm))
+		})
+		jobs = append(jobs, fileJob{table, p, func() arrow.RecordBatch { return record(chunk) }, func(f *catalog.LakeFile) {
+			first, _ := key(&chunk[0])
+			last, _ := key(&chunk[len(chunk)-1])
+			f.Rows, f.MinID, f.MaxID = int64(len(chunk)), first, last
+		}})
+	}
+	return jobs
 }
 
 // partitionOf is cheap on purpose (no formatting): it runs for every row.
@@ -258,6 +284,12 @@ func writeParquet(w io.Writer, rec arrow.RecordBatch) error {
 		parquet.WithDictionaryFor("run_id", true),
 		parquet.WithDictionaryFor("speaker", true),
 		parquet.WithDictionaryFor("media_type", true),
+		parquet.WithDictionaryFor("classifier_id", true),
+		parquet.WithDictionaryFor("model_id", true),
+		parquet.WithDictionaryFor("classifier_type", true),
+		parquet.WithDictionaryFor("category_name", true),
+		parquet.WithDictionaryFor("event_type", true),
+		parquet.WithDictionaryFor("result", true),
 	)
 	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -304,6 +336,81 @@ var SegmentSchema = arrow.NewSchema([]arrow.Field{
 	str("text", false), {Name: "confidence", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 	{Name: "words", Type: arrow.ListOf(wordType)},
 }, nil)
+
+var evidenceType = arrow.StructOf(
+	arrow.Field{Name: "turn", Type: arrow.PrimitiveTypes.Int32},
+	arrow.Field{Name: "start_ms", Type: arrow.PrimitiveTypes.Int64},
+	arrow.Field{Name: "end_ms", Type: arrow.PrimitiveTypes.Int64},
+	arrow.Field{Name: "text", Type: arrow.BinaryTypes.String},
+)
+
+// ClassifierResultSchema is the classifier_results table.
+var ClassifierResultSchema = arrow.NewSchema([]arrow.Field{
+	str("conversation_id", false), str("run_id", false), str("org_id", false), str("classifier_id", false),
+	{Name: "classifier_version", Type: arrow.PrimitiveTypes.Int32}, str("classifier_type", false), str("category_name", false),
+	str("result", false), str("reasoning", true), {Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "evidence", Type: arrow.ListOf(evidenceType)},
+}, nil)
+
+// ModelResultSchema is the model_results table.
+var ModelResultSchema = arrow.NewSchema([]arrow.Field{
+	str("conversation_id", false), str("run_id", false), str("org_id", false), str("event_type", false),
+	{Name: "event_time", Type: timestampUTC}, str("model_id", false), {Name: "model_version", Type: arrow.PrimitiveTypes.Int32},
+	{Name: "result", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}, str("text_result", true),
+}, nil)
+
+func classifierResultRecord(rows []ClassifierResult) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, ClassifierResultSchema)
+	defer b.Release()
+	evidence := b.Field(10).(*array.ListBuilder)
+	ev := evidence.ValueBuilder().(*array.StructBuilder)
+	for _, r := range rows {
+		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
+		b.Field(1).(*array.StringBuilder).Append(r.RunID)
+		b.Field(2).(*array.StringBuilder).Append(r.OrgID)
+		b.Field(3).(*array.StringBuilder).Append(r.ClassifierID)
+		b.Field(4).(*array.Int32Builder).Append(r.Version)
+		b.Field(5).(*array.StringBuilder).Append(r.Type)
+		b.Field(6).(*array.StringBuilder).Append(r.Category)
+		b.Field(7).(*array.StringBuilder).Append(r.Result)
+		appendStr(b.Field(8).(*array.StringBuilder), r.Reasoning)
+		if r.Score == nil {
+			b.Field(9).AppendNull()
+		} else {
+			b.Field(9).(*array.Float64Builder).Append(*r.Score)
+		}
+		evidence.Append(true)
+		for _, e := range r.Evidence {
+			ev.Append(true)
+			ev.FieldBuilder(0).(*array.Int32Builder).Append(e.Turn)
+			ev.FieldBuilder(1).(*array.Int64Builder).Append(e.StartMs)
+			ev.FieldBuilder(2).(*array.Int64Builder).Append(e.EndMs)
+			ev.FieldBuilder(3).(*array.StringBuilder).Append(e.Text)
+		}
+	}
+	return b.NewRecordBatch()
+}
+
+func modelResultRecord(rows []ModelResult) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, ModelResultSchema)
+	defer b.Release()
+	for _, r := range rows {
+		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
+		b.Field(1).(*array.StringBuilder).Append(r.RunID)
+		b.Field(2).(*array.StringBuilder).Append(r.OrgID)
+		b.Field(3).(*array.StringBuilder).Append(r.EventType)
+		appendTime(b.Field(4).(*array.TimestampBuilder), &r.EventTime)
+		b.Field(5).(*array.StringBuilder).Append(r.ModelID)
+		b.Field(6).(*array.Int32Builder).Append(r.Version)
+		if r.Result == nil {
+			b.Field(7).AppendNull()
+		} else {
+			b.Field(7).(*array.BooleanBuilder).Append(*r.Result)
+		}
+		appendStr(b.Field(8).(*array.StringBuilder), r.TextResult)
+	}
+	return b.NewRecordBatch()
+}
 
 func appendStr(b *array.StringBuilder, s *string) {
 	if s == nil {

@@ -37,6 +37,16 @@ func TestWriterPersistedSchema(t *testing.T) {
 				Words: []Word{{Word: "turn", StartMs: 0, EndMs: 400, Confidence: 0.9}}})
 		}
 	}
+	for _, id := range []string{"c2", "c1"} {
+		for _, cl := range []string{"k2", "k1"} {
+			yes := cl == "k1"
+			batch.ClassifierResults = append(batch.ClassifierResults, ClassifierResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
+				ClassifierID: cl, Version: 3, Type: "Classifier", Category: "Topics", Result: fmt.Sprint(yes), Score: ptr(0.5),
+				Evidence: []Evidence{{Turn: 1, StartMs: 1000, EndMs: 1900, Text: "cancel"}}})
+			batch.ModelResults = append(batch.ModelResults, ModelResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
+				EventType: "ModelResults", EventTime: day, ModelID: cl, Version: 3, Result: &yes})
+		}
+	}
 	// Another organization and day land in partitions of their own.
 	batch.Conversations = append(batch.Conversations, Conversation{ID: "x1", RunID: "r1", OrgID: "o2", MediaType: "Chat",
 		FileName: "x1.json", ArrivedOn: day.Add(2 * time.Minute), LocaleID: 2058, ExtendedMetadata: "{}", TranscriptMode: "chat"})
@@ -52,6 +62,8 @@ func TestWriterPersistedSchema(t *testing.T) {
 		"lake/conversations/org=o1/date=2025-10-03 rows=3 ids=c1..c3",
 		"lake/conversations/org=o2/date=2025-10-04 rows=1 ids=x1..x1",
 		"lake/transcript_segments/org=o1/date=2025-10-03 rows=6 ids=c1..c3",
+		"lake/classifier_results/org=o1/date=2025-10-03 rows=4 ids=c1..c2",
+		"lake/model_results/org=o1/date=2025-10-03 rows=4 ids=c1..c2",
 	}
 	if strings.Join(layout, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("files:\n%s", strings.Join(layout, "\n"))
@@ -63,7 +75,7 @@ func TestWriterPersistedSchema(t *testing.T) {
 	}
 	defer cat.Close()
 	var out strings.Builder
-	for _, f := range []catalog.LakeFile{files[0], files[2]} {
+	for _, f := range []catalog.LakeFile{files[0], files[2], files[3], files[4]} {
 		path := filepath.Join(dir, f.Path)
 		fmt.Fprintf(&out, "%s\n", f.Table)
 		rows, err := cat.DB().Query(`SELECT path_in_schema, type, compression FROM parquet_metadata('` + path + `') ORDER BY column_id`)
@@ -89,6 +101,10 @@ func TestWriterPersistedSchema(t *testing.T) {
 	cat.DB().QueryRow(`SELECT string_agg(conversation_id || ':' || segment_index, ' ') FROM read_parquet('` + filepath.Join(dir, files[2].Path) + `')`).Scan(&order)
 	if order != "c1:0 c1:1 c2:0 c2:1 c3:0 c3:1" {
 		t.Fatalf("segment order %s", order)
+	}
+	cat.DB().QueryRow(`SELECT string_agg(conversation_id || ':' || classifier_id, ' ') FROM read_parquet('` + filepath.Join(dir, files[3].Path) + `')`).Scan(&order)
+	if order != "c1:k1 c1:k2 c2:k1 c2:k2" {
+		t.Fatalf("classifier result order %s", order)
 	}
 	var arrived time.Time
 	cat.DB().QueryRow(`SELECT arrived_on FROM read_parquet('` + filepath.Join(dir, files[0].Path) + `') LIMIT 1`).Scan(&arrived)
