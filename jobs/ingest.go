@@ -26,6 +26,11 @@ type LakeWriter interface {
 	Write(ctx context.Context, runID string, b lake.Batch) ([]catalog.LakeFile, error)
 }
 
+// BatchAnalyzer adds classifier results to a processed upload's rows.
+type BatchAnalyzer interface {
+	Analyze(ctx context.Context, b *lake.Batch) (failed int, err error)
+}
+
 // Queue is a kind of upload and how many of them a batch claims: many
 // chats (each takes milliseconds), few calls (each takes seconds to
 // minutes, and the batch must commit well within its lease).
@@ -41,6 +46,9 @@ type Ingest struct {
 	Lake       LakeWriter
 	Open       pipeline.Opener
 	Processors []pipeline.Processor
+	// Analyzer, when set, classifies what the processors produced, in the
+	// same worker and the same commit.
+	Analyzer BatchAnalyzer
 	// Queues are claimed in order, each until it is empty.
 	Queues  []Queue
 	Owner   string
@@ -71,7 +79,8 @@ func failpoint(name string) {
 
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
-	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0}
+	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
+		"classifier_results": 0, "classifier_failures": 0}
 	for _, q := range j.Queues {
 		if err := j.drain(ctx, run, q, counts); err != nil {
 			return counts, err
@@ -109,6 +118,10 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		for _, r := range results {
 			batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
 			batch.Segments = append(batch.Segments, r.Batch.Segments...)
+			batch.ClassifierResults = append(batch.ClassifierResults, r.Batch.ClassifierResults...)
+			batch.ModelResults = append(batch.ModelResults, r.Batch.ModelResults...)
+			counts["classifier_results"] += int64(len(r.Batch.ClassifierResults))
+			counts["classifier_failures"] += int64(r.ClassifierFailures)
 			commit.Outcomes = append(commit.Outcomes, r.Outcome)
 			counts["uploads"]++
 			if r.Outcome.Status == catalog.StatusFailedToProcess {
@@ -230,6 +243,11 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 			r, err := p.Process(ctx, up, runID, j.Open)
 			if err != nil {
 				return fail(err)
+			}
+			if j.Analyzer != nil {
+				if r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch); err != nil {
+					return fail(err)
+				}
 			}
 			return r
 		}

@@ -50,8 +50,9 @@ func newEnv(t testing.TB) *env {
 		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat}},
-		Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
-		Owner:  "test-worker", Workers: 2, Lease: time.Minute, Log: log,
+		Analyzer: &pipeline.Analyzer{Source: cat, Log: log},
+		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
+		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	return &env{cat: cat, bucket: bucket, org: org, runner: runner}

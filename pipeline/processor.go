@@ -26,4 +26,7 @@ type Processor interface {
 type Result struct {
 	Outcome catalog.UploadOutcome
 	Batch   lake.Batch
+	// ClassifierFailures counts classifier results that could not be had
+	// (they are left out; the rest stand).
+	ClassifierFailures int
 }

@@ -62,6 +62,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 	runner.Register("ingest", &jobs.Ingest{
 		Catalog: cat, Lake: writer, Open: bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}, calls},
+		Analyzer:   &pipeline.Analyzer{Source: cat, Compiler: cfg.classifierCompiler(), Log: log},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
 			{MediaTypes: []string{catalog.MediaAudio}, BatchSize: cfg.IngestAudioBatch},

@@ -53,6 +53,24 @@ func (t *Tree) parentOf(n *Node) string {
 	return *n.ParentID
 }
 
+// CodesUpward are the codes (main and extra) of a node and of every node
+// above it: a conversation of the node is "under" each of them.
+func (t *Tree) CodesUpward(id string) []string {
+	var out []string
+	for seen := 0; id != "" && seen <= len(t.nodes); seen++ {
+		n, ok := t.nodes[id]
+		if !ok {
+			break
+		}
+		if n.Code != nil {
+			out = append(out, *n.Code)
+		}
+		out = append(out, n.HierarchyCodes...)
+		id = t.parentOf(n)
+	}
+	return out
+}
+
 // Len is the number of nodes.
 func (t *Tree) Len() int { return len(t.nodes) }
 

@@ -1,0 +1,103 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+func classifierInput(name, typ, definition string) catalog.ClassifierInput {
+	cat := "Topics"
+	yes := true
+	return catalog.ClassifierInput{Name: &name, Type: &typ, CategoryName: &cat, Reportable: &yes, Groupable: &yes,
+		Definition: json.RawMessage(definition)}
+}
+
+// The ingest job runs the organization's active classifiers over what it
+// processed and commits their results with the conversations: one row per
+// conversation and classifier in classifier_results and model_results,
+// with the version they came from; inactive classifiers do not run.
+func TestIngestClassifies(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	create := func(name, typ, def string) catalog.Classifier {
+		c, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput(name, typ, def))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cancel := create("Cancellation", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"],"speaker":"Customer"}]}]}`)
+	// Version 2 is what runs.
+	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, cancel.ID, catalog.ClassifierInput{
+		Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["cancel","declined"],"speaker":"Customer"}]}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	sentiment := create("Customer sentiment", "Core AI Model", `{"model":"sentiment","speaker":"Customer"}`)
+	queue := create("Billing queue", "Metadata", `{"conditions":[{"field":"extendedMetadataValues.queue","op":"eq","value":"billing"}]}`)
+	off := create("Switched off", "Classifier", `{"groups":[{"rules":[{"phrases":["hello"]}]}]}`)
+	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, off.ID, catalog.ClassifierInput{IsActive: new(bool)}); err != nil {
+		t.Fatal(err)
+	}
+	textID := e.stage(t, "cancel.txt", []byte(textChat))
+	ccaiID := e.stage(t, "hello.json", []byte(ccaiChat))
+
+	run, err := e.runner.Run(ctx, "ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Counts["classifier_results"] != 6 || run.Counts["classifier_failures"] != 0 {
+		t.Fatalf("counts %v", run.Counts)
+	}
+	day := time.Now().UTC()
+	read := func(table, columns string) []string {
+		files, err := e.cat.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s files: %v %v", table, files, err)
+		}
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+		}
+		rows, err := e.cat.DB().QueryContext(ctx, `SELECT `+columns+` FROM read_parquet(`+e.cat.LakeFileList(paths)+`) ORDER BY 1, 2`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var a, b, c, d string
+			if err := rows.Scan(&a, &b, &c, &d); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Join([]string{a, b, c, d}, " "))
+		}
+		return out
+	}
+	name := map[string]string{cancel.ID: "cancel", sentiment.ID: "sentiment", queue.ID: "queue", textID: "text", ccaiID: "ccai"}
+	label := func(rows []string) string {
+		for k, v := range name {
+			for i := range rows {
+				rows[i] = strings.ReplaceAll(rows[i], k, v)
+			}
+		}
+		return strings.Join(rows, "\n")
+	}
+	got := label(read("classifier_results", `conversation_id, classifier_id, classifier_version::VARCHAR, result || ' ' || len(evidence)`))
+	for _, want := range []string{"text cancel 2 true 1", "ccai cancel 2 false 0", "text sentiment 1 Negative 0", "ccai sentiment 1 Positive 0",
+		"text queue 1 true 0", "ccai queue 1 true 0"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("classifier_results lack %q:\n%s", want, got)
+		}
+	}
+	got = label(read("model_results", `conversation_id, model_id, event_type, coalesce(result::VARCHAR, text_result)`))
+	for _, want := range []string{"text cancel ModelResults true", "ccai sentiment ModelResults Positive"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("model_results lack %q:\n%s", want, got)
+		}
+	}
+}

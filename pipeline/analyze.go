@@ -1,0 +1,184 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// ClassifierSource reads what classification needs from the catalog.
+type ClassifierSource interface {
+	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
+	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+}
+
+// Analyzer runs each organization's active classifiers over processed
+// conversations and adds their results to the batch, so they are
+// committed with the conversations (one commit, the same run).
+type Analyzer struct {
+	Source   ClassifierSource
+	Compiler registry.Compiler
+	Log      *slog.Logger
+	// Refresh is how often an organization's classifiers are read again
+	// (default 10 s): a change reaches ingestion within it.
+	Refresh time.Duration
+
+	mu   sync.Mutex
+	sets map[string]*orgSet
+}
+
+// orgSet is an organization's compiled classifiers and hierarchy.
+type orgSet struct {
+	set       *registry.Set
+	tree      *catalog.Tree
+	signature string // the classifier ids and versions it was built from
+	loaded    time.Time
+}
+
+// set returns the organization's current set, rebuilt when a classifier
+// changed.
+func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
+	refresh := a.Refresh
+	if refresh <= 0 {
+		refresh = 10 * time.Second
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sets[org]; ok && time.Since(s.loaded) < refresh {
+		return s, nil
+	}
+	list, err := a.Source.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	tree, err := a.Source.Hierarchy(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	var sig strings.Builder
+	for _, c := range list {
+		fmt.Fprintf(&sig, "%s:%d ", c.ID, c.Version)
+	}
+	if s, ok := a.sets[org]; ok && s.signature == sig.String() {
+		s.tree, s.loaded = tree, time.Now()
+		return s, nil
+	}
+	var compiled []*registry.Compiled
+	for _, c := range list {
+		cc, err := a.Compiler.Compile(org, registry.Classifier{ID: c.ID, Name: c.Name, Type: c.Type, Category: c.CategoryName,
+			Version: c.Version, Definition: c.Definition})
+		if err != nil {
+			// Definitions are checked when written; this one no longer
+			// compiles (an LLM endpoint was removed): it is skipped.
+			a.Log.Warn("classifier skipped", "org", org, "classifier", c.ID, "version", c.Version, "err", err)
+			continue
+		}
+		compiled = append(compiled, cc)
+	}
+	if a.sets == nil {
+		a.sets = map[string]*orgSet{}
+	}
+	s := &orgSet{set: registry.NewSet(compiled), tree: tree, signature: sig.String(), loaded: time.Now()}
+	a.sets[org] = s
+	return s, nil
+}
+
+// Analyze classifies the batch's conversations; it returns how many
+// results could not be had (a classifier's failure — an LLM timeout —
+// leaves that result out, the rest stand).
+func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
+	if len(b.Conversations) == 0 {
+		return 0, nil
+	}
+	segments := map[string][]lake.Segment{}
+	for _, s := range b.Segments {
+		segments[s.ConversationID] = append(segments[s.ConversationID], s)
+	}
+	failed := 0
+	now := time.Now().UTC()
+	for _, row := range b.Conversations {
+		s, err := a.set(ctx, row.OrgID)
+		if err != nil {
+			return failed, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
+		}
+		if len(s.set.Classifiers) == 0 {
+			continue
+		}
+		conv := conversationOf(row, segments[row.ID], s.tree)
+		for _, out := range s.set.Evaluate(ctx, conv) {
+			if out.Err != nil {
+				failed++
+				a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)
+				continue
+			}
+			b.ClassifierResults = append(b.ClassifierResults, classifierRow(row, out))
+			b.ModelResults = append(b.ModelResults, modelRow(row, out, now))
+		}
+	}
+	return failed, nil
+}
+
+// conversationOf is a processed conversation as classifiers read it.
+func conversationOf(row lake.Conversation, segs []lake.Segment, tree *catalog.Tree) *analysis.Conversation {
+	c := &analysis.Conversation{ID: row.ID, OrgID: row.OrgID, Turns: make([]analysis.Turn, len(segs))}
+	for i, s := range segs {
+		t := analysis.Turn{Speaker: s.Speaker, Text: s.Text, StartMs: s.StartMs, EndMs: s.EndMs}
+		for _, w := range s.Words {
+			t.Words = append(t.Words, analysis.Word{Text: w.Word, StartMs: w.StartMs, EndMs: w.EndMs})
+		}
+		c.Turns[i] = t
+	}
+	m := analysis.Metadata{CallDurationMillis: row.CallDurationMillis, LocaleID: int(row.LocaleID)}
+	if row.CallDirection != nil {
+		m.CallDirection = *row.CallDirection
+	}
+	if row.AgentCode != nil {
+		m.AgentCode = *row.AgentCode
+	}
+	if row.ChatMessageCount != nil {
+		n := int64(*row.ChatMessageCount)
+		m.ChatMessageCount = &n
+	}
+	if row.HierarchyNodeID != nil && tree != nil {
+		m.HierarchyCodes = tree.CodesUpward(*row.HierarchyNodeID)
+	}
+	json.Unmarshal([]byte(row.ExtendedMetadata), &m.ExtendedMetadata)
+	c.Metadata = m
+	return c
+}
+
+func classifierRow(row lake.Conversation, out registry.Outcome) lake.ClassifierResult {
+	r := lake.ClassifierResult{ConversationID: row.ID, RunID: row.RunID, OrgID: row.OrgID, ArrivedOn: row.ArrivedOn,
+		ClassifierID: out.Classifier.ID, Version: int32(out.Classifier.Version), Type: out.Classifier.Type,
+		Category: out.Classifier.Category, Result: out.Result.Value, Score: out.Result.Score}
+	if out.Result.Reasoning != "" {
+		r.Reasoning = &out.Result.Reasoning
+	}
+	for _, e := range out.Result.Evidence {
+		r.Evidence = append(r.Evidence, lake.Evidence{Turn: int32(e.Turn), StartMs: e.StartMs, EndMs: e.EndMs, Text: e.Text})
+	}
+	return r
+}
+
+// modelRow is the ModelResults event: a boolean classifier's result as a
+// boolean, any other's as text.
+func modelRow(row lake.Conversation, out registry.Outcome, at time.Time) lake.ModelResult {
+	r := lake.ModelResult{ConversationID: row.ID, RunID: row.RunID, OrgID: row.OrgID, ArrivedOn: row.ArrivedOn,
+		EventType: "ModelResults", EventTime: at, ModelID: out.Classifier.ID, Version: int32(out.Classifier.Version)}
+	if out.Result.Bool != nil {
+		r.Result = out.Result.Bool
+	} else {
+		text := out.Result.Value
+		r.TextResult = &text
+	}
+	return r
+}
