@@ -6,8 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -18,7 +21,9 @@ func newService(t *testing.T) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cat.Close() })
-	return NewService(cat, nil)
+	svc := NewService(cat, nil)
+	svc.SetClassifierCompiler(registry.Compiler{})
+	return svc
 }
 
 func TestAdminDirectAndThroughSocket(t *testing.T) {
@@ -96,6 +101,26 @@ func exercise(t *testing.T, a Operations) {
 	}
 	if users, err := a.ListUsers(ctx, org.ID); err != nil || len(users) != 1 || users[0].UserName != "ann" {
 		t.Fatalf("list users: %+v %v", users, err)
+	}
+	// Classifiers: the starter set, then again (same names: new versions);
+	// a bad definition is refused, naming the entry and the path, with
+	// nothing written.
+	specs, _ := starter.Parse(starter.JSON)
+	imported, err := a.ImportClassifiers(ctx, org.ID, specs)
+	if err != nil || len(imported) != 8 || imported[0].Version != 1 {
+		t.Fatalf("import: %+v %v", imported, err)
+	}
+	again, err := a.ImportClassifiers(ctx, org.ID, specs[:1])
+	if err != nil || again[0].ID != imported[0].ID || again[0].Version != 2 {
+		t.Fatalf("re-import: %+v %v", again, err)
+	}
+	bad := append([]starter.Spec{{Name: "New one", ClassifierType: "Classifier", CategoryName: "Topics", Definition: []byte(`{"groups":[{"rules":[{"phrases":["x"]}]}]}`)}},
+		starter.Spec{Name: "Broken", ClassifierType: "Classifier", CategoryName: "Topics", Definition: []byte(`{"groups":[{"rules":[{"phrases":[]}]}]}`)})
+	if _, err := a.ImportClassifiers(ctx, org.ID, bad); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `classifier 2 ("Broken"): definition.groups[0].rules[0].phrases`) {
+		t.Fatalf("bad import: %v", err)
+	}
+	if _, err := a.ImportClassifiers(ctx, "no-such-org", specs); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("unknown org: %v", err)
 	}
 	// The secret hash never leaves the service.
 	data, _ := json.Marshal(clients)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -33,6 +34,7 @@ type Operations interface {
 	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)
 	AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error)
 	SetAudioSettings(ctx context.Context, s catalog.AudioSettings) (catalog.AudioSettings, error)
+	ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error)
 }
 
 // JobRunner runs jobs by name.
@@ -56,10 +58,11 @@ var (
 
 // Service carries out admin operations on an open catalog.
 type Service struct {
-	cat     *catalog.Catalog
-	jobs    JobRunner
-	tokens  TokenIssuer
-	baseURL string
+	cat      *catalog.Catalog
+	jobs     JobRunner
+	tokens   TokenIssuer
+	baseURL  string
+	compiler ClassifierCompiler
 }
 
 // TokenIssuer signs access tokens.

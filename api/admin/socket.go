@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -98,6 +99,14 @@ func Handler(svc *Service) http.Handler {
 		}
 		settings, err := svc.SetAudioSettings(r.Context(), in)
 		reply(w, settings, err)
+	})
+	mux.HandleFunc("POST /classifiers/import", func(w http.ResponseWriter, r *http.Request) {
+		var specs []starter.Spec
+		if !decode(w, r, &specs) {
+			return
+		}
+		imported, err := svc.ImportClassifiers(r.Context(), r.URL.Query().Get("org"), specs)
+		reply(w, imported, err)
 	})
 	mux.HandleFunc("GET /jobs/runs", func(w http.ResponseWriter, r *http.Request) {
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -278,4 +287,9 @@ func (r *Remote) AudioSettings(ctx context.Context, orgID string) (s catalog.Aud
 func (r *Remote) SetAudioSettings(ctx context.Context, in catalog.AudioSettings) (s catalog.AudioSettings, err error) {
 	err = r.call(ctx, "PUT", "/audio", in, &s)
 	return s, err
+}
+
+func (r *Remote) ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) (out []catalog.Classifier, err error) {
+	err = r.call(ctx, "POST", "/classifiers/import?org="+url.QueryEscape(orgID), specs, &out)
+	return out, err
 }

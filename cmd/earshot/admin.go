@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/blob"
 )
 
@@ -33,7 +35,9 @@ func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), erro
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	runner := newJobRunner(cfg, cat, bucket, log, nil)
-	return admin.NewService(cat, runner), func() { bucket.Close(); cat.Close() }, nil
+	svc := admin.NewService(cat, runner)
+	svc.SetClassifierCompiler(cfg.classifierCompiler())
+	return svc, func() { bucket.Close(); cat.Close() }, nil
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.
@@ -101,7 +105,7 @@ func adminCommand(cfg *config) *cobra.Command {
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization (id or name)")
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false))
 
-	cmd.AddCommand(org, client, userCommand(cfg))
+	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg))
 	return cmd
 }
 
@@ -205,5 +209,61 @@ func audioCommand(cfg *config) *cobra.Command {
 	cmd.Flags().IntVar(&agentChannel, "agent-channel", 0, "stereo channel the agent is on: 0 (left) or 1 (right); the customer is on the other")
 	cmd.Flags().StringVar(&lm, "language-model", "", `the organization's own language model (absolute path; "" with --dictionary "" for the default)`)
 	cmd.Flags().StringVar(&dict, "dictionary", "", "the pronunciation dictionary that goes with it (absolute path)")
+	return cmd
+}
+
+func classifiersCommand(cfg *config) *cobra.Command {
+	cmd := &cobra.Command{Use: "classifiers", Short: "An organization's classifiers"}
+	var useStarter bool
+	imp := &cobra.Command{
+		Use:   "import ID|NAME [FILE | --starter]",
+		Short: "Create or update classifiers from a JSON file (an array of POST /Conversations/Classifiers bodies), by name",
+		Long: `Create an organization's classifiers from a JSON file: an array of objects with the
+fields of POST /Conversations/Classifiers (name, description, classifierType,
+categoryName, reportable, groupable, definition). A classifier whose name the
+organization already has is updated (a new version). Every definition is checked
+before anything is written. --starter imports the example set shipped with
+Earshot (pipeline/analysis/starter/classifiers.json).`,
+		Args: cobra.RangeArgs(1, 2),
+	}
+	imp.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		var data []byte
+		switch {
+		case useStarter && len(args) == 1:
+			data = starter.JSON
+		case !useStarter && len(args) == 2:
+			var err error
+			if data, err = os.ReadFile(args[1]); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errors.New("give a FILE or --starter")
+		}
+		specs, err := starter.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("the file is not a JSON array of classifiers: %w", err)
+		}
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		imported, err := a.ImportClassifiers(ctx, orgID, specs)
+		if err != nil {
+			return nil, err
+		}
+		type row struct {
+			ID      string `json:"id"`
+			Name    string `json:"name"`
+			Type    string `json:"classifierType"`
+			Version int    `json:"version"`
+		}
+		out := make([]row, len(imported))
+		for i, c := range imported {
+			out[i] = row{c.ID, c.Name, c.Type, c.Version}
+		}
+		return out, nil
+	})
+	imp.Flags().BoolVar(&useStarter, "starter", false, "import the starter set: greeting, identity verification, escalation request, cancellation intent, empathy, dead air, PII spoken, negative customer sentiment")
+	cmd.AddCommand(imp)
 	return cmd
 }

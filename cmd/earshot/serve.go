@@ -171,6 +171,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 		}
 	}
 	st.admin = admin.NewService(cat, st.runner)
+	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
 		Catalog: cat, Classifiers: cfg.classifierCompiler(), Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
