@@ -2,9 +2,12 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -121,4 +124,53 @@ func TestClassifierTenancy(t *testing.T) {
 	if v := e.jsonReq("GET", "/Conversations/Classifiers/"+id, tokA, nil).json(t); v["name"] != "Cancellation" || v["version"] != float64(1) {
 		t.Fatalf("%v", v)
 	}
+}
+
+// A dry run counts hits over processed conversations in the range and
+// writes nothing.
+func TestClassifierDryRun(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	chat := func(customer string) string {
+		return `{"messages":[{"participant":"Agent","text":"Thanks for calling."},{"participant":"Customer","text":"` + customer + `"}]}`
+	}
+	var cancelling []string
+	for i, text := range []string{"I want to cancel my account.", "Where is my order?", "Please cancel my account today.", "Hello."} {
+		id := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("LocaleId", 1033), file(fmt.Sprintf("c%d.json", i), chat(text))), 200).json(t)["id"].(string)
+		if strings.Contains(text, "cancel") {
+			cancelling = append(cancelling, id)
+		}
+	}
+	e.runIngest(t)
+	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Cancellation", "Classifier", "Topics",
+		`{"groups":[{"rules":[{"phrases":["cancel my account"],"speaker":"Customer"}]}]}`)), http.StatusCreated).id(t)
+	today := time.Now().UTC().Format(time.DateOnly)
+	r := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Test", tok, `{"startDate":"`+today+`","endDate":"`+today+`"}`), 200)
+	v := r.json(t)
+	samples, _ := v["sampleConversationIds"].([]any)
+	if v["evaluated"] != float64(4) || v["hits"] != float64(2) || len(samples) != 2 || v["truncated"] != false || v["version"] != float64(1) {
+		t.Fatalf("%v", v)
+	}
+	for _, s := range samples {
+		if !slices.Contains(cancelling, s.(string)) {
+			t.Fatalf("sample %v is not a cancelling conversation", s)
+		}
+	}
+	// Another range: nothing.
+	r = mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Test", tok, `{"startDate":"2025-10-01","endDate":"2025-10-02"}`), 200)
+	if v := r.json(t); v["evaluated"] != float64(0) {
+		t.Fatalf("%v", v)
+	}
+	for body, field := range map[string]string{
+		`{"endDate":"2025-10-02"}`:                          "startDate",
+		`{"startDate":"2025-10-05","endDate":"2025-10-02"}`: "endDate",
+		`{"startDate":"2025-10-01","endDate":"2025-12-02"}`: "endDate",
+		`{"startDate":"soon","endDate":"2025-10-02"}`:       "startDate",
+	} {
+		r := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Test", tok, body), 400)
+		if errs, _ := r.json(t)["errors"].(map[string]any); errs[field] == nil {
+			t.Errorf("%s: errors %v lack %s", body, errs, field)
+		}
+	}
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+uuid.NewString()+"/Test", tok, `{"startDate":"2025-10-01","endDate":"2025-10-02"}`), 404)
 }

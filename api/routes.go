@@ -72,5 +72,6 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Conversations/Classifiers/:id", s.getClassifier)
 	authed.PUT("/Conversations/Classifiers/:id", s.updateClassifier)
 	authed.DELETE("/Conversations/Classifiers/:id", s.deleteClassifier)
+	authed.POST("/Conversations/Classifiers/:id/Test", s.testClassifier)
 	return e
 }

@@ -137,23 +137,48 @@ func conversationOf(row lake.Conversation, segs []lake.Segment, tree *catalog.Tr
 		}
 		c.Turns[i] = t
 	}
-	m := analysis.Metadata{CallDurationMillis: row.CallDurationMillis, LocaleID: int(row.LocaleID)}
-	if row.CallDirection != nil {
-		m.CallDirection = *row.CallDirection
-	}
-	if row.AgentCode != nil {
-		m.AgentCode = *row.AgentCode
-	}
+	var extended map[string]string
+	json.Unmarshal([]byte(row.ExtendedMetadata), &extended)
+	var messages *int
 	if row.ChatMessageCount != nil {
-		n := int64(*row.ChatMessageCount)
+		n := int(*row.ChatMessageCount)
+		messages = &n
+	}
+	c.Metadata = metadataOf(row.CallDirection, row.AgentCode, row.HierarchyNodeID, row.CallDurationMillis, messages, int(row.LocaleID), extended, tree)
+	return c
+}
+
+// StoredConversation is a conversation already in the catalog and the lake
+// as classifiers read it (a classifier's Test, a reclassification).
+func StoredConversation(it catalog.Interaction, segs []catalog.TranscriptSegment, tree *catalog.Tree) *analysis.Conversation {
+	c := &analysis.Conversation{ID: it.ID, OrgID: it.OrgID, Turns: make([]analysis.Turn, len(segs))}
+	for i, s := range segs {
+		t := analysis.Turn{Speaker: s.Speaker, Text: s.Text, StartMs: s.StartMs, EndMs: s.EndMs}
+		for _, w := range s.Words {
+			t.Words = append(t.Words, analysis.Word{Text: w.Word, StartMs: w.StartMs, EndMs: w.EndMs})
+		}
+		c.Turns[i] = t
+	}
+	c.Metadata = metadataOf(it.CallDirection, it.AgentCode, it.HierarchyNodeID, it.CallDurationMillis, it.ChatMessageCount, it.LocaleID, it.ExtendedMetadata, tree)
+	return c
+}
+
+func metadataOf(direction, agentCode, node *string, durationMs *int64, messages *int, locale int, extended map[string]string, tree *catalog.Tree) analysis.Metadata {
+	m := analysis.Metadata{CallDurationMillis: durationMs, LocaleID: locale, ExtendedMetadata: extended}
+	if direction != nil {
+		m.CallDirection = *direction
+	}
+	if agentCode != nil {
+		m.AgentCode = *agentCode
+	}
+	if messages != nil {
+		n := int64(*messages)
 		m.ChatMessageCount = &n
 	}
-	if row.HierarchyNodeID != nil && tree != nil {
-		m.HierarchyCodes = tree.CodesUpward(*row.HierarchyNodeID)
+	if node != nil && tree != nil {
+		m.HierarchyCodes = tree.CodesUpward(*node)
 	}
-	json.Unmarshal([]byte(row.ExtendedMetadata), &m.ExtendedMetadata)
-	c.Metadata = m
-	return c
+	return m
 }
 
 func classifierRow(row lake.Conversation, out registry.Outcome) lake.ClassifierResult {

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+const (
+	// maxTestWindow bounds a dry run's date range, as Insights bounds a
+	// filtered query.
+	maxTestWindow = 31 * 24 * time.Hour
+	// maxTestConversations are evaluated at most; the answer says when
+	// there were more.
+	maxTestConversations = 5000
+	testSampleSize       = 10
+	testPage             = 500
+)
+
+// testResult is the answer of a dry run.
+type testResult struct {
+	ClassifierID          string          `json:"classifierId"`
+	Version               int             `json:"version"`
+	StartDate             dates.Timestamp `json:"startDate"`
+	EndDate               dates.Timestamp `json:"endDate"`
+	Evaluated             int             `json:"evaluated"`
+	Hits                  int             `json:"hits"`
+	Errors                int             `json:"errors"`
+	SampleConversationIDs []string        `json:"sampleConversationIds"`
+	// Truncated: more conversations matched the range than a dry run
+	// evaluates; the counts are of the first ones by id.
+	Truncated bool `json:"truncated"`
+}
+
+// testClassifier is POST /Conversations/Classifiers/{id}/Test
+// {startDate, endDate}: the classifier's current version over the
+// organization's processed conversations that arrived in the range
+// (ReadyToSample and Sampled; at most 31 days), nothing written.
+func (s *Server) testClassifier(c *gin.Context) {
+	id, body, ok := readUpdate(c)
+	if !ok {
+		return
+	}
+	from, to := body.Date("startDate"), body.Date("endDate")
+	if from == nil && !body.Has("startDate") {
+		body.Fail("startDate", "is required.")
+	}
+	if to == nil && !body.Has("endDate") {
+		body.Fail("endDate", "is required.")
+	}
+	if from != nil && to != nil {
+		// A date-only end means the end of that day.
+		if raw := body.String("endDate"); raw != nil {
+			if end, err := dates.ParseEnd(*raw); err == nil {
+				to = &end
+			}
+		}
+		switch {
+		case to.Before(*from):
+			body.Fail("endDate", "must not be before startDate.")
+		case to.Sub(*from) > maxTestWindow:
+			body.Fail("endDate", "must be at most 31 days after startDate.")
+		}
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	cl, err := s.deps.Catalog.Classifier(ctx, org, id)
+	if err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return
+	}
+	compiled, err := s.deps.Classifiers.Compile(org, registry.Classifier{ID: cl.ID, Type: cl.Type, Version: cl.Version, Definition: cl.Definition})
+	if err != nil {
+		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))
+		return
+	}
+	tree, err := s.deps.Catalog.Hierarchy(ctx, org)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(*from), EndDate: dates.Timestamp(*to),
+		SampleConversationIDs: []string{}}
+	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
+		after := ""
+		for !out.Truncated {
+			its, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: from, ArrivedTo: to, Status: status,
+				AfterID: after, Limit: testPage})
+			if err != nil {
+				problem.Write(c, s.internal(c, err))
+				return
+			}
+			if len(its) == 0 {
+				break
+			}
+			after = its[len(its)-1].ID
+			segs, err := s.deps.Catalog.Transcripts(ctx, org, its)
+			if err != nil {
+				problem.Write(c, s.internal(c, err))
+				return
+			}
+			for _, it := range its {
+				if len(segs[it.ID]) == 0 {
+					continue // an archive: its chats are conversations of their own
+				}
+				if out.Evaluated == maxTestConversations {
+					out.Truncated = true
+					break
+				}
+				out.Evaluated++
+				res, err := compiled.Evaluate(ctx, pipeline.StoredConversation(it, segs[it.ID], tree))
+				switch {
+				case err != nil:
+					out.Errors++
+				case res.Value == "true" || (res.Bool == nil && res.Value != ""):
+					out.Hits++
+					if len(out.SampleConversationIDs) < testSampleSize {
+						out.SampleConversationIDs = append(out.SampleConversationIDs, it.ID)
+					}
+				}
+			}
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
