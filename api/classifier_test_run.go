@@ -48,27 +48,7 @@ func (s *Server) testClassifier(c *gin.Context) {
 	if !ok {
 		return
 	}
-	from, to := body.Date("startDate"), body.Date("endDate")
-	if from == nil && !body.Has("startDate") {
-		body.Fail("startDate", "is required.")
-	}
-	if to == nil && !body.Has("endDate") {
-		body.Fail("endDate", "is required.")
-	}
-	if from != nil && to != nil {
-		// A date-only end means the end of that day.
-		if raw := body.String("endDate"); raw != nil {
-			if end, err := dates.ParseEnd(*raw); err == nil {
-				to = &end
-			}
-		}
-		switch {
-		case to.Before(*from):
-			body.Fail("endDate", "must not be before startDate.")
-		case to.Sub(*from) > maxTestWindow:
-			body.Fail("endDate", "must be at most 31 days after startDate.")
-		}
-	}
+	from, to, _ := dateRange(body, maxTestWindow)
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return
@@ -89,12 +69,12 @@ func (s *Server) testClassifier(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(*from), EndDate: dates.Timestamp(*to),
+	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
 	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
 		after := ""
 		for !out.Truncated {
-			its, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: from, ArrivedTo: to, Status: status,
+			its, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to, Status: status,
 				AfterID: after, Limit: testPage})
 			if err != nil {
 				problem.Write(c, s.internal(c, err))

@@ -174,3 +174,46 @@ func TestClassifierDryRun(t *testing.T) {
 	}
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+uuid.NewString()+"/Test", tok, `{"startDate":"2025-10-01","endDate":"2025-10-02"}`), 404)
 }
+
+// A reclassification runs as a job: 202 with its id, its progress and
+// outcome at GET /Jobs/{id} (the caller's organization only), and the
+// classifier's new results in the lake under the job's run.
+func TestReclassify(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	for i, text := range []string{"I want to cancel my account.", "Where is my order?"} {
+		mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("LocaleId", 1033), file(fmt.Sprintf("c%d.json", i),
+			`{"messages":[{"participant":"Customer","text":"`+text+`"}]}`)), 200)
+	}
+	e.runIngest(t)
+	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Cancellation", "Classifier", "Topics",
+		`{"groups":[{"rules":[{"phrases":["cancel my account"]}]}]}`)), http.StatusCreated).id(t)
+	today := time.Now().UTC().Format(time.DateOnly)
+	r := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tok, `{"startDate":"`+today+`","endDate":"`+today+`"}`), http.StatusAccepted)
+	job, _ := r.json(t)["jobId"].(string)
+	if job == "" || r.Header().Get("Location") != "/Jobs/"+job {
+		t.Fatalf("%s %v", r.Body, r.Header())
+	}
+	e.jobs.Wait()
+	v := mustStatus(t, e.jsonReq("GET", "/Jobs/"+job, tok, nil), 200).json(t)
+	counts, _ := v["counts"].(map[string]any)
+	if v["status"] != "succeeded" || v["job"] != "reclassify" || counts["conversations"] != float64(2) || counts["classifier_results"] != float64(2) {
+		t.Fatalf("%v", v)
+	}
+	var hits int
+	day := time.Now().UTC()
+	files, err := e.cat.LakeFiles(context.Background(), e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%v %v", files, err)
+	}
+	e.cat.DB().QueryRow(`SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.cat.LakeFileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
+	if hits != 1 {
+		t.Fatalf("%d hits", hits)
+	}
+	// Another organization cannot see the job; bad requests are 400s.
+	orgB, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	mustStatus(t, e.jsonReq("GET", "/Jobs/"+job, tokB, nil), 404)
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tokB, `{"startDate":"`+today+`","endDate":"`+today+`"}`), 404)
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tok, `{"startDate":"`+today+`"}`), 400)
+}

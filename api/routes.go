@@ -73,5 +73,7 @@ func (s *Server) routes() *gin.Engine {
 	authed.PUT("/Conversations/Classifiers/:id", s.updateClassifier)
 	authed.DELETE("/Conversations/Classifiers/:id", s.deleteClassifier)
 	authed.POST("/Conversations/Classifiers/:id/Test", s.testClassifier)
+	authed.POST("/Conversations/Classifiers/:id/Reclassify", s.reclassify)
+	authed.GET("/Jobs/:id", s.getJob)
 	return e
 }

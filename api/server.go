@@ -54,6 +54,12 @@ type Catalog interface {
 	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	DeleteClassifier(ctx context.Context, orgID, id string) error
+	OrgJobRun(ctx context.Context, orgID, id string) (catalog.JobRun, error)
+}
+
+// JobStarter starts a job for an organization in the background.
+type JobStarter interface {
+	Start(ctx context.Context, name, orgID string, params any) (catalog.JobRun, error)
 }
 
 // Storage is the object storage uploads are staged in.
@@ -78,12 +84,14 @@ type Deps struct {
 	Catalog Catalog
 	// Classifiers checks classifier definitions (registry.Compiler).
 	Classifiers ClassifierCompiler
-	Storage     Storage
-	SignedURLs  SignedURLs
-	Keys        *oauth.KeySet
-	Tokens      *oauth.Tokens
-	Registry    *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
-	Logger      *slog.Logger
+	// Jobs starts reclassifications.
+	Jobs       JobStarter
+	Storage    Storage
+	SignedURLs SignedURLs
+	Keys       *oauth.KeySet
+	Tokens     *oauth.Tokens
+	Registry   *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger     *slog.Logger
 }
 
 // Options are the API's settings.

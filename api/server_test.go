@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -32,6 +33,7 @@ import (
 	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -55,6 +57,7 @@ type testEnv struct {
 	clientID     string
 	clientSecret string
 	storage      *flakyPinger
+	jobs         *jobs.Runner
 }
 
 type flakyPinger struct {
@@ -106,10 +109,12 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if opts.MaxUploadBytes == 0 {
 		opts.MaxUploadBytes = 1 << 30
 	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner := jobs.NewRunner(cat, "api-test", logger, nil)
+	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
 	deps := Deps{
 		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
-		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Classifiers: registry.Compiler{},
+		Registry: prometheus.NewRegistry(), Logger: logger, Classifiers: registry.Compiler{}, Jobs: runner,
 	}
 	for _, mod := range mods {
 		mod(&deps)
@@ -118,7 +123,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{t: t, srv: srv, cat: cat, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage}
+	return &testEnv{t: t, srv: srv, cat: cat, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
 }
 
 type response struct {

@@ -101,3 +101,51 @@ func TestIngestClassifies(t *testing.T) {
 		}
 	}
 }
+
+// A reclassification replaces a classifier's results: after it (and after
+// compaction), each conversation has one result for the classifier, from
+// the new version; its progress is recorded while it runs.
+func TestReclassifyReplacesResults(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	cl, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("Topic", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stage(t, "a.txt", []byte(textChat))  // "I want to cancel"
+	e.stage(t, "b.json", []byte(ccaiChat)) // "Hi, I need help"
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, cl.ID, catalog.ClassifierInput{
+		Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["help"]}]}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC()
+	run, err := e.runner.Start(ctx, "reclassify", e.org.ID, ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runner.Wait()
+	done, err := e.cat.OrgJobRun(ctx, e.org.ID, run.ID)
+	if err != nil || done.Status != "succeeded" || done.Counts["conversations"] != 2 || done.Counts["lake_files"] != 4 {
+		t.Fatalf("%+v %v", done, err) // one page per conversation: two files a page
+	}
+	if _, err := e.runner.Run(ctx, "compact"); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := e.cat.LakeFiles(ctx, e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+	if len(files) != 1 {
+		t.Fatalf("%d files after compaction", len(files))
+	}
+	var got string
+	e.cat.DB().QueryRow(`SELECT string_agg(classifier_version || ':' || result, ' ' ORDER BY result) FROM read_parquet(` +
+		e.cat.LakeFileList([]string{files[0].Path}) + `)`).Scan(&got)
+	if got != "2:false 2:true" {
+		t.Fatalf("compacted results %q, want version 2 only", got)
+	}
+	// A reclassification without its parameters fails with a clear error.
+	if _, err := e.runner.Run(ctx, "reclassify"); err == nil || !strings.Contains(err.Error(), "needs an organization") {
+		t.Fatalf("bare run: %v", err)
+	}
+}

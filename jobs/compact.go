@@ -62,7 +62,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 			return counts, fmt.Errorf("read %s %s %s: %w", p.Table, p.OrgID, p.Date.Format(time.DateOnly), err)
 		}
 		var files []catalog.LakeFile
-		if len(batch.Conversations)+len(batch.Segments) > 0 {
+		if batch.Rows() > 0 {
 			if files, err = j.Lake.Write(ctx, run.ID, batch); err != nil {
 				return counts, err
 			}
@@ -85,7 +85,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 		counts["partitions"]++
 		counts["files_removed"] += int64(len(p.Paths))
 		counts["files_written"] += int64(len(files))
-		counts["rows"] += int64(len(batch.Conversations) + len(batch.Segments))
+		counts["rows"] += int64(batch.Rows())
 	}
 	removed, err := j.removeOrphans(ctx)
 	counts["orphans_removed"] = removed
@@ -128,6 +128,16 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 		}
 	}
 	return removed, nil
+}
+
+// currentResults is the FROM clause of a results table's current rows: per
+// conversation and classifier, the newest run not older than the
+// conversation's own run (a reclassification replaces the ingest's result;
+// a later re-ingestion replaces both).
+func (j *Compact) currentResults(paths []string, classifier string) string {
+	return `read_parquet(` + j.Catalog.LakeFileList(paths) + `, hive_partitioning = false) l
+		JOIN interactions i ON i.id = l.conversation_id AND l.run_id >= i.lake_run_id
+		QUALIFY row_number() OVER (PARTITION BY l.conversation_id, l.` + classifier + ` ORDER BY l.run_id DESC) = 1`
 }
 
 // read loads a partition's current rows: only each conversation's current
@@ -186,7 +196,7 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return b, rows.Err()
 	case lake.TableClassifierResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.classifier_id, l.classifier_version,
-			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+from)
+			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+j.currentResults(p.Paths, "classifier_id"))
 		if err != nil {
 			return b, err
 		}
@@ -212,7 +222,7 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return b, rows.Err()
 	case lake.TableModelResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.event_type, l.event_time, l.model_id,
-			l.model_version, l.result, l.text_result FROM `+from)
+			l.model_version, l.result, l.text_result FROM `+j.currentResults(p.Paths, "model_id"))
 		if err != nil {
 			return b, err
 		}

@@ -146,7 +146,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		written := make(chan struct{})
 		go func() {
 			defer close(written)
-			if len(batch.Conversations) > 0 {
+			if batch.Rows() > 0 {
 				files, writeErr = j.Lake.Write(ctx, run.ID, batch)
 			}
 		}()

@@ -55,6 +55,7 @@ func newEnv(t testing.TB) *env {
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
 	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
+	runner.Register("reclassify", &Reclassify{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
 	return &env{cat: cat, bucket: bucket, org: org, runner: runner}
 }
 

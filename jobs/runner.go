@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,7 @@ type Job interface {
 // Recorder keeps job runs.
 type Recorder interface {
 	StartJobRun(ctx context.Context, job, owner string) (catalog.JobRun, error)
+	StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (catalog.JobRun, error)
 	FinishJobRun(ctx context.Context, r catalog.JobRun, counts map[string]int64, runErr error) (catalog.JobRun, error)
 }
 
@@ -46,11 +48,15 @@ type Runner struct {
 	active map[string]bool
 	runs   *prometheus.CounterVec
 	counts *prometheus.CounterVec
+	// base bounds the runs started in the background (Start): the
+	// server's lifetime.
+	base       context.Context
+	background sync.WaitGroup
 }
 
 // NewRunner makes a runner; owner names this process in job runs and leases.
 func NewRunner(rec Recorder, owner string, log *slog.Logger, reg prometheus.Registerer) *Runner {
-	r := &Runner{rec: rec, owner: owner, log: log, jobs: map[string]Job{}, active: map[string]bool{},
+	r := &Runner{rec: rec, owner: owner, log: log, jobs: map[string]Job{}, active: map[string]bool{}, base: context.Background(),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_runs_total", Help: "Job runs by job and outcome."}, []string{"job", "status"}),
 		counts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_items_total",
 			Help: "What job runs counted, by job and counter (conversations processed, failed, ...)."}, []string{"job", "counter"}),
@@ -97,9 +103,46 @@ func (r *Runner) Run(ctx context.Context, name string) (catalog.JobRun, error) {
 	if err != nil {
 		return run, fmt.Errorf("record job start: %w", err)
 	}
+	return r.execute(ctx, j, run)
+}
+
+// SetBase sets the context background runs (Start) live in: they stop
+// when it ends.
+func (r *Runner) SetBase(ctx context.Context) { r.base = ctx }
+
+// Start records a run of a job for an organization, with its parameters,
+// and runs it in the background; the recorded run's counts show its
+// progress. Runs of a parameterized job may overlap.
+func (r *Runner) Start(ctx context.Context, name, orgID string, params any) (catalog.JobRun, error) {
+	j, ok := r.jobs[name]
+	if !ok {
+		return catalog.JobRun{}, fmt.Errorf("%w %q (jobs: %v)", ErrUnknownJob, name, r.Names())
+	}
+	data, err := json.Marshal(params)
+	if err != nil {
+		return catalog.JobRun{}, err
+	}
+	run, err := r.rec.StartJobRunFor(ctx, name, r.owner, orgID, data)
+	if err != nil {
+		return run, fmt.Errorf("record job start: %w", err)
+	}
+	r.background.Add(1)
+	go func() {
+		defer r.background.Done()
+		r.execute(r.base, j, run)
+	}()
+	return run, nil
+}
+
+// Wait waits for the background runs (tests; a server stopping).
+func (r *Runner) Wait() { r.background.Wait() }
+
+// execute runs a recorded run and records its end.
+func (r *Runner) execute(ctx context.Context, j Job, run catalog.JobRun) (catalog.JobRun, error) {
+	name := run.Job
 	r.log.Info("job started", "job", name, "run", run.ID)
 	counts, runErr := j.Run(ctx, run)
-	run, err = r.rec.FinishJobRun(context.WithoutCancel(ctx), run, counts, runErr)
+	run, err := r.rec.FinishJobRun(context.WithoutCancel(ctx), run, counts, runErr)
 	if err != nil {
 		return run, fmt.Errorf("record job end: %w", err)
 	}

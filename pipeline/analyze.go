@@ -120,8 +120,9 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 				a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)
 				continue
 			}
-			b.ClassifierResults = append(b.ClassifierResults, classifierRow(row, out))
-			b.ModelResults = append(b.ModelResults, modelRow(row, out, now))
+			cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, out, now)
+			b.ClassifierResults = append(b.ClassifierResults, cr)
+			b.ModelResults = append(b.ModelResults, mr)
 		}
 	}
 	return failed, nil
@@ -181,29 +182,26 @@ func metadataOf(direction, agentCode, node *string, durationMs *int64, messages 
 	return m
 }
 
-func classifierRow(row lake.Conversation, out registry.Outcome) lake.ClassifierResult {
-	r := lake.ClassifierResult{ConversationID: row.ID, RunID: row.RunID, OrgID: row.OrgID, ArrivedOn: row.ArrivedOn,
-		ClassifierID: out.Classifier.ID, Version: int32(out.Classifier.Version), Type: out.Classifier.Type,
-		Category: out.Classifier.Category, Result: out.Result.Value, Score: out.Result.Score}
+// ResultRows are a classifier outcome's rows of classifier_results and
+// model_results (the ModelResults event: a boolean classifier's result as a
+// boolean, any other's as text), for a conversation's partition.
+func ResultRows(conversationID, orgID, runID string, arrivedOn time.Time, out registry.Outcome, at time.Time) (lake.ClassifierResult, lake.ModelResult) {
+	cl := out.Classifier
+	cr := lake.ClassifierResult{ConversationID: conversationID, RunID: runID, OrgID: orgID, ArrivedOn: arrivedOn,
+		ClassifierID: cl.ID, Version: int32(cl.Version), Type: cl.Type, Category: cl.Category, Result: out.Result.Value, Score: out.Result.Score}
 	if out.Result.Reasoning != "" {
-		r.Reasoning = &out.Result.Reasoning
+		cr.Reasoning = &out.Result.Reasoning
 	}
 	for _, e := range out.Result.Evidence {
-		r.Evidence = append(r.Evidence, lake.Evidence{Turn: int32(e.Turn), StartMs: e.StartMs, EndMs: e.EndMs, Text: e.Text})
+		cr.Evidence = append(cr.Evidence, lake.Evidence{Turn: int32(e.Turn), StartMs: e.StartMs, EndMs: e.EndMs, Text: e.Text})
 	}
-	return r
-}
-
-// modelRow is the ModelResults event: a boolean classifier's result as a
-// boolean, any other's as text.
-func modelRow(row lake.Conversation, out registry.Outcome, at time.Time) lake.ModelResult {
-	r := lake.ModelResult{ConversationID: row.ID, RunID: row.RunID, OrgID: row.OrgID, ArrivedOn: row.ArrivedOn,
-		EventType: "ModelResults", EventTime: at, ModelID: out.Classifier.ID, Version: int32(out.Classifier.Version)}
+	mr := lake.ModelResult{ConversationID: conversationID, RunID: runID, OrgID: orgID, ArrivedOn: arrivedOn,
+		EventType: "ModelResults", EventTime: at, ModelID: cl.ID, Version: int32(cl.Version)}
 	if out.Result.Bool != nil {
-		r.Result = out.Result.Bool
+		mr.Result = out.Result.Bool
 	} else {
 		text := out.Result.Value
-		r.TextResult = &text
+		mr.TextResult = &text
 	}
-	return r
+	return cr, mr
 }

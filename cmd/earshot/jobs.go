@@ -70,6 +70,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
 	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
 	return runner
 }
 

@@ -68,6 +68,10 @@ func serve(ctx context.Context, cfg *config) error {
 		return err
 	}
 	defer st.close()
+	// Background runs (reclassifications) end with the server; st.close
+	// waits for them first.
+	st.runner.SetBase(ctx)
+	defer st.runner.Wait()
 	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact})
 	if err != nil {
 		return err
@@ -174,7 +178,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
-		Catalog: cat, Classifiers: cfg.classifierCompiler(), Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		Catalog: cat, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {

@@ -224,6 +224,12 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 	})
 }
 
+// AddLakeFiles lists new files in the manifest in one transaction (a
+// reclassification's results: no status moves).
+func (c *Catalog) AddLakeFiles(ctx context.Context, runID string, files []LakeFile) error {
+	return c.SwapLakeFiles(ctx, runID, nil, files)
+}
+
 // LakeRoot is the local directory of the lake's files.
 func (c *Catalog) LakeRoot() string { return c.lakeRoot }
 

@@ -17,6 +17,10 @@ type JobRun struct {
 	Status    string           `json:"status"`
 	Counts    map[string]int64 `json:"counts"`
 	Error     *string          `json:"error"`
+	// OrgID and Params are set for jobs started for one organization with
+	// parameters (reclassify).
+	OrgID  *string         `json:"orgId,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // StartJobRun records the start of a run.
@@ -25,6 +29,36 @@ func (c *Catalog) StartJobRun(ctx context.Context, job, owner string) (JobRun, e
 	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts) VALUES (?, ?, ?, ?, ?, '{}')`,
 		r.ID, r.Job, r.Owner, r.StartedOn, r.Status)
 	return r, err
+}
+
+// StartJobRunFor records the start of a run for an organization, with its
+// parameters.
+func (c *Catalog) StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (JobRun, error) {
+	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{},
+		OrgID: &orgID, Params: params}
+	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts, org_id, params)
+		VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`, r.ID, r.Job, r.Owner, r.StartedOn, r.Status, orgID, string(params))
+	return r, err
+}
+
+// UpdateJobRunCounts records a running job's counts so far (its progress).
+func (c *Catalog) UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error {
+	data, _ := json.Marshal(counts)
+	_, err := c.db.ExecContext(ctx, `UPDATE job_runs SET counts = ? WHERE id = ? AND status = 'running'`, string(data), id)
+	return err
+}
+
+// OrgJobRun is a run started for the organization (another's answers
+// ErrNotFound).
+func (c *Catalog) OrgJobRun(ctx context.Context, orgID, id string) (JobRun, error) {
+	runs, err := c.jobRuns(ctx, `WHERE org_id = ? AND id = ?`, orgID, id)
+	if err != nil {
+		return JobRun{}, err
+	}
+	if len(runs) == 0 {
+		return JobRun{}, ErrNotFound
+	}
+	return runs[0], nil
 }
 
 // FinishJobRun records the end of a run, its counts and its error.
@@ -43,8 +77,12 @@ func (c *Catalog) FinishJobRun(ctx context.Context, r JobRun, counts map[string]
 
 // JobRuns lists the latest runs, newest first; job "" means every job.
 func (c *Catalog) JobRuns(ctx context.Context, job string, limit int) ([]JobRun, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, job, owner, started_on, ended_on, status, counts, error FROM job_runs
-		WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
+	return c.jobRuns(ctx, `WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
+}
+
+func (c *Catalog) jobRuns(ctx context.Context, where string, args ...any) ([]JobRun, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT id, job, owner, started_on, ended_on, status, counts, error, org_id, params
+		FROM job_runs `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +91,17 @@ func (c *Catalog) JobRuns(ctx context.Context, job string, limit int) ([]JobRun,
 	for rows.Next() {
 		var r JobRun
 		var counts string
-		if err := rows.Scan(&r.ID, &r.Job, &r.Owner, &r.StartedOn, &r.EndedOn, &r.Status, &counts, &r.Error); err != nil {
+		var params *string
+		if err := rows.Scan(&r.ID, &r.Job, &r.Owner, &r.StartedOn, &r.EndedOn, &r.Status, &counts, &r.Error, &r.OrgID, &params); err != nil {
 			return nil, err
 		}
 		r.StartedOn = r.StartedOn.UTC()
 		if r.EndedOn != nil {
 			t := r.EndedOn.UTC()
 			r.EndedOn = &t
+		}
+		if params != nil {
+			r.Params = json.RawMessage(*params)
 		}
 		json.Unmarshal([]byte(counts), &r.Counts)
 		out = append(out, r)

@@ -105,6 +105,11 @@ type Batch struct {
 	ModelResults      []ModelResult
 }
 
+// Rows is how many rows the batch has, all tables together.
+func (b *Batch) Rows() int {
+	return len(b.Conversations) + len(b.Segments) + len(b.ClassifierResults) + len(b.ModelResults)
+}
+
 // Table names.
 const (
 	TableConversations     = "conversations"

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// jobView is a job run as GET /Jobs/{id} shows it.
+type jobView struct {
+	ID        string           `json:"id"`
+	Job       string           `json:"job"`
+	Status    string           `json:"status"` // running, succeeded, failed
+	StartedOn dates.Timestamp  `json:"startedOn"`
+	EndedOn   *dates.Timestamp `json:"endedOn"`
+	Counts    map[string]int64 `json:"counts"`
+	Error     *string          `json:"error"`
+}
+
+func newJobView(r catalog.JobRun) jobView {
+	return jobView{ID: r.ID, Job: r.Job, Status: r.Status, StartedOn: dates.Timestamp(r.StartedOn), EndedOn: dates.Ptr(r.EndedOn),
+		Counts: r.Counts, Error: r.Error}
+}
+
+// dateRange reads a body's startDate and endDate (a date-only end is the
+// end of that day), both required, the end not before the start and at
+// most maxWindow after it.
+func dateRange(body *reqbody.Object, maxWindow time.Duration) (from, to time.Time, ok bool) {
+	f, t := body.Date("startDate"), body.Date("endDate")
+	for name, v := range map[string]*time.Time{"startDate": f, "endDate": t} {
+		if v == nil && !body.Has(name) {
+			body.Fail(name, "is required.")
+		}
+	}
+	if f == nil || t == nil {
+		return from, to, false
+	}
+	to = *t
+	if raw := body.String("endDate"); raw != nil {
+		if end, err := dates.ParseEnd(*raw); err == nil {
+			to = end
+		}
+	}
+	switch {
+	case to.Before(*f):
+		body.Fail("endDate", "must not be before startDate.")
+	case to.Sub(*f) > maxWindow:
+		body.Fail("endDate", "must be at most 31 days after startDate.")
+	default:
+		return *f, to, true
+	}
+	return from, to, false
+}
+
+// reclassify is POST /Conversations/Classifiers/{id}/Reclassify
+// {startDate, endDate}: a reclassify job over conversations that arrived
+// in the range (at most 31 days); 202 with the job's id, progress at
+// GET /Jobs/{id}.
+func (s *Server) reclassify(c *gin.Context) {
+	id, body, ok := readUpdate(c)
+	if !ok {
+		return
+	}
+	from, to, _ := dateRange(body, maxTestWindow)
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	if _, err := s.deps.Catalog.Classifier(ctx, org, id); err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return
+	}
+	run, err := s.deps.Jobs.Start(ctx, "reclassify", org, jobs.ReclassifyParams{ClassifierID: id, From: from, To: to})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.Header("Location", "/Jobs/"+run.ID)
+	c.JSON(http.StatusAccepted, gin.H{"jobId": run.ID, "status": run.Status})
+}
+
+// getJob is GET /Jobs/{id}: a job started for the caller's organization.
+func (s *Server) getJob(c *gin.Context) {
+	getByID(s, c, s.deps.Catalog.OrgJobRun, newJobView, "No job with this id exists in your organization.")
+}

@@ -1,0 +1,137 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// ReclassifyParams are what a reclassification is asked to do: one
+// classifier's current version over the conversations that arrived in
+// [From, To].
+type ReclassifyParams struct {
+	ClassifierID string    `json:"classifierId"`
+	From         time.Time `json:"startDate"`
+	To           time.Time `json:"endDate"`
+}
+
+// ReclassifyCatalog is what the reclassify job needs from the catalog.
+type ReclassifyCatalog interface {
+	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
+	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
+	AddLakeFiles(ctx context.Context, runID string, files []catalog.LakeFile) error
+	UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error
+}
+
+// Reclassify re-runs one classifier over a date range and writes its new
+// results under the run's id. Results are current per conversation and
+// classifier by the newest run that is not older than the conversation's
+// own (ingest) run, so these replace the classifier's earlier results and
+// a later re-ingestion replaces them in turn. Each page of conversations is
+// written and committed on its own; the run's counts show the progress.
+type Reclassify struct {
+	Catalog  ReclassifyCatalog
+	Lake     LakeWriter
+	Compiler registry.Compiler
+	Log      *slog.Logger
+	// Page is how many conversations are classified and committed
+	// together (default 500).
+	Page int
+}
+
+// Run does one reclassification (run.OrgID, run.Params).
+func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
+	counts := map[string]int64{"conversations": 0, "classifier_results": 0, "classifier_failures": 0, "lake_files": 0}
+	var p ReclassifyParams
+	if run.OrgID == nil || json.Unmarshal(run.Params, &p) != nil || p.ClassifierID == "" {
+		return counts, errors.New("a reclassification needs an organization, a classifier and a date range")
+	}
+	org := *run.OrgID
+	cl, err := j.Catalog.Classifier(ctx, org, p.ClassifierID)
+	if err != nil {
+		return counts, fmt.Errorf("classifier %s: %w", p.ClassifierID, err)
+	}
+	compiled, err := j.Compiler.Compile(org, registry.Classifier{ID: cl.ID, Name: cl.Name, Type: cl.Type, Category: cl.CategoryName,
+		Version: cl.Version, Definition: cl.Definition})
+	if err != nil {
+		return counts, fmt.Errorf("classifier %s version %d: %w", cl.ID, cl.Version, err)
+	}
+	set := registry.NewSet([]*registry.Compiled{compiled})
+	tree, err := j.Catalog.Hierarchy(ctx, org)
+	if err != nil {
+		return counts, err
+	}
+	page := j.Page
+	if page <= 0 {
+		page = 500
+	}
+	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
+		after := ""
+		for {
+			its, err := j.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &p.From, ArrivedTo: &p.To, Status: status,
+				AfterID: after, Limit: page})
+			if err != nil {
+				return counts, err
+			}
+			if len(its) == 0 {
+				break
+			}
+			after = its[len(its)-1].ID
+			if err := j.page(ctx, run.ID, org, set, tree, its, counts); err != nil {
+				return counts, err
+			}
+			if err := j.Catalog.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
+				j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
+			}
+		}
+	}
+	return counts, nil
+}
+
+// page classifies, writes and commits one page of conversations.
+func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, its []catalog.Interaction, counts map[string]int64) error {
+	segs, err := j.Catalog.Transcripts(ctx, org, its)
+	if err != nil {
+		return err
+	}
+	var b lake.Batch
+	now := time.Now().UTC()
+	for _, it := range its {
+		if len(segs[it.ID]) == 0 {
+			continue // an archive: its chats are conversations of their own
+		}
+		counts["conversations"]++
+		for _, out := range set.Evaluate(ctx, pipeline.StoredConversation(it, segs[it.ID], tree)) {
+			if out.Err != nil {
+				counts["classifier_failures"]++
+				continue
+			}
+			cr, mr := pipeline.ResultRows(it.ID, org, runID, it.ArrivedOn, out, now)
+			b.ClassifierResults = append(b.ClassifierResults, cr)
+			b.ModelResults = append(b.ModelResults, mr)
+		}
+	}
+	if len(b.ClassifierResults) == 0 {
+		return nil
+	}
+	files, err := j.Lake.Write(ctx, runID, b)
+	if err != nil {
+		return fmt.Errorf("write lake: %w", err)
+	}
+	if err := j.Catalog.AddLakeFiles(ctx, runID, files); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	counts["classifier_results"] += int64(len(b.ClassifierResults))
+	counts["lake_files"] += int64(len(files))
+	return nil
+}
