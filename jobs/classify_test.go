@@ -149,3 +149,39 @@ func TestReclassifyReplacesResults(t *testing.T) {
 		t.Fatalf("bare run: %v", err)
 	}
 }
+
+// With redaction on, the lake holds "[card]" where the card number was,
+// and the PII classifier still saw it.
+func TestIngestRedactsPII(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	if err := e.cat.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: e.org.ID, RedactPII: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("PII", "Core AI Model", `{"model":"pii"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.stage(t, "pay.txt", []byte("[00:00:01] Agent: How would you like to pay?\n[00:00:05] Customer: My card is 4111 1111 1111 1111, mail me at ann@example.com"))
+	run, err := e.runner.Run(ctx, "ingest")
+	if err != nil || run.Counts["classifier_results"] != 1 {
+		t.Fatalf("%+v %v", run, err)
+	}
+	day := time.Now().UTC()
+	read := func(table, column string) string {
+		files, _ := e.cat.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+		}
+		var out string
+		e.cat.DB().QueryRow(`SELECT string_agg(` + column + `, ' | ') FROM read_parquet(` + e.cat.LakeFileList(paths) + `)`).Scan(&out)
+		return out
+	}
+	if got := read("transcript_segments", "text"); strings.Contains(got, "4111") || strings.Contains(got, "ann@") ||
+		!strings.Contains(got, "My card is [card], mail me at [email]") {
+		t.Fatalf("stored text %q", got)
+	}
+	if got := read("classifier_results", "result"); got != "true" {
+		t.Fatalf("PII classifier %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -19,6 +20,7 @@ import (
 type ClassifierSource interface {
 	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+	PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error)
 }
 
 // Analyzer runs each organization's active classifiers over processed
@@ -40,6 +42,7 @@ type Analyzer struct {
 type orgSet struct {
 	set       *registry.Set
 	tree      *catalog.Tree
+	redactPII bool
 	signature string // the classifier ids and versions it was built from
 	loaded    time.Time
 }
@@ -64,12 +67,16 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	privacy, err := a.Source.PrivacySettings(ctx, org)
+	if err != nil {
+		return nil, err
+	}
 	var sig strings.Builder
 	for _, c := range list {
 		fmt.Fprintf(&sig, "%s:%d ", c.ID, c.Version)
 	}
 	if s, ok := a.sets[org]; ok && s.signature == sig.String() {
-		s.tree, s.loaded = tree, time.Now()
+		s.tree, s.redactPII, s.loaded = tree, privacy.RedactPII, time.Now()
 		return s, nil
 	}
 	var compiled []*registry.Compiled
@@ -87,21 +94,23 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	if a.sets == nil {
 		a.sets = map[string]*orgSet{}
 	}
-	s := &orgSet{set: registry.NewSet(compiled), tree: tree, signature: sig.String(), loaded: time.Now()}
+	s := &orgSet{set: registry.NewSet(compiled), tree: tree, redactPII: privacy.RedactPII, signature: sig.String(), loaded: time.Now()}
 	a.sets[org] = s
 	return s, nil
 }
 
-// Analyze classifies the batch's conversations; it returns how many
+// Analyze classifies the batch's conversations, then redacts personal data
+// from their transcripts when the organization asks for it (classifiers
+// see the original: a PII classifier must find it). It returns how many
 // results could not be had (a classifier's failure — an LLM timeout —
 // leaves that result out, the rest stand).
 func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	if len(b.Conversations) == 0 {
 		return 0, nil
 	}
-	segments := map[string][]lake.Segment{}
-	for _, s := range b.Segments {
-		segments[s.ConversationID] = append(segments[s.ConversationID], s)
+	segments := map[string][]int{} // conversation → its segments' places in the batch
+	for i, s := range b.Segments {
+		segments[s.ConversationID] = append(segments[s.ConversationID], i)
 	}
 	failed := 0
 	now := time.Now().UTC()
@@ -110,22 +119,45 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 		if err != nil {
 			return failed, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
 		}
-		if len(s.set.Classifiers) == 0 {
-			continue
-		}
-		conv := conversationOf(row, segments[row.ID], s.tree)
-		for _, out := range s.set.Evaluate(ctx, conv) {
-			if out.Err != nil {
-				failed++
-				a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)
-				continue
+		if len(s.set.Classifiers) > 0 {
+			segs := make([]lake.Segment, len(segments[row.ID]))
+			for j, i := range segments[row.ID] {
+				segs[j] = b.Segments[i]
 			}
-			cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, out, now)
-			b.ClassifierResults = append(b.ClassifierResults, cr)
-			b.ModelResults = append(b.ModelResults, mr)
+			conv := conversationOf(row, segs, s.tree)
+			for _, out := range s.set.Evaluate(ctx, conv) {
+				if out.Err != nil {
+					failed++
+					a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)
+					continue
+				}
+				cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, out, now)
+				b.ClassifierResults = append(b.ClassifierResults, cr)
+				b.ModelResults = append(b.ModelResults, mr)
+			}
+		}
+		if s.redactPII {
+			for _, i := range segments[row.ID] {
+				redact(&b.Segments[i])
+			}
 		}
 	}
 	return failed, nil
+}
+
+// redact replaces a turn's personal data with its kind ("[card]") and
+// blanks the words that could spell it.
+func redact(s *lake.Segment) {
+	text, changed := core.Redact(s.Text)
+	if !changed {
+		return
+	}
+	s.Text = text
+	for i := range s.Words {
+		if core.PIIWord(s.Words[i].Word) {
+			s.Words[i].Word = "[redacted]"
+		}
+	}
 }
 
 // conversationOf is a processed conversation as classifiers read it.

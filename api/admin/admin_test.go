@@ -122,6 +122,15 @@ func exercise(t *testing.T, a Operations) {
 	if _, err := a.ImportClassifiers(ctx, "no-such-org", specs); !errors.Is(err, catalog.ErrNotFound) {
 		t.Fatalf("unknown org: %v", err)
 	}
+	if p, err := a.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: org.ID, RedactPII: true}); err != nil || !p.RedactPII {
+		t.Fatalf("privacy: %+v %v", p, err)
+	}
+	if p, err := a.PrivacySettings(ctx, org.ID); err != nil || !p.RedactPII {
+		t.Fatalf("privacy read back: %+v %v", p, err)
+	}
+	if _, err := a.PrivacySettings(ctx, "no-such-org"); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("privacy of unknown org: %v", err)
+	}
 	// The secret hash never leaves the service.
 	data, _ := json.Marshal(clients)
 	var raw []map[string]any

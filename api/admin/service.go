@@ -35,6 +35,8 @@ type Operations interface {
 	AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error)
 	SetAudioSettings(ctx context.Context, s catalog.AudioSettings) (catalog.AudioSettings, error)
 	ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error)
+	PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error)
+	SetPrivacySettings(ctx context.Context, s catalog.PrivacySettings) (catalog.PrivacySettings, error)
 }
 
 // JobRunner runs jobs by name.
@@ -131,6 +133,22 @@ func (s *Service) CreateOrg(ctx context.Context, name string) (catalog.Organizat
 // AudioSettings returns an organization's speech settings.
 func (s *Service) AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error) {
 	return s.cat.AudioSettings(ctx, orgID)
+}
+
+// PrivacySettings returns an organization's privacy settings.
+func (s *Service) PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error) {
+	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+		return catalog.PrivacySettings{}, err
+	}
+	return s.cat.PrivacySettings(ctx, orgID)
+}
+
+// SetPrivacySettings replaces an organization's privacy settings.
+func (s *Service) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (catalog.PrivacySettings, error) {
+	if err := s.cat.SetPrivacySettings(ctx, in); err != nil {
+		return catalog.PrivacySettings{}, err
+	}
+	return s.cat.PrivacySettings(ctx, in.OrgID)
 }
 
 // SetAudioSettings replaces an organization's speech settings; the files

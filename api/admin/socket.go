@@ -100,6 +100,18 @@ func Handler(svc *Service) http.Handler {
 		settings, err := svc.SetAudioSettings(r.Context(), in)
 		reply(w, settings, err)
 	})
+	mux.HandleFunc("GET /privacy", func(w http.ResponseWriter, r *http.Request) {
+		settings, err := svc.PrivacySettings(r.Context(), r.URL.Query().Get("org"))
+		reply(w, settings, err)
+	})
+	mux.HandleFunc("PUT /privacy", func(w http.ResponseWriter, r *http.Request) {
+		var in catalog.PrivacySettings
+		if !decode(w, r, &in) {
+			return
+		}
+		settings, err := svc.SetPrivacySettings(r.Context(), in)
+		reply(w, settings, err)
+	})
 	mux.HandleFunc("POST /classifiers/import", func(w http.ResponseWriter, r *http.Request) {
 		var specs []starter.Spec
 		if !decode(w, r, &specs) {
@@ -292,4 +304,14 @@ func (r *Remote) SetAudioSettings(ctx context.Context, in catalog.AudioSettings)
 func (r *Remote) ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) (out []catalog.Classifier, err error) {
 	err = r.call(ctx, "POST", "/classifiers/import?org="+url.QueryEscape(orgID), specs, &out)
 	return out, err
+}
+
+func (r *Remote) PrivacySettings(ctx context.Context, orgID string) (s catalog.PrivacySettings, err error) {
+	err = r.call(ctx, "GET", "/privacy?org="+url.QueryEscape(orgID), nil, &s)
+	return s, err
+}
+
+func (r *Remote) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (s catalog.PrivacySettings, err error) {
+	err = r.call(ctx, "PUT", "/privacy", in, &s)
+	return s, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // openAdmin reaches the catalog through a running server when there is one
@@ -71,7 +72,7 @@ func adminCommand(cfg *config) *cobra.Command {
 	}, &cobra.Command{
 		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) { return a.ListOrgs(ctx) }),
-	}, audioCommand(cfg))
+	}, audioCommand(cfg), privacyCommand(cfg))
 
 	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
 	var orgRef, name string
@@ -265,5 +266,26 @@ Earshot (pipeline/analysis/starter/classifiers.json).`,
 	})
 	imp.Flags().BoolVar(&useStarter, "starter", false, "import the starter set: greeting, identity verification, escalation request, cancellation intent, empathy, dead air, PII spoken, negative customer sentiment")
 	cmd.AddCommand(imp)
+	return cmd
+}
+
+func privacyCommand(cfg *config) *cobra.Command {
+	var redact bool
+	cmd := &cobra.Command{
+		Use:   "privacy ID|NAME [--redact-pii=true|false]",
+		Short: "Show or set an organization's privacy settings (redact personal data from stored transcripts)",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !cmd.Flags().Changed("redact-pii") {
+			return a.PrivacySettings(ctx, orgID)
+		}
+		return a.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: orgID, RedactPII: redact})
+	})
+	cmd.Flags().BoolVar(&redact, "redact-pii", false, "replace card numbers, SSNs, phone numbers and e-mail addresses in transcripts with [card], [ssn], … before they are stored")
 	return cmd
 }

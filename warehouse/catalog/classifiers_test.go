@@ -73,3 +73,21 @@ func TestClassifierVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPrivacySettings(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.CreateOrganization(ctx, "acme")
+	if s, err := c.PrivacySettings(ctx, org.ID); err != nil || s.RedactPII {
+		t.Fatalf("default %+v %v", s, err)
+	}
+	if err := c.SetPrivacySettings(ctx, PrivacySettings{OrgID: org.ID, RedactPII: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.PrivacySettings(ctx, org.ID); !s.RedactPII {
+		t.Fatal("not set")
+	}
+	if err := c.SetPrivacySettings(ctx, PrivacySettings{OrgID: "nope", RedactPII: true}); !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+}

@@ -194,6 +194,17 @@ func Redact(text string) (string, bool) {
 	return b.String(), true
 }
 
+// PIIWord reports whether a word of a transcript may be part of personal
+// data: it has a digit or an @, or is a spoken digit. Redaction blanks such
+// words of a turn that had personal data, so timed words cannot rebuild it.
+func PIIWord(w string) bool {
+	if strings.ContainsAny(w, "0123456789@") {
+		return true
+	}
+	_, ok := spokenDigits[strings.ToLower(strings.Trim(w, ".,"))]
+	return ok
+}
+
 // pii is a boolean: did the conversation carry personal data of the kinds?
 type pii struct {
 	kinds   map[string]bool

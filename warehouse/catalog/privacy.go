@@ -1,0 +1,44 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// PrivacySettings are an organization's privacy settings.
+type PrivacySettings struct {
+	OrgID string `json:"orgId"`
+	// RedactPII replaces personal data in transcripts with its kind
+	// ("[card]") before they are stored: the lake and the transcripts API
+	// never hold it.
+	RedactPII bool `json:"redactPii"`
+}
+
+// PrivacySettings returns an organization's privacy settings (nothing
+// redacted when none were set).
+func (c *Catalog) PrivacySettings(ctx context.Context, orgID string) (PrivacySettings, error) {
+	s := PrivacySettings{OrgID: orgID}
+	err := c.db.QueryRowContext(ctx, `SELECT redact_pii FROM org_privacy_settings WHERE org_id = ?`, orgID).Scan(&s.RedactPII)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, nil
+	}
+	return s, err
+}
+
+// SetPrivacySettings replaces an organization's privacy settings.
+func (c *Catalog) SetPrivacySettings(ctx context.Context, s PrivacySettings) error {
+	return c.InTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, s.OrgID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("organization %s: %w", s.OrgID, ErrNotFound)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO org_privacy_settings (org_id, redact_pii, modified_on) VALUES (?, ?, ?)`,
+			s.OrgID, s.RedactPII, now())
+		return err
+	})
+}
