@@ -59,26 +59,36 @@ func dateRange(body *reqbody.Object, maxWindow time.Duration) (from, to time.Tim
 	return from, to, false
 }
 
+// classifierRange reads the {id} path and the {startDate, endDate} body
+// of a Test or a Reclassify, and the classifier, answering errors itself.
+func (s *Server) classifierRange(c *gin.Context) (cl catalog.Classifier, from, to time.Time, ok bool) {
+	id, body, ok := readUpdate(c)
+	if !ok {
+		return cl, from, to, false
+	}
+	from, to, _ = dateRange(body, maxTestWindow)
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return cl, from, to, false
+	}
+	cl, err := s.deps.Catalog.Classifier(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, classifierNotFound)
+		return cl, from, to, false
+	}
+	return cl, from, to, true
+}
+
 // reclassify is POST /Conversations/Classifiers/{id}/Reclassify
 // {startDate, endDate}: a reclassify job over conversations that arrived
 // in the range (at most 31 days); 202 with the job's id, progress at
 // GET /Jobs/{id}.
 func (s *Server) reclassify(c *gin.Context) {
-	id, body, ok := readUpdate(c)
+	cl, from, to, ok := s.classifierRange(c)
 	if !ok {
 		return
 	}
-	from, to, _ := dateRange(body, maxTestWindow)
-	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
-	}
-	ctx, org := c.Request.Context(), orgID(c)
-	if _, err := s.deps.Catalog.Classifier(ctx, org, id); err != nil {
-		s.catalogError(c, err, classifierNotFound)
-		return
-	}
-	run, err := s.deps.Jobs.Start(ctx, "reclassify", org, jobs.ReclassifyParams{ClassifierID: id, From: from, To: to})
+	run, err := s.deps.Jobs.Start(c.Request.Context(), "reclassify", orgID(c), jobs.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

@@ -44,21 +44,11 @@ type testResult struct {
 // organization's processed conversations that arrived in the range
 // (ReadyToSample and Sampled; at most 31 days), nothing written.
 func (s *Server) testClassifier(c *gin.Context) {
-	id, body, ok := readUpdate(c)
+	cl, from, to, ok := s.classifierRange(c)
 	if !ok {
 		return
 	}
-	from, to, _ := dateRange(body, maxTestWindow)
-	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
-	}
 	ctx, org := c.Request.Context(), orgID(c)
-	cl, err := s.deps.Catalog.Classifier(ctx, org, id)
-	if err != nil {
-		s.catalogError(c, err, classifierNotFound)
-		return
-	}
 	compiled, err := s.deps.Classifiers.Compile(org, registry.Classifier{ID: cl.ID, Type: cl.Type, Version: cl.Version, Definition: cl.Definition})
 	if err != nil {
 		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))
