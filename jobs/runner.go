@@ -1,5 +1,5 @@
-// Package jobs runs Earshot's batch jobs — ingest now; sample, compact,
-// reclassify and export as they arrive — on a cron schedule inside
+// Package jobs runs Earshot's batch jobs — ingest, compact and reclassify;
+// sample and export as they arrive — on a cron schedule inside
 // `earshot serve` or once from the command line, recording every run in the
 // catalog and counting runs in the metrics.
 package jobs

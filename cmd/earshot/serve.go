@@ -72,6 +72,11 @@ func serve(ctx context.Context, cfg *config) error {
 	// waits for them first.
 	st.runner.SetBase(ctx)
 	defer st.runner.Wait()
+	if host, err := os.Hostname(); err == nil {
+		if n, err := st.cat.FailInterruptedRuns(ctx, host, workerName()); err != nil || n > 0 {
+			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
+		}
+	}
 	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact})
 	if err != nil {
 		return err

@@ -91,3 +91,20 @@ func TestPrivacySettings(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestFailInterruptedRuns(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	dead, _ := c.StartJobRunFor(ctx, "reclassify", "box:100", "o", json.RawMessage(`{}`))
+	mine, _ := c.StartJobRunFor(ctx, "reclassify", "box:200", "o", json.RawMessage(`{}`))
+	other, _ := c.StartJobRunFor(ctx, "reclassify", "otherbox:100", "o", json.RawMessage(`{}`))
+	if n, err := c.FailInterruptedRuns(ctx, "box", "box:200"); err != nil || n != 1 {
+		t.Fatalf("%d %v", n, err)
+	}
+	for id, want := range map[string]string{dead.ID: "failed", mine.ID: "running", other.ID: "running"} {
+		r, err := c.OrgJobRun(ctx, "o", id)
+		if err != nil || r.Status != want {
+			t.Errorf("%s: %s %v, want %s", id, r.Status, err, want)
+		}
+	}
+}

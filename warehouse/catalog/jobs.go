@@ -41,6 +41,20 @@ func (c *Catalog) StartJobRunFor(ctx context.Context, job, owner, orgID string, 
 	return r, err
 }
 
+// FailInterruptedRuns marks as failed the runs still "running" that a
+// process of this host started and that is no longer alive (owner
+// "HOST:PID" with another PID than alive's): a server killed in the middle
+// of a reclassification. It returns how many it marked.
+func (c *Catalog) FailInterruptedRuns(ctx context.Context, host, alive string) (int64, error) {
+	res, err := c.db.ExecContext(ctx, `UPDATE job_runs SET status = 'failed', ended_on = ?,
+		error = 'interrupted: the process running it stopped; start it again'
+		WHERE status = 'running' AND starts_with(owner, ?) AND owner <> ?`, now(), host+":", alive)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 // UpdateJobRunCounts records a running job's counts so far (its progress).
 func (c *Catalog) UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error {
 	data, _ := json.Marshal(counts)
