@@ -9,8 +9,6 @@ import (
 	"github.com/earshot/earshot/api/dates"
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/pipeline"
-	"github.com/earshot/earshot/pipeline/analysis/registry"
-	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 const (
@@ -49,7 +47,7 @@ func (s *Server) testClassifier(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	compiled, err := s.deps.Classifiers.Compile(org, registry.Classifier{ID: cl.ID, Type: cl.Type, Version: cl.Version, Definition: cl.Definition})
+	compiled, err := s.deps.Classifiers.Compile(org, pipeline.RegistryClassifier(cl))
 	if err != nil {
 		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))
 		return
@@ -61,45 +59,29 @@ func (s *Server) testClassifier(c *gin.Context) {
 	}
 	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
-	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
-		after := ""
-		for !out.Truncated {
-			its, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to, Status: status,
-				AfterID: after, Limit: testPage})
-			if err != nil {
-				problem.Write(c, s.internal(c, err))
-				return
+	err = pipeline.EachProcessed(ctx, s.deps.Catalog, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
+		for _, conv := range convs {
+			if out.Evaluated == maxTestConversations {
+				out.Truncated = true
+				return false, nil
 			}
-			if len(its) == 0 {
-				break
-			}
-			after = its[len(its)-1].ID
-			segs, err := s.deps.Catalog.Transcripts(ctx, org, its)
-			if err != nil {
-				problem.Write(c, s.internal(c, err))
-				return
-			}
-			for _, it := range its {
-				if len(segs[it.ID]) == 0 {
-					continue // an archive: its chats are conversations of their own
-				}
-				if out.Evaluated == maxTestConversations {
-					out.Truncated = true
-					break
-				}
-				out.Evaluated++
-				res, err := compiled.Evaluate(ctx, pipeline.StoredConversation(it, segs[it.ID], tree))
-				switch {
-				case err != nil:
-					out.Errors++
-				case res.Value == "true" || (res.Bool == nil && res.Value != ""):
-					out.Hits++
-					if len(out.SampleConversationIDs) < testSampleSize {
-						out.SampleConversationIDs = append(out.SampleConversationIDs, it.ID)
-					}
+			out.Evaluated++
+			res, err := compiled.Evaluate(ctx, pipeline.StoredConversation(conv.Interaction, conv.Segments, tree))
+			switch {
+			case err != nil:
+				out.Errors++
+			case res.Value == "true" || (res.Bool == nil && res.Value != ""):
+				out.Hits++
+				if len(out.SampleConversationIDs) < testSampleSize {
+					out.SampleConversationIDs = append(out.SampleConversationIDs, conv.ID)
 				}
 			}
 		}
+		return true, nil
+	})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
 	}
 	c.JSON(http.StatusOK, out)
 }

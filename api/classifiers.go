@@ -101,11 +101,7 @@ func (s *Server) listClassifiers(c *gin.Context) {
 		s.catalogError(c, err, "")
 		return
 	}
-	out := make([]classifierItem, len(list))
-	for i, cl := range list {
-		out[i] = newClassifierItem(cl)
-	}
-	c.JSON(http.StatusOK, out)
+	writeViews(c, list, newClassifierItem)
 }
 
 // getClassifier is GET /Conversations/Classifiers/{id}.

@@ -293,11 +293,7 @@ func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	out := make([]metadataItem, len(list))
-	for i, it := range list {
-		out[i] = newMetadataItem(it)
-	}
-	c.JSON(http.StatusOK, out)
+	writeViews(c, list, newMetadataItem)
 }
 
 // patchMetadata is PATCH /Metadata/{id}.

@@ -33,28 +33,21 @@ func newJobView(r catalog.JobRun) jobView {
 // end of that day), both required, the end not before the start and at
 // most maxWindow after it.
 func dateRange(body *reqbody.Object, maxWindow time.Duration) (from, to time.Time, ok bool) {
-	f, t := body.Date("startDate"), body.Date("endDate")
+	f, t := body.Date("startDate"), body.EndDate("endDate")
 	for name, v := range map[string]*time.Time{"startDate": f, "endDate": t} {
 		if v == nil && !body.Has(name) {
 			body.Fail(name, "is required.")
 		}
 	}
-	if f == nil || t == nil {
-		return from, to, false
-	}
-	to = *t
-	if raw := body.String("endDate"); raw != nil {
-		if end, err := dates.ParseEnd(*raw); err == nil {
-			to = end
-		}
-	}
 	switch {
-	case to.Before(*f):
+	case f == nil || t == nil:
+		return from, to, false
+	case t.Before(*f):
 		body.Fail("endDate", "must not be before startDate.")
-	case to.Sub(*f) > maxWindow:
+	case t.Sub(*f) > maxWindow:
 		body.Fail("endDate", "must be at most 31 days after startDate.")
 	default:
-		return *f, to, true
+		return *f, *t, true
 	}
 	return from, to, false
 }

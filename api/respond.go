@@ -84,6 +84,12 @@ func listActive[R, V any](s *Server, c *gin.Context, load func(ctx context.Conte
 		problem.Write(c, problem.New(http.StatusNotFound, emptyDetail))
 		return
 	}
+	writeViews(c, rows, view)
+}
+
+// writeViews answers 200 with the rows as their views (a bare array, [] when
+// empty).
+func writeViews[R, V any](c *gin.Context, rows []R, view func(R) V) {
 	out := make([]V, len(rows))
 	for i, r := range rows {
 		out[i] = view(r)

@@ -61,8 +61,7 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	if err != nil {
 		return counts, fmt.Errorf("classifier %s: %w", p.ClassifierID, err)
 	}
-	compiled, err := j.Compiler.Compile(org, registry.Classifier{ID: cl.ID, Name: cl.Name, Type: cl.Type, Category: cl.CategoryName,
-		Version: cl.Version, Definition: cl.Definition})
+	compiled, err := j.Compiler.Compile(org, pipeline.RegistryClassifier(cl))
 	if err != nil {
 		return counts, fmt.Errorf("classifier %s version %d: %w", cl.ID, cl.Version, err)
 	}
@@ -75,43 +74,28 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	if page <= 0 {
 		page = 500
 	}
-	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
-		after := ""
-		for {
-			its, err := j.Catalog.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &p.From, ArrivedTo: &p.To, Status: status,
-				AfterID: after, Limit: page})
-			if err != nil {
-				return counts, err
-			}
-			if len(its) == 0 {
-				break
-			}
-			after = its[len(its)-1].ID
-			if err := j.page(ctx, run.ID, org, set, tree, its, counts); err != nil {
-				return counts, err
-			}
-			if err := j.Catalog.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
-				j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
-			}
+	err = pipeline.EachProcessed(ctx, j.Catalog, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
+		if err := j.page(ctx, run.ID, org, set, tree, convs, counts); err != nil {
+			return false, err
 		}
+		if err := j.Catalog.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
+			j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return counts, err
 	}
 	return counts, nil
 }
 
 // page classifies, writes and commits one page of conversations.
-func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, its []catalog.Interaction, counts map[string]int64) error {
-	segs, err := j.Catalog.Transcripts(ctx, org, its)
-	if err != nil {
-		return err
-	}
+func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored, counts map[string]int64) error {
 	var b lake.Batch
 	now := time.Now().UTC()
-	for _, it := range its {
-		if len(segs[it.ID]) == 0 {
-			continue // an archive: its chats are conversations of their own
-		}
+	for _, it := range convs {
 		counts["conversations"]++
-		for _, out := range set.Evaluate(ctx, pipeline.StoredConversation(it, segs[it.ID], tree)) {
+		for _, out := range set.Evaluate(ctx, pipeline.StoredConversation(it.Interaction, it.Segments, tree)) {
 			if out.Err != nil {
 				counts["classifier_failures"]++
 				continue

@@ -81,8 +81,7 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	}
 	var compiled []*registry.Compiled
 	for _, c := range list {
-		cc, err := a.Compiler.Compile(org, registry.Classifier{ID: c.ID, Name: c.Name, Type: c.Type, Category: c.CategoryName,
-			Version: c.Version, Definition: c.Definition})
+		cc, err := a.Compiler.Compile(org, RegistryClassifier(c))
 		if err != nil {
 			// Definitions are checked when written; this one no longer
 			// compiles (an LLM endpoint was removed): it is skipped.

@@ -178,12 +178,18 @@ func (o *Object) Bool(field string) *bool {
 }
 
 // Date reads an optional date in one of the accepted forms.
-func (o *Object) Date(field string) *time.Time {
+func (o *Object) Date(field string) *time.Time { return o.date(field, dates.Parse) }
+
+// EndDate reads an optional end of a range: a date-only value is the end
+// of that day.
+func (o *Object) EndDate(field string) *time.Time { return o.date(field, dates.ParseEnd) }
+
+func (o *Object) date(field string, parse func(string) (time.Time, error)) *time.Time {
 	s := o.String(field)
 	if s == nil {
 		return nil
 	}
-	t, err := dates.Parse(*s)
+	t, err := parse(*s)
 	if err != nil {
 		o.Fail(field, "must be a date such as "+dates.Accepted+".")
 		return nil

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
+
+	"github.com/earshot/earshot/pipeline/analysis/registry"
 )
 
 // config is every setting of earshot, each a flag with an EARSHOT_*
@@ -49,8 +51,10 @@ type config struct {
 	LLMBaseURL, LLMModel       string
 	LLMTimeout                 time.Duration
 	LLMRetries, LLMConcurrency int
-	LogLevel                   string
-	ShutdownTimeout            time.Duration
+	// compiler is made from the LLM settings on first use (classifierCompiler).
+	compiler        *registry.Compiler
+	LogLevel        string
+	ShutdownTimeout time.Duration
 }
 
 func defaultConfig() config {

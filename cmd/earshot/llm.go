@@ -12,12 +12,16 @@ import (
 const llmKeyEnv = "EARSHOT_LLM_API_KEY"
 
 // classifierCompiler compiles classifier definitions; LLM Model ones only
-// when the operator configured an endpoint.
+// when the operator configured an endpoint. It is made once per process
+// (at start-up), so the API, ingest and reclassification share one
+// endpoint client and so one per-organization limit of requests in flight.
 func (c *config) classifierCompiler() registry.Compiler {
-	var cp registry.Compiler
-	if engines := llm.New(llm.Endpoint{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: os.Getenv(llmKeyEnv),
-		Timeout: c.LLMTimeout, Retries: c.LLMRetries, Concurrency: c.LLMConcurrency}); engines != nil {
-		cp.LLM = engines
+	if c.compiler == nil {
+		c.compiler = &registry.Compiler{}
+		if engines := llm.New(llm.Endpoint{BaseURL: c.LLMBaseURL, Model: c.LLMModel, APIKey: os.Getenv(llmKeyEnv),
+			Timeout: c.LLMTimeout, Retries: c.LLMRetries, Concurrency: c.LLMConcurrency}); engines != nil {
+			c.compiler.LLM = engines
+		}
 	}
-	return cp
+	return *c.compiler
 }

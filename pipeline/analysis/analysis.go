@@ -48,7 +48,9 @@ type Word struct {
 	StartMs, EndMs int64
 }
 
-// Conversation is one conversation as classifiers see it.
+// Conversation is one conversation as classifiers see it. Its tokens are
+// computed on first use and kept, so one conversation is evaluated by one
+// goroutine at a time (a set runs its classifiers in turn).
 type Conversation struct {
 	ID, OrgID string
 	Turns     []Turn

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 )
 
 // AudioSettings are an organization's speech settings.
@@ -41,16 +40,6 @@ func (c *Catalog) SetAudioSettings(ctx context.Context, s AudioSettings) error {
 	if (s.LanguageModel == "") != (s.Dictionary == "") {
 		return fieldErr("languageModel", ErrInvalid, "A language model and its dictionary are given together.")
 	}
-	return c.InTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, s.OrgID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("organization %s: %w", s.OrgID, ErrNotFound)
-		}
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO org_audio_settings (org_id, agent_channel, language_model, dictionary, modified_on)
-			VALUES (?, ?, nullif(?, ''), nullif(?, ''), ?)`, s.OrgID, s.AgentChannel, s.LanguageModel, s.Dictionary, now())
-		return err
-	})
+	return c.setOrgSetting(ctx, s.OrgID, `INSERT OR REPLACE INTO org_audio_settings (org_id, agent_channel, language_model, dictionary, modified_on)
+		VALUES (?, ?, nullif(?, ''), nullif(?, ''), ?)`, s.OrgID, s.AgentChannel, s.LanguageModel, s.Dictionary, now())
 }

@@ -29,16 +29,22 @@ func (c *Catalog) PrivacySettings(ctx context.Context, orgID string) (PrivacySet
 
 // SetPrivacySettings replaces an organization's privacy settings.
 func (c *Catalog) SetPrivacySettings(ctx context.Context, s PrivacySettings) error {
+	return c.setOrgSetting(ctx, s.OrgID, `INSERT OR REPLACE INTO org_privacy_settings (org_id, redact_pii, modified_on) VALUES (?, ?, ?)`,
+		s.OrgID, s.RedactPII, now())
+}
+
+// setOrgSetting writes an organization's settings row (an INSERT OR
+// REPLACE), checking in the same transaction that the organization exists.
+func (c *Catalog) setOrgSetting(ctx context.Context, orgID, upsert string, args ...any) error {
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, s.OrgID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, orgID).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("organization %s: %w", s.OrgID, ErrNotFound)
+			return fmt.Errorf("organization %s: %w", orgID, ErrNotFound)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO org_privacy_settings (org_id, redact_pii, modified_on) VALUES (?, ?, ?)`,
-			s.OrgID, s.RedactPII, now())
+		_, err := tx.ExecContext(ctx, upsert, args...)
 		return err
 	})
 }

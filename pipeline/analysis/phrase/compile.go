@@ -8,6 +8,7 @@ package phrase
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/earshot/earshot/pipeline/analysis"
 )
@@ -26,7 +27,9 @@ type Classifier struct {
 	// phrases are the distinct token sequences of every rule, as
 	// " tok tok " keys, in first-seen order.
 	phrases []string
-	single  *Index // for Evaluate outside a set
+	// single is the classifier's own index, for Evaluate outside a set;
+	// built on first use (a set builds one index for all its classifiers).
+	single func() *Index
 }
 
 type group struct {
@@ -131,7 +134,7 @@ func Compile(raw []byte) (*Classifier, error) {
 			}
 		}
 	}
-	c.single = NewIndex([]*Classifier{c})
+	c.single = sync.OnceValue(func() *Index { return NewIndex([]*Classifier{c}) })
 	return c, nil
 }
 

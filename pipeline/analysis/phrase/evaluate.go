@@ -11,7 +11,8 @@ import (
 // Evaluate runs one classifier alone (a Test, a single reclassification);
 // a set of classifiers shares an Index instead.
 func (c *Classifier) Evaluate(_ context.Context, conv *analysis.Conversation) (analysis.Result, error) {
-	return c.single.Evaluate(0, conv, c.single.Scan(conv)), nil
+	ix := c.single()
+	return ix.Evaluate(0, conv, ix.Scan(conv)), nil
 }
 
 // evaluation is one classifier over one conversation.

@@ -218,44 +218,6 @@ func log10(p float64) float64 {
 	return math.Log10(p)
 }
 
-// Prob is log10 p(w | history) with backoff, as a decoder computes it
-// from the ARPA file (history: up to the two previous words).
-func (m *Model) Prob(history []string, w string) float64 {
-	wid, ok := m.ids[w]
-	if !ok {
-		return -99
-	}
-	var h []uint32
-	for _, x := range history {
-		id, ok := m.ids[x]
-		if !ok {
-			h = nil
-			continue
-		}
-		h = append(h, id)
-	}
-	if len(h) > 2 {
-		h = h[len(h)-2:]
-	}
-	return m.prob(h, wid)
-}
-
-func (m *Model) prob(h []uint32, w uint32) float64 {
-	switch len(h) {
-	case 2:
-		if p, ok := m.tri[key3(h[0], h[1], w)]; ok {
-			return p
-		}
-		return m.biBackoff[key2(h[0], h[1])] + m.prob(h[1:], w)
-	case 1:
-		if p, ok := m.bi[key2(h[0], w)]; ok {
-			return p
-		}
-		return m.uniBackoff[h[0]] + m.uni[w]
-	}
-	return m.uni[w]
-}
-
 // Sizes are the numbers of unigrams, bigrams and trigrams listed.
 func (m *Model) Sizes() [3]int { return [3]int{len(m.uni), len(m.bi), len(m.tri)} }
 
