@@ -75,5 +75,11 @@ func (s *Server) routes() *gin.Engine {
 	authed.POST("/Conversations/Classifiers/:id/Test", s.testClassifier)
 	authed.POST("/Conversations/Classifiers/:id/Reclassify", s.reclassify)
 	authed.GET("/Jobs/:id", s.getJob)
+
+	authed.GET("/ModelResults", s.getModelResults)
+	authed.GET("/ModelResults/Conversation", s.getModelResultsByConversation)
+	authed.POST("/ModelResults/Reviews", s.postReview)
+	authed.GET("/Conversations/Insights", s.getInsights)
+	authed.POST("/Conversations/Insights", s.postInsights)
 	return e
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 // Catalog is what the handlers of this package need from the catalog.
@@ -55,6 +56,18 @@ type Catalog interface {
 	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	DeleteClassifier(ctx context.Context, orgID, id string) error
 	OrgJobRun(ctx context.Context, orgID, id string) (catalog.JobRun, error)
+
+	Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]catalog.Review, error)
+	AddReview(ctx context.Context, r catalog.Review) (catalog.Review, error)
+}
+
+// ResultReader reads pages of conversations and their results from the
+// lake (results.Reader).
+type ResultReader interface {
+	Page(ctx context.Context, q results.PageQuery, keep results.Keep) ([]results.Conversation, bool, error)
+	Count(ctx context.Context, q results.PageQuery, classifierIDs []string) (int64, error)
+	ModelResults(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (map[string][]results.ModelResult, error)
+	ClassifierResults(ctx context.Context, orgID string, convs []results.Conversation, classifierIDs []string) (map[string][]results.ClassifierResult, error)
 }
 
 // JobStarter starts a job for an organization in the background.
@@ -82,6 +95,7 @@ type Pinger interface {
 // Deps are the services the API is built on.
 type Deps struct {
 	Catalog Catalog
+	Results ResultReader
 	// Classifiers checks classifier definitions (registry.Compiler).
 	Classifiers ClassifierCompiler
 	// Jobs starts reclassifications.

@@ -34,6 +34,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -113,7 +114,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	runner := jobs.NewRunner(cat, "api-test", logger, nil)
 	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
 	deps := Deps{
-		Catalog: cat, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
+		Catalog: cat, Results: &results.Reader{Catalog: cat}, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: logger, Classifiers: registry.Compiler{}, Jobs: runner,
 	}
 	for _, mod := range mods {

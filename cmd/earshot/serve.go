@@ -25,6 +25,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 func serveCommand(cfg *config) *cobra.Command {
@@ -183,7 +184,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
-		Catalog: cat, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		Catalog: cat, Results: &results.Reader{Catalog: cat}, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {

@@ -86,12 +86,7 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 		}
 		for _, o := range ic.Outcomes {
 			for _, ch := range o.Children {
-				ext, _ := json.Marshal(orEmpty(ch.ExtendedMetadata))
-				children = append(children, []any{ch.ID, ch.OrgID, ch.UploadID, ch.MediaType, ch.Status, ch.FileName,
-					ch.OrigFileName, ch.StagedKey, ch.FileSizeBytes, ch.SHA256, ch.ArrivedOn, ch.InteractionDate,
-					ch.HierarchyNodeID, ch.AgentID, ch.AgentCode, ch.AgentFirstName, ch.AgentLastName, ch.CustomerName,
-					ch.Phone, ch.Email, ch.CallDirection, ch.ClientCallID, ch.LocaleID, string(ext), ch.CallDurationMillis,
-					ch.ChatMessageCount, ch.Source, t, lakeRun(ch.Status, ic.RunID)})
+				children = append(children, interactionRow(ch, t, lakeRun(ch.Status, ic.RunID)))
 				for _, f := range ch.ProcessFailures {
 					addFailure(ch.OrgID, ch.ID, f.Message)
 				}
@@ -137,6 +132,16 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 	})
 }
 
+// interactionRow is an interaction's values in interactionInsertColumns
+// order.
+func interactionRow(it Interaction, modified time.Time, lakeRunID *string) []any {
+	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
+	return []any{it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
+		it.FileSizeBytes, it.SHA256, it.ArrivedOn, it.InteractionDate, it.HierarchyNodeID, it.AgentID, it.AgentCode,
+		it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
+		it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, modified, lakeRunID}
+}
+
 func lakeRun(status, run string) *string {
 	if status == StatusFailedToProcess {
 		return nil
@@ -147,23 +152,7 @@ func lakeRun(status, run string) *string {
 // LakeFiles lists the manifest's files of a table for an organization and
 // an inclusive range of partition dates.
 func (c *Catalog) LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]LakeFile, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
-		min_interaction, max_interaction FROM lake_files
-		WHERE org_id = ? AND table_name = ? AND part_date BETWEEN ?::DATE AND ?::DATE ORDER BY part_date, min_id`,
-		orgID, table, from.Format(time.DateOnly), to.Format(time.DateOnly))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []LakeFile{}
-	for rows.Next() {
-		var f LakeFile
-		if err := rows.Scan(&f.Path, &f.Table, &f.OrgID, &f.Date, &f.Rows, &f.Bytes, &f.MinID, &f.MaxID, &f.MinInteraction, &f.MaxInteraction); err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return c.ManifestFiles(ctx, ManifestQuery{OrgID: orgID, Table: table, From: from, To: to})
 }
 
 // Partition is one (organization, table, date) of the lake with its files.

@@ -54,6 +54,9 @@ type Interaction struct {
 	Source             string // file | signedUrl | text
 	ModifiedOn         time.Time
 	ProcessFailures    []ProcessFailure
+	// LakeRunID is the run whose lake rows are the conversation's current
+	// ones (nil until it is processed).
+	LakeRunID *string
 }
 
 // ProcessFailure is one reason processing an interaction failed.
@@ -66,7 +69,7 @@ type ProcessFailure struct {
 const interactionColumns = `id, org_id, upload_id, media_type, status, file_name, orig_file_name, staged_key,
 	file_size_bytes, sha256, arrived_on, interaction_date, hierarchy_node_id, agent_id, agent_code, agent_first_name,
 	agent_last_name, customer_name, phone, email, call_direction, client_call_id, locale_id, extended_metadata,
-	call_duration_millis, chat_message_count, source, modified_on`
+	call_duration_millis, chat_message_count, source, modified_on, lake_run_id`
 
 func scanInteraction(s scanner) (Interaction, error) {
 	var it Interaction
@@ -74,7 +77,7 @@ func scanInteraction(s scanner) (Interaction, error) {
 	err := s.Scan(&it.ID, &it.OrgID, &it.UploadID, &it.MediaType, &it.Status, &it.FileName, &it.OrigFileName, &it.StagedKey,
 		&it.FileSizeBytes, &it.SHA256, &it.ArrivedOn, &it.InteractionDate, &it.HierarchyNodeID, &it.AgentID, &it.AgentCode,
 		&it.AgentFirstName, &it.AgentLastName, &it.CustomerName, &it.Phone, &it.Email, &it.CallDirection, &it.ClientCallID,
-		&it.LocaleID, &ext, &it.CallDurationMillis, &it.ChatMessageCount, &it.Source, &it.ModifiedOn)
+		&it.LocaleID, &ext, &it.CallDurationMillis, &it.ChatMessageCount, &it.Source, &it.ModifiedOn, &it.LakeRunID)
 	if err != nil {
 		return it, err
 	}
@@ -107,11 +110,11 @@ func (c *Catalog) CreateInteraction(ctx context.Context, it Interaction, applyNo
 	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
 			it.FileSizeBytes, it.SHA256, it.ArrivedOn, it.InteractionDate, it.HierarchyNodeID, it.AgentID, it.AgentCode,
 			it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
-			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn)
+			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn, it.LakeRunID)
 		if isUniqueViolation(err) {
 			return ErrFileNameTaken
 		}
@@ -149,6 +152,7 @@ type InteractionFilter struct {
 	ArrivedFrom, ArrivedTo *time.Time // inclusive bounds on arrivedOn
 	MediaType              string
 	Status                 string
+	Statuses               []string // any of them
 	ClientCallIDs          []string
 	NodeIDs                []string // hierarchy nodes (the caller expands descendants)
 	IDs                    []string // interactions, and the chats of archives among them
@@ -176,6 +180,9 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 	}
 	if f.Status != "" {
 		add("status = ?", f.Status)
+	}
+	if f.Statuses != nil {
+		add("list_contains(?, status)", f.Statuses)
 	}
 	if f.ClientCallIDs != nil {
 		add("list_contains(?, client_call_id)", f.ClientCallIDs)

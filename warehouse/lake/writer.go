@@ -235,16 +235,25 @@ func sortedPartitions[T any](m map[partition]T) []partition {
 
 func interactionRange(rows []Conversation) (lo, hi *time.Time) {
 	for _, r := range rows {
-		if d := r.InteractionDate; d != nil {
-			if lo == nil || d.Before(*lo) {
-				lo = d
-			}
-			if hi == nil || d.After(*hi) {
-				hi = d
-			}
+		d := effectiveInteraction(r)
+		if lo == nil || d.Before(*lo) {
+			lo = d
+		}
+		if hi == nil || d.After(*hi) {
+			hi = d
 		}
 	}
 	return lo, hi
+}
+
+// effectiveInteraction is when a conversation took place: its interaction
+// date, or its arrival when none was given (what InteractionDate queries
+// filter on).
+func effectiveInteraction(r Conversation) *time.Time {
+	if r.InteractionDate != nil {
+		return r.InteractionDate
+	}
+	return &r.ArrivedOn
 }
 
 // Path is the object key of a lake file: the run that wrote it and a file

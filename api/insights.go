@@ -1,0 +1,232 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// Insights date windows (CONTRACT §8): without any classifier or
+// hierarchy filter a request may span 7 days, with one 31.
+const (
+	insightsWindow         = 7 * 24 * time.Hour
+	insightsFilteredWindow = 31 * 24 * time.Hour
+)
+
+// insightItem is one conversation of /Conversations/Insights.
+type insightItem struct {
+	ConversationID    string          `json:"conversationId"`
+	ClientCallID      *string         `json:"clientCallId"`
+	ArrivedOn         dates.Timestamp `json:"arrivedOn"`
+	InteractionDate   dates.Timestamp `json:"interactionDate"`
+	Status            string          `json:"status"`
+	ClassifierResults []insightResult `json:"classifierResults"`
+}
+
+type insightResult struct {
+	ClassifierID           string  `json:"classifierId"`
+	ClassifierName         string  `json:"classifierName"`
+	ClassifierType         string  `json:"classifierType"`
+	ClassifierCategoryName string  `json:"classifierCategoryName"`
+	Result                 string  `json:"result"`
+	Reasoning              *string `json:"reasoning"`
+}
+
+// insightsRequest is a checked Insights request.
+type insightsRequest struct {
+	page results.PageQuery
+	// classifiers are the ones whose results are listed; narrowed says a
+	// classifier filter chose them (conversations without a result of
+	// theirs are left out).
+	classifiers map[string]catalog.Classifier
+	ids         []string
+	narrowed    bool
+}
+
+func (s *Server) getInsights(c *gin.Context) { s.insights(c, queryParams(c)) }
+
+func (s *Server) postInsights(c *gin.Context) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 1<<20)
+	get, p := bodyParams(c)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	s.insights(c, get)
+}
+
+// insights answers GET and POST /Conversations/Insights.
+func (s *Server) insights(c *gin.Context, get paramReader) {
+	req, p := s.readInsightsRequest(c, get)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx := c.Request.Context()
+	found := map[string][]results.ClassifierResult{}
+	keep := func(ctx context.Context, batch []results.Conversation) ([]results.Conversation, error) {
+		res, err := s.deps.Results.ClassifierResults(ctx, req.page.OrgID, batch, req.ids)
+		if err != nil {
+			return nil, err
+		}
+		out := batch[:0]
+		for _, cv := range batch {
+			if req.narrowed && len(res[cv.ID]) == 0 {
+				continue
+			}
+			found[cv.ID] = res[cv.ID]
+			out = append(out, cv)
+		}
+		return out, nil
+	}
+	convs, more, err := s.deps.Results.Page(ctx, req.page, keep)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if len(convs) == 0 {
+		problem.Write(c, problem.New(http.StatusNotFound, "No processed conversation matches these filters in this date range."))
+		return
+	}
+	if req.page.AfterID == "" {
+		var narrow []string
+		if req.narrowed {
+			narrow = req.ids
+		}
+		total, err := s.deps.Results.Count(ctx, req.page, narrow)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		c.Header("X-Total-Records", strconv.FormatInt(total, 10))
+	}
+	c.Header("X-Has-More", strconv.FormatBool(more))
+	c.Header("X-Next-LastId", convs[len(convs)-1].ID)
+	items := make([]insightItem, len(convs))
+	for i, cv := range convs {
+		when := cv.ArrivedOn
+		if cv.InteractionDate != nil {
+			when = *cv.InteractionDate
+		}
+		item := insightItem{ConversationID: cv.ID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
+			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: []insightResult{}}
+		for _, r := range found[cv.ID] {
+			cl := req.classifiers[r.ClassifierID]
+			item.ClassifierResults = append(item.ClassifierResults, insightResult{ClassifierID: r.ClassifierID, ClassifierName: cl.Name,
+				ClassifierType: cl.Type, ClassifierCategoryName: cl.CategoryName, Result: r.Result, Reasoning: r.Reasoning})
+		}
+		items[i] = item
+	}
+	c.JSON(http.StatusOK, items)
+}
+
+// readInsightsRequest checks every parameter, the window last: it is
+// decided before any file is read.
+func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsRequest, *problem.Problem) {
+	errs := fieldErrors{}
+	req := insightsRequest{page: results.PageQuery{OrgID: orgID(c)}}
+	if v, ok := get("DateReference"); ok && v != "" {
+		switch oneOf(v, []string{"ArrivalDate", "InteractionDate"}) {
+		case "InteractionDate":
+			req.page.ByInteraction = true
+		case "":
+			errs.add("DateReference", "must be ArrivalDate or InteractionDate.")
+		}
+	}
+	from, to := errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
+	for name, t := range map[string]*time.Time{"StartDate": from, "EndDate": to} {
+		if v, _ := get(name); t == nil && v == "" {
+			errs.add(name, "is required.")
+		}
+	}
+	req.page.Limit = errs.pageSize(get, "PageSize")
+	req.page.AfterID = errs.guid(get, "LastId")
+	classifierIDs := errs.guids(get, "ClassifierIds")
+	hierarchyIDs := errs.guids(get, "HierarchyIds")
+	codes := csv(get("HierarchyCodes"))
+	categories := errs.values(get, "ClassifierCategoryNames", analysis.Categories)
+	types := errs.values(get, "ClassifierTypes", analysis.Types)
+	filtered := classifierIDs != nil || hierarchyIDs != nil || codes != nil || categories != nil || types != nil
+	if from != nil && to != nil {
+		req.page.From, req.page.To = *from, *to
+		limit, days := insightsWindow, "7"
+		if filtered {
+			limit, days = insightsFilteredWindow, "31"
+		}
+		switch {
+		case to.Before(*from):
+			errs.add("EndDate", "must not be before StartDate.")
+		case to.Sub(*from) > limit && filtered:
+			errs.add("EndDate", "must be at most "+days+" days after StartDate.")
+		case to.Sub(*from) > limit:
+			errs.add("EndDate", "must be at most 7 days after StartDate without a classifier or hierarchy filter (31 days with one).")
+		}
+	}
+	if len(errs) > 0 {
+		return req, errs.problem()
+	}
+	ctx := c.Request.Context()
+	tree, err := s.deps.Catalog.Hierarchy(ctx, req.page.OrgID)
+	if err != nil {
+		return req, s.internal(c, err)
+	}
+	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "HierarchyCodes", codes)
+	all, err := s.deps.Catalog.Classifiers(ctx, req.page.OrgID, catalog.ClassifierFilter{Categories: categories, Types: types})
+	if err != nil {
+		return req, s.internal(c, err)
+	}
+	req.classifiers = map[string]catalog.Classifier{}
+	for _, cl := range all {
+		if classifierIDs == nil || slices.Contains(classifierIDs, cl.ID) {
+			req.classifiers[cl.ID] = cl
+			req.ids = append(req.ids, cl.ID)
+		}
+	}
+	for _, id := range classifierIDs {
+		if _, ok := req.classifiers[id]; !ok && !s.classifierExists(ctx, req.page.OrgID, id) {
+			errs.add("ClassifierIds", id+" is not a classifier of your organization.")
+		}
+	}
+	req.narrowed = classifierIDs != nil || categories != nil || types != nil
+	if req.ids == nil {
+		req.ids = []string{}
+	}
+	return req, errs.problem()
+}
+
+// classifierExists tells whether an id names a classifier of the
+// organization (one that other filters may have left out).
+func (s *Server) classifierExists(ctx context.Context, org, id string) bool {
+	_, err := s.deps.Catalog.Classifier(ctx, org, id)
+	return err == nil
+}
+
+// values reads a CSV of values among allowed (any casing), in their
+// canonical casing; nil when absent.
+func (e fieldErrors) values(get paramReader, name string, allowed []string) []string {
+	list := csv(get(name))
+	if list == nil {
+		return nil
+	}
+	out := []string{}
+	for _, v := range list {
+		canonical := oneOf(v, allowed)
+		if canonical == "" {
+			e.add(name, "must list values among "+strings.Join(allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
+			continue
+		}
+		out = append(out, canonical)
+	}
+	return out
+}

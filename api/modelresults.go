@@ -1,0 +1,267 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// modelResultsFloor is the earliest startDate of /ModelResults (CONTRACT
+// §7): earlier ones are raised to it.
+var modelResultsFloor = time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+
+// modelResultsItem is one conversation of /ModelResults (CONTRACT §7).
+type modelResultsItem struct {
+	ID             string             `json:"id"`
+	ConversationID string             `json:"conversationId"`
+	ClientCallID   *string            `json:"clientCallId"`
+	EventType      string             `json:"eventType"`
+	EventTime      dates.Timestamp    `json:"eventTime"`
+	MediaStatus    *mediaStatus       `json:"mediaStatus,omitempty"`
+	ModelResults   *[]modelResultView `json:"modelResults"`
+	PriorResults   []resultSetView    `json:"priorResults"`
+}
+
+type modelResultView struct {
+	ModelID    string  `json:"modelId"`
+	ModelName  string  `json:"modelName"`
+	Result     *bool   `json:"result"`
+	TextResult *string `json:"textResult"`
+}
+
+type resultSetView struct {
+	EventType    string            `json:"eventType"`
+	EventTime    dates.Timestamp   `json:"eventTime"`
+	ModelResults []modelResultView `json:"modelResults"`
+}
+
+type mediaStatus struct {
+	Status string  `json:"status"`
+	Reason *string `json:"reason"`
+}
+
+// Media statuses of /ModelResults with includeUnprocessedMedia.
+const (
+	mediaProcessed    = "Processed"
+	mediaNotProcessed = "NotProcessed"
+	notProcessedWhy   = "The media is still being processed; its results will follow."
+)
+
+// modelSet is the models a request names, in its order, with their names.
+type modelSet struct {
+	ids   []string
+	names map[string]string
+}
+
+// readModelIDs checks modelIds against the organization's active
+// classifiers; a bad list is a 400 that lists the ones it may name.
+func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *problem.Problem) {
+	active, err := s.deps.Catalog.Classifiers(c.Request.Context(), orgID(c), catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return modelSet{}, s.internal(c, err)
+	}
+	set := modelSet{names: map[string]string{}}
+	available := make([]string, len(active))
+	for i, cl := range active {
+		available[i] = cl.ID
+		set.names[cl.ID] = cl.Name
+	}
+	errs := fieldErrors{}
+	v, _ := get("modelIds")
+	list := csv(v, true)
+	if len(list) == 0 {
+		errs.add("modelIds", "is required: the ids of the models (classifiers) whose results to return.")
+	}
+	for _, id := range errs.guids(get, "modelIds") {
+		if _, ok := set.names[id]; !ok {
+			errs.add("modelIds", id+" is not an active classifier of your organization.")
+			continue
+		}
+		if !slices.Contains(set.ids, id) {
+			set.ids = append(set.ids, id)
+		}
+	}
+	if len(errs) > 0 {
+		p := problem.Invalid("modelIds must name active classifiers of your organization; availableModelIds lists them.", errs)
+		p.Extensions = map[string]any{"availableModelIds": available}
+		return set, p
+	}
+	return set, nil
+}
+
+// getModelResults is GET /ModelResults.
+func (s *Server) getModelResults(c *gin.Context) {
+	get := queryParams(c)
+	errs := fieldErrors{}
+	from, to := modelResultsFloor, time.Now().UTC()
+	if t := errs.date(get, "startDate", false); t != nil && t.After(from) {
+		from = *t
+	}
+	if t := errs.date(get, "endDate", true); t != nil {
+		to = *t
+	}
+	if len(errs) == 0 && to.Before(from) {
+		errs.add("endDate", "must not be before startDate.")
+	}
+	limit := errs.pageSize(get, "pageSize")
+	after := errs.guid(get, "lastId")
+	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", false)
+	tree, err := s.deps.Catalog.Hierarchy(c.Request.Context(), orgID(c))
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	nodes := errs.subtrees(tree, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
+	if p := errs.problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	models, p := s.readModelIDs(c, get)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx := c.Request.Context()
+	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit}
+	convs, _, err := s.deps.Results.Page(ctx, q, nil)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	var unprocessed []catalog.Interaction
+	if withUnprocessed {
+		unprocessed, err = s.deps.Catalog.Interactions(ctx, orgID(c), catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to,
+			Statuses: []string{catalog.StatusProcessing, catalog.StatusFailedToProcess}, NodeIDs: nodes, AfterID: after, Limit: limit})
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+	}
+	items, err := s.modelResultsItems(ctx, orgID(c), models, convs, unprocessed, withUnprocessed)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if len(items) > limit {
+		items = items[:limit]
+	}
+	c.JSON(http.StatusOK, items)
+}
+
+// modelResultsItems builds the items of processed conversations (results
+// from the lake, reviews from the catalog) and of unprocessed ones, in id
+// order. With withStatus every item carries its mediaStatus.
+func (s *Server) modelResultsItems(ctx context.Context, org string, models modelSet, convs []results.Conversation,
+	unprocessed []catalog.Interaction, withStatus bool) ([]modelResultsItem, error) {
+	machine, err := s.deps.Results.ModelResults(ctx, org, convs, models.ids)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(convs))
+	for i, cv := range convs {
+		ids[i] = cv.ID
+	}
+	reviews, err := s.deps.Catalog.Reviews(ctx, org, ids)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]modelResultsItem, 0, len(convs)+len(unprocessed))
+	for _, cv := range convs {
+		item := processedItem(cv, models, machine[cv.ID], reviews[cv.ID])
+		if withStatus {
+			item.MediaStatus = &mediaStatus{Status: mediaProcessed}
+		}
+		items = append(items, item)
+	}
+	for _, it := range unprocessed {
+		items = append(items, unprocessedItem(it))
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+	return items, nil
+}
+
+// resultSet is one set of results: the machine's, or a review.
+type resultSet struct {
+	eventType string
+	eventTime time.Time
+	results   map[string]modelResultView
+}
+
+// processedItem lays out a conversation's result sets: the newest is the
+// item's eventType and eventTime; its modelResults are each requested
+// model's value in the newest set that has one (a review of some models
+// leaves the others as the machine found them); the older sets are
+// priorResults, oldest first.
+func processedItem(cv results.Conversation, models modelSet, machine []results.ModelResult, reviews []catalog.Review) modelResultsItem {
+	sets := []resultSet{{eventType: catalog.EventModelResults, eventTime: cv.ArrivedOn, results: map[string]modelResultView{}}}
+	for _, m := range machine {
+		sets[0].results[m.ModelID] = modelResultView{ModelID: m.ModelID, ModelName: models.names[m.ModelID], Result: m.Result, TextResult: m.TextResult}
+		if m.EventTime.After(sets[0].eventTime) {
+			sets[0].eventTime = m.EventTime
+		}
+	}
+	for _, r := range reviews {
+		set := resultSet{eventType: r.EventType, eventTime: r.EventTime, results: map[string]modelResultView{}}
+		for _, rr := range r.Results {
+			if slices.Contains(models.ids, rr.ModelID) {
+				set.results[rr.ModelID] = modelResultView{ModelID: rr.ModelID, ModelName: models.names[rr.ModelID], Result: rr.Result, TextResult: rr.TextResult}
+			}
+		}
+		if len(set.results) > 0 {
+			sets = append(sets, set)
+		}
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].eventTime.Before(sets[j].eventTime) })
+	latest := sets[len(sets)-1]
+	current := []modelResultView{}
+	for _, id := range models.ids {
+		for i := len(sets) - 1; i >= 0; i-- {
+			if v, ok := sets[i].results[id]; ok {
+				current = append(current, v)
+				break
+			}
+		}
+	}
+	prior := []resultSetView{}
+	for _, set := range sets[:len(sets)-1] {
+		view := resultSetView{EventType: set.eventType, EventTime: dates.Timestamp(set.eventTime), ModelResults: []modelResultView{}}
+		for _, id := range models.ids {
+			if v, ok := set.results[id]; ok {
+				view.ModelResults = append(view.ModelResults, v)
+			}
+		}
+		prior = append(prior, view)
+	}
+	return modelResultsItem{ID: cv.ID, ConversationID: cv.ID, ClientCallID: cv.ClientCallID, EventType: latest.eventType,
+		EventTime: dates.Timestamp(latest.eventTime), ModelResults: &current, PriorResults: prior}
+}
+
+// unprocessedItem is a conversation still processing (NotProcessed) or
+// failed, with no results.
+func unprocessedItem(it catalog.Interaction) modelResultsItem {
+	status := mediaStatus{Status: mediaNotProcessed}
+	if it.Status == catalog.StatusFailedToProcess {
+		status.Status = catalog.StatusFailedToProcess
+		var reasons []string
+		for _, f := range it.ProcessFailures {
+			reasons = append(reasons, f.Message)
+		}
+		reason := strings.Join(reasons, " ")
+		status.Reason = &reason
+	} else {
+		reason := notProcessedWhy
+		status.Reason = &reason
+	}
+	return modelResultsItem{ID: it.ID, ConversationID: it.ID, ClientCallID: it.ClientCallID, EventType: catalog.EventModelResults,
+		EventTime: dates.Timestamp(it.ArrivedOn), MediaStatus: &status, PriorResults: []resultSetView{}}
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// maxClientCallMatches bounds the conversations clientCallIds may return
+// (a client call id is not unique).
+const maxClientCallMatches = 1000
+
+// getModelResultsByConversation is GET /ModelResults/Conversation: the
+// conversations named by id or client call id (the union), in id order.
+func (s *Server) getModelResultsByConversation(c *gin.Context) {
+	get := queryParams(c)
+	errs := fieldErrors{}
+	ids := errs.guids(get, "conversationIds")
+	callIDs := csv(get("clientCallIds"))
+	if len(ids) > maxListValues {
+		errs.add("conversationIds", "must list at most 100 values.")
+	}
+	if len(callIDs) > maxListValues {
+		errs.add("clientCallIds", "must list at most 100 values.")
+	}
+	if len(ids) == 0 && len(callIDs) == 0 && len(errs) == 0 {
+		errs.add("conversationIds", "or clientCallIds is required (up to 100 of each).")
+	}
+	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", true)
+	if p := errs.problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	models, p := s.readModelIDs(c, get)
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	var found []catalog.Interaction
+	for _, f := range []catalog.InteractionFilter{
+		{IDs: ids, ExactIDs: true, Limit: maxListValues},
+		{ClientCallIDs: callIDs, Limit: maxClientCallMatches},
+	} {
+		if f.IDs == nil && f.ClientCallIDs == nil {
+			continue
+		}
+		list, err := s.deps.Catalog.Interactions(ctx, org, f)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		found = append(found, list...)
+	}
+	seen := map[string]bool{}
+	var convs []results.Conversation
+	var unprocessed []catalog.Interaction
+	for _, it := range found {
+		if seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
+		switch {
+		case it.Status == catalog.StatusProcessing || it.Status == catalog.StatusFailedToProcess:
+			if withUnprocessed {
+				unprocessed = append(unprocessed, it)
+			}
+		case it.LakeRunID != nil: // processed conversations; a processed archive is not one
+			convs = append(convs, results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
+				ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID})
+		}
+	}
+	items, err := s.modelResultsItems(ctx, org, models, convs, unprocessed, withUnprocessed)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.JSON(http.StatusOK, items)
+}

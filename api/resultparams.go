@@ -1,0 +1,183 @@
+package api
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// paramReader reads a request parameter by its contract name, in any
+// casing: from the query string, or from a JSON body (POST
+// /Conversations/Insights), where lists may be arrays or CSV strings.
+type paramReader func(name string) (string, bool)
+
+func queryParams(c *gin.Context) paramReader {
+	return func(name string) (string, bool) { return query(c, name) }
+}
+
+// bodyParams reads a JSON object's members as parameters: strings as they
+// are, numbers and booleans as written, arrays as CSV.
+func bodyParams(c *gin.Context) (paramReader, *problem.Problem) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(c.Request.Body)
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return nil, problem.New(400, "The request body must be a JSON object.")
+	}
+	values := map[string]string{}
+	for k, v := range raw {
+		var s string
+		var list []string
+		var n json.Number
+		var b bool
+		switch {
+		case string(v) == "null":
+			continue
+		case json.Unmarshal(v, &s) == nil:
+		case json.Unmarshal(v, &list) == nil:
+			s = strings.Join(list, ",")
+		case json.Unmarshal(v, &n) == nil:
+			s = n.String()
+		case json.Unmarshal(v, &b) == nil:
+			s = strconv.FormatBool(b)
+		default:
+			return nil, problem.Field(k, "must be a string, a number, or a list of strings.", "The member "+k+" of the body has a value of the wrong kind.")
+		}
+		values[strings.ToLower(k)] = s
+	}
+	return func(name string) (string, bool) { v, ok := values[strings.ToLower(name)]; return v, ok }, nil
+}
+
+// fieldErrors gathers validation messages by parameter.
+type fieldErrors map[string][]string
+
+func (e fieldErrors) add(param, message string) { e[param] = append(e[param], message) }
+
+// pageSize reads a page size: 1 to 1000, default 100.
+func (e fieldErrors) pageSize(get paramReader, name string) int {
+	v, ok := get(name)
+	if !ok || v == "" {
+		return defaultPageSize
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxPageSize {
+		e.add(name, "must be a whole number from 1 to 1000.")
+	}
+	return n
+}
+
+// guid reads an optional GUID (a keyset cursor).
+func (e fieldErrors) guid(get paramReader, name string) string {
+	v, ok := get(name)
+	if !ok || v == "" {
+		return ""
+	}
+	id, err := uuid.Parse(v)
+	if err != nil {
+		e.add(name, "must be a GUID.")
+		return ""
+	}
+	return id.String()
+}
+
+// guids reads a CSV of GUIDs; nil when absent.
+func (e fieldErrors) guids(get paramReader, name string) []string {
+	list := csv(get(name))
+	if list == nil {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		id, err := uuid.Parse(v)
+		if err != nil {
+			e.add(name, "must be GUIDs separated by commas; "+strconv.Quote(v)+" is not one.")
+			continue
+		}
+		out = append(out, id.String())
+	}
+	return out
+}
+
+// date reads a date (end: a date-only value is the end of that day).
+func (e fieldErrors) date(get paramReader, name string, end bool) *time.Time {
+	v, ok := get(name)
+	if !ok || v == "" {
+		return nil
+	}
+	parse := dates.Parse
+	if end {
+		parse = dates.ParseEnd
+	}
+	t, err := parse(v)
+	if err != nil {
+		e.add(name, "must be a date such as "+dates.Accepted+".")
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// boolean reads an optional true/false.
+func (e fieldErrors) boolean(get paramReader, name string, def bool) bool {
+	v, ok := get(name)
+	if !ok || v == "" {
+		return def
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	e.add(name, "must be true or false.")
+	return def
+}
+
+// subtrees expands hierarchy nodes, named by id or by code, to the nodes
+// and every node below them; nil when neither names any.
+func (e fieldErrors) subtrees(tree *catalog.Tree, idParam string, ids []string, codeParam string, codes []string) []string {
+	if ids == nil && codes == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	add := func(id string) {
+		for _, d := range tree.Descendants(id) {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := tree.Node(id); !ok {
+			e.add(idParam, strconv.Quote(id)+" is not a hierarchy node of your organization.")
+			continue
+		}
+		add(id)
+	}
+	for _, code := range codes {
+		n, ok := tree.ByCode(code)
+		if !ok {
+			e.add(codeParam, strconv.Quote(code)+" is not a hierarchy code of your organization.")
+			continue
+		}
+		add(n.ID)
+	}
+	return out
+}
+
+// problem is the 400 of the gathered messages, or nil.
+func (e fieldErrors) problem() *problem.Problem {
+	if len(e) == 0 {
+		return nil
+	}
+	return problem.Invalid("Some parameters are invalid; see errors.", e)
+}

@@ -1,0 +1,89 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+const reviewNotFound = "No processed conversation with this id exists in your organization."
+
+// postReview is POST /ModelResults/Reviews: a person's result set for a
+// processed conversation. It becomes the conversation's latest set; the
+// answer is the conversation's /ModelResults item for the reviewed models.
+func (s *Server) postReview(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	conversationID := body.GUID("conversationId")
+	if conversationID == nil && !body.Has("conversationId") {
+		body.Fail("conversationId", "is required.")
+	}
+	eventType := body.Required("eventType")
+	if eventType != nil {
+		if *eventType = oneOf(*eventType, []string{catalog.EventHumanReview, catalog.EventQualityControl}); *eventType == "" {
+			body.Fail("eventType", "must be HumanReview or QualityControl.")
+		}
+	}
+	reviewer := body.Required("reviewer")
+	var given []catalog.ReviewResult
+	if !body.Has("modelResults") {
+		body.Fail("modelResults", "is required: the reviewed models' results.")
+	} else if body.Decode("modelResults", &given) && len(given) == 0 {
+		body.Fail("modelResults", "must list at least one model's result.")
+	}
+	for i, r := range given {
+		if id, err := uuid.Parse(r.ModelID); err == nil {
+			given[i].ModelID = id.String()
+		} else {
+			body.Fail("modelResults["+strconv.Itoa(i)+"].modelId", "must be a GUID.")
+		}
+		if r.Result == nil && r.TextResult == nil {
+			body.Fail("modelResults["+strconv.Itoa(i)+"]", "must give result (true or false) or textResult.")
+		}
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ids := make([]string, len(given))
+	for i, r := range given {
+		ids[i] = r.ModelID
+	}
+	models, p := s.readModelIDs(c, func(string) (string, bool) { return strings.Join(ids, ","), true })
+	if p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	it, err := s.deps.Catalog.Interaction(ctx, org, *conversationID)
+	if errors.Is(err, catalog.ErrNotFound) || (err == nil && it.LakeRunID == nil) {
+		problem.Write(c, problem.New(http.StatusNotFound, reviewNotFound))
+		return
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if _, err := s.deps.Catalog.AddReview(ctx, catalog.Review{OrgID: org, ConversationID: it.ID, EventType: *eventType,
+		Reviewer: *reviewer, Results: given}); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	conv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID, ArrivedOn: it.ArrivedOn}
+	items, err := s.modelResultsItems(ctx, org, models, []results.Conversation{conv}, nil, false)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.JSON(http.StatusOK, items[0])
+}

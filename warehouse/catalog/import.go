@@ -1,0 +1,54 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// Import is conversations processed elsewhere (generated data for
+// benchmarks and tests), committed like an ingest batch: the lake files
+// are written first, then one transaction adds the records (their
+// LakeRunID naming the run of the files), their review sets and the
+// files to the manifest.
+type Import struct {
+	RunID        string
+	Interactions []Interaction
+	Reviews      []Review
+	Files        []LakeFile
+}
+
+var reviewColumns = []column{{"id", "VARCHAR"}, {"org_id", "VARCHAR"}, {"conversation_id", "VARCHAR"}, {"event_type", "VARCHAR"},
+	{"reviewer", "VARCHAR"}, {"event_time", "TIMESTAMP"}, {"model_results", "VARCHAR"}}
+
+// CommitImport makes an import visible in one transaction.
+func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
+	t := now()
+	its := make([][]any, len(im.Interactions))
+	for i, it := range im.Interactions {
+		its[i] = interactionRow(it, t, it.LakeRunID)
+	}
+	reviews := make([][]any, len(im.Reviews))
+	for i, r := range im.Reviews {
+		results, err := json.Marshal(r.Results)
+		if err != nil {
+			return err
+		}
+		reviews[i] = []any{r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime, string(results)}
+	}
+	files := make([][]any, len(im.Files))
+	for i, f := range im.Files {
+		files[i] = []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
+			f.MinInteraction, f.MaxInteraction, im.RunID, t}
+	}
+	return c.InTx(ctx, func(tx *sql.Tx) error {
+		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
+			return err
+		}
+		if err := bulkInsert(ctx, tx, "result_reviews", reviewColumns, reviews); err != nil {
+			return err
+		}
+		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files)
+	})
+}

@@ -1,0 +1,116 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Review event types (CONTRACT §7).
+const (
+	EventModelResults   = "ModelResults"
+	EventHumanReview    = "HumanReview"
+	EventQualityControl = "QualityControl"
+)
+
+// Review is a result set recorded by a person.
+type Review struct {
+	ID             string
+	OrgID          string
+	ConversationID string
+	EventType      string // HumanReview | QualityControl
+	Reviewer       string
+	EventTime      time.Time
+	Results        []ReviewResult
+}
+
+// ReviewResult is a person's answer for one model.
+type ReviewResult struct {
+	ModelID    string  `json:"modelId"`
+	Result     *bool   `json:"result"`
+	TextResult *string `json:"textResult"`
+}
+
+// AddReview records a review set; the caller has checked the conversation
+// and the models.
+func (c *Catalog) AddReview(ctx context.Context, r Review) (Review, error) {
+	r.ID, r.EventTime = NewID(), now()
+	results, err := json.Marshal(r.Results)
+	if err != nil {
+		return r, err
+	}
+	_, err = c.db.ExecContext(ctx, `INSERT INTO result_reviews (id, org_id, conversation_id, event_type, reviewer, event_time, model_results)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime, string(results))
+	return r, err
+}
+
+// Reviews are the review sets of conversations of an organization, each
+// conversation's oldest first.
+func (c *Catalog) Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]Review, error) {
+	out := map[string][]Review{}
+	if len(conversationIDs) == 0 {
+		return out, nil
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT id, conversation_id, event_type, reviewer, event_time, model_results FROM result_reviews
+		WHERE org_id = ? AND list_contains(?, conversation_id) ORDER BY id`, orgID, conversationIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r := Review{OrgID: orgID}
+		var results string
+		if err := rows.Scan(&r.ID, &r.ConversationID, &r.EventType, &r.Reviewer, &r.EventTime, &results); err != nil {
+			return nil, err
+		}
+		r.EventTime = r.EventTime.UTC()
+		if err := json.Unmarshal([]byte(results), &r.Results); err != nil {
+			return nil, err
+		}
+		out[r.ConversationID] = append(out[r.ConversationID], r)
+	}
+	return out, rows.Err()
+}
+
+// ConversationState is what the catalog alone knows of a conversation
+// whose rows are in the lake: its status (which sampling moves) and the run
+// whose lake rows are current.
+type ConversationState struct {
+	Status          string
+	LakeRunID       *string
+	ClientCallID    *string
+	InteractionDate *time.Time // as last patched
+}
+
+// ConversationStates reads the states of conversations of an organization.
+// The ids of one page are close together (UUIDv7), so the id range lets
+// DuckDB skip the rest of the table by its zone maps.
+func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []string) (map[string]ConversationState, error) {
+	out := make(map[string]ConversationState, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	lo, hi := ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT id, status, lake_run_id, client_call_id, interaction_date FROM interactions
+		WHERE org_id = ? AND id BETWEEN ? AND ? AND list_contains(?, id)`, orgID, lo, hi, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var s ConversationState
+		if err := rows.Scan(&id, &s.Status, &s.LakeRunID, &s.ClientCallID, &s.InteractionDate); err != nil {
+			return nil, err
+		}
+		if s.InteractionDate != nil {
+			t := s.InteractionDate.UTC()
+			s.InteractionDate = &t
+		}
+		out[id] = s
+	}
+	return out, rows.Err()
+}
