@@ -2,8 +2,12 @@ package api
 
 import (
 	"context"
-	"log/slog"
-	"os"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +27,354 @@ type resultsEnv struct {
 
 func newResultsEnv(t *testing.T) *resultsEnv {
 	t.Helper()
-	env := newTestEnv(t, Options{}, func(d *Deps) { d.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil)) })
+	env := newTestEnv(t, Options{})
 	o := lakegen.Options{Orgs: 2, Conversations: 600, Days: 6, Classifiers: 4,
 		Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: 7, ReviewShare: 0.05, PendingShare: 0.03}
 	orgs, err := lakegen.Generate(context.Background(), env.cat, &lake.Writer{Bucket: env.bucket}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := env.tokens.Issue(env.clientID, orgs[0].ID, "acxapi")
+	return &resultsEnv{testEnv: env, orgs: orgs, opts: o, token: env.orgToken(t, orgs[0].ID)}
+}
+
+func (e *testEnv) orgToken(t *testing.T, org string) string {
+	tok, err := e.tokens.Issue(e.clientID, org, "acxapi")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &resultsEnv{testEnv: env, orgs: orgs, opts: o, token: tok}
+	return tok
 }
 
 func (e *resultsEnv) get(target string) response { return e.do("GET", target, nil, bearer(e.token)) }
 
-func TestSmokeResults(t *testing.T) {
+// models is the modelIds parameter of the first organization's first and
+// last classifiers (a boolean one and the sentiment label).
+func (e *resultsEnv) models() string {
+	cl := e.orgs[0].Classifiers
+	return cl[0].ID + "," + cl[len(cl)-1].ID
+}
+
+// reference lists the organization's conversation ids the catalog says a
+// query must return, by id.
+func (e *resultsEnv) reference(t *testing.T, where string, args ...any) []string {
+	t.Helper()
+	rows, err := e.cat.DB().Query(`SELECT id FROM interactions WHERE org_id = ? AND `+where+` ORDER BY id`, append([]any{e.orgs[0].ID}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		out = append(out, id)
+	}
+	return out
+}
+
+type pageItem struct {
+	ID             string            `json:"id"`
+	ConversationID string            `json:"conversationId"`
+	EventType      string            `json:"eventType"`
+	MediaStatus    *mediaStatus      `json:"mediaStatus"`
+	ModelResults   *[]map[string]any `json:"modelResults"`
+	PriorResults   []map[string]any  `json:"priorResults"`
+	Status         string            `json:"status"`
+	Results        []insightResult   `json:"classifierResults"`
+}
+
+// walk follows lastId through every page of a query, checking each page.
+func (e *resultsEnv) walk(t *testing.T, base, cursor string, pageSize int) []pageItem {
+	t.Helper()
+	var all []pageItem
+	last := ""
+	for pages := 0; ; pages++ {
+		target := base + "&" + cursor + "=" + last + "&pageSize=" + strconv.Itoa(pageSize)
+		r := e.get(target)
+		if r.Code == http.StatusNotFound && pages > 0 {
+			return all
+		}
+		if r.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", target, r.Code, r.Body)
+		}
+		var page []pageItem
+		json.Unmarshal(r.Body.Bytes(), &page)
+		if len(page) == 0 {
+			return all
+		}
+		all = append(all, page...)
+		last = page[len(page)-1].key()
+		if len(page) < pageSize || r.Header().Get("X-Has-More") == "false" {
+			return all
+		}
+	}
+}
+
+// key is the item's conversation id (both endpoints have conversationId).
+func (it pageItem) key() string { return it.ConversationID }
+
+func ids(items []pageItem) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.key()
+	}
+	return out
+}
+
+func TestModelResultsRules(t *testing.T) {
 	e := newResultsEnv(t)
-	r := e.get("/ModelResults?modelIds=" + e.orgs[0].Classifiers[0].ID + "," + e.orgs[0].Classifiers[3].ID + "&pageSize=3")
-	t.Logf("%d %s", r.Code, r.Body)
-	r = e.get("/Conversations/Insights?StartDate=2025-10-01&EndDate=2025-10-03&PageSize=2")
-	t.Logf("%d %v %s", r.Code, r.Header(), r.Body)
-	r = e.get("/ModelResults?pageSize=3&includeUnprocessedMedia=true&modelIds=" + e.orgs[0].Classifiers[0].ID)
-	t.Logf("%d %s", r.Code, r.Body)
+	models := e.models()
+	for _, c := range []struct {
+		name, query string
+		status      int
+		golden      string
+	}{
+		{"modelIds missing", "", 400, "modelresults_no_models"},
+		{"modelIds unknown", "modelIds=01999999-0000-7000-8000-000000000000", 400, "modelresults_unknown_model"},
+		{"modelIds malformed", "modelIds=abc", 400, ""},
+		{"end before start", "modelIds=" + models + "&startDate=2025-10-03&endDate=2025-10-02", 400, "modelresults_end_before_start"},
+		{"page size", "modelIds=" + models + "&pageSize=1001", 400, ""},
+		{"unknown code", "modelIds=" + models + "&hierarchyCodes=NOPE", 400, "modelresults_unknown_code"},
+		{"first page", "modelIds=" + models + "&pageSize=2", 200, "modelresults_page"},
+		{"nothing in range", "modelIds=" + models + "&startDate=2026-01-01&endDate=2026-01-02", 200, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.get("/ModelResults?" + c.query)
+			if r.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", r.Code, c.status, r.Body)
+			}
+			if c.golden != "" {
+				golden(t, c.golden, r.Body.Bytes())
+			}
+			if c.name == "nothing in range" && r.Body.String() != "[]" {
+				t.Errorf("body %s, want []", r.Body)
+			}
+		})
+	}
+	// A startDate before 2025-10-01 is 2025-10-01.
+	early := e.get("/ModelResults?modelIds=" + models + "&startDate=2024-01-01&pageSize=5")
+	floor := e.get("/ModelResults?modelIds=" + models + "&pageSize=5")
+	if early.Body.String() != floor.Body.String() || early.Code != 200 {
+		t.Errorf("startDate before the floor differs from the floor:\n%s\n%s", early.Body, floor.Body)
+	}
+}
+
+func TestModelResultsWalkMatchesCatalog(t *testing.T) {
+	e := newResultsEnv(t)
+	base := "/ModelResults?modelIds=" + e.models()
+	got := e.walk(t, base, "lastId", 37)
+	want := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL")
+	if !slices.Equal(ids(got), want) {
+		t.Fatalf("walk returned %d conversations, the catalog has %d processed", len(got), len(want))
+	}
+	for _, it := range got {
+		if it.MediaStatus != nil || it.ModelResults == nil || len(*it.ModelResults) != 2 {
+			t.Fatalf("item %s: mediaStatus %v, modelResults %v", it.ID, it.MediaStatus, it.ModelResults)
+		}
+	}
+	// With unprocessed media: the Processing ones too, as NotProcessed with
+	// modelResults null; every item has its mediaStatus.
+	all := e.walk(t, base+"&includeUnprocessedMedia=true", "lastId", 50)
+	pending := e.reference(t, "status = 'Processing'")
+	if len(pending) == 0 || len(all) != len(want)+len(pending) {
+		t.Fatalf("with unprocessed: %d items, want %d + %d", len(all), len(want), len(pending))
+	}
+	for _, it := range all {
+		switch {
+		case it.MediaStatus == nil:
+			t.Fatalf("item %s has no mediaStatus", it.ID)
+		case slices.Contains(pending, it.ID) != (it.MediaStatus.Status == mediaNotProcessed):
+			t.Fatalf("item %s: mediaStatus %s", it.ID, it.MediaStatus.Status)
+		case it.MediaStatus.Status == mediaNotProcessed && it.ModelResults != nil:
+			t.Fatalf("unprocessed item %s has modelResults", it.ID)
+		}
+	}
+	// A code stands for its node and every node below it.
+	region := e.orgs[0].Regions[0]
+	tree, _ := e.cat.Hierarchy(context.Background(), e.orgs[0].ID)
+	inRegion := e.walk(t, base+"&hierarchyCodes=R1", "lastId", 100)
+	wantRegion := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND list_contains(?, hierarchy_node_id)", tree.Descendants(region))
+	if len(wantRegion) == 0 || !slices.Equal(ids(inRegion), wantRegion) {
+		t.Fatalf("hierarchyCodes=R1: %d conversations, want %d", len(inRegion), len(wantRegion))
+	}
+	// The other organization sees none of these.
+	other := e.do("GET", "/ModelResults/Conversation?modelIds="+e.orgs[1].Classifiers[0].ID+"&conversationIds="+want[0], nil,
+		bearer(e.orgToken(t, e.orgs[1].ID)))
+	if other.Code != 200 || other.Body.String() != "[]" {
+		t.Errorf("another organization's conversation: %d %s", other.Code, other.Body)
+	}
+}
+
+func TestModelResultsByConversationAndReviews(t *testing.T) {
+	e := newResultsEnv(t)
+	processed := e.reference(t, "status = 'ReadyToSample' AND id NOT IN (SELECT conversation_id FROM result_reviews)")
+	pending := e.reference(t, "status = 'Processing'")
+	r := e.get("/ModelResults/Conversation?modelIds=" + e.models() + "&conversationIds=" + processed[0] + "," + pending[0])
+	if r.Code != 200 {
+		t.Fatalf("%d %s", r.Code, r.Body)
+	}
+	golden(t, "modelresults_by_conversation", r.Body.Bytes())
+	if r := e.get("/ModelResults/Conversation?modelIds=" + e.models()); r.Code != 400 {
+		t.Errorf("no ids: %d", r.Code)
+	}
+
+	cl := e.orgs[0].Classifiers
+	review := func(body string) response {
+		return e.do("POST", "/ModelResults/Reviews", strings.NewReader(body), http.Header{"Authorization": {"Bearer " + e.token}, "Content-Type": {"application/json"}})
+	}
+	first := review(`{"conversationId":"` + processed[0] + `","eventType":"HumanReview","reviewer":"dana",
+		"modelResults":[{"modelId":"` + cl[0].ID + `","result":true}]}`)
+	if first.Code != 200 {
+		t.Fatalf("review: %d %s", first.Code, first.Body)
+	}
+	golden(t, "modelresults_review", first.Body.Bytes())
+	second := review(`{"conversationId":"` + processed[0] + `","eventType":"QualityControl","reviewer":"lee",
+		"modelResults":[{"modelId":"` + cl[0].ID + `","result":false}]}`)
+	if second.Code != 200 {
+		t.Fatalf("second review: %d %s", second.Code, second.Body)
+	}
+	// The walk shows the latest set, the machine's and the first review as
+	// priorResults, oldest first; the sentiment model keeps its machine
+	// value (no review named it).
+	r = e.get("/ModelResults/Conversation?modelIds=" + e.models() + "&conversationIds=" + processed[0])
+	var items []pageItem
+	json.Unmarshal(r.Body.Bytes(), &items)
+	it := items[0]
+	if it.EventType != "QualityControl" || len(it.PriorResults) != 2 || it.PriorResults[0]["eventType"] != "ModelResults" ||
+		it.PriorResults[1]["eventType"] != "HumanReview" || (*it.ModelResults)[0]["result"] != false || len(*it.ModelResults) != 2 {
+		t.Fatalf("after two reviews: %s", r.Body)
+	}
+	for _, c := range []struct {
+		body   string
+		status int
+	}{
+		{`{"conversationId":"` + pending[0] + `","eventType":"HumanReview","reviewer":"x","modelResults":[{"modelId":"` + cl[0].ID + `","result":true}]}`, 404},
+		{`{"conversationId":"` + processed[0] + `","eventType":"Guess","reviewer":"x","modelResults":[{"modelId":"` + cl[0].ID + `","result":true}]}`, 400},
+		{`{"conversationId":"` + processed[0] + `","eventType":"HumanReview","reviewer":"x","modelResults":[{"modelId":"` + e.orgs[1].Classifiers[0].ID + `","result":true}]}`, 400},
+		{`{"conversationId":"` + processed[0] + `","eventType":"HumanReview","reviewer":"x","modelResults":[]}`, 400},
+	} {
+		if r := review(c.body); r.Code != c.status {
+			t.Errorf("%s: %d, want %d: %s", c.body, r.Code, c.status, r.Body)
+		}
+	}
+}
+
+func TestInsightsRules(t *testing.T) {
+	e := newResultsEnv(t)
+	for _, c := range []struct {
+		name, query string
+		status      int
+		golden      string
+	}{
+		{"exactly 7 days", "StartDate=2025-10-01T00:00:00Z&EndDate=2025-10-08T00:00:00Z&PageSize=1", 200, ""},
+		{"7 days and 1 ms", "StartDate=2025-10-01T00:00:00Z&EndDate=2025-10-08T00:00:00.001Z", 400, "insights_window_7"},
+		{"exactly 31 days with a filter", "StartDate=2025-09-06T00:00:00Z&EndDate=2025-10-07T00:00:00Z&HierarchyCodes=R1&PageSize=1", 200, ""},
+		{"31 days and 1 ms with a filter", "StartDate=2025-09-06T00:00:00Z&EndDate=2025-10-07T00:00:00.001Z&ClassifierTypes=Classifier", 400, "insights_window_31"},
+		{"end before start", "StartDate=2025-10-03&EndDate=2025-10-02", 400, ""},
+		{"dates required", "EndDate=2025-10-02", 400, "insights_no_start"},
+		{"bad type", "StartDate=2025-10-01&EndDate=2025-10-02&ClassifierTypes=Guess", 400, "insights_bad_type"},
+		{"bad reference", "StartDate=2025-10-01&EndDate=2025-10-02&DateReference=Tomorrow", 400, ""},
+		{"unknown node", "StartDate=2025-10-01&EndDate=2025-10-02&HierarchyIds=01999999-0000-7000-8000-000000000000", 400, ""},
+		{"nothing matches", "StartDate=2026-01-01&EndDate=2026-01-02", 404, "insights_none"},
+		{"first page", "StartDate=2025-10-01&EndDate=2025-10-02&PageSize=1&ClassifierTypes=Core%20AI%20Model", 200, "insights_page"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.get("/Conversations/Insights?" + c.query)
+			if r.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", r.Code, c.status, r.Body)
+			}
+			if c.golden != "" {
+				golden(t, c.golden, r.Body.Bytes())
+			}
+		})
+	}
+}
+
+func TestInsightsWalkHeadersAndFilters(t *testing.T) {
+	e := newResultsEnv(t)
+	from, to := "2025-10-02", "2025-10-05"
+	base := "/Conversations/Insights?StartDate=" + from + "&EndDate=" + to
+	first := e.get(base + "&PageSize=40")
+	total, _ := strconv.Atoi(first.Header().Get("X-Total-Records"))
+	want := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND arrived_on BETWEEN ? AND ?",
+		from, to+" 23:59:59.999999")
+	if first.Header().Get("X-Has-More") != "true" || total != len(want) {
+		t.Fatalf("first page: X-Has-More %q, X-Total-Records %d, want %d", first.Header().Get("X-Has-More"), total, len(want))
+	}
+	var page []pageItem
+	json.Unmarshal(first.Body.Bytes(), &page)
+	if next := first.Header().Get("X-Next-Lastid"); next != page[len(page)-1].ConversationID {
+		t.Errorf("X-Next-LastId %s, last item %s", next, page[len(page)-1].ConversationID)
+	}
+	second := e.get(base + "&PageSize=40&LastId=" + page[len(page)-1].ConversationID)
+	if _, ok := second.Header()["X-Total-Records"]; ok || second.Code != 200 {
+		t.Errorf("second page: %d, X-Total-Records %q (first page only)", second.Code, second.Header().Get("X-Total-Records"))
+	}
+	got := e.walk(t, base, "LastId", 45)
+	if !slices.Equal(ids(got), want) {
+		t.Fatalf("walk: %d conversations, want %d", len(got), len(want))
+	}
+	for _, it := range got {
+		if len(it.Results) != 4 {
+			t.Fatalf("%s: %d classifier results, want 4", it.ConversationID, len(it.Results))
+		}
+	}
+	// A type filter narrows classifierResults.
+	for _, it := range e.walk(t, base+"&ClassifierTypes=core%20ai%20model", "LastId", 100) {
+		if len(it.Results) != 1 || it.Results[0].ClassifierType != "Core AI Model" {
+			t.Fatalf("%s: %+v", it.ConversationID, it.Results)
+		}
+	}
+	// By interaction date.
+	byInteraction := e.walk(t, base+"&DateReference=InteractionDate", "LastId", 100)
+	wantInteraction := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND coalesce(interaction_date, arrived_on) BETWEEN ? AND ?",
+		from, to+" 23:59:59.999999")
+	if !slices.Equal(ids(byInteraction), wantInteraction) {
+		t.Fatalf("InteractionDate walk: %d, want %d", len(byInteraction), len(wantInteraction))
+	}
+	// POST with the parameters in a body answers the same.
+	post := e.do("POST", "/Conversations/Insights", strings.NewReader(`{"startDate":"`+from+`","EndDate":"`+to+`","pageSize":40,
+		"classifierTypes":["Classifier","Core AI Model"]}`), http.Header{"Authorization": {"Bearer " + e.token}, "Content-Type": {"application/json"}})
+	if post.Code != 200 || post.Body.String() != first.Body.String() {
+		t.Errorf("POST differs from GET: %d", post.Code)
+	}
+}
+
+// TestInsightsWalkWhileCommitting walks every page while new
+// conversations of the same days are committed: no conversation comes
+// twice, and every one that existed when the walk began comes.
+func TestInsightsWalkWhileCommitting(t *testing.T) {
+	e := newResultsEnv(t)
+	before := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND arrived_on BETWEEN '2025-10-01' AND '2025-10-06 23:59:59.999999'")
+	more := e.opts
+	more.Seed, more.Conversations = 99, 1200
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var commitErr error
+	go func() {
+		defer wg.Done()
+		commitErr = lakegen.Commit(context.Background(), e.cat, &lake.Writer{Bucket: e.bucket}, e.orgs, more)
+	}()
+	got := ids(e.walk(t, "/Conversations/Insights?StartDate=2025-10-01&EndDate=2025-10-06", "LastId", 25))
+	wg.Wait()
+	if commitErr != nil {
+		t.Fatal(commitErr)
+	}
+	seen := map[string]bool{}
+	for _, id := range got {
+		if seen[id] {
+			t.Fatalf("%s returned twice", id)
+		}
+		seen[id] = true
+	}
+	for _, id := range before {
+		if !seen[id] {
+			t.Fatalf("%s existed when the walk began and was skipped", id)
+		}
+	}
+	after := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND arrived_on BETWEEN '2025-10-01' AND '2025-10-06 23:59:59.999999'")
+	t.Logf("walked %d conversations; %d before, %d after the commits", len(got), len(before), len(after))
+	if len(after) <= len(before) {
+		t.Fatal("the commits added nothing: the test proves nothing")
+	}
 }

@@ -236,7 +236,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 var (
-	volatileValue = regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|createdOn|modifiedOn|lastLogin|organizationCreatedOn|arrivedOn)": )"[^"]*"`)
+	volatileValue = regexp.MustCompile(`("(?:traceId|access_token|kid|n|clientId|createdOn|modifiedOn|lastLogin|organizationCreatedOn|arrivedOn|eventTime)": )"[^"]*"`)
 	stagingDate   = regexp.MustCompile(`/\d{4}/\d{2}/\d{2}/`)
 	uuidPattern   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 )

@@ -32,6 +32,11 @@ type config struct {
 
 	ScheduleIngest  string
 	ScheduleCompact string
+	ScheduleSample  string
+	// SampleRate is the QA sampling share per agent per week; SampleSeed
+	// makes its choice repeatable.
+	SampleRate float64
+	SampleSeed string
 	IngestWorkers   int
 	IngestBatch     int
 	IngestLease     time.Duration
@@ -70,6 +75,9 @@ func defaultConfig() config {
 		SignedURLTimeout: 10 * time.Minute,
 		ScheduleIngest:   "@every 1m",
 		ScheduleCompact:  "0 2 * * *",
+		ScheduleSample:   "30 1 * * *",
+		SampleRate:       0.05,
+		SampleSeed:       "earshot",
 		IngestWorkers:    2,
 		IngestBatch:      200,
 		IngestLease:      10 * time.Minute,
@@ -137,6 +145,9 @@ func (c *config) validate() (maxUploadBytes int64, err error) {
 	}
 	if c.RateLimit < 0 || c.RateBurst < 1 {
 		return 0, fmt.Errorf("--rate-limit must be ≥ 0 (0 = off) and --rate-burst ≥ 1")
+	}
+	if c.SampleRate < 0 || c.SampleRate > 1 {
+		return 0, fmt.Errorf("--sample-rate %v: want a share from 0 to 1", c.SampleRate)
 	}
 	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestAudioBatch < 1 || c.IngestLease < time.Second {
 		return 0, fmt.Errorf("--ingest-workers, --ingest-batch and --ingest-audio-batch must be ≥ 1 and --ingest-lease ≥ 1s")

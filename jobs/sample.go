@@ -1,0 +1,31 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Sample is the QA sampling job: it moves a share of each agent's
+// ReadyToSample conversations of each week to Sampled, the queue human
+// reviewers work from. Deterministic for a seed, and idempotent.
+type Sample struct {
+	Catalog *catalog.Catalog
+	Rate    float64 // share per agent per week, 0..1
+	Seed    string
+	Log     *slog.Logger
+}
+
+// Run samples every organization.
+func (j *Sample) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, error) {
+	if j.Rate < 0 || j.Rate > 1 {
+		return nil, fmt.Errorf("the sample rate %v is not between 0 and 1", j.Rate)
+	}
+	moved, err := j.Catalog.SampleQA(ctx, j.Rate, j.Seed)
+	if err == nil && moved > 0 {
+		j.Log.Info("sampled conversations for QA", "moved", moved, "rate", j.Rate)
+	}
+	return map[string]int64{"sampled": moved}, err
+}

@@ -1,0 +1,39 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+)
+
+// SampleQA moves a share of ReadyToSample conversations to Sampled, per
+// organization, agent and ISO week of arrival (CONTRACT §4): each such
+// group ends with ceil(rate × its processed conversations) Sampled, the
+// missing ones taken in the order of md5(seed ‖ id). The same seed and
+// data choose the same conversations, and a second run finds every group
+// full and changes nothing. Conversations without an agent form one group
+// per week. It returns how many it moved.
+func (c *Catalog) SampleQA(ctx context.Context, rate float64, seed string) (int64, error) {
+	var moved int64
+	err := c.InTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `WITH processed AS (
+				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
+				       date_trunc('week', arrived_on) AS week, md5(? || id) AS draw
+				FROM interactions
+				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL),
+			groups AS (
+				SELECT org_id, agent, week, ceil(count(*) * ?)::BIGINT - count(*) FILTER (WHERE status = 'Sampled') AS missing
+				FROM processed GROUP BY ALL),
+			candidates AS (
+				SELECT p.id, g.missing, row_number() OVER (PARTITION BY p.org_id, p.agent, p.week ORDER BY p.draw, p.id) AS pick
+				FROM processed p JOIN groups g USING (org_id, agent, week)
+				WHERE p.status = 'ReadyToSample' AND g.missing > 0)
+			UPDATE interactions SET status = 'Sampled', modified_on = ?
+			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)`, seed, rate, now())
+		if err != nil {
+			return err
+		}
+		moved, err = res.RowsAffected()
+		return err
+	})
+	return moved, err
+}
