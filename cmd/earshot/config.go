@@ -35,11 +35,11 @@ type config struct {
 	ScheduleSample  string
 	// SampleRate is the QA sampling share per agent per week; SampleSeed
 	// makes its choice repeatable.
-	SampleRate float64
-	SampleSeed string
-	IngestWorkers   int
-	IngestBatch     int
-	IngestLease     time.Duration
+	SampleRate    float64
+	SampleSeed    string
+	IngestWorkers int
+	IngestBatch   int
+	IngestLease   time.Duration
 	// IngestAudioBatch is how many calls one batch claims.
 	IngestAudioBatch int
 	// ASREngine is pocketsphinx (default) or sherpa-onnx.
