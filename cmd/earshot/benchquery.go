@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api"
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// queryCase is one benchmarked request and the same page queried directly.
+type queryCase struct {
+	name   string
+	path   string // request path and query, without the cursor
+	cursor string // cursor parameter name
+	deep   bool
+	page   results.PageQuery
+	table  string
+}
+
+func benchQueryCommand(cfg *config) *cobra.Command {
+	var runs int
+	cmd := &cobra.Command{
+		Use:   "query",
+		Short: "Latency of /ModelResults and /Conversations/Insights pages over a lake from earshot bench gen",
+		Long: `Serves the API of the data directory on a loopback port and times 1000-item
+pages through HTTP (p50, p99 over --runs requests): /ModelResults over the
+whole range and /Conversations/Insights over 7 and 31 days, first and deep
+pages (the cursor halfway through the range), with and without a hierarchy
+filter; beside each, the same page's lake queries run directly in DuckDB on
+the same files (no catalog check, JSON or HTTP). It reads the first
+organization earshot bench gen created.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			st, err := openStack(ctx, cfg, log, api.Options{PublicURL: "http://127.0.0.1"})
+			if err != nil {
+				return err
+			}
+			defer st.close()
+			orgs, err := st.cat.Organizations(ctx)
+			if err != nil {
+				return err
+			}
+			i := slices.IndexFunc(orgs, func(o catalog.Organization) bool { return o.Name == "generated-1" })
+			if i < 0 {
+				return fmt.Errorf("no organization generated-1 in %s: run earshot bench gen first", cfg.DataDir)
+			}
+			org := orgs[i].ID
+			token, err := st.tokens.Issue(oauth.NewClientID(), org, oauth.Scope)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: st.handler}
+			go srv.Serve(ln)
+			defer srv.Close()
+			base := "http://" + ln.Addr().String()
+			cases, err := queryCases(ctx, st.cat, org)
+			if err != nil {
+				return err
+			}
+			reader := &results.Reader{Catalog: st.cat}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "query\tHTTP p50\tHTTP p99\tDuckDB p50\tDuckDB p99\tHTTP/DuckDB p50\titems\t")
+			for _, c := range cases {
+				if c.deep {
+					if c.page.AfterID, err = midCursor(ctx, reader, c.page); err != nil {
+						return err
+					}
+				}
+				target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
+				var items int
+				httpTimes, err := timeRuns(runs, func() error {
+					items, err = getPage(ctx, target, token)
+					return err
+				})
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.name, err)
+				}
+				direct, err := timeRuns(runs, func() error { _, err := reader.Direct(ctx, c.page, c.table); return err })
+				if err != nil {
+					return fmt.Errorf("%s direct: %w", c.name, err)
+				}
+				hp50, hp99, dp50, dp99 := pct(httpTimes, 50), pct(httpTimes, 99), pct(direct, 50), pct(direct, 99)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", c.name, ms(hp50), ms(hp99), ms(dp50), ms(dp99), float64(hp50)/float64(dp50), items)
+			}
+			tw.Flush()
+			fmt.Fprintln(out, "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.5× DuckDB")
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&runs, "runs", 50, "requests per query (after 3 warm-up requests)")
+	return cmd
+}
+
+// queryCases are the benchmarked pages: the generated range starts on the
+// first arrival day in the lake.
+func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryCase, error) {
+	var first, last time.Time
+	if err := cat.DB().QueryRowContext(ctx, `SELECT min(part_date)::TIMESTAMP, max(part_date)::TIMESTAMP FROM lake_files WHERE org_id = ?`, org).Scan(&first, &last); err != nil {
+		return nil, err
+	}
+	classifiers, err := cat.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var models []string
+	for _, cl := range classifiers {
+		models = append(models, cl.ID)
+	}
+	tree, err := cat.Hierarchy(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	r1, _ := tree.ByCode("R1")
+	region := tree.Descendants(r1.ID)
+	start := first.AddDate(0, 0, 30) // a window inside the range
+	week, month := start.Add(7*24*time.Hour), start.Add(31*24*time.Hour)
+	day := func(t time.Time) string { return url.QueryEscape(t.Format(time.RFC3339)) }
+	mr := "/ModelResults?pageSize=1000&modelIds=" + strings.Join(models, ",")
+	insights := func(to time.Time, extra string) string {
+		return "/Conversations/Insights?PageSize=1000&StartDate=" + day(start) + "&EndDate=" + day(to) + extra
+	}
+	all := results.PageQuery{OrgID: org, Window: results.Window{From: first, To: last.Add(24*time.Hour - time.Microsecond)}, Limit: 1000}
+	w7 := results.PageQuery{OrgID: org, Window: results.Window{From: start, To: week}, Limit: 1000}
+	w31 := results.PageQuery{OrgID: org, Window: results.Window{From: start, To: month}, Limit: 1000}
+	w7h, w31h := w7, w31
+	w7h.NodeIDs, w31h.NodeIDs = region, region
+	allh := all
+	allh.NodeIDs = region
+	types := "&ClassifierTypes=" + url.QueryEscape("Classifier,Core AI Model")
+	return []queryCase{
+		{"ModelResults, all 92 days, first page", mr, "lastId", false, all, "model_results"},
+		{"ModelResults, all 92 days, deep page", mr, "lastId", true, all, "model_results"},
+		{"ModelResults, hierarchy R1, first page", mr + "&hierarchyCodes=R1", "lastId", false, allh, "model_results"},
+		{"Insights, 7 days, first page", insights(week, ""), "LastId", false, w7, "classifier_results"},
+		{"Insights, 7 days, deep page", insights(week, ""), "LastId", true, w7, "classifier_results"},
+		{"Insights, 7 days, hierarchy R1, first page", insights(week, "&HierarchyCodes=R1"), "LastId", false, w7h, "classifier_results"},
+		{"Insights, 31 days, hierarchy R1, first page", insights(month, "&HierarchyCodes=R1"), "LastId", false, w31h, "classifier_results"},
+		{"Insights, 31 days, hierarchy R1, deep page", insights(month, "&HierarchyCodes=R1"), "LastId", true, w31h, "classifier_results"},
+		{"Insights, 31 days, classifier types, first page", insights(month, types), "LastId", false, w31, "classifier_results"},
+	}, nil
+}
+
+// midCursor is the id halfway through a page query's conversations.
+func midCursor(ctx context.Context, r *results.Reader, q results.PageQuery) (string, error) {
+	q.Limit = 1 << 30
+	var all []results.Conversation
+	all, _, err := r.Page(ctx, q, nil)
+	if err != nil || len(all) == 0 {
+		return "", fmt.Errorf("no conversations to page through: %v", err)
+	}
+	return all[len(all)/2].ID, nil
+}
+
+func getPage(ctx context.Context, target, token string) (int, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: %d %s", target, resp.StatusCode, body)
+	}
+	return strings.Count(string(body), `"conversationId":`), err
+}
+
+func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
+	var out []time.Duration
+	for i := range runs + 3 {
+		began := time.Now()
+		if err := fn(); err != nil {
+			return nil, err
+		}
+		if i >= 3 {
+			out = append(out, time.Since(began))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
