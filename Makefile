@@ -8,6 +8,9 @@ DATA      ?= ./data
 # exceeded" on Go 1.26 (golang/go#75804, fixed in Go 1.27).
 FUZZTIME  ?= 20000x
 BENCHTIME ?= 1s
+# bench-query: a generated lake of this many conversations, kept between runs.
+QUERY_LAKE ?= /tmp/earshot-query-lake
+QUERY_SIZE ?= 10000000
 # Build tags: TAGS=sherpa compiles in the optional sherpa-onnx speech engine.
 TAGS      ?=
 
@@ -22,7 +25,7 @@ FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzP
                 ./pipeline/asr/lm:FuzzReadDictionary ./pipeline/asr/sherpa:FuzzCheckONNX \
                 ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII
 
-.PHONY: all deps build run test unit fuzz bench lint clean
+.PHONY: all deps build run test unit fuzz bench bench-query lint clean
 
 all: build
 
@@ -68,6 +71,11 @@ fuzz:
 ## bench: benchmarks, each printed beside its baseline
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-query: /ModelResults and /Conversations/Insights latency over a generated lake (QUERY_SIZE conversations)
+bench-query: deps build
+	test -f $(QUERY_LAKE)/catalog.duckdb || $(BIN) --data $(QUERY_LAKE) bench gen --conversations $(QUERY_SIZE)
+	$(BIN) --data $(QUERY_LAKE) bench query
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 

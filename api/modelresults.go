@@ -99,6 +99,21 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 	return set, nil
 }
 
+// checkedModels answers the 400 of the other parameters' errors, else
+// reads modelIds (answering their 400); ok says the request goes on.
+func (s *Server) checkedModels(c *gin.Context, get paramReader, errs fieldErrors) (modelSet, bool) {
+	p := errs.problem()
+	var models modelSet
+	if p == nil {
+		models, p = s.readModelIDs(c, get)
+	}
+	if p != nil {
+		problem.Write(c, p)
+		return models, false
+	}
+	return models, true
+}
+
 // getModelResults is GET /ModelResults.
 func (s *Server) getModelResults(c *gin.Context) {
 	get := queryParams(c)
@@ -122,13 +137,8 @@ func (s *Server) getModelResults(c *gin.Context) {
 		return
 	}
 	nodes := errs.subtrees(tree, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
-	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return
-	}
-	models, p := s.readModelIDs(c, get)
-	if p != nil {
-		problem.Write(c, p)
+	models, ok := s.checkedModels(c, get, errs)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()

@@ -31,13 +31,8 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		errs.add("conversationIds", "or clientCallIds is required (up to 100 of each).")
 	}
 	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", true)
-	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return
-	}
-	models, p := s.readModelIDs(c, get)
-	if p != nil {
-		problem.Write(c, p)
+	models, ok := s.checkedModels(c, get, errs)
+	if !ok {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)

@@ -121,14 +121,32 @@ func ids(items []pageItem) []string {
 	return out
 }
 
+// ruleCase is a request's query, the status it must get and, when named,
+// the golden file of its body.
+type ruleCase struct {
+	name, query string
+	status      int
+	golden      string
+}
+
+func (e *resultsEnv) checkRules(t *testing.T, path string, cases []ruleCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.get(path + c.query)
+			if r.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", r.Code, c.status, r.Body)
+			}
+			if c.golden != "" {
+				golden(t, c.golden, r.Body.Bytes())
+			}
+		})
+	}
+}
+
 func TestModelResultsRules(t *testing.T) {
 	e := newResultsEnv(t)
 	models := e.models()
-	for _, c := range []struct {
-		name, query string
-		status      int
-		golden      string
-	}{
+	e.checkRules(t, "/ModelResults?", []ruleCase{
 		{"modelIds missing", "", 400, "modelresults_no_models"},
 		{"modelIds unknown", "modelIds=01999999-0000-7000-8000-000000000000", 400, "modelresults_unknown_model"},
 		{"modelIds malformed", "modelIds=abc", 400, ""},
@@ -136,20 +154,9 @@ func TestModelResultsRules(t *testing.T) {
 		{"page size", "modelIds=" + models + "&pageSize=1001", 400, ""},
 		{"unknown code", "modelIds=" + models + "&hierarchyCodes=NOPE", 400, "modelresults_unknown_code"},
 		{"first page", "modelIds=" + models + "&pageSize=2", 200, "modelresults_page"},
-		{"nothing in range", "modelIds=" + models + "&startDate=2026-01-01&endDate=2026-01-02", 200, ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := e.get("/ModelResults?" + c.query)
-			if r.Code != c.status {
-				t.Fatalf("status %d, want %d: %s", r.Code, c.status, r.Body)
-			}
-			if c.golden != "" {
-				golden(t, c.golden, r.Body.Bytes())
-			}
-			if c.name == "nothing in range" && r.Body.String() != "[]" {
-				t.Errorf("body %s, want []", r.Body)
-			}
-		})
+	})
+	if r := e.get("/ModelResults?modelIds=" + models + "&startDate=2026-01-01&endDate=2026-01-02"); r.Code != 200 || r.Body.String() != "[]" {
+		t.Errorf("nothing in range: %d %s, want 200 []", r.Code, r.Body)
 	}
 	// A startDate before 2025-10-01 is 2025-10-01.
 	early := e.get("/ModelResults?modelIds=" + models + "&startDate=2024-01-01&pageSize=5")
@@ -261,11 +268,7 @@ func TestModelResultsByConversationAndReviews(t *testing.T) {
 
 func TestInsightsRules(t *testing.T) {
 	e := newResultsEnv(t)
-	for _, c := range []struct {
-		name, query string
-		status      int
-		golden      string
-	}{
+	e.checkRules(t, "/Conversations/Insights?", []ruleCase{
 		{"exactly 7 days", "StartDate=2025-10-01T00:00:00Z&EndDate=2025-10-08T00:00:00Z&PageSize=1", 200, ""},
 		{"7 days and 1 ms", "StartDate=2025-10-01T00:00:00Z&EndDate=2025-10-08T00:00:00.001Z", 400, "insights_window_7"},
 		{"exactly 31 days with a filter", "StartDate=2025-09-06T00:00:00Z&EndDate=2025-10-07T00:00:00Z&HierarchyCodes=R1&PageSize=1", 200, ""},
@@ -277,17 +280,7 @@ func TestInsightsRules(t *testing.T) {
 		{"unknown node", "StartDate=2025-10-01&EndDate=2025-10-02&HierarchyIds=01999999-0000-7000-8000-000000000000", 400, ""},
 		{"nothing matches", "StartDate=2026-01-01&EndDate=2026-01-02", 404, "insights_none"},
 		{"first page", "StartDate=2025-10-01&EndDate=2025-10-02&PageSize=1&ClassifierTypes=Core%20AI%20Model", 200, "insights_page"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := e.get("/Conversations/Insights?" + c.query)
-			if r.Code != c.status {
-				t.Fatalf("status %d, want %d: %s", r.Code, c.status, r.Body)
-			}
-			if c.golden != "" {
-				golden(t, c.golden, r.Body.Bytes())
-			}
-		})
-	}
+	})
 }
 
 func TestInsightsWalkHeadersAndFilters(t *testing.T) {
