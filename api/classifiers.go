@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/dates"
 	"github.com/earshot/earshot/api/problem"
@@ -63,37 +61,11 @@ const classifierNotFound = "No classifier with this id exists in your organizati
 // active classifiers by id, PageSize (1–1000, default 100) after LastId,
 // filtered by CategoryNames and ClassifierTypes (CSV, any casing).
 func (s *Server) listClassifiers(c *gin.Context) {
-	errs := map[string][]string{}
-	f := catalog.ClassifierFilter{Limit: defaultPageSize, ActiveOnly: true}
-	if v, ok := query(c, "PageSize"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPageSize {
-			errs["PageSize"] = append(errs["PageSize"], "must be a whole number from 1 to 1000.")
-		}
-		f.Limit = n
-	}
-	if v, ok := query(c, "LastId"); ok && v != "" {
-		if id, err := uuid.Parse(v); err != nil {
-			errs["LastId"] = append(errs["LastId"], "must be a GUID.")
-		} else {
-			f.LastID = id.String()
-		}
-	}
-	for _, p := range []struct {
-		name    string
-		allowed []string
-		dst     *[]string
-	}{{"CategoryNames", analysis.Categories, &f.Categories}, {"ClassifierTypes", analysis.Types, &f.Types}} {
-		for _, v := range csv(query(c, p.name)) {
-			if oneOf(v, p.allowed) == "" {
-				errs[p.name] = append(errs[p.name], "must list values among "+strings.Join(p.allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
-				continue
-			}
-			*p.dst = append(*p.dst, v)
-		}
-	}
-	if len(errs) > 0 {
-		problem.Write(c, problem.Invalid("Some parameters are invalid; see errors.", errs))
+	get, errs := queryParams(c), fieldErrors{}
+	f := catalog.ClassifierFilter{ActiveOnly: true, Limit: errs.pageSize(get, "PageSize"), LastID: errs.guid(get, "LastId"),
+		Categories: errs.values(get, "CategoryNames", analysis.Categories), Types: errs.values(get, "ClassifierTypes", analysis.Types)}
+	if p := errs.problem(); p != nil {
+		problem.Write(c, p)
 		return
 	}
 	list, err := s.deps.Catalog.Classifiers(c.Request.Context(), orgID(c), f)

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -56,14 +55,23 @@ type insightsRequest struct {
 
 func (s *Server) getInsights(c *gin.Context) { s.insights(c, queryParams(c)) }
 
+// insightsParams are the parameters of /Conversations/Insights.
+var insightsParams = []string{"DateReference", "StartDate", "EndDate", "ClassifierIds", "HierarchyIds", "HierarchyCodes",
+	"ClassifierCategoryNames", "ClassifierTypes", "LastId", "PageSize"}
+
 func (s *Server) postInsights(c *gin.Context) {
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, 1<<20)
-	get, p := bodyParams(c)
-	if p != nil {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	for _, name := range insightsParams {
+		body.Text(name) // a member of the wrong kind fails here
+	}
+	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return
 	}
-	s.insights(c, get)
+	s.insights(c, body.Text)
 }
 
 // insights answers GET and POST /Conversations/Insights.
@@ -210,23 +218,4 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 func (s *Server) classifierExists(ctx context.Context, org, id string) bool {
 	_, err := s.deps.Catalog.Classifier(ctx, org, id)
 	return err == nil
-}
-
-// values reads a CSV of values among allowed (any casing), in their
-// canonical casing; nil when absent.
-func (e fieldErrors) values(get paramReader, name string, allowed []string) []string {
-	list := csv(get(name))
-	if list == nil {
-		return nil
-	}
-	out := []string{}
-	for _, v := range list {
-		canonical := oneOf(v, allowed)
-		if canonical == "" {
-			e.add(name, "must list values among "+strings.Join(allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
-			continue
-		}
-		out = append(out, canonical)
-	}
-	return out
 }

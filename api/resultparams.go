@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -16,43 +15,11 @@ import (
 
 // paramReader reads a request parameter by its contract name, in any
 // casing: from the query string, or from a JSON body (POST
-// /Conversations/Insights), where lists may be arrays or CSV strings.
+// /Conversations/Insights: reqbody.Object.Text, lists as arrays or CSV).
 type paramReader func(name string) (string, bool)
 
 func queryParams(c *gin.Context) paramReader {
 	return func(name string) (string, bool) { return query(c, name) }
-}
-
-// bodyParams reads a JSON object's members as parameters: strings as they
-// are, numbers and booleans as written, arrays as CSV.
-func bodyParams(c *gin.Context) (paramReader, *problem.Problem) {
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(c.Request.Body)
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return nil, problem.New(400, "The request body must be a JSON object.")
-	}
-	values := map[string]string{}
-	for k, v := range raw {
-		var s string
-		var list []string
-		var n json.Number
-		var b bool
-		switch {
-		case string(v) == "null":
-			continue
-		case json.Unmarshal(v, &s) == nil:
-		case json.Unmarshal(v, &list) == nil:
-			s = strings.Join(list, ",")
-		case json.Unmarshal(v, &n) == nil:
-			s = n.String()
-		case json.Unmarshal(v, &b) == nil:
-			s = strconv.FormatBool(b)
-		default:
-			return nil, problem.Field(k, "must be a string, a number, or a list of strings.", "The member "+k+" of the body has a value of the wrong kind.")
-		}
-		values[strings.ToLower(k)] = s
-	}
-	return func(name string) (string, bool) { v, ok := values[strings.ToLower(name)]; return v, ok }, nil
 }
 
 // fieldErrors gathers validation messages by parameter.
@@ -63,7 +30,7 @@ func (e fieldErrors) add(param, message string) { e[param] = append(e[param], me
 // pageSize reads a page size: 1 to 1000, default 100.
 func (e fieldErrors) pageSize(get paramReader, name string) int {
 	v, ok := get(name)
-	if !ok || v == "" {
+	if !ok {
 		return defaultPageSize
 	}
 	n, err := strconv.Atoi(v)
@@ -138,6 +105,25 @@ func (e fieldErrors) boolean(get paramReader, name string, def bool) bool {
 	}
 	e.add(name, "must be true or false.")
 	return def
+}
+
+// values reads a CSV of values among allowed (any casing), in their
+// canonical casing; nil when absent.
+func (e fieldErrors) values(get paramReader, name string, allowed []string) []string {
+	list := csv(get(name))
+	if list == nil {
+		return nil
+	}
+	out := []string{}
+	for _, v := range list {
+		canonical := oneOf(v, allowed)
+		if canonical == "" {
+			e.add(name, "must list values among "+strings.Join(allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
+			continue
+		}
+		out = append(out, canonical)
+	}
+	return out
 }
 
 // subtrees expands hierarchy nodes, named by id or by code, to the nodes

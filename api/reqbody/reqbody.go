@@ -286,6 +286,33 @@ func (o *Object) ScalarMap(field string) map[string]string {
 	return out
 }
 
+// Text reads a field as a query parameter would carry it (bodies that
+// repeat a GET's parameters): a string as it is, a number or boolean as
+// written, an array of strings as CSV. ok is false when the field is
+// absent or null; a field of another kind fails.
+func (o *Object) Text(field string) (string, bool) {
+	if !o.Has(field) {
+		return "", false
+	}
+	raw := o.fields[strings.ToLower(field)]
+	var s string
+	var list []string
+	var n json.Number
+	var b bool
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		return s, true
+	case json.Unmarshal(raw, &list) == nil:
+		return strings.Join(list, ","), true
+	case json.Unmarshal(raw, &n) == nil:
+		return n.String(), true
+	case json.Unmarshal(raw, &b) == nil:
+		return fmt.Sprint(b), true
+	}
+	o.Fail(field, "must be a string, a number, a boolean or an array of strings.")
+	return "", false
+}
+
 // Problem is the 400 to answer with when any field failed, else nil.
 func (o *Object) Problem() *problem.Problem {
 	if len(o.errs) == 0 {

@@ -117,3 +117,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestText(t *testing.T) {
+	o, err := Parse([]byte(`{"S":"2025-10-01","n":40,"b":true,"list":["A","B c"],"nil":null,"obj":{"x":1},"mixed":[1,"a"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		field, want string
+		ok          bool
+	}{
+		{"s", "2025-10-01", true}, {"N", "40", true}, {"b", "true", true}, {"list", "A,B c", true},
+		{"nil", "", false}, {"absent", "", false}, {"obj", "", false}, {"mixed", "", false},
+	} {
+		if got, ok := o.Text(c.field); got != c.want || ok != c.ok {
+			t.Errorf("Text(%q) = %q, %v; want %q, %v", c.field, got, ok, c.want, c.ok)
+		}
+	}
+	if p := o.Problem(); p == nil || len(p.Errors["obj"]) != 1 || len(p.Errors["mixed"]) != 1 || len(p.Errors) != 2 {
+		t.Errorf("only obj and mixed fail: %+v", p)
+	}
+}

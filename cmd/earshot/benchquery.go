@@ -163,7 +163,6 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 // midCursor is the id halfway through a page query's conversations.
 func midCursor(ctx context.Context, r *results.Reader, q results.PageQuery) (string, error) {
 	q.Limit = 1 << 30
-	var all []results.Conversation
 	all, _, err := r.Page(ctx, q, nil)
 	if err != nil || len(all) == 0 {
 		return "", fmt.Errorf("no conversations to page through: %v", err)

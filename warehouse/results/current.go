@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -82,4 +83,34 @@ func ids(convs []Conversation) []string {
 		out[i] = c.ID
 	}
 	return out
+}
+
+// readCurrent reads the current rows of a results table for conversations
+// and classifiers (key names the table's classifier column). The id range
+// lets DuckDB skip row groups of the sorted files; the semi-join keeps the
+// page's conversations (the range also holds others, e.g. of other
+// hierarchy nodes). scan reads one row of columns.
+func readCurrent[T any](ctx context.Context, r *Reader, orgID, table, key, columns string, convs []Conversation, classifierIDs []string,
+	scan func(*sql.Rows) (conv, run, classifier string, row T, err error)) (map[string][]T, error) {
+	if len(convs) == 0 || len(classifierIDs) == 0 {
+		return map[string][]T{}, nil
+	}
+	paths, lo, hi, err := r.resultPaths(ctx, orgID, table, convs)
+	if err != nil || len(paths) == 0 {
+		return map[string][]T{}, err
+	}
+	cur := newCurrent[T](convs)
+	err = queryRows(ctx, r.Catalog.DB(), func(rows *sql.Rows) error {
+		conv, run, classifier, row, err := scan(rows)
+		if err == nil {
+			cur.offer(conv, classifier, run, row)
+		}
+		return err
+	}, `SELECT `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
+		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))
+		AND `+key+` IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, ids(convs), classifierIDs)
+	if err != nil {
+		return nil, err
+	}
+	return cur.byConversation(), nil
 }
