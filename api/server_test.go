@@ -89,6 +89,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	cat.SetLakeRoot(filepath.Join(dir, "bucket"))
 	keysOnce.Do(func() {
 		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
+		defer os.RemoveAll(kdir) // the keys live in memory once loaded
 		sharedKeys, err = oauth.LoadOrCreateKeys(kdir)
 	})
 	if err != nil {

@@ -30,6 +30,7 @@ var (
 func testKeys(t testing.TB) *KeySet {
 	sharedKeysOnce.Do(func() {
 		dir, _ := os.MkdirTemp("", "earshot-keys")
+		defer os.RemoveAll(dir) // the keys live in memory once loaded
 		var err error
 		if sharedKeys, err = LoadOrCreateKeys(dir); err != nil {
 			t.Fatal(err)
