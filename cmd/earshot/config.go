@@ -33,6 +33,7 @@ type config struct {
 	ScheduleIngest  string
 	ScheduleCompact string
 	ScheduleSample  string
+	ScheduleExport  string
 	// SampleRate is the QA sampling share per agent per week; SampleSeed
 	// makes its choice repeatable.
 	SampleRate    float64
@@ -76,6 +77,7 @@ func defaultConfig() config {
 		ScheduleIngest:   "@every 1m",
 		ScheduleCompact:  "0 2 * * *",
 		ScheduleSample:   "30 1 * * *",
+		ScheduleExport:   "30 2 * * *",
 		SampleRate:       0.05,
 		SampleSeed:       "earshot",
 		IngestWorkers:    2,

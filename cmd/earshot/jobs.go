@@ -71,6 +71,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 	})
 	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("sample", &jobs.Sample{Catalog: cat, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
+	runner.Register("export", &jobs.Export{Catalog: cat, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
 	return runner
 }
@@ -78,7 +79,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 func jobsCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			return a.RunJob(ctx, args[0])
 		}),
@@ -103,6 +104,7 @@ func jobFlags(cmd *cobra.Command, cfg *config) {
 	f.StringVar(&cfg.ScheduleIngest, "schedule-ingest", cfg.ScheduleIngest, `cron schedule of the ingest job, "off" to disable (env EARSHOT_SCHEDULE_INGEST)`)
 	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
 	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
+	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
 	f.Float64Var(&cfg.SampleRate, "sample-rate", cfg.SampleRate, "share of each agent's conversations of a week the sample job moves to Sampled, 0..1 (env EARSHOT_SAMPLE_RATE)")
 	f.StringVar(&cfg.SampleSeed, "sample-seed", cfg.SampleSeed, "seed of the sample job's choice: the same seed and data choose the same conversations (env EARSHOT_SAMPLE_SEED)")
 	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")

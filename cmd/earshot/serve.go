@@ -78,7 +78,7 @@ func serve(ctx context.Context, cfg *config) error {
 			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
 		}
 	}
-	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample})
+	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport})
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ import (
 // cache of the committed files: the writer writes through to it, and Fill
 // brings in what other workers committed (on start).
 
-// writeCache stores a file's bytes in the cache directory, atomically.
-func writeCache(dir, key string, data []byte) error {
+// WriteCache stores a file's bytes in the cache directory, atomically.
+func WriteCache(dir, key string, data []byte) error {
 	path := filepath.Join(dir, filepath.FromSlash(key))
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return err
@@ -66,7 +66,7 @@ func Fill(ctx context.Context, bucket Getter, dir string, paths []string) (int, 
 		if err != nil {
 			return fetched, fmt.Errorf("fetch %s: %w", key, err)
 		}
-		if err := writeCache(dir, key, data); err != nil {
+		if err := WriteCache(dir, key, data); err != nil {
 			return fetched, err
 		}
 		fetched++

@@ -20,7 +20,7 @@ func TestSweepCache(t *testing.T) {
 		"lake/conversations/org=o/date=2025-10-03/.cache-123":             true,
 	}
 	for key, isOld := range files {
-		if err := writeCache(dir, key, []byte("x")); err != nil {
+		if err := WriteCache(dir, key, []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 		if isOld {

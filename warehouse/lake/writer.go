@@ -274,7 +274,7 @@ func (w *Writer) put(ctx context.Context, table string, p partition, runID strin
 		return catalog.LakeFile{}, fmt.Errorf("store %s: %w", key, err)
 	}
 	if w.Cache != "" {
-		if err := writeCache(w.Cache, key, data); err != nil {
+		if err := WriteCache(w.Cache, key, data); err != nil {
 			return catalog.LakeFile{}, fmt.Errorf("cache %s: %w", key, err)
 		}
 	}

@@ -1,0 +1,113 @@
+package jobs_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakegen"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The export job writes each organization's snapshots and only its rows;
+// a second run replaces them. Their columns are a persisted schema
+// (testdata/export_schema.golden): analysts' queries depend on them.
+func TestExport(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	bucket, _ := blob.OpenLocal(filepath.Join(dir, "bucket"))
+	var orgs []lakegen.Org
+	for i, name := range []string{"acme", "globex"} {
+		org, err := lakegen.CreateOrg(ctx, cat, name, 3+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orgs = append(orgs, org)
+		for u := range 2 + i {
+			s := func(v string) *string { return &v }
+			if _, err := cat.CreateUser(ctx, org.ID, catalog.UserInput{UserName: s(fmt.Sprintf("%s-u%d", name, u)), FirstName: s("Ann"),
+				LastName: s("Lee"), Email: s(fmt.Sprintf("u%d@%s.example", u, name))}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cat.CreateAgent(ctx, org.ID, catalog.AgentInput{FirstName: s("Bo"), LastName: s("Ray"),
+				AgentEmail: s(fmt.Sprintf("a%d@%s.example", u, name)), AgentCode: s(fmt.Sprintf("A%d", u))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	job := &jobs.Export{Catalog: cat, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for range 2 {
+		counts, err := job.Run(ctx, catalog.JobRun{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts["organizations"] != 2 || counts["files"] != 10 || counts["users_rows"] != 5 || counts["hierarchy_rows"] != 2*48 {
+			t.Fatalf("counts %v", counts)
+		}
+	}
+	lakeRoot := filepath.Join(dir, "bucket")
+	count := func(query string, args ...any) int {
+		var n int
+		if err := cat.DB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i, org := range orgs {
+		snap := func(table string) string { return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, org.ID))) }
+		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE org_id = ?`, snap("users"), org.ID); n != 2+i {
+			t.Errorf("org %d: %d users", i, n)
+		}
+		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE org_id <> ?`, snap("agents"), org.ID); n != 0 {
+			t.Errorf("org %d: %d agents of another organization", i, n)
+		}
+		if n := count(`SELECT count(*) FROM read_parquet(?)`, snap("classifiers")); n != 3+i {
+			t.Errorf("org %d: %d classifiers", i, n)
+		}
+		// The hierarchy's paths and depths: R1S1T1 is a team under Site 1.1 under Region 1.
+		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE code = 'R1S1T1' AND depth = 3
+			AND path = 'Region 1 / Site 1.1 / Team 1.1.1' AND codes = ['R1S1T1'] AND len(ancestor_ids) = 3`, snap("hierarchy")); n != 1 {
+			t.Errorf("org %d: team R1S1T1 not as expected", i)
+		}
+	}
+
+	var schema strings.Builder
+	for _, table := range []string{"agents", "classifiers", "hierarchy", "organizations", "users"} {
+		rows, err := cat.DB().QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
+			filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgs[0].ID))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&schema, table)
+		for rows.Next() {
+			var name, typ string
+			rows.Scan(&name, &typ)
+			fmt.Fprintf(&schema, "  %-18s %s\n", name, typ)
+		}
+		rows.Close()
+	}
+	golden := filepath.Join("testdata", "export_schema.golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(golden, []byte(schema.String()), 0o644)
+	}
+	want, _ := os.ReadFile(golden)
+	if schema.String() != string(want) {
+		t.Fatalf("export schema changed (go test ./jobs -run TestExport -update):\n%s", schema.String())
+	}
+}
