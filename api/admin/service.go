@@ -32,6 +32,7 @@ type Operations interface {
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
 	OperatorAccess(ctx context.Context, orgID string) (APIAccess, error)
 	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)
+	LakeFiles(ctx context.Context, orgID string) ([]catalog.LakeFile, error)
 	AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error)
 	SetAudioSettings(ctx context.Context, s catalog.AudioSettings) (catalog.AudioSettings, error)
 	ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error)
@@ -108,6 +109,12 @@ func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, erro
 // JobRuns lists recent job runs, newest first.
 func (s *Service) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
 	return s.cat.JobRuns(ctx, job, limit)
+}
+
+// LakeFiles lists the committed lake files of an organization ("": of
+// all): earshot sql reads these and no others (never an uncommitted one).
+func (s *Service) LakeFiles(ctx context.Context, orgID string) ([]catalog.LakeFile, error) {
+	return s.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID})
 }
 
 // Credentials are a client's id and secret, shown once at creation.

@@ -128,6 +128,10 @@ func Handler(svc *Service) http.Handler {
 		runs, err := svc.JobRuns(r.Context(), r.URL.Query().Get("job"), limit)
 		reply(w, runs, err)
 	})
+	mux.HandleFunc("GET /lake/files", func(w http.ResponseWriter, r *http.Request) {
+		files, err := svc.LakeFiles(r.Context(), r.URL.Query().Get("org"))
+		reply(w, files, err)
+	})
 	return mux
 }
 
@@ -279,6 +283,11 @@ func (r *Remote) RunJob(ctx context.Context, name string) (run catalog.JobRun, e
 		err = errors.New(*run.Error)
 	}
 	return run, err
+}
+
+func (r *Remote) LakeFiles(ctx context.Context, orgID string) (files []catalog.LakeFile, err error) {
+	err = r.call(ctx, "GET", "/lake/files?org="+url.QueryEscape(orgID), nil, &files)
+	return files, err
 }
 
 func (r *Remote) JobRuns(ctx context.Context, job string, limit int) (runs []catalog.JobRun, err error) {

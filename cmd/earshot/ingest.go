@@ -39,33 +39,15 @@ when anything was rejected or failed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			start := time.Now()
-			items, rejected, err := bulk.ReadManifest(args[0])
-			if err != nil {
-				return err
-			}
 			target, err := openIngestTarget(ctx, cfg, orgRef)
 			if err != nil {
 				return err
 			}
 			defer target.close()
-
-			bar := progressBar(len(items), "uploading")
-			client := &bulk.Client{BaseURL: target.baseURL, Token: target.token, HTTP: &http.Client{}, Workers: workers}
-			accepted, refused := client.Upload(ctx, items, func() { bar.Add(1) })
-			bar.Finish()
-			rejected = append(rejected, refused...)
-			if len(accepted) > 0 {
-				fmt.Fprintln(c.ErrOrStderr(), "processing", len(accepted), "uploads …")
-				if err := runUntilFree(ctx, target.runJob, "ingest"); err != nil {
-					return fmt.Errorf("ingest job: %w", err)
-				}
-			}
-			outcomes, err := client.Statuses(ctx, accepted)
+			summary, err := loadFolder(ctx, target, args[0], workers, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			summary := bulk.Summarize(rejected, outcomes, time.Since(start))
 			if asJSON {
 				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -84,6 +66,32 @@ when anything was rejected or failed.`,
 	cmd.Flags().IntVar(&workers, "workers", 4, "uploads sent at once")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd
+}
+
+// loadFolder uploads the files a folder's manifest names, runs the ingest
+// job and sums up what happened to each.
+func loadFolder(ctx context.Context, target *ingestTarget, dir string, workers int, progress io.Writer) (bulk.Summary, error) {
+	start := time.Now()
+	items, rejected, err := bulk.ReadManifest(dir)
+	if err != nil {
+		return bulk.Summary{}, err
+	}
+	bar := progressBar(len(items), "uploading")
+	client := &bulk.Client{BaseURL: target.baseURL, Token: target.token, HTTP: &http.Client{}, Workers: workers}
+	accepted, refused := client.Upload(ctx, items, func() { bar.Add(1) })
+	bar.Finish()
+	rejected = append(rejected, refused...)
+	if len(accepted) > 0 {
+		fmt.Fprintln(progress, "processing", len(accepted), "uploads …")
+		if err := runUntilFree(ctx, target.runJob, "ingest"); err != nil {
+			return bulk.Summary{}, fmt.Errorf("ingest job: %w", err)
+		}
+	}
+	outcomes, err := client.Statuses(ctx, accepted)
+	if err != nil {
+		return bulk.Summary{}, err
+	}
+	return bulk.Summarize(rejected, outcomes, time.Since(start)), nil
 }
 
 // runUntilFree runs a job, waiting while a scheduled run of it is going on

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ManifestQuery selects the manifest's files of one table of one
+// ManifestQuery selects the manifest's files, usually of one table of one
 // organization: the pruning every lake read does before DuckDB opens a
 // file. Zero fields do not filter.
 type ManifestQuery struct {
@@ -25,11 +25,17 @@ type ManifestQuery struct {
 
 // ManifestFiles lists the files of a manifest query, by date and id.
 func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFile, error) {
-	where := []string{"org_id = ?", "table_name = ?"}
-	args := []any{q.OrgID, q.Table}
+	where := []string{"true"}
+	var args []any
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
+	}
+	if q.OrgID != "" {
+		add("org_id = ?", q.OrgID)
+	}
+	if q.Table != "" {
+		add("table_name = ?", q.Table)
 	}
 	if !q.From.IsZero() {
 		add("part_date >= ?", day(q.From))
