@@ -16,9 +16,9 @@ TAGS      ?=
 
 # System packages the project uses: ffmpeg and PocketSphinx for audio, flite
 # and sox to synthesize test calls, pkg-config to find the libraries for cgo,
-# jq for the README's curl examples.
+# jq and curl for the README's and the demo's curl examples.
 SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
-                   libsphinxbase-dev pkg-config flite sox jq
+                   libsphinxbase-dev pkg-config flite sox jq curl
 
 # Every fuzz target, as package:FuzzName.
 FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./api/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords \
@@ -48,8 +48,9 @@ deps:
 build:
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/earshot
 
-## run: build and serve on the embedded defaults (data in ./data, http://127.0.0.1:8080)
+## run: build, load the demo into a fresh data dir (skipped when it has data), and serve on http://127.0.0.1:8080
 run: deps build
+	./$(BIN) demo --data $(DATA) --if-empty
 	./$(BIN) serve --data $(DATA)
 
 ## test: everything — vet, unit and integration tests (real DuckDB, real files, fake-gcs-server), fuzzing

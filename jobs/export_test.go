@@ -69,7 +69,9 @@ func TestExport(t *testing.T) {
 		return n
 	}
 	for i, org := range orgs {
-		snap := func(table string) string { return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, org.ID))) }
+		snap := func(table string) string {
+			return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, org.ID)))
+		}
 		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE org_id = ?`, snap("users"), org.ID); n != 2+i {
 			t.Errorf("org %d: %d users", i, n)
 		}

@@ -31,6 +31,6 @@ func rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: catalog, signing keys, local bucket, admin socket (env EARSHOT_DATA)")
 	jobFlags(root, &cfg)
-	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), jobsCommand(&cfg), ingestCommand(&cfg), sqlCommand(&cfg), demoCommand(&cfg), asrCommand(), benchCommand(&cfg), versionCommand())
+	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), jobsCommand(&cfg), ingestCommand(&cfg), sqlCommand(&cfg), demoCommand(&cfg), warehouseCommand(&cfg), asrCommand(), benchCommand(&cfg), versionCommand())
 	return root
 }
