@@ -86,7 +86,10 @@ func readmeSQLExamples(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	section := string(readme)
+	section = section[strings.Index(section, "## Analyst SQL"):]
+	section = section[:strings.Index(section, "\n## ")]
+	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(section, -1)
 	var out []string
 	for _, b := range blocks {
 		out = append(out, strings.TrimSpace(b[1]))
