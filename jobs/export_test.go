@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
-	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lakegen"
 )
@@ -24,13 +24,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // (testdata/export_schema.golden): analysts' queries depend on them.
 func TestExport(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	bucket, _ := blob.OpenLocal(filepath.Join(dir, "bucket"))
+	cat, bucket, dir := testlake.New(t)
 	var orgs []lakegen.Org
 	for i, name := range []string{"acme", "globex"} {
 		org, err := lakegen.CreateOrg(ctx, cat, name, 3+i)

@@ -7,12 +7,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/internal/testlake"
 
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
@@ -32,17 +32,7 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
-	bucket, err := blob.OpenLocal(filepath.Join(dir, "bucket"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat.SetLakeRoot(filepath.Join(dir, "bucket"))
+	cat, bucket, _ := testlake.New(t)
 	org, _ := cat.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat, "test-worker", log, nil)

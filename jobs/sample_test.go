@@ -5,13 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
-	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
 	"github.com/earshot/earshot/warehouse/lakegen"
@@ -22,13 +21,7 @@ import (
 func sampleCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
-	bucket, _ := blob.OpenLocal(filepath.Join(dir, "bucket"))
+	cat, bucket, _ := testlake.New(t)
 	o := lakegen.Options{Orgs: 1, Conversations: 1500, Days: 21, Classifiers: 2, Start: time.Date(2025, 10, 6, 0, 0, 0, 0, time.UTC),
 		Seed: 3, PendingShare: 0.02}
 	if _, err := lakegen.Generate(ctx, cat, &lake.Writer{Bucket: bucket}, o); err != nil {

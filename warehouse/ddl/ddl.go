@@ -101,7 +101,7 @@ func Write(w io.Writer, o Options) error {
 			continue
 		}
 		fmt.Fprintln(w, d.table(o, "lake_"+t.name, o.Location+"/"+t.name, t.schema, []string{"org", "date"}))
-		fmt.Fprintln(w, d.view(o, t.name, currentRows(d, o, t)))
+		fmt.Fprintln(w, view(d, o, t.name, currentRows(d, o, t)))
 	}
 	return nil
 }

@@ -16,8 +16,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
-	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
 	"github.com/earshot/earshot/warehouse/lakegen"
@@ -88,13 +88,7 @@ func duckType(arrowType string) string {
 // holds: every processed conversation once, 3 results each, all snapshots.
 func TestDuckDBDDLRuns(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	bucket, _ := blob.OpenLocal(filepath.Join(dir, "bucket"))
+	cat, bucket, dir := testlake.New(t)
 	o := lakegen.Options{Orgs: 2, Conversations: 400, Days: 4, Classifiers: 3, Start: time.Date(2025, 10, 6, 0, 0, 0, 0, time.UTC), Seed: 5}
 	w := &lake.Writer{Bucket: bucket}
 	orgs, err := lakegen.Generate(ctx, cat, w, o)

@@ -12,7 +12,11 @@ type dialect interface {
 	name(o Options, table string) string
 	quote(column string) string
 	table(o Options, name, location string, schema *arrow.Schema, partitions []string) string
-	view(o Options, name, query string) string
+}
+
+// view is the same statement in every engine.
+func view(d dialect, o Options, name, query string) string {
+	return fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s;", d.name(o, name), query)
 }
 
 // bigQuery: external tables with hive partitioning; the columns come from
@@ -30,10 +34,6 @@ func (q bigQuery) table(o Options, name, location string, _ *arrow.Schema, parti
 	}
 	return fmt.Sprintf("CREATE OR REPLACE EXTERNAL TABLE %s\nWITH PARTITION COLUMNS (%s)\nOPTIONS (\n  format = 'PARQUET',\n"+
 		"  uris = ['%s/*'],\n  hive_partition_uri_prefix = '%s'\n);", q.name(o, name), strings.Join(parts, ", "), location, location)
-}
-
-func (q bigQuery) view(o Options, name, query string) string {
-	return fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s;", q.name(o, name), query)
 }
 
 // trino: Hive connector tables over the partition directories; the
@@ -59,10 +59,6 @@ func (q trino) table(o Options, name, location string, schema *arrow.Schema, par
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n%s\n)\nWITH (\n  external_location = '%s',\n  format = 'PARQUET',\n  partitioned_by = ARRAY[%s]\n);\n"+
 		"CALL %s.system.sync_partition_metadata('%s', '%s', 'FULL');",
 		q.name(o, name), strings.Join(defs, ",\n"), location, strings.Join(quoted, ", "), catalog, schemaName, name)
-}
-
-func (q trino) view(o Options, name, query string) string {
-	return fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s;", q.name(o, name), query)
 }
 
 func trinoType(t arrow.DataType) string {
@@ -120,8 +116,4 @@ func duckHiveTypes(partitions []string) string {
 		out = append(out, "'"+p+"': "+types[p])
 	}
 	return strings.Join(out, ", ")
-}
-
-func (q duckDB) view(o Options, name, query string) string {
-	return fmt.Sprintf("CREATE OR REPLACE VIEW %s AS\n%s;", q.name(o, name), query)
 }
