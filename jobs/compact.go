@@ -108,7 +108,9 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 	for _, p := range paths {
 		manifest[p] = true
 	}
-	listed := func(key string) bool { return manifest[key] }
+	// Export snapshots are outside the commit protocol (each replaces the
+	// last in one write): no manifest lists them, and they are no orphans.
+	listed := func(key string) bool { return manifest[key] || strings.HasPrefix(key, ExportPrefix) }
 	for o, err := range j.Bucket.List(ctx, lake.Prefix) {
 		if err != nil {
 			return removed, err

@@ -77,8 +77,15 @@ func TestCompact(t *testing.T) {
 	}
 	old := time.Now().Add(-2 * OrphanAge)
 	os.Chtimes(filepath.Join(e.cat.LakeRoot(), orphan), old, old)
+	// An export snapshot is no orphan, however old.
+	snapshot := ExportPath("users", e.org.ID)
+	e.bucket.Put(ctx, snapshot, strings.NewReader("PAR1"), blob.PutOptions{})
+	os.Chtimes(filepath.Join(e.cat.LakeRoot(), snapshot), old, old)
 	if run, _ := e.runner.Run(ctx, "compact"); run.Counts["orphans_removed"] != 1 {
 		t.Fatalf("orphan not removed: %+v", run.Counts)
+	}
+	if _, err := e.bucket.Stat(ctx, snapshot); err != nil {
+		t.Fatalf("compaction removed an export snapshot: %v", err)
 	}
 	// A second compaction has nothing to do.
 	run, _ = e.runner.Run(ctx, "compact")
