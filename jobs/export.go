@@ -73,7 +73,7 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 // rows to a local Parquet file, which is then stored in the bucket.
 func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (int64, error) {
 	local := filepath.Join(dir, table+".parquet")
-	res, err := j.Catalog.DB().ExecContext(ctx, `COPY (`+query+`) TO '`+local+`' (FORMAT parquet, COMPRESSION zstd)`, sql.Named("org", orgID))
+	res, err := j.Catalog.DB().ExecContext(ctx, `COPY (`+query+`) TO `+catalog.SQLString(local)+` (FORMAT parquet, COMPRESSION zstd)`, sql.Named("org", orgID))
 	if err != nil {
 		return 0, err
 	}

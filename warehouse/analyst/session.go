@@ -16,6 +16,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver "duckdb"
 
 	"github.com/earshot/earshot/sql/views"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // Files are the files each view reads, by view name, as paths under the
@@ -41,9 +42,9 @@ func Open(ctx context.Context, lakeRoot string, files Files) (*sql.DB, error) {
 			db.Close()
 			return nil, err
 		}
-		stmt := strings.Replace(string(body), "{{files}}", fileList(root, files[name]), 1)
+		stmt := strings.Replace(string(body), "{{files}}", catalog.FileList(root, files[name]), 1)
 		if len(files[name]) == 0 {
-			stmt = fmt.Sprintf("CREATE VIEW %s AS SELECT error(%s) AS missing", name, quote(missingWhy(name)))
+			stmt = fmt.Sprintf("CREATE VIEW %s AS SELECT error(%s) AS missing", name, catalog.SQLString(missingWhy(name)))
 		}
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			db.Close()
@@ -52,7 +53,7 @@ func Open(ctx context.Context, lakeRoot string, files Files) (*sql.DB, error) {
 	}
 	// From here on DuckDB reads only inside the lake, and the session
 	// cannot lift that.
-	if _, err := db.ExecContext(ctx, `SET allowed_directories = [`+quote(root)+`]; SET enable_external_access = false; SET lock_configuration = true`); err != nil {
+	if _, err := db.ExecContext(ctx, `SET allowed_directories = [`+catalog.SQLString(root)+`]; SET enable_external_access = false; SET lock_configuration = true`); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -65,13 +66,3 @@ func missingWhy(view string) string {
 	}
 	return "the lake has no " + view + " yet: nothing has been processed (earshot ingest, or the ingest job)"
 }
-
-func fileList(root string, paths []string) string {
-	quoted := make([]string, len(paths))
-	for i, p := range paths {
-		quoted[i] = quote(filepath.Join(root, filepath.FromSlash(p)))
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
-}
-
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

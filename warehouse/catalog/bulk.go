@@ -72,6 +72,6 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []column, ro
 	// The file name is ours (a temporary file), quoted as a literal: table
 	// functions take no bound parameters.
 	_, err = tx.ExecContext(ctx, `INSERT INTO `+table+` (`+strings.Join(names, ", ")+`) SELECT `+strings.Join(names, ", ")+
-		` FROM read_json(`+sqlString(f.Name())+`, format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`})`)
+		` FROM read_json(`+SQLString(f.Name())+`, format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`})`)
 	return err
 }

@@ -139,13 +139,17 @@ func (c *Catalog) Transcripts(ctx context.Context, orgID string, its []Interacti
 
 // LakeFileList is the SQL list literal of lake files (manifest paths, never
 // request input) for read_parquet: local paths under the lake root, quoted.
-func (c *Catalog) LakeFileList(paths []string) string {
+func (c *Catalog) LakeFileList(paths []string) string { return FileList(c.lakeRoot, paths) }
+
+// FileList is the SQL list literal of files under root, given by their
+// /-separated paths relative to it.
+func FileList(root string, paths []string) string {
 	quoted := make([]string, len(paths))
 	for i, p := range paths {
-		quoted[i] = sqlString(filepath.Join(c.lakeRoot, filepath.FromSlash(p)))
+		quoted[i] = SQLString(filepath.Join(root, filepath.FromSlash(p)))
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
-// sqlString quotes a string as a SQL literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// SQLString quotes a string as a SQL literal.
+func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
