@@ -42,7 +42,9 @@ func ReadDictionary(r io.Reader) (Dictionary, error) {
 			return nil, fmt.Errorf("dictionary line %d: a word without phones", n)
 		}
 		word := fields[0]
-		if i := strings.IndexByte(word, '('); i > 0 && strings.HasSuffix(word, ")") {
+		// An alternative pronunciation is WORD(N): only a trailing "(digits)"
+		// is the variant mark (the word itself may hold a parenthesis).
+		if i := strings.LastIndexByte(word, '('); i > 0 && strings.HasSuffix(word, ")") && isNumber(word[i+1:len(word)-1]) {
 			word = word[:i]
 		}
 		for _, p := range fields[1:] {
@@ -53,6 +55,10 @@ func ReadDictionary(r io.Reader) (Dictionary, error) {
 		d[word] = append(d[word], strings.Join(fields[1:], " "))
 	}
 	return d, sc.Err()
+}
+
+func isNumber(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // Write writes the entries of words (all when words is nil), sorted.
