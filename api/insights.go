@@ -83,22 +83,25 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 	}
 	ctx := c.Request.Context()
 	found := map[string][]results.ClassifierResult{}
-	keep := func(ctx context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-		res, err := s.deps.Results.ClassifierResults(ctx, req.page.OrgID, batch, req.ids)
+	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
+		cands, err := s.deps.Results.ClassifierCandidates(ctx, req.page.OrgID, rows, req.ids)
 		if err != nil {
 			return nil, err
 		}
-		out := batch[:0]
-		for _, cv := range batch {
-			if req.narrowed && len(res[cv.ID]) == 0 {
-				continue
+		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
+			res := results.CurrentClassifierResults(cands, batch)
+			out := batch[:0]
+			for _, cv := range batch {
+				if req.narrowed && len(res[cv.ID]) == 0 {
+					continue
+				}
+				found[cv.ID] = res[cv.ID]
+				out = append(out, cv)
 			}
-			found[cv.ID] = res[cv.ID]
-			out = append(out, cv)
-		}
-		return out, nil
+			return out, nil
+		}, nil
 	}
-	convs, more, err := s.deps.Results.Page(ctx, req.page, keep)
+	convs, more, err := s.deps.Results.Page(ctx, req.page, fetch)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -136,7 +139,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		}
 		items[i] = item
 	}
-	c.JSON(http.StatusOK, items)
+	s.writeJSON(c, http.StatusOK, items)
 }
 
 // readInsightsRequest checks every parameter, the window last: it is

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -143,7 +144,23 @@ func (s *Server) getModelResults(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit}
-	convs, _, err := s.deps.Results.Page(ctx, q, nil)
+	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
+	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
+		cands, err := s.deps.Results.ModelCandidates(ctx, q.OrgID, rows, models.ids)
+		if err != nil {
+			return nil, err
+		}
+		reviews, err := s.deps.Catalog.Reviews(ctx, q.OrgID, conversationIDs(rows))
+		if err != nil {
+			return nil, err
+		}
+		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
+			maps.Copy(found.machine, cands.Current(batch))
+			maps.Copy(found.reviews, reviews)
+			return batch, nil
+		}, nil
+	}
+	convs, _, err := s.deps.Results.Page(ctx, q, fetch)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -157,37 +174,45 @@ func (s *Server) getModelResults(c *gin.Context) {
 			return
 		}
 	}
-	items, err := s.modelResultsItems(ctx, orgID(c), models, convs, unprocessed, withUnprocessed)
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
+	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
 	if len(items) > limit {
 		items = items[:limit]
 	}
-	c.JSON(http.StatusOK, items)
+	s.writeJSON(c, http.StatusOK, items)
 }
 
-// modelResultsItems builds the items of processed conversations (results
-// from the lake, reviews from the catalog) and of unprocessed ones, in id
-// order. With withStatus every item carries its mediaStatus.
-func (s *Server) modelResultsItems(ctx context.Context, org string, models modelSet, convs []results.Conversation,
-	unprocessed []catalog.Interaction, withStatus bool) ([]modelResultsItem, error) {
+// pageResults are the results of a page's processed conversations: the
+// machine's current ones from the lake, the review sets from the catalog.
+type pageResults struct {
+	machine map[string][]results.ModelResult
+	reviews map[string][]catalog.Review
+}
+
+// readPageResults reads the results of processed conversations.
+func (s *Server) readPageResults(ctx context.Context, org string, models modelSet, convs []results.Conversation) (pageResults, error) {
 	machine, err := s.deps.Results.ModelResults(ctx, org, convs, models.ids)
 	if err != nil {
-		return nil, err
+		return pageResults{}, err
 	}
+	reviews, err := s.deps.Catalog.Reviews(ctx, org, conversationIDs(convs))
+	return pageResults{machine: machine, reviews: reviews}, err
+}
+
+func conversationIDs(convs []results.Conversation) []string {
 	ids := make([]string, len(convs))
 	for i, cv := range convs {
 		ids[i] = cv.ID
 	}
-	reviews, err := s.deps.Catalog.Reviews(ctx, org, ids)
-	if err != nil {
-		return nil, err
-	}
+	return ids
+}
+
+// modelResultsItems lays out the items of processed conversations and of
+// unprocessed ones, in id order. With withStatus every item carries its
+// mediaStatus.
+func modelResultsItems(models modelSet, convs []results.Conversation, found pageResults, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
 	items := make([]modelResultsItem, 0, len(convs)+len(unprocessed))
 	for _, cv := range convs {
-		item := processedItem(cv, models, machine[cv.ID], reviews[cv.ID])
+		item := processedItem(cv, models, found.machine[cv.ID], found.reviews[cv.ID])
 		if withStatus {
 			item.MediaStatus = &mediaStatus{Status: mediaProcessed}
 		}
@@ -197,7 +222,7 @@ func (s *Server) modelResultsItems(ctx context.Context, org string, models model
 		items = append(items, unprocessedItem(it))
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
-	return items, nil
+	return items
 }
 
 // resultSet is one set of results: the machine's, or a review.

@@ -69,10 +69,10 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 				ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID})
 		}
 	}
-	items, err := s.modelResultsItems(ctx, org, models, convs, unprocessed, withUnprocessed)
+	res, err := s.readPageResults(ctx, org, models, convs)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	c.JSON(http.StatusOK, items)
+	s.writeJSON(c, http.StatusOK, modelResultsItems(models, convs, res, unprocessed, withUnprocessed))
 }

@@ -80,10 +80,11 @@ func (s *Server) postReview(c *gin.Context) {
 		return
 	}
 	conv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID, ArrivedOn: it.ArrivedOn}
-	items, err := s.modelResultsItems(ctx, org, models, []results.Conversation{conv}, nil, false)
+	convs := []results.Conversation{conv}
+	found, err := s.readPageResults(ctx, org, models, convs)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	c.JSON(http.StatusOK, items[0])
+	c.JSON(http.StatusOK, modelResultsItems(models, convs, found, nil, false)[0])
 }

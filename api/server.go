@@ -64,10 +64,11 @@ type Catalog interface {
 // ResultReader reads pages of conversations and their results from the
 // lake (results.Reader).
 type ResultReader interface {
-	Page(ctx context.Context, q results.PageQuery, keep results.Keep) ([]results.Conversation, bool, error)
+	Page(ctx context.Context, q results.PageQuery, fetch results.Fetch) ([]results.Conversation, bool, error)
 	Count(ctx context.Context, q results.PageQuery, classifierIDs []string) (int64, error)
 	ModelResults(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (map[string][]results.ModelResult, error)
-	ClassifierResults(ctx context.Context, orgID string, convs []results.Conversation, classifierIDs []string) (map[string][]results.ClassifierResult, error)
+	ModelCandidates(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
+	ClassifierCandidates(ctx context.Context, orgID string, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
 }
 
 // JobStarter starts a job for an organization in the background.

@@ -29,6 +29,8 @@ type queryCase struct {
 	deep   bool
 	page   results.PageQuery
 	table  string
+	// classifiers are the ones whose results the page lists.
+	classifiers []string
 }
 
 func benchQueryCommand(cfg *config) *cobra.Command {
@@ -95,7 +97,7 @@ organization earshot bench gen created.`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
-				direct, err := timeRuns(runs, func() error { _, err := reader.Direct(ctx, c.page, c.table); return err })
+				direct, err := timeRuns(runs, func() error { _, err := reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
 				if err != nil {
 					return fmt.Errorf("%s direct: %w", c.name, err)
 				}
@@ -148,15 +150,15 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 	allh.NodeIDs = region
 	types := "&ClassifierTypes=" + url.QueryEscape("Classifier,Core AI Model")
 	return []queryCase{
-		{"ModelResults, all 92 days, first page", mr, "lastId", false, all, "model_results"},
-		{"ModelResults, all 92 days, deep page", mr, "lastId", true, all, "model_results"},
-		{"ModelResults, hierarchy R1, first page", mr + "&hierarchyCodes=R1", "lastId", false, allh, "model_results"},
-		{"Insights, 7 days, first page", insights(week, ""), "LastId", false, w7, "classifier_results"},
-		{"Insights, 7 days, deep page", insights(week, ""), "LastId", true, w7, "classifier_results"},
-		{"Insights, 7 days, hierarchy R1, first page", insights(week, "&HierarchyCodes=R1"), "LastId", false, w7h, "classifier_results"},
-		{"Insights, 31 days, hierarchy R1, first page", insights(month, "&HierarchyCodes=R1"), "LastId", false, w31h, "classifier_results"},
-		{"Insights, 31 days, hierarchy R1, deep page", insights(month, "&HierarchyCodes=R1"), "LastId", true, w31h, "classifier_results"},
-		{"Insights, 31 days, classifier types, first page", insights(month, types), "LastId", false, w31, "classifier_results"},
+		{"ModelResults, all 92 days, first page", mr, "lastId", false, all, "model_results", models},
+		{"ModelResults, all 92 days, deep page", mr, "lastId", true, all, "model_results", models},
+		{"ModelResults, hierarchy R1, first page", mr + "&hierarchyCodes=R1", "lastId", false, allh, "model_results", models},
+		{"Insights, 7 days, first page", insights(week, ""), "LastId", false, w7, "classifier_results", models},
+		{"Insights, 7 days, deep page", insights(week, ""), "LastId", true, w7, "classifier_results", models},
+		{"Insights, 7 days, hierarchy R1, first page", insights(week, "&HierarchyCodes=R1"), "LastId", false, w7h, "classifier_results", models},
+		{"Insights, 31 days, hierarchy R1, first page", insights(month, "&HierarchyCodes=R1"), "LastId", false, w31h, "classifier_results", models},
+		{"Insights, 31 days, hierarchy R1, deep page", insights(month, "&HierarchyCodes=R1"), "LastId", true, w31h, "classifier_results", models},
+		{"Insights, 31 days, classifier types, first page", insights(month, types), "LastId", false, w31, "classifier_results", models},
 	}, nil
 }
 

@@ -3,7 +3,8 @@ package results
 import (
 	"context"
 	"database/sql"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // ClassifierResult is a classifier's current result for a conversation,
@@ -17,17 +18,24 @@ type ClassifierResult struct {
 	Reasoning    *string
 }
 
-// ClassifierResults reads the current results of the classifiers for
-// conversations, each conversation's in classifier id order.
-func (r *Reader) ClassifierResults(ctx context.Context, orgID string, convs []Conversation, classifierIDs []string) (map[string][]ClassifierResult, error) {
-	out, err := readCurrent(ctx, r, orgID, "classifier_results", "classifier_id",
+// ClassifierCandidates reads the classifier_results rows of the
+// classifiers for conversations (lake rows of a page, before the catalog
+// check); CurrentClassifierResults chooses among them.
+func (r *Reader) ClassifierCandidates(ctx context.Context, orgID string, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
+	return readCandidates(ctx, r, orgID, "classifier_results", "classifier_id",
 		"conversation_id, run_id, classifier_id, classifier_version, classifier_type, category_name, result, reasoning", convs, classifierIDs,
 		func(rows *sql.Rows) (conv, run, classifier string, c ClassifierResult, err error) {
 			err = rows.Scan(&conv, &run, &c.ClassifierID, &c.Version, &c.Type, &c.Category, &c.Result, &c.Reasoning)
 			return conv, run, c.ClassifierID, c, err
 		})
+}
+
+// CurrentClassifierResults are the current results of conversations,
+// each conversation's in classifier id order.
+func CurrentClassifierResults(cands *Candidates[ClassifierResult], convs []Conversation) map[string][]ClassifierResult {
+	out := cands.Current(convs)
 	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool { return list[i].ClassifierID < list[j].ClassifierID })
+		slices.SortFunc(list, func(a, b ClassifierResult) int { return strings.Compare(a.ClassifierID, b.ClassifierID) })
 	}
-	return out, err
+	return out
 }

@@ -8,41 +8,40 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// current keeps, per conversation and classifier, the row of the newest
-// run not older than the conversation's own run: a reclassification
-// replaces the ingest's result, a later re-ingestion replaces both (the
-// rule compaction applies too).
-type current[T any] struct {
-	convRun map[string]string
-	best    map[[2]string]T
-	bestRun map[[2]string]string
+// Candidates are the lake rows of a results table for a batch of
+// conversations, every run's, before the current ones are chosen.
+type Candidates[T any] struct {
+	rows []candidate[T]
 }
 
-func newCurrent[T any](convs []Conversation) *current[T] {
-	c := &current[T]{convRun: make(map[string]string, len(convs)), best: map[[2]string]T{}, bestRun: map[[2]string]string{}}
+type candidate[T any] struct {
+	conv, run, classifier string
+	row                   T
+}
+
+// Current keeps, per conversation of convs and classifier, the row of the
+// newest run not older than the conversation's own run: a
+// reclassification replaces the ingest's result, a later re-ingestion
+// replaces both (the rule compaction applies too).
+func (c *Candidates[T]) Current(convs []Conversation) map[string][]T {
+	convRun := make(map[string]string, len(convs))
 	for _, conv := range convs {
-		c.convRun[conv.ID] = conv.RunID
+		convRun[conv.ID] = conv.RunID
 	}
-	return c
-}
-
-func (c *current[T]) offer(conv, classifier, run string, row T) {
-	convRun, ok := c.convRun[conv]
-	if !ok || run < convRun {
-		return
+	best := map[[2]string]int{}
+	for i, cand := range c.rows {
+		run, ok := convRun[cand.conv]
+		if !ok || cand.run < run {
+			continue
+		}
+		k := [2]string{cand.conv, cand.classifier}
+		if j, ok := best[k]; !ok || c.rows[j].run < cand.run {
+			best[k] = i
+		}
 	}
-	k := [2]string{conv, classifier}
-	if r, ok := c.bestRun[k]; ok && r >= run {
-		return
-	}
-	c.bestRun[k], c.best[k] = run, row
-}
-
-// byConversation is the kept rows of each conversation.
-func (c *current[T]) byConversation() map[string][]T {
-	out := map[string][]T{}
-	for k, row := range c.best {
-		out[k[0]] = append(out[k[0]], row)
+	out := make(map[string][]T, len(convs))
+	for k, i := range best {
+		out[k[0]] = append(out[k[0]], c.rows[i].row)
 	}
 	return out
 }
@@ -85,26 +84,26 @@ func ids(convs []Conversation) []string {
 	return out
 }
 
-// readCurrent reads the current rows of a results table for conversations
-// and classifiers (key names the table's classifier column). The id range
+// readCandidates reads the rows of a results table for conversations and
+// classifiers (key names the table's classifier column). The id range
 // lets DuckDB skip row groups of the sorted files; the semi-join keeps the
-// page's conversations (the range also holds others, e.g. of other
+// batch's conversations (the range also holds others, e.g. of other
 // hierarchy nodes). scan reads one row of columns.
-func readCurrent[T any](ctx context.Context, r *Reader, orgID, table, key, columns string, convs []Conversation, classifierIDs []string,
-	scan func(*sql.Rows) (conv, run, classifier string, row T, err error)) (map[string][]T, error) {
+func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, columns string, convs []Conversation, classifierIDs []string,
+	scan func(*sql.Rows) (conv, run, classifier string, row T, err error)) (*Candidates[T], error) {
+	out := &Candidates[T]{}
 	if len(convs) == 0 || len(classifierIDs) == 0 {
-		return map[string][]T{}, nil
+		return out, nil
 	}
 	paths, lo, hi, err := r.resultPaths(ctx, orgID, table, convs)
 	if err != nil || len(paths) == 0 {
-		return map[string][]T{}, err
+		return out, err
 	}
-	cur := newCurrent[T](convs)
 	err = queryRows(ctx, r.Catalog.DB(), func(rows *sql.Rows) error {
-		conv, run, classifier, row, err := scan(rows)
-		if err == nil {
-			cur.offer(conv, classifier, run, row)
-		}
+		var c candidate[T]
+		var err error
+		c.conv, c.run, c.classifier, c.row, err = scan(rows)
+		out.rows = append(out.rows, c)
 		return err
 	}, `SELECT `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))
@@ -112,5 +111,5 @@ func readCurrent[T any](ctx context.Context, r *Reader, orgID, table, key, colum
 	if err != nil {
 		return nil, err
 	}
-	return cur.byConversation(), nil
+	return out, nil
 }

@@ -2,15 +2,16 @@ package results
 
 import (
 	"context"
-	"database/sql"
+	"fmt"
 )
 
-// Direct runs a page's two lake queries straight on DuckDB, as the
-// baseline the API is measured against: the page of conversations from
-// the manifest-pruned conversations files, then the results of table
-// (model_results or classifier_results) for them. No catalog check, no
-// JSON, no HTTP. It returns the rows read.
-func (r *Reader) Direct(ctx context.Context, q PageQuery, table string) (int, error) {
+// Direct runs a page's lake queries straight on DuckDB, as the baseline
+// the API is measured against: the page of conversations from the
+// manifest-pruned conversations files, then the results of table
+// (model_results or classifier_results) of the classifiers for them, the
+// same statements the API runs, each row read. No catalog check, no JSON,
+// no HTTP. It returns the rows read.
+func (r *Reader) Direct(ctx context.Context, q PageQuery, table string, classifierIDs []string) (int, error) {
 	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return 0, err
@@ -19,15 +20,19 @@ func (r *Reader) Direct(ctx context.Context, q PageQuery, table string) (int, er
 	if err != nil || len(convs) == 0 {
 		return 0, err
 	}
-	paths, lo, hi, err := r.resultPaths(ctx, q.OrgID, table, convs)
-	if err != nil || len(paths) == 0 {
-		return len(convs), err
+	switch table {
+	case "classifier_results":
+		cands, err := r.ClassifierCandidates(ctx, q.OrgID, convs, classifierIDs)
+		if err != nil {
+			return 0, err
+		}
+		return len(convs) + len(cands.rows), nil
+	case "model_results":
+		cands, err := r.ModelCandidates(ctx, q.OrgID, convs, classifierIDs)
+		if err != nil {
+			return 0, err
+		}
+		return len(convs) + len(cands.rows), nil
 	}
-	n := len(convs)
-	err = queryRows(ctx, r.Catalog.DB(), func(rows *sql.Rows) error {
-		n++
-		return nil
-	}, `SELECT * FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
-		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, ids(convs))
-	return n, err
+	return 0, fmt.Errorf("no results table %q", table)
 }

@@ -18,7 +18,18 @@ type ModelResult struct {
 
 // ModelResults reads the current results of the models for conversations.
 func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (map[string][]ModelResult, error) {
-	return readCurrent(ctx, r, orgID, "model_results", "model_id",
+	cands, err := r.ModelCandidates(ctx, orgID, convs, modelIDs)
+	if err != nil {
+		return nil, err
+	}
+	return cands.Current(convs), nil
+}
+
+// ModelCandidates reads the model_results rows of the models for
+// conversations (lake rows of a page, before the catalog check); their
+// Current chooses among them.
+func (r *Reader) ModelCandidates(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
+	return readCandidates(ctx, r, orgID, "model_results", "model_id",
 		"conversation_id, run_id, model_id, model_version, result, text_result, event_time", convs, modelIDs,
 		func(rows *sql.Rows) (conv, run, model string, m ModelResult, err error) {
 			err = rows.Scan(&conv, &run, &m.ModelID, &m.Version, &m.Result, &m.TextResult, &m.EventTime)

@@ -9,6 +9,9 @@ package results
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -53,10 +56,17 @@ var processed = map[string]bool{catalog.StatusReadyToSample: true, catalog.Statu
 // result); it returns the batch itself to keep all.
 type Keep func(ctx context.Context, batch []Conversation) ([]Conversation, error)
 
+// Fetch reads what a page shows of a batch's conversations (their
+// results). Page calls it with the batch's lake rows, beside the catalog
+// check of those rows (the two are independent reads), and applies the
+// Keep it returns to the rows the check kept.
+type Fetch func(ctx context.Context, rows []Conversation) (Keep, error)
+
 // Page returns up to q.Limit conversations after q.AfterID in id order,
 // and whether more follow. It reads the lake in batches, checks each
-// batch against the catalog and keep, and reads on until the page is full.
-func (r *Reader) Page(ctx context.Context, q PageQuery, keep Keep) ([]Conversation, bool, error) {
+// batch against the catalog while fetch reads its results, and reads on
+// until the page is full. fetch may be nil.
+func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversation, bool, error) {
 	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return nil, false, err
@@ -66,32 +76,50 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, keep Keep) ([]Conversati
 	var out []Conversation
 	for len(out) < want {
 		batchLimit := max(want-len(out), 64)
-		rows, full, err := r.lakeConversations(ctx, q, files, cursor, batchLimit)
+		rows, next, err := r.lakeConversations(ctx, q, files, cursor, batchLimit)
 		if err != nil {
 			return nil, false, err
 		}
-		if len(rows) == 0 {
-			break
-		}
-		cursor = rows[len(rows)-1].ID
-		verified, err := r.verify(ctx, q, rows)
+		verified, err := r.checkAndFetch(ctx, q, rows, fetch)
 		if err != nil {
 			return nil, false, err
-		}
-		if keep != nil && len(verified) > 0 {
-			if verified, err = keep(ctx, verified); err != nil {
-				return nil, false, err
-			}
 		}
 		out = append(out, verified...)
-		if !full {
+		if next == "" {
 			break
 		}
+		cursor = next
 	}
 	if len(out) > q.Limit {
 		return out[:q.Limit], true, nil
 	}
 	return out, false, nil
+}
+
+// checkAndFetch checks a batch's rows against the catalog while fetch
+// reads their results, then applies fetch's Keep to the checked rows.
+func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversation, fetch Fetch) ([]Conversation, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var keep Keep
+	var fetchErr error
+	var wg sync.WaitGroup
+	if fetch != nil {
+		wg.Go(func() { keep, fetchErr = fetch(ctx, rows) })
+	}
+	verified, err := r.verify(ctx, q, rows)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if fetchErr != nil {
+		return nil, fetchErr
+	}
+	if keep == nil || len(verified) == 0 {
+		return verified, nil
+	}
+	return keep(ctx, verified)
 }
 
 // conversationFiles prunes the conversations files: by partition date for
@@ -104,24 +132,43 @@ func (r *Reader) conversationFiles(ctx context.Context, q PageQuery) ([]catalog.
 	} else {
 		mq.From, mq.To = q.From, q.To
 	}
-	return r.Catalog.ManifestFiles(ctx, mq)
+	files, err := r.Catalog.ManifestFiles(ctx, mq)
+	slices.SortFunc(files, func(a, b catalog.LakeFile) int { return strings.Compare(a.MinID, b.MinID) })
+	return files, err
+}
+
+// batchFiles are the files a batch after cursor reads: the first ones in
+// id order that hold at least limit rows, and every file overlapping
+// them. bound is the largest id they can hold ("" when they are all the
+// files left): every row after cursor up to bound is in them, so a batch
+// may stop there and the next go on from bound. A page then reads one or
+// two day files, not every file of its window.
+func batchFiles(files []catalog.LakeFile, cursor string, limit int) (paths []string, bound string) {
+	var rows int64
+	for _, f := range files { // sorted by MinID
+		if cursor != "" && f.MaxID <= cursor {
+			continue
+		}
+		if rows >= int64(limit) && f.MinID > bound {
+			return paths, bound
+		}
+		paths = append(paths, f.Path)
+		rows += f.Rows
+		bound = max(bound, f.MaxID)
+	}
+	return paths, ""
 }
 
 // lakeConversations reads up to limit conversation rows after cursor from
 // files. A conversation written by two runs has a row of each (until
 // compaction keeps the current one): rows come newest run first, and a
 // full batch drops its last conversation, which may have rows beyond the
-// limit, so that the next batch reads it whole. full says the limit was
-// reached.
-func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []catalog.LakeFile, cursor string, limit int) ([]Conversation, bool, error) {
-	var paths []string
-	for _, f := range files {
-		if cursor == "" || f.MaxID > cursor {
-			paths = append(paths, f.Path)
-		}
-	}
+// limit, so that the next batch reads it whole. next is the cursor the
+// next batch goes on from, "" when no rows are left.
+func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []catalog.LakeFile, cursor string, limit int) (rows []Conversation, next string, err error) {
+	paths, bound := batchFiles(files, cursor, limit)
 	if len(paths) == 0 {
-		return nil, false, nil
+		return nil, "", nil
 	}
 	date := "arrived_on"
 	if q.ByInteraction {
@@ -131,40 +178,37 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 		FROM read_parquet(` + r.Catalog.LakeFileList(paths) + `, hive_partitioning = false)
 		WHERE conversation_id > ? AND ` + date + ` BETWEEN ? AND ?`
 	args := []any{cursor, q.From.UTC(), q.To.UTC()}
+	if bound != "" {
+		query += ` AND conversation_id <= ?`
+		args = append(args, bound)
+	}
 	if q.NodeIDs != nil {
 		query += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
-	rows, err := r.Catalog.DB().QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var out []Conversation
-	for rows.Next() {
+	err = queryRows(ctx, r.Catalog.DB(), func(rs *sql.Rows) error {
 		var c Conversation
-		if err := rows.Scan(&c.ID, &c.RunID, &c.ClientCallID, &c.ArrivedOn, &c.InteractionDate, &c.HierarchyNodeID); err != nil {
-			return nil, false, err
-		}
+		err := rs.Scan(&c.ID, &c.RunID, &c.ClientCallID, &c.ArrivedOn, &c.InteractionDate, &c.HierarchyNodeID)
 		c.ArrivedOn = c.ArrivedOn.UTC()
-		out = append(out, c)
+		rows = append(rows, c)
+		return err
+	}, query, args...)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
+	if len(rows) < limit {
+		return rows, bound, nil // all rows up to bound were read
 	}
-	full := len(out) == limit
-	if full {
-		last := out[len(out)-1].ID
-		for len(out) > 0 && out[len(out)-1].ID == last {
-			out = out[:len(out)-1]
-		}
-		if len(out) == 0 {
-			return nil, false, errTooManyRuns(last)
-		}
+	last := rows[len(rows)-1].ID
+	for len(rows) > 0 && rows[len(rows)-1].ID == last {
+		rows = rows[:len(rows)-1]
 	}
-	return out, full, nil
+	if len(rows) == 0 {
+		return nil, "", errTooManyRuns(last)
+	}
+	return rows, rows[len(rows)-1].ID, nil
 }
 
 // verify keeps the rows of each conversation's current run whose
