@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,10 @@ import (
 func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t) // batches of 2 uploads: several files per partition
+	cl, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("Refund", "Classifier", `{"groups":[{"rules":[{"phrases":["refund"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var archives []string
 	for i := range 5 {
 		archives = append(archives, e.stage(t, fmt.Sprintf("day/%d.tar", i), tarOf(t, map[string]string{
@@ -36,6 +41,25 @@ func TestCompact(t *testing.T) {
 	}
 	var filesBefore int
 	e.cat.DB().QueryRow(`SELECT count(*) FROM lake_files`).Scan(&filesBefore)
+	// Every conversations file records its counts by node and the
+	// classifiers every conversation of it has a result of.
+	manifest := func() []catalog.LakeFile {
+		files, err := e.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations"})
+		if err != nil || len(files) == 0 {
+			t.Fatalf("manifest: %v %v", files, err)
+		}
+		for _, f := range files {
+			var sum int64
+			for _, n := range f.NodeCounts {
+				sum += n
+			}
+			if sum != f.Rows || !slices.Equal(f.CompleteClassifiers, []string{cl.ID}) {
+				t.Fatalf("%s: %d rows, node counts %v, complete classifiers %v", f.Path, f.Rows, f.NodeCounts, f.CompleteClassifiers)
+			}
+		}
+		return files
+	}
+	manifest()
 
 	run, err := e.runner.Run(ctx, "compact")
 	if err != nil {
@@ -46,10 +70,12 @@ func TestCompact(t *testing.T) {
 	if filesAfter != partitions || filesAfter >= filesBefore || run.Counts["files_removed"] != int64(filesBefore) {
 		t.Fatalf("%d files before, %d after in %d partitions; run %+v", filesBefore, filesAfter, partitions, run.Counts)
 	}
-	// Only current rows were kept: 15 conversations, 2 turns each.
-	if run.Counts["rows"] != 15+30 {
-		t.Fatalf("compacted rows %d, want 45", run.Counts["rows"])
+	// Only current rows were kept: 15 conversations, 2 turns each, a
+	// classifier result and a model result each.
+	if run.Counts["rows"] != 15+30+15+15 {
+		t.Fatalf("compacted rows %d, want 75", run.Counts["rows"])
 	}
+	manifest() // a compacted file keeps what all the files it merged said
 	after, err := e.cat.Transcripts(ctx, e.org.ID, chats)
 	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("transcripts changed by compaction: %v", err)

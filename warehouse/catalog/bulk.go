@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	json "github.com/goccy/go-json"
 	"os"
 	"strings"
+
+	json "github.com/goccy/go-json"
 )
 
 // column is a column name and its DuckDB type, for bulk loads.
@@ -26,7 +27,8 @@ var (
 	lakeFileColumns = []column{
 		{"path", "VARCHAR"}, {"table_name", "VARCHAR"}, {"org_id", "VARCHAR"}, {"part_date", "DATE"}, {"row_count", "BIGINT"},
 		{"byte_count", "BIGINT"}, {"min_id", "VARCHAR"}, {"max_id", "VARCHAR"}, {"min_interaction", "TIMESTAMP"},
-		{"max_interaction", "TIMESTAMP"}, {"run_id", "VARCHAR"}, {"created_on", "TIMESTAMP"},
+		{"max_interaction", "TIMESTAMP"}, {"run_id", "VARCHAR"}, {"created_on", "TIMESTAMP"}, {"node_counts", "VARCHAR"},
+		{"complete_classifiers", "VARCHAR"},
 	}
 	failureColumns = []column{{"id", "VARCHAR"}, {"org_id", "VARCHAR"}, {"interaction_id", "VARCHAR"}, {"message", "VARCHAR"}, {"created_on", "TIMESTAMP"}}
 )

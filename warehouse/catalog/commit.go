@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -19,6 +20,27 @@ type LakeFile struct {
 	MinID, MaxID   string
 	MinInteraction *time.Time
 	MaxInteraction *time.Time
+	// NodeCounts (conversations files) counts the file's conversations by
+	// hierarchy node ("" for none); nil when unknown.
+	NodeCounts map[string]int64
+	// CompleteClassifiers (conversations files) are the classifiers with a
+	// result for every conversation of the file, in the same run.
+	CompleteClassifiers []string
+}
+
+// lakeFileRow is a manifest entry's values in lakeFileColumns order.
+func lakeFileRow(f LakeFile, runID string, created time.Time) []any {
+	var nodes, complete any
+	if f.NodeCounts != nil {
+		b, _ := json.Marshal(f.NodeCounts)
+		nodes = string(b)
+	}
+	if f.CompleteClassifiers != nil {
+		b, _ := json.Marshal(f.CompleteClassifiers)
+		complete = string(b)
+	}
+	return []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
+		f.MinInteraction, f.MaxInteraction, runID, created, nodes, complete}
 }
 
 // UploadOutcome is what processing one claimed upload produced.
@@ -125,8 +147,7 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 		}
 		var files [][]any
 		for _, f := range written {
-			files = append(files, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-				f.MinInteraction, f.MaxInteraction, ic.RunID, t})
+			files = append(files, lakeFileRow(f, ic.RunID, t))
 		}
 		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files)
 	})
@@ -184,6 +205,44 @@ func (c *Catalog) CompactionCandidates(ctx context.Context) ([]Partition, error)
 	return out, rows.Err()
 }
 
+const tableConversations = "conversations"
+
+// completeInAll is what a compacted conversations file inherits: the
+// classifiers complete in every one of the files it merges (each of its
+// conversations comes from one of them). Compaction reads no results, so
+// it cannot tell more.
+func completeInAll(ctx context.Context, tx *sql.Tx, paths []string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT complete_classifiers FROM lake_files WHERE list_contains(?, path) AND table_name = ?`,
+		paths, tableConversations)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	first := true
+	for rows.Next() {
+		var raw *string
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var list []string
+		if raw != nil {
+			if err := json.Unmarshal([]byte(*raw), &list); err != nil {
+				return nil, err
+			}
+		}
+		if first {
+			out, first = list, false
+			continue
+		}
+		out = slices.DeleteFunc(out, func(id string) bool { return !slices.Contains(list, id) })
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, rows.Err()
+}
+
 // ErrManifestChanged: the files a compaction read are no longer all in the
 // manifest (another compaction swapped them); its output is discarded.
 var ErrManifestChanged = errors.New("the partition's files changed during compaction")
@@ -200,14 +259,20 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 		if n != len(old) {
 			return ErrManifestChanged
 		}
+		inherited, err := completeInAll(ctx, tx, old)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE list_contains(?, path)`, old); err != nil {
 			return err
 		}
 		t := now()
 		var rows [][]any
 		for _, f := range replacements {
-			rows = append(rows, []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-				f.MinInteraction, f.MaxInteraction, runID, t})
+			if f.Table == tableConversations && len(old) > 0 {
+				f.CompleteClassifiers = inherited
+			}
+			rows = append(rows, lakeFileRow(f, runID, t))
 		}
 		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows)
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"time"
 )
 
 // Import is conversations processed elsewhere (generated data for
@@ -39,8 +38,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 	}
 	files := make([][]any, len(im.Files))
 	for i, f := range im.Files {
-		files[i] = []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-			f.MinInteraction, f.MaxInteraction, im.RunID, t}
+		files[i] = lakeFileRow(f, im.RunID, t)
 	}
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {

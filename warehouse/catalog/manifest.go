@@ -2,8 +2,12 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+
 	"strings"
 	"time"
+
+	json "github.com/goccy/go-json"
 )
 
 // ManifestQuery selects the manifest's files, usually of one table of one
@@ -63,7 +67,7 @@ func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFil
 		add("list_contains(?, strftime(part_date, '%Y-%m-%d'))", days)
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
-		min_interaction, max_interaction FROM lake_files WHERE `+strings.Join(where, " AND ")+` ORDER BY part_date, min_id`, args...)
+		min_interaction, max_interaction, node_counts, complete_classifiers FROM lake_files WHERE `+strings.Join(where, " AND ")+` ORDER BY part_date, min_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +75,20 @@ func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFil
 	out := []LakeFile{}
 	for rows.Next() {
 		var f LakeFile
-		if err := rows.Scan(&f.Path, &f.Table, &f.OrgID, &f.Date, &f.Rows, &f.Bytes, &f.MinID, &f.MaxID, &f.MinInteraction, &f.MaxInteraction); err != nil {
+		var nodes, complete *string
+		if err := rows.Scan(&f.Path, &f.Table, &f.OrgID, &f.Date, &f.Rows, &f.Bytes, &f.MinID, &f.MaxID, &f.MinInteraction, &f.MaxInteraction,
+			&nodes, &complete); err != nil {
 			return nil, err
+		}
+		if nodes != nil {
+			if err := json.Unmarshal([]byte(*nodes), &f.NodeCounts); err != nil {
+				return nil, fmt.Errorf("manifest entry %s: node counts: %w", f.Path, err)
+			}
+		}
+		if complete != nil {
+			if err := json.Unmarshal([]byte(*complete), &f.CompleteClassifiers); err != nil {
+				return nil, fmt.Errorf("manifest entry %s: complete classifiers: %w", f.Path, err)
+			}
 		}
 		out = append(out, f)
 	}

@@ -67,6 +67,8 @@ type fileJob struct {
 func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.LakeFile, error) {
 	convs := groupByPartition(b.Conversations, func(c *Conversation) partition { return partitionOf(c.OrgID, c.ArrivedOn) })
 	segs := groupByPartition(b.Segments, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
+	classified := sortedResults(b.ClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+		func(r *ClassifierResult) (string, string) { return r.ConversationID, r.ClassifierID })
 	workers := runtime.GOMAXPROCS(0)
 	var jobs []fileJob
 	for _, p := range sortedPartitions(convs) {
@@ -78,6 +80,8 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 				func(f *catalog.LakeFile) {
 					f.Rows, f.MinID, f.MaxID = int64(len(chunk)), chunk[0].ID, chunk[len(chunk)-1].ID
 					f.MinInteraction, f.MaxInteraction = interactionRange(chunk)
+					f.NodeCounts = nodeCounts(chunk)
+					f.CompleteClassifiers = completeClassifiers(chunk, classified[p])
 				}})
 		}
 	}
@@ -98,9 +102,10 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 				}})
 		}
 	}
-	jobs = append(jobs, resultJobs(b.ClassifierResults, TableClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+	jobs = append(jobs, resultJobs(classified, TableClassifierResults,
 		func(r *ClassifierResult) (string, string) { return r.ConversationID, r.ClassifierID }, classifierResultRecord)...)
-	jobs = append(jobs, resultJobs(b.ModelResults, TableModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+	jobs = append(jobs, resultJobs(sortedResults(b.ModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
+		func(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }), TableModelResults,
 		func(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }, modelResultRecord)...)
 	files := make([]catalog.LakeFile, len(jobs))
 	errs := make([]error, len(jobs))
@@ -130,19 +135,27 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	return files, nil
 }
 
-// resultJobs are the files of a results table: one per partition, rows
-// sorted by conversation then classifier (results are few next to
-// transcripts, so partitions are not split).
-func resultJobs[T any](rows []T, table string, part func(*T) partition, key func(*T) (string, string), record func([]T) arrow.RecordBatch) []fileJob {
-	var jobs []fileJob
+// sortedResults groups the rows of a results table by partition, each
+// partition's sorted by conversation then classifier (key).
+func sortedResults[T any](rows []T, part func(*T) partition, key func(*T) (string, string)) map[partition][]T {
 	byPartition := groupByPartition(rows, part)
-	for _, p := range sortedPartitions(byPartition) {
-		chunk := byPartition[p]
+	for _, chunk := range byPartition {
 		sortRows(chunk, func(a, b *T) int {
 			ac, am := key(a)
 			bc, bm := key(b)
 			return cmp.Or(strings.Compare(ac, bc), strings.Compare(am, bm))
 		})
+	}
+	return byPartition
+}
+
+// resultJobs are the files of a results table, from its sortedResults:
+// one per partition (results are few next to transcripts, so partitions
+// are not split).
+func resultJobs[T any](byPartition map[partition][]T, table string, key func(*T) (string, string), record func([]T) arrow.RecordBatch) []fileJob {
+	var jobs []fileJob
+	for _, p := range sortedPartitions(byPartition) {
+		chunk := byPartition[p]
 		jobs = append(jobs, fileJob{table, p, func() arrow.RecordBatch { return record(chunk) }, func(f *catalog.LakeFile) {
 			first, _ := key(&chunk[0])
 			last, _ := key(&chunk[len(chunk)-1])

@@ -11,9 +11,6 @@ import (
 // as the classifier_results table records it.
 type ClassifierResult struct {
 	ClassifierID string
-	Version      int32
-	Type         string
-	Category     string
 	Result       string
 	Reasoning    *string
 }
@@ -23,9 +20,9 @@ type ClassifierResult struct {
 // check); CurrentClassifierResults chooses among them.
 func (r *Reader) ClassifierCandidates(ctx context.Context, orgID string, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
 	return readCandidates(ctx, r, orgID, "classifier_results", "classifier_id",
-		"conversation_id, run_id, classifier_id, classifier_version, classifier_type, category_name, result, reasoning", convs, classifierIDs,
+		"conversation_id, run_id, classifier_id, result, reasoning", convs, classifierIDs,
 		func(rows *sql.Rows) (conv, run, classifier string, c ClassifierResult, err error) {
-			err = rows.Scan(&conv, &run, &c.ClassifierID, &c.Version, &c.Type, &c.Category, &c.Result, &c.Reasoning)
+			err = rows.Scan(&conv, &run, &c.ClassifierID, &c.Result, &c.Reasoning)
 			return conv, run, c.ClassifierID, c, err
 		})
 }

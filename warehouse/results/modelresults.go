@@ -10,7 +10,6 @@ import (
 // model_results table records it.
 type ModelResult struct {
 	ModelID    string
-	Version    int32
 	Result     *bool
 	TextResult *string
 	EventTime  time.Time
@@ -30,9 +29,9 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 // Current chooses among them.
 func (r *Reader) ModelCandidates(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
 	return readCandidates(ctx, r, orgID, "model_results", "model_id",
-		"conversation_id, run_id, model_id, model_version, result, text_result, event_time", convs, modelIDs,
+		"conversation_id, run_id, model_id, result, text_result, event_time", convs, modelIDs,
 		func(rows *sql.Rows) (conv, run, model string, m ModelResult, err error) {
-			err = rows.Scan(&conv, &run, &m.ModelID, &m.Version, &m.Result, &m.TextResult, &m.EventTime)
+			err = rows.Scan(&conv, &run, &m.ModelID, &m.Result, &m.TextResult, &m.EventTime)
 			m.EventTime = m.EventTime.UTC()
 			return conv, run, m.ModelID, m, err
 		})

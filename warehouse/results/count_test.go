@@ -1,0 +1,113 @@
+package results
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/internal/testlake"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakegen"
+)
+
+// Count from the manifest must equal a scan of every file, whatever the
+// window, filters and file layout: whole days, a partial day, interaction
+// dates, hierarchy and classifier filters, re-run files overlapping
+// others, a classifier complete in no file.
+func TestCountMatchesScan(t *testing.T) {
+	ctx := context.Background()
+	cat, bucket, _ := testlake.New(t)
+	w := &lake.Writer{Bucket: bucket}
+	o := lakegen.Options{Orgs: 1, Conversations: 400, Days: 4, Classifiers: 3,
+		Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: 3, PendingShare: 0.02}
+	orgs, err := lakegen.Generate(ctx, cat, w, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org := orgs[0]
+	// A second commit over the first two days: its files overlap the
+	// first commit's ids.
+	more := o
+	more.Seed, more.Days, more.Conversations = 4, 2, 60
+	if err := lakegen.Commit(ctx, cat, w, orgs, more); err != nil {
+		t.Fatal(err)
+	}
+	// A classifier whose results only some conversations of day 3 have (a
+	// reclassification of part of the range).
+	day3, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org.ID, Table: "conversations", Dates: []time.Time{o.Start.AddDate(0, 0, 2)}})
+	if err != nil || len(day3) == 0 {
+		t.Fatal(err, day3)
+	}
+	var partial []string
+	r := &Reader{Catalog: cat}
+	rows, _, err := r.lakeConversations(ctx, PageQuery{OrgID: org.ID, Window: Window{From: o.Start, To: o.Start.AddDate(0, 0, 4)}}, day3, "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b lake.Batch
+	run := catalog.NewID()
+	for i, c := range rows {
+		if i%3 == 0 {
+			partial = append(partial, c.ID)
+			b.ClassifierResults = append(b.ClassifierResults, lake.ClassifierResult{ConversationID: c.ID, RunID: run, OrgID: org.ID,
+				ArrivedOn: c.ArrivedOn, ClassifierID: "extra", Version: 1, Type: "Classifier", Category: "Topics", Result: "true"})
+		}
+	}
+	files, err := w.Write(ctx, run, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CommitImport(ctx, catalog.Import{RunID: run, Files: files}); err != nil {
+		t.Fatal(err)
+	}
+
+	day := func(d int) time.Time { return o.Start.AddDate(0, 0, d) }
+	complete := []string{org.Classifiers[0].ID}
+	region := []string{org.Teams[0], org.Teams[1], org.Teams[2]}
+	for _, tc := range []struct {
+		name        string
+		w           Window
+		nodes       []string
+		classifiers []string
+		min         int64 // the count is at least this (the case is not vacuous)
+		manifest    int   // files counted from the manifest
+	}{
+		{"whole days", Window{From: day(2), To: day(4).Add(-time.Microsecond)}, nil, nil, 150, 2},
+		{"whole days with re-run files", Window{From: day(0), To: day(2).Add(-time.Microsecond)}, nil, nil, 200, 0},
+		{"partial days", Window{From: day(1).Add(5 * time.Hour), To: day(3).Add(7 * time.Hour)}, nil, nil, 100, 1},
+		{"hierarchy", Window{From: day(0), To: day(4)}, region, nil, 5, 2},
+		{"complete classifier", Window{From: day(2), To: day(4).Add(-time.Microsecond)}, nil, complete, 150, 2},
+		{"classifier complete nowhere", Window{From: day(0), To: day(4)}, nil, []string{"extra"}, int64(len(partial)), 0},
+		{"hierarchy and classifier", Window{From: day(2), To: day(4).Add(-time.Microsecond)}, region, complete, 3, 2},
+		{"interaction dates", Window{From: day(1), To: day(3), ByInteraction: true}, nil, nil, 100, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := PageQuery{OrgID: org.ID, Window: tc.w, NodeIDs: tc.nodes}
+			got, err := r.Count(ctx, q, tc.classifiers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := r.conversationFiles(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := r.scanCount(ctx, q, all, tc.classifiers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || got < tc.min {
+				t.Fatalf("Count %d, a scan of every file counts %d (at least %d expected)", got, want, tc.min)
+			}
+			manifest := 0
+			for _, cluster := range overlapping(all) {
+				if _, ok := manifestCount(cluster, q, tc.classifiers); ok {
+					manifest++
+				}
+			}
+			if manifest != tc.manifest {
+				t.Fatalf("%d files counted from the manifest, want %d", manifest, tc.manifest)
+			}
+		})
+	}
+}
