@@ -13,6 +13,11 @@ QUERY_LAKE ?= /tmp/earshot-query-lake
 QUERY_SIZE ?= 10000000
 # Build tags: TAGS=sherpa compiles in the optional sherpa-onnx speech engine.
 TAGS      ?=
+# Every go command needs duckdb_arrow: the query API reads the lake through
+# duckdb-go's Arrow interface, which is compiled only with that tag.
+export GOFLAGS := -tags=duckdb_arrow
+comma := ,
+BUILD_TAGS := duckdb_arrow$(if $(TAGS),$(comma)$(TAGS))
 
 # System packages the project uses: ffmpeg and PocketSphinx for audio, flite
 # and sox to synthesize test calls, pkg-config to find the libraries for cgo,
@@ -42,11 +47,11 @@ deps:
 	fi
 	@# Only this platform's modules: a bare `go mod download` would fetch DuckDB for every platform.
 	@$(GO) list -deps -test ./... >/dev/null
-	@$(GO) list -tags sherpa -deps ./pipeline/asr/sherpa >/dev/null
+	@$(GO) list -tags sherpa,duckdb_arrow -deps ./pipeline/asr/sherpa >/dev/null
 
 ## build: compile bin/earshot (TAGS=sherpa adds the sherpa-onnx engine)
 build:
-	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/earshot
+	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/earshot
 
 ## run: build, load the demo into a fresh data dir (skipped when it has data), and serve on http://127.0.0.1:8080
 run: deps build
@@ -59,8 +64,8 @@ test: deps lint unit fuzz
 unit:
 	$(GO) test -race -count=1 ./...
 	@# The optional sherpa-onnx engine: it builds, and is tested up to where a model is needed.
-	$(GO) test -race -count=1 -tags sherpa ./pipeline/asr/sherpa/
-	$(GO) build -tags sherpa -o /dev/null ./cmd/earshot
+	$(GO) test -race -count=1 -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
+	$(GO) build -tags sherpa,duckdb_arrow -o /dev/null ./cmd/earshot
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -85,7 +90,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags sherpa ./pipeline/asr/sherpa/
+	$(GO) vet -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
 	$(GO) run $(STATICCHECK) ./...
 
 clean:

@@ -2,9 +2,10 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // ClassifierResult is a classifier's current result for a conversation,
@@ -19,11 +20,10 @@ type ClassifierResult struct {
 // classifiers for conversations (lake rows of a page, before the catalog
 // check); CurrentClassifierResults chooses among them.
 func (r *Reader) ClassifierCandidates(ctx context.Context, orgID string, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
-	return readCandidates(ctx, r, orgID, "classifier_results", "classifier_id",
-		"conversation_id, run_id, classifier_id, result, reasoning", convs, classifierIDs,
-		func(rows *sql.Rows) (conv, run, classifier string, c ClassifierResult, err error) {
-			err = rows.Scan(&conv, &run, &c.ClassifierID, &c.Result, &c.Reasoning)
-			return conv, run, c.ClassifierID, c, err
+	return readCandidates(ctx, r, orgID, "classifier_results", "classifier_id", "result, reasoning", convs, classifierIDs,
+		func(cols []arrow.Array, i int, in *interner) ClassifierResult {
+			return ClassifierResult{ClassifierID: in.of(cols[2].(stringColumn).Value(i)), Result: in.of(cols[3].(stringColumn).Value(i)),
+				Reasoning: optionalString(cols[4], i)}
 		})
 }
 

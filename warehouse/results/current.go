@@ -2,8 +2,9 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -85,12 +86,14 @@ func ids(convs []Conversation) []string {
 }
 
 // readCandidates reads the rows of a results table for conversations and
-// classifiers (key names the table's classifier column). The id range
-// lets DuckDB skip row groups of the sorted files; the semi-join keeps the
-// batch's conversations (the range also holds others, e.g. of other
-// hierarchy nodes). scan reads one row of columns.
+// classifiers (key names the table's classifier column): columns are
+// conversation_id, run_id, key, then the row's own, which decode reads
+// from the record's columns at a row. The id range lets DuckDB skip row
+// groups of the sorted files; the semi-join keeps the batch's
+// conversations (the range also holds others, e.g. of other hierarchy
+// nodes).
 func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, columns string, convs []Conversation, classifierIDs []string,
-	scan func(*sql.Rows) (conv, run, classifier string, row T, err error)) (*Candidates[T], error) {
+	decode func(cols []arrow.Array, i int, in *interner) T) (*Candidates[T], error) {
 	out := &Candidates[T]{}
 	if len(convs) == 0 || len(classifierIDs) == 0 {
 		return out, nil
@@ -99,13 +102,16 @@ func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, co
 	if err != nil || len(paths) == 0 {
 		return out, err
 	}
-	err = queryRows(ctx, r.Catalog.DB(), func(rows *sql.Rows) error {
-		var c candidate[T]
-		var err error
-		c.conv, c.run, c.classifier, c.row, err = scan(rows)
-		out.rows = append(out.rows, c)
-		return err
-	}, `SELECT `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
+	in := newInterner(ids(convs), classifierIDs)
+	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
+		cols := rec.Columns()
+		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
+		for i := range int(rec.NumRows()) {
+			out.rows = append(out.rows, candidate[T]{conv: in.of(conv.Value(i)), run: in.of(run.Value(i)),
+				classifier: in.of(classifier.Value(i)), row: decode(cols, i, in)})
+		}
+		return nil
+	}, `SELECT conversation_id, run_id, `+key+`, `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))
 		AND `+key+` IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, ids(convs), classifierIDs)
 	if err != nil {

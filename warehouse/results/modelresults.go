@@ -2,8 +2,9 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // ModelResult is a classifier's current result for a conversation, as the
@@ -28,11 +29,9 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 // conversations (lake rows of a page, before the catalog check); their
 // Current chooses among them.
 func (r *Reader) ModelCandidates(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
-	return readCandidates(ctx, r, orgID, "model_results", "model_id",
-		"conversation_id, run_id, model_id, result, text_result, event_time", convs, modelIDs,
-		func(rows *sql.Rows) (conv, run, model string, m ModelResult, err error) {
-			err = rows.Scan(&conv, &run, &m.ModelID, &m.Result, &m.TextResult, &m.EventTime)
-			m.EventTime = m.EventTime.UTC()
-			return conv, run, m.ModelID, m, err
+	return readCandidates(ctx, r, orgID, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs,
+		func(cols []arrow.Array, i int, in *interner) ModelResult {
+			return ModelResult{ModelID: in.of(cols[2].(stringColumn).Value(i)), Result: optionalBool(cols[3], i),
+				TextResult: optionalString(cols[4], i), EventTime: timestampAt(cols[5], i)}
 		})
 }
