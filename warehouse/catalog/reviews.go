@@ -51,8 +51,10 @@ func (c *Catalog) Reviews(ctx context.Context, orgID string, conversationIDs []s
 	if len(conversationIDs) == 0 {
 		return out, nil
 	}
+	lo, hi := idRange(conversationIDs)
 	rows, err := c.db.QueryContext(ctx, `SELECT id, conversation_id, event_type, reviewer, event_time, model_results FROM result_reviews
-		WHERE org_id = ? AND list_contains(?, conversation_id) ORDER BY id`, orgID, conversationIDs)
+		WHERE org_id = ? AND conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY id`,
+		orgID, lo, hi, conversationIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +92,9 @@ func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []st
 	if len(ids) == 0 {
 		return out, nil
 	}
-	lo, hi := ids[0], ids[0]
-	for _, id := range ids {
-		lo, hi = min(lo, id), max(hi, id)
-	}
+	lo, hi := idRange(ids)
 	rows, err := c.db.QueryContext(ctx, `SELECT id, status, lake_run_id, client_call_id, interaction_date FROM interactions
-		WHERE org_id = ? AND id BETWEEN ? AND ? AND list_contains(?, id)`, orgID, lo, hi, ids)
+		WHERE org_id = ? AND id BETWEEN ? AND ? AND id IN (SELECT unnest(?::VARCHAR[]))`, orgID, lo, hi, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -113,4 +112,17 @@ func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []st
 		out[id] = s
 	}
 	return out, rows.Err()
+}
+
+// idRange is the smallest and largest of ids (not empty). Queries for a
+// page's ids bound them by it as well as by the set: a sorted column's
+// zone maps then skip all but the few row groups the page falls in, and
+// the semi-join is a hash lookup, where list_contains compared every row
+// with every id.
+func idRange(ids []string) (lo, hi string) {
+	lo, hi = ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	return lo, hi
 }
