@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -35,6 +37,7 @@ type queryCase struct {
 
 func benchQueryCommand(cfg *config) *cobra.Command {
 	var runs int
+	var profile string
 	cmd := &cobra.Command{
 		Use:   "query",
 		Short: "Latency of /ModelResults and /Conversations/Insights pages over a lake from earshot bench gen",
@@ -80,6 +83,13 @@ organization earshot bench gen created.`,
 				return err
 			}
 			reader := &results.Reader{Catalog: st.cat}
+			if profile != "" {
+				stop, err := startCPUProfile(profile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "query\tHTTP p50\tHTTP p99\tDuckDB p50\tDuckDB p99\tHTTP/DuckDB p50\titems\t")
 			for _, c := range cases {
@@ -110,6 +120,7 @@ organization earshot bench gen created.`,
 		},
 	}
 	cmd.Flags().IntVar(&runs, "runs", 50, "requests per query (after 3 warm-up requests)")
+	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	return cmd
 }
 
@@ -207,3 +218,16 @@ func pct(sorted []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// startCPUProfile profiles the process into a file until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

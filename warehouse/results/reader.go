@@ -75,7 +75,10 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 	cursor := q.AfterID
 	var out []Conversation
 	for len(out) < want {
-		batchLimit := max(want-len(out), 64)
+		// A little more than the page needs: the catalog check drops a few
+		// rows (conversations re-run or re-processing), and another round
+		// of three queries for them would cost more than the extra rows.
+		batchLimit := max(want-len(out), 64) + want/32
 		rows, next, err := r.lakeConversations(ctx, q, files, cursor, batchLimit)
 		if err != nil {
 			return nil, false, err
