@@ -89,7 +89,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 			return nil, err
 		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			res := results.CurrentClassifierResults(cands, batch)
+			res := cands.Current(batch)
 			out := batch[:0]
 			for _, cv := range batch {
 				if req.narrowed && len(res[cv.ID]) == 0 {

@@ -1,7 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,28 +26,52 @@ type candidate[T any] struct {
 // Current keeps, per conversation of convs and classifier, the row of the
 // newest run not older than the conversation's own run: a
 // reclassification replaces the ingest's result, a later re-ingestion
-// replaces both (the rule compaction applies too).
+// replaces both (the rule compaction applies too). Each conversation's
+// rows come in classifier id order.
+//
+// The rows arrive sorted by conversation and classifier (the files are,
+// and DuckDB keeps their order; overlapping files of re-runs are sorted
+// here), so one pass over them decides, without a map entry per row.
 func (c *Candidates[T]) Current(convs []Conversation) map[string][]T {
+	rows := c.rows
+	if !slices.IsSortedFunc(rows, compareCandidates[T]) {
+		slices.SortFunc(rows, compareCandidates[T])
+	}
 	convRun := make(map[string]string, len(convs))
 	for _, conv := range convs {
 		convRun[conv.ID] = conv.RunID
 	}
-	best := map[[2]string]int{}
-	for i, cand := range c.rows {
-		run, ok := convRun[cand.conv]
-		if !ok || cand.run < run {
-			continue
-		}
-		k := [2]string{cand.conv, cand.classifier}
-		if j, ok := best[k]; !ok || c.rows[j].run < cand.run {
-			best[k] = i
-		}
-	}
 	out := make(map[string][]T, len(convs))
-	for k, i := range best {
-		out[k[0]] = append(out[k[0]], c.rows[i].row)
+	kept := make([]T, 0, len(rows))
+	for i := 0; i < len(rows); {
+		conv := rows[i].conv
+		end := i
+		for end < len(rows) && rows[end].conv == conv {
+			end++
+		}
+		run, ok := convRun[conv]
+		start := len(kept)
+		for ok && i < end {
+			classifier, newest := rows[i].classifier, -1
+			for ; i < end && rows[i].classifier == classifier; i++ {
+				if rows[i].run >= run {
+					newest = i // runs ascend: the last one kept is the newest
+				}
+			}
+			if newest >= 0 {
+				kept = append(kept, rows[newest].row)
+			}
+		}
+		if len(kept) > start {
+			out[conv] = kept[start:len(kept):len(kept)]
+		}
+		i = end
 	}
 	return out
+}
+
+func compareCandidates[T any](a, b candidate[T]) int {
+	return cmp.Or(strings.Compare(a.conv, b.conv), strings.Compare(a.classifier, b.classifier), strings.Compare(a.run, b.run))
 }
 
 // resultPaths are the files of a results table that can hold rows of the
@@ -103,6 +130,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, co
 		return out, err
 	}
 	in := newInterner(ids(convs), classifierIDs)
+	out.rows = make([]candidate[T], 0, len(convs)*len(classifierIDs))
 	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
