@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -16,9 +15,7 @@ import (
 // others.
 func TestRowGroupsSkippable(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	bucket, _ := blob.OpenLocal(dir)
-	w := &Writer{Bucket: bucket}
+	w, dir := localWriter(t)
 	day := time.Date(2025, 10, 3, 12, 0, 0, 0, time.UTC)
 	var b Batch
 	for i := range 2*RowGroupRows + 500 {

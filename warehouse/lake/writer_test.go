@@ -20,11 +20,19 @@ func ptr[T any](v T) *T { return &v }
 
 // The persisted schema is a contract with analysts: a golden file holds it,
 // as DuckDB reads it back, with each column's compression.
+// localWriter is a writer into a temporary local bucket at dir.
+func localWriter(t *testing.T) (w *Writer, dir string) {
+	dir = t.TempDir()
+	bucket, err := blob.OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Writer{Bucket: bucket}, dir
+}
+
 func TestWriterPersistedSchema(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	bucket, _ := blob.OpenLocal(dir)
-	w := &Writer{Bucket: bucket}
+	w, dir := localWriter(t)
 	day := time.Date(2025, 10, 3, 23, 59, 0, 0, time.UTC)
 	batch := Batch{}
 	for _, id := range []string{"c3", "c1", "c2"} {
