@@ -229,7 +229,7 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 	if err != nil {
 		return nil, err
 	}
-	out := rows[:0]
+	out := make([]Conversation, 0, len(rows)) // not in place: a fetch reads rows meanwhile
 	for _, c := range rows {
 		s, ok := states[c.ID]
 		if !ok || !processed[s.Status] || s.LakeRunID == nil || *s.LakeRunID != c.RunID {
