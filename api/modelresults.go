@@ -150,7 +150,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		reviews, err := s.deps.Catalog.Reviews(ctx, q.OrgID, conversationIDs(rows))
+		reviews, err := s.deps.Catalog.Reviews(ctx, q.OrgID, results.IDs(rows))
 		if err != nil {
 			return nil, err
 		}
@@ -194,16 +194,8 @@ func (s *Server) readPageResults(ctx context.Context, org string, models modelSe
 	if err != nil {
 		return pageResults{}, err
 	}
-	reviews, err := s.deps.Catalog.Reviews(ctx, org, conversationIDs(convs))
+	reviews, err := s.deps.Catalog.Reviews(ctx, org, results.IDs(convs))
 	return pageResults{machine: machine, reviews: reviews}, err
-}
-
-func conversationIDs(convs []results.Conversation) []string {
-	ids := make([]string, len(convs))
-	for i, cv := range convs {
-		ids[i] = cv.ID
-	}
-	return ids
 }
 
 // modelResultsItems lays out the items of processed conversations and of

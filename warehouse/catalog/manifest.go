@@ -25,6 +25,10 @@ type ManifestQuery struct {
 	AfterID, MaxID string
 	// Dates, when set, keeps only these partition dates.
 	Dates []time.Time
+	// Counts reads the conversations files' NodeCounts and
+	// CompleteClassifiers too (only counting needs them: pages do not
+	// decode them).
+	Counts bool
 }
 
 // ManifestFiles lists the files of a manifest query, by date and id.
@@ -80,12 +84,12 @@ func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFil
 			&nodes, &complete); err != nil {
 			return nil, err
 		}
-		if nodes != nil {
+		if nodes != nil && q.Counts {
 			if err := json.Unmarshal([]byte(*nodes), &f.NodeCounts); err != nil {
 				return nil, fmt.Errorf("manifest entry %s: node counts: %w", f.Path, err)
 			}
 		}
-		if complete != nil {
+		if complete != nil && q.Counts {
 			if err := json.Unmarshal([]byte(*complete), &f.CompleteClassifiers); err != nil {
 				return nil, fmt.Errorf("manifest entry %s: complete classifiers: %w", f.Path, err)
 			}

@@ -103,8 +103,8 @@ func (r *Reader) resultPaths(ctx context.Context, orgID, table string, convs []C
 	return paths, lo, hi, nil
 }
 
-// ids are the conversations' ids.
-func ids(convs []Conversation) []string {
+// IDs are the conversations' ids.
+func IDs(convs []Conversation) []string {
 	out := make([]string, len(convs))
 	for i, c := range convs {
 		out[i] = c.ID
@@ -129,7 +129,8 @@ func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, co
 	if err != nil || len(paths) == 0 {
 		return out, err
 	}
-	in := newInterner(ids(convs), classifierIDs)
+	convIDs := IDs(convs)
+	in := newInterner(convIDs, classifierIDs)
 	out.rows = make([]candidate[T], 0, len(convs)*len(classifierIDs))
 	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
@@ -141,7 +142,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, co
 		return nil
 	}, `SELECT conversation_id, run_id, `+key+`, `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))
-		AND `+key+` IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, ids(convs), classifierIDs)
+		AND `+key+` IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, convIDs, classifierIDs)
 	if err != nil {
 		return nil, err
 	}
