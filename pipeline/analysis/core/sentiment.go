@@ -3,10 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"strings"
-	"unicode"
-
-	"github.com/jonreiter/govader"
 
 	"github.com/earshot/earshot/pipeline/analysis"
 )
@@ -27,44 +23,6 @@ func Label(compound float64) string {
 		return Negative
 	}
 	return Neutral
-}
-
-// vader is loaded once: its lexicon is 7,500 words.
-var vader = govader.NewSentimentIntensityAnalyzer()
-
-// Compound is a text's VADER compound score (-1..1). A text none of whose
-// words is in VADER's lexicon (and with no emoji) scores 0 without running
-// the analyzer: VADER would give exactly that, and most turns of a
-// service call are such.
-func Compound(text string) float64 {
-	if !mayCarrySentiment(text) {
-		return 0
-	}
-	return vader.PolarityScores(text).Compound
-}
-
-// vaderPunctuation is what VADER trims from words (Python's
-// string.punctuation).
-const vaderPunctuation = `"!#$%&'()*+,-./:;<=>?@[\]^_` + "`{|}~"
-
-func mayCarrySentiment(text string) bool {
-	for _, r := range text {
-		if r > unicode.MaxASCII {
-			return true // emoji and other symbols VADER describes in words
-		}
-	}
-	for _, w := range strings.Fields(text) {
-		// VADER looks words up with their punctuation trimmed, unless that
-		// leaves under three letters (emoticons: ":)").
-		raw := strings.ToLower(w)
-		if _, ok := vader.Lexicon[raw]; ok {
-			return true
-		}
-		if _, ok := vader.Lexicon[strings.Trim(raw, vaderPunctuation)]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // sentiment scores each turn of a speaker and their whole conversation
