@@ -48,14 +48,15 @@ type Word struct {
 	StartMs, EndMs int64
 }
 
-// Conversation is one conversation as classifiers see it. Its tokens are
-// computed on first use and kept, so one conversation is evaluated by one
-// goroutine at a time (a set runs its classifiers in turn).
+// Conversation is one conversation as classifiers see it. Its normalized
+// text is computed on first use and kept, so one conversation is evaluated
+// by one goroutine at a time (a set runs its classifiers in turn), and its
+// turns' texts do not change once it is.
 type Conversation struct {
-	ID, OrgID string
-	Turns     []Turn
-	Metadata  Metadata
-	tokens    [][]string
+	ID, OrgID  string
+	Turns      []Turn
+	Metadata   Metadata
+	normalized *Normalized
 }
 
 // Metadata are the fields Metadata classifiers test.
@@ -86,15 +87,16 @@ func (c *Conversation) DurationMs() int64 {
 	return end
 }
 
-// Tokens are turn i's normalized tokens (see Tokenize), computed once.
-func (c *Conversation) Tokens(i int) []string {
-	if c.tokens == nil {
-		c.tokens = make([][]string, len(c.Turns))
-		for j, t := range c.Turns {
-			c.tokens[j] = Tokenize(t.Text)
-		}
+// Tokens are turn i's normalized tokens (see Tokenize).
+func (c *Conversation) Tokens(i int) []string { return c.Normalized().Turn(i) }
+
+// Normalized is the conversation's text as phrase rules read it, computed
+// once.
+func (c *Conversation) Normalized() *Normalized {
+	if c.normalized == nil {
+		c.normalized = normalize(c.Turns)
 	}
-	return c.tokens[i]
+	return c.normalized
 }
 
 // Evidence is where a classifier found what it looked for.

@@ -86,3 +86,48 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// The normalized text holds every turn's tokens; offsets lead back to
+// turns and tokens, spans to the tokens' text.
+func TestNormalized(t *testing.T) {
+	c := &Conversation{Turns: []Turn{
+		{Text: "Hello, how can I help?"},
+		{Text: "..."},
+		{Text: "My CARD was declined — twice!"},
+		{Text: "Café’s fine"},
+	}}
+	n := c.Normalized()
+	if want := " hello how can i help \n \n my card was declined twice \n cafés fine \n"; n.Text != want {
+		t.Fatalf("text %q, want %q", n.Text, want)
+	}
+	for i, want := range []string{"hello how can i help", "", "my card was declined twice", "cafés fine"} {
+		if got := strings.Join(c.Tokens(i), " "); got != want {
+			t.Errorf("turn %d: %q, want %q", i, got, want)
+		}
+		if got := strings.Join(Tokenize(c.Turns[i].Text), " "); got != want {
+			t.Errorf("Tokenize turn %d: %q, want %q", i, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		phrase      string
+		turn, token int
+		before      int
+	}{{" hello ", 0, 0, 0}, {" help ", 0, 4, 0}, {" card was ", 2, 1, 5}, {" twice ", 2, 4, 5}, {" fine ", 3, 1, 10}} {
+		off := strings.Index(n.Text, tt.phrase) + 1
+		turn, token := n.TokenAt(off)
+		if turn != tt.turn || token != tt.token || n.TokensBefore(turn) != tt.before {
+			t.Errorf("%q: turn %d token %d before %d", tt.phrase, turn, token, n.TokensBefore(turn))
+		}
+	}
+	if got := n.Span(2, 1, 4); got != "card was declined" {
+		t.Errorf("span %q", got)
+	}
+	if n.TokensBefore(len(c.Turns)) != 12 {
+		t.Errorf("total %d", n.TokensBefore(len(c.Turns)))
+	}
+	// A turn's tokens cannot be appended into the next turn's.
+	_ = append(c.Tokens(0), "x")
+	if len(c.Tokens(1)) != 0 || c.Tokens(2)[0] != "my" {
+		t.Fatal("turn slices share capacity")
+	}
+}

@@ -75,7 +75,7 @@ func Talk(c *analysis.Conversation) TalkStats {
 	bySpeaker := map[string][]interval{}
 	var all []interval
 	for i, t := range c.Turns {
-		st.Words[t.Speaker] += len(c.Tokens(i))
+		st.Words[t.Speaker] += c.Normalized().Count(i)
 		if len(t.Words) > 0 {
 			for _, w := range t.Words {
 				bySpeaker[t.Speaker] = append(bySpeaker[t.Speaker], interval{w.StartMs, w.EndMs})

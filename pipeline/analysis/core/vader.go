@@ -48,8 +48,11 @@ func Compound(text string) float64 {
 			return vader.PolarityScores(text).Compound
 		}
 	}
-	var s vaderText
-	s.split(strings.TrimSpace(text))
+	// Room for the words of most turns on the stack.
+	var words, lower [48]string
+	text = strings.TrimSpace(text)
+	s := vaderText{text: text}
+	s.words, s.lower, s.capDiff = vaderSplit(text, words[:0], lower[:0])
 	return s.compound()
 }
 
@@ -61,14 +64,12 @@ type vaderText struct {
 	text         string
 	words, lower []string
 	capDiff      bool // some words but not all are in CAPS
-	wordsBuf     [48]string
-	lowerBuf     [48]string
 }
 
-func (s *vaderText) split(text string) {
-	s.text = text
+// vaderSplit appends text's words to words and lower (returned, not
+// stored: so the caller's buffers can stay on its stack).
+func vaderSplit(text string, words, lower []string) ([]string, []string, bool) {
 	lowered := strings.ToLower(text) // ASCII: the same offsets
-	s.words, s.lower = s.wordsBuf[:0], s.lowerBuf[:0]
 	caps := 0
 	for start := 0; ; {
 		end := strings.IndexByte(text[start:], ' ')
@@ -88,8 +89,8 @@ func (s *vaderText) split(text string) {
 			from, to = start, end
 		}
 		w := text[from:to]
-		s.words = append(s.words, w)
-		s.lower = append(s.lower, lowered[from:to])
+		words = append(words, w)
+		lower = append(lower, lowered[from:to])
 		if isUpper(w) {
 			caps++
 		}
@@ -98,7 +99,7 @@ func (s *vaderText) split(text string) {
 		}
 		start = end + 1
 	}
-	s.capDiff = 0 < len(s.words)-caps && len(s.words)-caps < len(s.words)
+	return words, lower, 0 < len(words)-caps && len(words)-caps < len(words)
 }
 
 // isUpper is Python's str.isupper for ASCII: a capital and no small letter.

@@ -3,7 +3,6 @@ package phrase
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/earshot/earshot/pipeline/analysis"
 )
@@ -17,68 +16,40 @@ func (c *Classifier) Evaluate(_ context.Context, conv *analysis.Conversation) (a
 
 // evaluation is one classifier over one conversation.
 type evaluation struct {
-	c            *analysis.Conversation
-	hits         []hit // this classifier's phrases found, in turn order
-	phrases      []string
-	tokensBefore []int
-	timed        bool
-	endMs        int64 // times count from 0: the recording's or the chat's start
+	c     *analysis.Conversation
+	text  *analysis.Normalized
+	hits  []occurrence // this classifier's phrases found, in text order
+	timed bool
+	endMs int64 // times count from 0: the recording's or the chat's start
 }
-
-// occurrence is a phrase found at tokens [from, to) of a turn.
-type occurrence struct{ turn, from, to int }
 
 // rule returns the evidence of the rule's phrase occurrences that meet
 // all its conditions (none: the phrase is not there, as the rule wants it).
 func (ev *evaluation) rule(r rule) []analysis.Evidence {
 	var out []analysis.Evidence
 	n := len(ev.c.Turns)
-	for _, h := range ev.hits {
-		i, p := int(h.turn), int(h.phrase)
-		if !r.has(p) {
+	for _, o := range ev.hits {
+		if !r.has(o.phrase) {
 			continue
 		}
-		if r.speaker != analysis.Any && ev.c.Turns[i].Speaker != r.speaker {
+		if r.speaker != analysis.Any && ev.c.Turns[o.turn].Speaker != r.speaker {
 			continue
 		}
-		if (r.window.kind == firstTurns && i >= int(r.window.from)) || (r.window.kind == lastTurns && i < n-int(r.window.from)) {
+		if (r.window.kind == firstTurns && o.turn >= int(r.window.from)) || (r.window.kind == lastTurns && o.turn < n-int(r.window.from)) {
 			continue
 		}
-		for _, o := range ev.find(i, p) {
-			if !ev.matches(r, o) {
-				continue
-			}
-			span, ok := o, true
-			if r.near != nil {
-				span, ok = ev.near(r.near, o)
-			}
-			if ok {
-				out = append(out, ev.evidence(span))
-			}
+		if !ev.matches(r, o) {
+			continue
+		}
+		span, ok := o, true
+		if r.near != nil {
+			span, ok = ev.near(r.near, o)
+		}
+		if ok {
+			out = append(out, ev.evidence(span))
 		}
 	}
 	return out
-}
-
-// find locates phrase p in turn i's tokens.
-func (ev *evaluation) find(i, p int) []occurrence {
-	toks, want := ev.c.Tokens(i), phraseTokens(ev.phrases[p])
-	var out []occurrence
-	for at := 0; at+len(want) <= len(toks); at++ {
-		if equalAt(toks, at, want) {
-			out = append(out, occurrence{turn: i, from: at, to: at + len(want)})
-		}
-	}
-	return out
-}
-
-func equalAt(toks []string, at int, want []string) bool {
-	for j, w := range want {
-		if toks[at+j] != w {
-			return false
-		}
-	}
-	return true
 }
 
 // matches checks the match mode and the time or share window.
@@ -89,7 +60,7 @@ func (ev *evaluation) matches(r rule, o occurrence) bool {
 			return false
 		}
 	case Exact:
-		if o.from != 0 || o.to != len(ev.c.Tokens(o.turn)) {
+		if o.from != 0 || o.to != ev.text.Count(o.turn) {
 			return false
 		}
 	}
@@ -112,22 +83,20 @@ func (ev *evaluation) share(o occurrence, startMs int64) float64 {
 	if ev.timed {
 		return float64(startMs) / float64(max(ev.endMs, 1))
 	}
-	total := ev.tokensBefore[len(ev.tokensBefore)-1]
-	return float64(ev.tokensBefore[o.turn]+o.from) / float64(max(total, 1))
+	total := ev.text.TokensBefore(len(ev.c.Turns))
+	return float64(ev.text.TokensBefore(o.turn)+o.from) / float64(max(total, 1))
 }
 
 // near finds a near phrase within maxWords words of o in the same turn and
 // returns the span covering both.
 func (ev *evaluation) near(n *near, o occurrence) (occurrence, bool) {
-	for _, h := range ev.hits {
-		if int(h.turn) != o.turn || !slices.Contains(n.phrases, int(h.phrase)) {
+	for _, q := range ev.hits {
+		if q.turn != o.turn || !slices.Contains(n.phrases, q.phrase) {
 			continue
 		}
-		for _, q := range ev.find(o.turn, int(h.phrase)) {
-			gap := max(q.from-o.to, o.from-q.to)
-			if gap <= n.maxWords {
-				return occurrence{turn: o.turn, from: min(o.from, q.from), to: max(o.to, q.to)}, true
-			}
+		gap := max(q.from-o.to, o.from-q.to)
+		if gap <= n.maxWords {
+			return occurrence{turn: o.turn, from: min(o.from, q.from), to: max(o.to, q.to)}, true
 		}
 	}
 	return occurrence{}, false
@@ -137,7 +106,7 @@ func (ev *evaluation) near(n *near, o occurrence) (occurrence, bool) {
 // turn's words line up with its tokens (calls), else the turn's.
 func (ev *evaluation) times(o occurrence) (int64, int64) {
 	t := ev.c.Turns[o.turn]
-	if len(t.Words) == len(ev.c.Tokens(o.turn)) && len(t.Words) > 0 {
+	if len(t.Words) == ev.text.Count(o.turn) && len(t.Words) > 0 {
 		return t.Words[o.from].StartMs, t.Words[o.to-1].EndMs
 	}
 	return t.StartMs, t.EndMs
@@ -145,5 +114,5 @@ func (ev *evaluation) times(o occurrence) (int64, int64) {
 
 func (ev *evaluation) evidence(o occurrence) analysis.Evidence {
 	start, end := ev.times(o)
-	return analysis.Evidence{Turn: o.turn, StartMs: start, EndMs: end, Text: strings.Join(ev.c.Tokens(o.turn)[o.from:o.to], " ")}
+	return analysis.Evidence{Turn: o.turn, StartMs: start, EndMs: end, Text: ev.text.Span(o.turn, o.from, o.to)}
 }

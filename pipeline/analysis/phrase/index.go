@@ -1,6 +1,7 @@
 package phrase
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -9,13 +10,18 @@ import (
 	"github.com/earshot/earshot/pipeline/analysis"
 )
 
-// Index finds the phrases of many classifiers in one pass over each turn:
-// one Aho-Corasick automaton over every distinct phrase, matched against
-// the turn's tokens joined by spaces (with a space at each end, so that
-// only whole tokens match). A hit is then handed to the classifiers that
-// have the phrase, so each classifier only looks at what was found.
+// Index finds the phrases of many classifiers in one pass over a
+// conversation: one Aho-Corasick automaton over every distinct phrase, run
+// over the conversation's normalized text (analysis.Normalized), whose
+// tokens are separated by spaces and whose turns by line feeds, so a
+// phrase key " a b " matches whole tokens of one turn only. The automaton
+// says which phrases occur; each is then located in the text (strings.Index
+// on a handful of keys) and handed, as token positions, to the classifiers
+// that have it, so each classifier only looks at what was found.
 type Index struct {
 	classifiers []*Classifier
+	keys        []string
+	length      []int // tokens in each key
 	// owners[id] are the classifiers (and their own phrase number) that
 	// have automaton phrase id.
 	owners  [][]owner
@@ -28,51 +34,59 @@ type owner struct{ classifier, phrase int32 }
 func NewIndex(classifiers []*Classifier) *Index {
 	ix := &Index{classifiers: classifiers}
 	ids := map[string]int32{}
-	var keys []string
 	for k, c := range classifiers {
 		for p, key := range c.phrases {
 			id, ok := ids[key]
 			if !ok {
-				id = int32(len(keys))
+				id = int32(len(ix.keys))
 				ids[key] = id
-				keys = append(keys, key)
+				ix.keys = append(ix.keys, key)
+				ix.length = append(ix.length, len(phraseTokens(key)))
 				ix.owners = append(ix.owners, nil)
 			}
 			ix.owners[id] = append(ix.owners[id], owner{int32(k), int32(p)})
 		}
 	}
-	ix.matcher = ahocorasick.NewStringMatcher(keys)
+	ix.matcher = ahocorasick.NewStringMatcher(ix.keys)
 	return ix
 }
 
-// hit is one of a classifier's phrases found in a turn.
-type hit struct{ turn, phrase int32 }
+// occurrence is one of a classifier's phrases found at tokens [from, to)
+// of a turn.
+type occurrence struct{ turn, from, to, phrase int }
 
-// Hits are what a Scan found in one conversation, by classifier, in turn
+// Hits are what a Scan found in one conversation, by classifier, in text
 // order.
 type Hits struct {
-	byClassifier [][]hit
-	conv         *analysis.Conversation
-	// tokensBefore[i] is how many tokens the turns before i have; the last
-	// entry is the total.
-	tokensBefore []int
+	byClassifier [][]occurrence
+	text         *analysis.Normalized
+	endMs        int64 // where the last turn ends
 }
 
-// Scan runs the automaton over every turn.
+// Scan runs the automaton over the conversation.
 func (ix *Index) Scan(c *analysis.Conversation) *Hits {
-	h := &Hits{byClassifier: make([][]hit, len(ix.classifiers)), conv: c, tokensBefore: make([]int, len(c.Turns)+1)}
-	var buf []byte
-	for i := range c.Turns {
-		toks := c.Tokens(i)
-		h.tokensBefore[i+1] = h.tokensBefore[i] + len(toks)
-		buf = append(buf[:0], ' ')
-		for _, t := range toks {
-			buf = append(append(buf, t...), ' ')
-		}
-		for _, id := range ix.matcher.MatchThreadSafe(buf) {
-			for _, o := range ix.owners[id] {
-				h.byClassifier[o.classifier] = append(h.byClassifier[o.classifier], hit{int32(i), o.phrase})
+	text := c.Normalized()
+	h := &Hits{byClassifier: make([][]occurrence, len(ix.classifiers)), text: text, endMs: c.DurationMs()}
+	for _, id := range ix.matcher.MatchThreadSafe(text.Bytes()) {
+		key := ix.keys[id]
+		for at := 0; ; at++ {
+			i := strings.Index(text.Text[at:], key)
+			if i < 0 {
+				break
 			}
+			at += i
+			turn, from := text.TokenAt(at + 1)
+			for _, o := range ix.owners[id] {
+				h.byClassifier[o.classifier] = append(h.byClassifier[o.classifier],
+					occurrence{turn: turn, from: from, to: from + ix.length[id], phrase: int(o.phrase)})
+			}
+		}
+	}
+	for _, found := range h.byClassifier {
+		if len(found) > 1 {
+			slices.SortFunc(found, func(a, b occurrence) int {
+				return cmp.Or(cmp.Compare(a.turn, b.turn), cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.phrase, b.phrase))
+			})
 		}
 	}
 	return h
@@ -81,9 +95,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 // Evaluate is classifier k's result from the hits of a Scan.
 func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.Result {
 	cl := ix.classifiers[k]
-	ev := evaluation{c: c, hits: hits.byClassifier[k], phrases: cl.phrases, tokensBefore: hits.tokensBefore,
-		endMs: c.DurationMs()}
-	ev.timed = ev.endMs > 0
+	ev := evaluation{c: c, text: hits.text, hits: hits.byClassifier[k], endMs: hits.endMs, timed: hits.endMs > 0}
 	var evidence []analysis.Evidence
 	groupHolds := func(g group) bool {
 		holds := !g.any
@@ -127,7 +139,9 @@ func capEvidence(e []analysis.Evidence) []analysis.Evidence {
 	if len(e) == 0 {
 		return nil
 	}
-	slices.SortFunc(e, func(a, b analysis.Evidence) int { return a.Turn - b.Turn })
+	slices.SortFunc(e, func(a, b analysis.Evidence) int {
+		return cmp.Or(cmp.Compare(a.Turn, b.Turn), cmp.Compare(a.StartMs, b.StartMs), cmp.Compare(a.EndMs, b.EndMs), strings.Compare(a.Text, b.Text))
+	})
 	e = slices.CompactFunc(e, func(a, b analysis.Evidence) bool { return a == b })
 	return e[:min(len(e), maxEvidence)]
 }

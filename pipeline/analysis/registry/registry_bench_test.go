@@ -49,4 +49,9 @@ func BenchmarkClassify(b *testing.B) {
 	b.Run("baseline-prepare", func(b *testing.B) { run(b, nil) })
 	b.Run("50-phrase", func(b *testing.B) { run(b, phrases) })
 	b.Run("50-phrase+sentiment+talk+pii", func(b *testing.B) { run(b, all) })
+	// Each core model alone beside the baseline: where the time goes.
+	for i, name := range []string{"sentiment", "talk", "pii"} {
+		one := registry.NewSet(all.Classifiers[len(all.Classifiers)-3+i:][:1])
+		b.Run("baseline+"+name, func(b *testing.B) { run(b, one) })
+	}
 }

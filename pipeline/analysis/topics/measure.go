@@ -38,7 +38,7 @@ func ratio(a, b int) float64 {
 // Conversation is a dialogue as classifiers read it (a chat without
 // timestamps).
 func Conversation(d corpus.Dialogue) *analysis.Conversation {
-	c := &analysis.Conversation{ID: d.ID}
+	c := &analysis.Conversation{ID: d.ID, Turns: make([]analysis.Turn, 0, len(d.Turns))}
 	for _, t := range d.Turns {
 		c.Turns = append(c.Turns, analysis.Turn{Speaker: t.Participant(), Text: t.Text})
 	}

@@ -19,7 +19,7 @@ func Timed(d corpus.Dialogue) *analysis.Conversation {
 	c := Conversation(d)
 	var at int64
 	for i := range c.Turns {
-		n := int64(len(c.Tokens(i)))
+		n := int64(c.Normalized().Count(i))
 		c.Turns[i].StartMs, c.Turns[i].EndMs = at, at+300*n
 		at += 300*n + 500
 	}
