@@ -108,7 +108,8 @@ type Evidence struct {
 }
 
 // Result is a classifier's answer for one conversation. Boolean
-// classifiers set Bool; others give a label in Value only.
+// classifiers set Bool (never write through it: see BoolResult); others
+// give a label in Value only.
 type Result struct {
 	Value     string // "true", "false" or a label
 	Bool      *bool
@@ -119,8 +120,17 @@ type Result struct {
 
 // BoolResult is a true/false result.
 func BoolResult(v bool, evidence []Evidence) Result {
-	return Result{Value: strconv.FormatBool(v), Bool: &v, Evidence: evidence}
+	b := &boolValues[0]
+	if v {
+		b = &boolValues[1]
+	}
+	return Result{Value: strconv.FormatBool(v), Bool: b, Evidence: evidence}
 }
+
+// boolValues are what boolean results point to: shared, as results are
+// read and never written through (a pointer of its own would be an
+// allocation per classifier and conversation).
+var boolValues = [2]bool{false, true}
 
 // Engine evaluates one compiled classifier version. Engines are safe for
 // concurrent use.

@@ -142,6 +142,14 @@ func (n *Normalized) Turn(i int) []string {
 	return n.tokens[n.before[i]:n.before[i+1]:n.before[i+1]]
 }
 
+// TurnText is turn i's tokens joined by spaces.
+func (n *Normalized) TurnText(i int) string {
+	if n.Count(i) == 0 {
+		return ""
+	}
+	return n.Span(i, 0, n.Count(i))
+}
+
 // Count is how many tokens turn i has.
 func (n *Normalized) Count(i int) int { return n.before[i+1] - n.before[i] }
 

@@ -123,8 +123,9 @@ func call() *analysis.Conversation {
 
 func TestTalk(t *testing.T) {
 	st := Talk(call())
-	if st.DurationMs != 50000 || st.TalkMs["Agent"] != 30000 || st.TalkMs["Customer"] != 12000 || st.OvertalkMs != 2000 ||
-		st.SilenceMs != 10000 || st.LongestMonologue["Agent"] != 20000 || st.Words["Agent"] != 14 {
+	agent, customer := st.Of("Agent"), st.Of("Customer")
+	if st.DurationMs != 50000 || agent.TalkMs != 30000 || customer.TalkMs != 12000 || st.OvertalkMs != 2000 ||
+		st.SilenceMs != 10000 || agent.LongestMonologueMs != 20000 || customer.LongestMonologueMs != 12000 || agent.Words != 14 {
 		t.Fatalf("%+v", st)
 	}
 	for _, tt := range []struct {
@@ -149,7 +150,18 @@ func TestTalk(t *testing.T) {
 	// Word timings count only the words: the pauses inside a turn are silence.
 	words := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", StartMs: 0, EndMs: 4000, Text: "a b",
 		Words: []analysis.Word{{Text: "a", StartMs: 0, EndMs: 1000}, {Text: "b", StartMs: 3000, EndMs: 4000}}}}}
-	if st := Talk(words); st.SilenceMs != 2000 || st.TalkMs["Agent"] != 2000 {
+	if st := Talk(words); st.SilenceMs != 2000 || st.Of("Agent").TalkMs != 2000 {
+		t.Fatalf("%+v", st)
+	}
+	// Three speakers, turns out of time order, one turn inside another:
+	// A 0–10 s and 5–8 s (one stretch), B 6–12 s, C 11–14 s and 20–30 s.
+	three := &analysis.Conversation{Turns: []analysis.Turn{
+		{Speaker: "C", StartMs: 20000, EndMs: 30000}, {Speaker: "A", StartMs: 0, EndMs: 10000}, {Speaker: "B", StartMs: 6000, EndMs: 12000},
+		{Speaker: "A", StartMs: 5000, EndMs: 8000}, {Speaker: "C", StartMs: 11000, EndMs: 14000},
+	}}
+	st = Talk(three)
+	// Overtalk: A–B 6–10 s (4 s), B–C 11–12 s (1 s); silence 14–20 s.
+	if st.Of("A").TalkMs != 10000 || st.Of("B").TalkMs != 6000 || st.Of("C").TalkMs != 13000 || st.OvertalkMs != 5000 || st.SilenceMs != 6000 {
 		t.Fatalf("%+v", st)
 	}
 }

@@ -124,19 +124,32 @@ func luhn(digits string) bool {
 var spokenDigits = map[string]byte{"zero": '0', "oh": '0', "one": '1', "two": '2', "three": '3', "four": '4', "five": '5',
 	"six": '6', "seven": '7', "eight": '8', "nine": '9'}
 
+// spokenDigit reads a word as a spoken digit ("Four," is 4).
+func spokenDigit(w string) (byte, bool) {
+	w = strings.Trim(w, ".,")
+	if len(w) < 2 || len(w) > 5 {
+		return 0, false
+	}
+	var lower [5]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c // a non-ASCII byte matches no spoken digit
+	}
+	d, ok := spokenDigits[string(lower[:len(w)])]
+	return d, ok
+}
+
 // digitsFromWords rewrites runs of four or more spoken digits ("four one
 // five five") as digits ("4155"), as a recognizer writes a card or phone
 // number; other words stay as they are. Findings are positions in this
 // form, which Redact rewrites too.
 func digitsFromWords(text string) string {
-	words := strings.Fields(text)
-	digit := func(w string) (byte, bool) {
-		d, ok := spokenDigits[strings.ToLower(strings.Trim(w, ".,"))]
-		return d, ok
-	}
 	longest, run := 0, 0
-	for _, w := range words {
-		if _, ok := digit(w); ok {
+	for w := range strings.FieldsSeq(text) {
+		if _, ok := spokenDigit(w); ok {
 			run++
 			longest = max(longest, run)
 		} else {
@@ -144,7 +157,7 @@ func digitsFromWords(text string) string {
 		}
 	}
 	if longest < 4 {
-		return text
+		return text // nearly always: no allocation
 	}
 	var out []string
 	var pending []string
@@ -152,7 +165,7 @@ func digitsFromWords(text string) string {
 		if len(pending) >= 4 {
 			ds := make([]byte, len(pending))
 			for i, w := range pending {
-				ds[i], _ = digit(w)
+				ds[i], _ = spokenDigit(w)
 			}
 			out = append(out, string(ds))
 		} else {
@@ -160,8 +173,8 @@ func digitsFromWords(text string) string {
 		}
 		pending = pending[:0]
 	}
-	for _, w := range words {
-		if _, ok := digit(w); ok {
+	for w := range strings.FieldsSeq(text) {
+		if _, ok := spokenDigit(w); ok {
 			pending = append(pending, w)
 			continue
 		}
@@ -201,7 +214,7 @@ func PIIWord(w string) bool {
 	if strings.ContainsAny(w, "0123456789@") {
 		return true
 	}
-	_, ok := spokenDigits[strings.ToLower(strings.Trim(w, ".,"))]
+	_, ok := spokenDigit(w)
 	return ok
 }
 
@@ -241,13 +254,13 @@ func compilePII(def *analysis.Object) (analysis.Engine, error) {
 }
 
 // mayHavePII is a quick test on a turn: personal data needs a digit, an
-// @, or four spoken digits in a row.
-func mayHavePII(text string, tokens []string) bool {
+// @, or four spoken digits in a row (among its normalized tokens).
+func mayHavePII(text, tokens string) bool {
 	if strings.ContainsAny(text, "0123456789@") {
 		return true
 	}
 	run := 0
-	for _, t := range tokens {
+	for t := range strings.SplitSeq(tokens, " ") {
 		if _, ok := spokenDigits[t]; ok {
 			if run++; run >= 4 {
 				return true
@@ -261,8 +274,9 @@ func mayHavePII(text string, tokens []string) bool {
 
 func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
 	var evidence []analysis.Evidence
+	text := c.Normalized()
 	for i, t := range c.Turns {
-		if !speaks(p.speaker, t.Speaker) || !mayHavePII(t.Text, c.Tokens(i)) {
+		if !speaks(p.speaker, t.Speaker) || !mayHavePII(t.Text, text.TurnText(i)) {
 			continue
 		}
 		for _, f := range FindPII(t.Text) {

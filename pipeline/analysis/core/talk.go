@@ -23,40 +23,115 @@ var talkMeasures = []string{TalkShare, SilenceShare, OvertalkMs, LongestMonologu
 
 // TalkStats are a conversation's talk statistics.
 type TalkStats struct {
-	DurationMs       int64
-	TalkMs           map[string]int64 // by speaker
-	SilenceMs        int64
-	OvertalkMs       int64
-	LongestMonologue map[string]int64 // by speaker: the longest stretch of one speaker's turns
-	Words            map[string]int
+	DurationMs int64
+	SilenceMs  int64
+	OvertalkMs int64 // time two speakers talk at once (summed over pairs)
+	Speakers   []SpeakerTalk
 }
 
-// interval is a stretch of time [from, to) somebody talks.
-type interval struct{ from, to int64 }
+// SpeakerTalk are one speaker's statistics.
+type SpeakerTalk struct {
+	Speaker            string
+	TalkMs             int64
+	LongestMonologueMs int64 // the longest stretch of their consecutive turns
+	Words              int
+}
 
-// merged sorts intervals and joins the overlapping ones.
-func merged(in []interval) []interval {
-	slices.SortFunc(in, func(a, b interval) int { return cmp.Compare(a.from, b.from) })
-	var out []interval
-	for _, iv := range in {
-		if n := len(out); n > 0 && iv.from <= out[n-1].to {
-			out[n-1].to = max(out[n-1].to, iv.to)
+// Of is a speaker's statistics (zero when they never speak).
+func (st TalkStats) Of(speaker string) SpeakerTalk {
+	for _, s := range st.Speakers {
+		if s.Speaker == speaker {
+			return s
+		}
+	}
+	return SpeakerTalk{Speaker: speaker}
+}
+
+// spoken is a stretch of time [from, to) a speaker (an index into
+// TalkStats.Speakers) talks.
+type spoken struct {
+	speaker  int
+	from, to int64
+}
+
+// Talk computes the statistics: a speaker talks during their words when
+// the turns have them (calls), else during their turns.
+func Talk(c *analysis.Conversation) TalkStats {
+	st := TalkStats{DurationMs: c.DurationMs()}
+	text := c.Normalized()
+	var buf [64]spoken
+	stretches := buf[:0]
+	last := -1 // the speaker of the turn before, for monologues
+	var monologueStart int64
+	for i, t := range c.Turns {
+		sp := st.speaker(t.Speaker)
+		st.Speakers[sp].Words += text.Count(i)
+		if len(t.Words) > 0 {
+			for _, w := range t.Words {
+				stretches = append(stretches, spoken{sp, w.StartMs, w.EndMs})
+			}
+		} else if t.EndMs > t.StartMs {
+			stretches = append(stretches, spoken{sp, t.StartMs, t.EndMs})
+		}
+		// Monologues: consecutive turns of one speaker, from the first's
+		// start to the last's end.
+		if sp != last {
+			last, monologueStart = sp, t.StartMs
+		}
+		st.Speakers[sp].LongestMonologueMs = max(st.Speakers[sp].LongestMonologueMs, t.EndMs-monologueStart)
+	}
+	// Each speaker's stretches, merged where they overlap.
+	slices.SortFunc(stretches, func(a, b spoken) int { return cmp.Or(cmp.Compare(a.speaker, b.speaker), cmp.Compare(a.from, b.from)) })
+	merged := stretches[:0]
+	for _, s := range stretches {
+		if n := len(merged); n > 0 && merged[n-1].speaker == s.speaker && s.from <= merged[n-1].to {
+			merged[n-1].to = max(merged[n-1].to, s.to)
 			continue
 		}
-		out = append(out, iv)
+		merged = append(merged, s)
 	}
-	return out
+	bySpeaker := make([][]spoken, len(st.Speakers))
+	for i := 0; i < len(merged); {
+		j := i
+		for j < len(merged) && merged[j].speaker == merged[i].speaker {
+			st.Speakers[merged[j].speaker].TalkMs += merged[j].to - merged[j].from
+			j++
+		}
+		bySpeaker[merged[i].speaker] = merged[i:j]
+		i = j
+	}
+	for a := range bySpeaker {
+		for b := a + 1; b < len(bySpeaker); b++ {
+			st.OvertalkMs += overlap(bySpeaker[a], bySpeaker[b])
+		}
+	}
+	// Silence: the time no stretch of anyone's covers.
+	slices.SortFunc(merged, func(a, b spoken) int { return cmp.Compare(a.from, b.from) })
+	var talked, reach int64
+	for _, s := range merged {
+		from := max(s.from, reach)
+		if s.to > from {
+			talked += s.to - from
+		}
+		reach = max(reach, s.to)
+	}
+	st.SilenceMs = max(st.DurationMs-talked, 0)
+	return st
 }
 
-func length(ivs []interval) (n int64) {
-	for _, iv := range ivs {
-		n += iv.to - iv.from
+// speaker is the index of a speaker's statistics, added on first sight.
+func (st *TalkStats) speaker(name string) int {
+	for i, s := range st.Speakers {
+		if s.Speaker == name {
+			return i
+		}
 	}
-	return n
+	st.Speakers = append(st.Speakers, SpeakerTalk{Speaker: name})
+	return len(st.Speakers) - 1
 }
 
-// overlap is the time two sets of merged intervals share.
-func overlap(a, b []interval) (n int64) {
+// overlap is the time two speakers' merged, sorted stretches share.
+func overlap(a, b []spoken) (n int64) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		n += max(0, min(a[i].to, b[j].to)-max(a[i].from, b[j].from))
 		if a[i].to < b[j].to {
@@ -68,68 +143,16 @@ func overlap(a, b []interval) (n int64) {
 	return n
 }
 
-// Talk computes the statistics: a speaker talks during their words when
-// the turns have them (calls), else during their turns.
-func Talk(c *analysis.Conversation) TalkStats {
-	st := TalkStats{DurationMs: c.DurationMs(), TalkMs: map[string]int64{}, LongestMonologue: map[string]int64{}, Words: map[string]int{}}
-	bySpeaker := map[string][]interval{}
-	var all []interval
-	for i, t := range c.Turns {
-		st.Words[t.Speaker] += c.Normalized().Count(i)
-		if len(t.Words) > 0 {
-			for _, w := range t.Words {
-				bySpeaker[t.Speaker] = append(bySpeaker[t.Speaker], interval{w.StartMs, w.EndMs})
-			}
-		} else if t.EndMs > t.StartMs {
-			bySpeaker[t.Speaker] = append(bySpeaker[t.Speaker], interval{t.StartMs, t.EndMs})
-		}
-	}
-	speakers := make([]string, 0, len(bySpeaker))
-	for sp, ivs := range bySpeaker {
-		bySpeaker[sp] = merged(ivs)
-		st.TalkMs[sp] = length(bySpeaker[sp])
-		all = append(all, bySpeaker[sp]...)
-		speakers = append(speakers, sp)
-	}
-	slices.Sort(speakers)
-	st.SilenceMs = max(st.DurationMs-length(merged(all)), 0)
-	for i := range speakers {
-		for j := i + 1; j < len(speakers); j++ {
-			st.OvertalkMs += overlap(bySpeaker[speakers[i]], bySpeaker[speakers[j]])
-		}
-	}
-	// Monologues: consecutive turns of one speaker, from the first's start
-	// to the last's end.
-	for i := 0; i < len(c.Turns); {
-		j := i
-		for j+1 < len(c.Turns) && c.Turns[j+1].Speaker == c.Turns[i].Speaker {
-			j++
-		}
-		sp := c.Turns[i].Speaker
-		st.LongestMonologue[sp] = max(st.LongestMonologue[sp], c.Turns[j].EndMs-c.Turns[i].StartMs)
-		i = j + 1
-	}
-	return st
-}
-
 // measure is one statistic for a speaker ("Any": everyone together; for
 // the longest monologue, anyone's).
 func (st TalkStats) measure(name, speaker string) float64 {
 	var talkMs, longest int64
 	var words int
-	for sp, ms := range st.TalkMs {
-		if speaks(speaker, sp) {
-			talkMs += ms
-		}
-	}
-	for sp, ms := range st.LongestMonologue {
-		if speaks(speaker, sp) {
-			longest = max(longest, ms)
-		}
-	}
-	for sp, n := range st.Words {
-		if speaks(speaker, sp) {
-			words += n
+	for _, s := range st.Speakers {
+		if speaks(speaker, s.Speaker) {
+			talkMs += s.TalkMs
+			longest = max(longest, s.LongestMonologueMs)
+			words += s.Words
 		}
 	}
 	switch name {

@@ -27,6 +27,8 @@ type Classifier struct {
 	// phrases are the distinct token sequences of every rule, as
 	// " tok tok " keys, in first-seen order.
 	phrases []string
+	// withoutPhrases is the result when none of its phrases is found.
+	withoutPhrases bool
 	// single is the classifier's own index, for Evaluate outside a set;
 	// built on first use (a set builds one index for all its classifiers).
 	single func() *Index
@@ -134,6 +136,7 @@ func Compile(raw []byte) (*Classifier, error) {
 			}
 		}
 	}
+	c.withoutPhrases, _ = c.decide(func(rule) []analysis.Evidence { return nil })
 	c.single = sync.OnceValue(func() *Index { return NewIndex([]*Classifier{c}) })
 	return c, nil
 }

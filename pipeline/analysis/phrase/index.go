@@ -95,12 +95,26 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 // Evaluate is classifier k's result from the hits of a Scan.
 func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.Result {
 	cl := ix.classifiers[k]
-	ev := evaluation{c: c, text: hits.text, hits: hits.byClassifier[k], endMs: hits.endMs, timed: hits.endMs > 0}
+	found := hits.byClassifier[k]
+	if len(found) == 0 {
+		// Most classifiers find none of their phrases in a conversation;
+		// the answer then depends on the rules' negations alone.
+		return analysis.BoolResult(cl.withoutPhrases, nil)
+	}
+	ev := evaluation{c: c, text: hits.text, hits: found, endMs: hits.endMs, timed: hits.endMs > 0}
+	result, evidence := cl.decide(ev.rule)
+	return analysis.BoolResult(result, capEvidence(evidence))
+}
+
+// decide combines the rules' findings through the groups; the evidence is
+// that of the rules that held (none when the classifier does not).
+func (c *Classifier) decide(find func(rule) []analysis.Evidence) (bool, []analysis.Evidence) {
 	var evidence []analysis.Evidence
-	groupHolds := func(g group) bool {
+	result := !c.any
+	for _, g := range c.groups {
 		holds := !g.any
 		for _, r := range g.rules {
-			found := ev.rule(r)
+			found := find(r)
 			ok := (len(found) > 0) != r.negate
 			if ok && !r.negate {
 				evidence = append(evidence, found...)
@@ -109,26 +123,22 @@ func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.
 				holds = true
 			}
 			if !g.any && !ok {
-				return false
+				holds = false
+				break
 			}
 		}
-		return holds
-	}
-	result := !cl.any
-	for _, g := range cl.groups {
-		ok := groupHolds(g)
-		if cl.any && ok {
+		if c.any && holds {
 			result = true
 		}
-		if !cl.any && !ok {
+		if !c.any && !holds {
 			result = false
 			break
 		}
 	}
 	if !result {
-		evidence = nil
+		return false, nil
 	}
-	return analysis.BoolResult(result, capEvidence(evidence))
+	return true, evidence
 }
 
 // maxEvidence spans are kept per result: enough to show a reviewer where,
