@@ -109,14 +109,12 @@ func TestNormalized(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		phrase      string
-		turn, token int
-		before      int
-	}{{" hello ", 0, 0, 0}, {" help ", 0, 4, 0}, {" card was ", 2, 1, 5}, {" twice ", 2, 4, 5}, {" fine ", 3, 1, 10}} {
-		off := strings.Index(n.Text, tt.phrase) + 1
-		turn, token := n.TokenAt(off)
-		if turn != tt.turn || token != tt.token || n.TokensBefore(turn) != tt.before {
-			t.Errorf("%q: turn %d token %d before %d", tt.phrase, turn, token, n.TokensBefore(turn))
+		g, turn, before int
+		token           string
+	}{{0, 0, 0, "hello"}, {4, 0, 0, "help"}, {6, 2, 5, "card"}, {9, 2, 5, "twice"}, {11, 3, 10, "fine"}} {
+		turn := n.TurnOf(tt.g)
+		if turn != tt.turn || n.TokensBefore(turn) != tt.before || n.Token(tt.g) != tt.token {
+			t.Errorf("token %d: turn %d before %d %q", tt.g, turn, n.TokensBefore(turn), n.Token(tt.g))
 		}
 	}
 	if got := n.Span(2, 1, 4); got != "card was declined" {

@@ -157,12 +157,13 @@ func (n *Normalized) Count(i int) int { return n.before[i+1] - n.before[i] }
 // (TokensBefore(len(turns)) is the total).
 func (n *Normalized) TokensBefore(i int) int { return n.before[i] }
 
-// TokenAt is the turn and the place in it of the token that starts at
-// byte offset of Text.
-func (n *Normalized) TokenAt(offset int) (turn, token int) {
-	g := sort.Search(len(n.starts), func(k int) bool { return int(n.starts[k]) >= offset })
-	turn = sort.Search(len(n.before)-1, func(i int) bool { return n.before[i+1] > g })
-	return turn, g - n.before[turn]
+// Token is the conversation's token g (counting from the first turn's
+// first).
+func (n *Normalized) Token(g int) string { return n.Text[n.starts[g]:n.ends[g]] }
+
+// TurnOf is the turn token g is in.
+func (n *Normalized) TurnOf(g int) int {
+	return sort.Search(len(n.before)-1, func(i int) bool { return n.before[i+1] > g })
 }
 
 // Span is the text of turn's tokens [from, to), joined by spaces.

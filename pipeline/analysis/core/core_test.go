@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,10 +224,40 @@ func TestCompileErrors(t *testing.T) {
 
 func FuzzFindPII(f *testing.F) {
 	f.Add("card 4111 1111 1111 1111 and +1 (415) 555-0132, a@b.co, 123-45-6789, four one one one")
+	f.Add("FOUR, one; one-one five. Six seven eight nine zero oh")
 	f.Fuzz(func(t *testing.T, text string) {
 		red, _ := Redact(text)
 		if len(FindPII(red)) != 0 && !strings.Contains(red, "[") {
 			t.Fatalf("redacted %q still has personal data", red)
 		}
+		tokens := strings.Join(analysis.Tokenize(text), " ")
+		if got, want := findInTurn(text, tokens), FindPII(text); !slices.Equal(got, want) {
+			t.Fatalf("%q: turn shortcut %v, FindPII %v", text, got, want)
+		}
 	})
+}
+
+// The turn shortcut finds what FindPII finds, on every sgd-dev turn.
+func TestFindInTurn(t *testing.T) {
+	dialogues, err := corpus.Read(corpus.Dev, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"four one one one five", "Four. One. One, one", "four-one-one-one", "call 4111 1111 1111 1111", "a@b.co"}
+	for _, d := range dialogues {
+		for _, turn := range d.Turns {
+			texts = append(texts, turn.Text)
+		}
+	}
+	found := 0
+	for _, text := range texts {
+		got, want := findInTurn(text, strings.Join(analysis.Tokenize(text), " ")), FindPII(text)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: turn shortcut %v, FindPII %v", text, got, want)
+		}
+		found += len(want)
+	}
+	if found < 4 {
+		t.Fatalf("only %d findings: the comparison proves little", found)
+	}
 }

@@ -66,10 +66,12 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // FindPII finds card numbers (Luhn-checked), US social security numbers,
 // phone numbers and e-mail addresses. Spoken digits ("four one five…")
 // are read as digits first, so calls are covered as chats are.
-func FindPII(text string) []Finding {
-	text = digitsFromWords(text)
+func FindPII(text string) []Finding { return findWritten(digitsFromWords(text)) }
+
+// findWritten finds personal data written with digits and @.
+func findWritten(text string) []Finding {
 	var out []Finding
-	if strings.ContainsRune(text, '@') {
+	if strings.IndexByte(text, '@') >= 0 {
 		for _, m := range email.FindAllStringIndex(text, -1) {
 			out = append(out, Finding{Email, m[0], m[1]})
 		}
@@ -121,8 +123,32 @@ func luhn(digits string) bool {
 	return sum%10 == 0
 }
 
-var spokenDigits = map[string]byte{"zero": '0', "oh": '0', "one": '1', "two": '2', "three": '3', "four": '4', "five": '5',
-	"six": '6', "seven": '7', "eight": '8', "nine": '9'}
+// digitOf reads a lower-case spoken digit.
+func digitOf(w string) (byte, bool) {
+	switch w {
+	case "zero", "oh":
+		return '0', true
+	case "one":
+		return '1', true
+	case "two":
+		return '2', true
+	case "three":
+		return '3', true
+	case "four":
+		return '4', true
+	case "five":
+		return '5', true
+	case "six":
+		return '6', true
+	case "seven":
+		return '7', true
+	case "eight":
+		return '8', true
+	case "nine":
+		return '9', true
+	}
+	return 0, false
+}
 
 // spokenDigit reads a word as a spoken digit ("Four," is 4).
 func spokenDigit(w string) (byte, bool) {
@@ -138,8 +164,7 @@ func spokenDigit(w string) (byte, bool) {
 		}
 		lower[i] = c // a non-ASCII byte matches no spoken digit
 	}
-	d, ok := spokenDigits[string(lower[:len(w)])]
-	return d, ok
+	return digitOf(string(lower[:len(w)]))
 }
 
 // digitsFromWords rewrites runs of four or more spoken digits ("four one
@@ -211,7 +236,7 @@ func Redact(text string) (string, bool) {
 // data: it has a digit or an @, or is a spoken digit. Redaction blanks such
 // words of a turn that had personal data, so timed words cannot rebuild it.
 func PIIWord(w string) bool {
-	if strings.ContainsAny(w, "0123456789@") {
+	if written(w) {
 		return true
 	}
 	_, ok := spokenDigit(w)
@@ -253,33 +278,60 @@ func compilePII(def *analysis.Object) (analysis.Engine, error) {
 	return p, nil
 }
 
-// mayHavePII is a quick test on a turn: personal data needs a digit, an
-// @, or four spoken digits in a row (among its normalized tokens).
-func mayHavePII(text, tokens string) bool {
-	if strings.ContainsAny(text, "0123456789@") {
-		return true
+// written reports whether a text has a digit or an @: personal data
+// written out needs one.
+func written(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c-'0' < 10 || c == '@' {
+			return true
+		}
 	}
+	return false
+}
+
+// spokenRun reports whether normalized tokens (joined by spaces) hold four
+// spoken digits in a row. When they do not, no run of spoken words a
+// recognizer wrote does either (such words are tokens of their own), and
+// the text needs no rewriting.
+func spokenRun(tokens string) bool {
 	run := 0
-	for t := range strings.SplitSeq(tokens, " ") {
-		if _, ok := spokenDigits[t]; ok {
+	for len(tokens) > 0 {
+		end := strings.IndexByte(tokens, ' ')
+		if end < 0 {
+			end = len(tokens)
+		}
+		if _, ok := digitOf(tokens[:end]); ok {
 			if run++; run >= 4 {
 				return true
 			}
 		} else {
 			run = 0
 		}
+		tokens = tokens[min(end+1, len(tokens)):]
 	}
 	return false
+}
+
+// findInTurn is FindPII for a turn whose normalized tokens are known: most
+// turns are ruled out by a glance at their characters and tokens.
+func findInTurn(text, tokens string) []Finding {
+	switch {
+	case spokenRun(tokens):
+		return FindPII(text)
+	case written(text):
+		return findWritten(text)
+	}
+	return nil
 }
 
 func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
 	var evidence []analysis.Evidence
 	text := c.Normalized()
 	for i, t := range c.Turns {
-		if !speaks(p.speaker, t.Speaker) || !mayHavePII(t.Text, text.TurnText(i)) {
+		if !speaks(p.speaker, t.Speaker) {
 			continue
 		}
-		for _, f := range FindPII(t.Text) {
+		for _, f := range findInTurn(t.Text, text.TurnText(i)) {
 			if p.kinds[f.Kind] && len(evidence) < 10 {
 				// The evidence names the kind, never the data.
 				evidence = append(evidence, analysis.Evidence{Turn: i, StartMs: t.StartMs, EndMs: t.EndMs, Text: "[" + f.Kind + "]"})

@@ -3,8 +3,6 @@ package core
 import (
 	"math"
 	"strings"
-
-	"github.com/jonreiter/govader"
 )
 
 // VADER's compound score, computed as github.com/jonreiter/govader
@@ -15,9 +13,6 @@ import (
 // go to govader itself. TestCompoundMatchesVADER and FuzzCompound hold the
 // two to the same score for every text.
 
-// vader is loaded once: its lexicon is 7,500 words.
-var vader = govader.NewSentimentIntensityAnalyzer()
-
 // VADER's constants (govader/constants.go, from the VADER paper).
 const (
 	vaderCapsIncrement  = 0.733 // a word in CAPS among lower-case words
@@ -27,15 +22,6 @@ const (
 	vaderQuestion       = 0.18
 	vaderNeverSoScale   = 1.25 // "never so good"
 )
-
-// vaderNegations are govader's negation words as a set.
-var vaderNegations = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range vader.Constants.NegateList {
-		m[w] = true
-	}
-	return m
-}()
 
 // vaderPunctuation is what VADER trims from words (Python's
 // string.punctuation).
@@ -48,28 +34,33 @@ func Compound(text string) float64 {
 			return vader.PolarityScores(text).Compound
 		}
 	}
-	// Room for the words of most turns on the stack.
-	var words, lower [48]string
-	text = strings.TrimSpace(text)
-	s := vaderText{text: text}
-	s.words, s.lower, s.capDiff = vaderSplit(text, words[:0], lower[:0])
+	var buf [48]vaderToken // room for most turns on the stack
+	s := vaderText{text: strings.TrimSpace(text)}
+	s.words, s.capDiff = vaderSplit(s.text, buf[:0])
 	return s.compound()
 }
 
 // vaderText is an ASCII text split as VADER splits it: on single spaces,
 // each word trimmed of punctuation unless that leaves under three
-// characters (emoticons). Words keep their case; lower are the same words
-// lower-cased.
+// characters (emoticons).
 type vaderText struct {
-	text         string
-	words, lower []string
-	capDiff      bool // some words but not all are in CAPS
+	text    string
+	words   []vaderToken
+	capDiff bool // some words but not all are in CAPS
 }
 
-// vaderSplit appends text's words to words and lower (returned, not
-// stored: so the caller's buffers can stay on its stack).
-func vaderSplit(text string, words, lower []string) ([]string, []string, bool) {
-	lowered := strings.ToLower(text) // ASCII: the same offsets
+// vaderToken is a word of the text: where it is, its case, and what VADER's
+// lists say about it lower-cased.
+type vaderToken struct {
+	from, to int
+	hasUpper bool // a capital letter: the word differs from its lower case
+	allCaps  bool // Python's str.isupper: a capital and no small letter
+	vaderWord
+}
+
+// vaderSplit appends text's words to words (returned, not stored: so the
+// caller's buffer can stay on its stack).
+func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 	caps := 0
 	for start := 0; ; {
 		end := strings.IndexByte(text[start:], ' ')
@@ -88,53 +79,79 @@ func vaderSplit(text string, words, lower []string) ([]string, []string, bool) {
 		if to-from < 3 {
 			from, to = start, end
 		}
-		w := text[from:to]
-		words = append(words, w)
-		lower = append(lower, lowered[from:to])
-		if isUpper(w) {
+		w := vaderToken{from: from, to: to}
+		small := false
+		for i := from; i < to; i++ {
+			c := text[i]
+			w.hasUpper = w.hasUpper || 'A' <= c && c <= 'Z'
+			small = small || 'a' <= c && c <= 'z'
+		}
+		w.allCaps = w.hasUpper && !small
+		if w.allCaps {
 			caps++
 		}
+		w.vaderWord = lookupLower(text[from:to], w.hasUpper)
+		words = append(words, w)
 		if end == len(text) {
 			break
 		}
 		start = end + 1
 	}
-	return words, lower, 0 < len(words)-caps && len(words)-caps < len(words)
+	return words, 0 < len(words)-caps && len(words)-caps < len(words)
 }
 
-// isUpper is Python's str.isupper for ASCII: a capital and no small letter.
-func isUpper(w string) bool {
-	upper := false
+// lookupLower is what VADER's lists say about a word in lower case (and
+// whether it is a negation by its "n't").
+func lookupLower(w string, hasUpper bool) vaderWord {
+	var info vaderWord
+	if !hasUpper {
+		info = vaderWords[w]
+	} else if len(w) <= 64 {
+		var lower [64]byte
+		info = vaderWords[string(appendLower(lower[:0], w))]
+	} else {
+		info = vaderWords[strings.ToLower(w)]
+	}
+	if strings.Contains(w, "n't") || strings.Contains(w, "N'T") || strings.Contains(w, "n'T") || strings.Contains(w, "N't") {
+		info.flags |= isNegation
+	}
+	return info
+}
+
+func appendLower(dst []byte, w string) []byte {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
-		if 'a' <= c && c <= 'z' {
-			return false
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		upper = upper || 'A' <= c && c <= 'Z'
+		dst = append(dst, c)
 	}
-	return upper
+	return dst
 }
 
-func inLexicon(w string) bool {
-	_, ok := vader.Lexicon[w]
+func (s *vaderText) is(i int, flag uint16) bool { return s.words[i].flags&flag != 0 }
+
+// writtenInLexicon: govader looks the word before a sentiment word up as
+// written, capitals and all.
+func (s *vaderText) writtenInLexicon(j int) bool {
+	if !s.words[j].hasUpper {
+		return s.is(j, inLexicon)
+	}
+	_, ok := vader.Lexicon[s.text[s.words[j].from:s.words[j].to]]
 	return ok
 }
 
-func booster(w string) (float64, bool) {
-	b, ok := vader.Constants.BoosterDict[w]
-	return b, ok
-}
-
-// negated is one word's negation: a negation word or a word with "n't".
-func negated(w string) bool { return vaderNegations[w] || strings.Contains(w, "n't") }
+// written reports whether word j is, as written, one with the flag (the
+// flag's words are lower case).
+func (s *vaderText) written(j int, flag uint16) bool { return !s.words[j].hasUpper && s.is(j, flag) }
 
 func (s *vaderText) compound() float64 {
 	var sentimentsBuf [48]float64
 	sentiments := sentimentsBuf[:0]
 	for i := range s.words {
 		v := 0.0
-		if _, ok := booster(s.lower[i]); ok {
-		} else if i+1 < len(s.words) && s.lower[i] == "kind" && s.lower[i+1] == "of" {
+		if s.is(i, isBooster) {
+		} else if i+1 < len(s.words) && s.is(i, isKind) && s.is(i+1, isOf) {
 		} else {
 			v = s.valence(i)
 		}
@@ -142,8 +159,8 @@ func (s *vaderText) compound() float64 {
 	}
 	// "but": what comes before it counts half, what comes after one and a
 	// half times.
-	for b, w := range s.lower {
-		if w != "but" {
+	for b := range s.words {
+		if !s.is(b, isBut) {
 			continue
 		}
 		for i := range sentiments {
@@ -177,21 +194,18 @@ func (s *vaderText) compound() float64 {
 
 // valence is word i's score with what the three words before it do to it.
 func (s *vaderText) valence(i int) float64 {
-	word, lower := s.words, s.lower
-	item := lower[i]
-	base, ok := vader.Lexicon[item]
-	if !ok {
+	if !s.is(i, inLexicon) {
 		return 0
 	}
+	base := s.words[i].valence
 	v := base
-	if item == "no" && i+1 < len(lower) && inLexicon(lower[i+1]) {
+	if s.is(i, isNo) && i+1 < len(s.words) && s.is(i+1, inLexicon) {
 		v = 0
 	}
-	if (i > 0 && lower[i-1] == "no") || (i > 1 && lower[i-2] == "no") ||
-		(i > 2 && lower[i-3] == "no" && (lower[i-1] == "or" || lower[i-1] == "nor")) {
+	if (i > 0 && s.is(i-1, isNo)) || (i > 1 && s.is(i-2, isNo)) || (i > 2 && s.is(i-3, isNo) && s.is(i-1, isOrNor)) {
 		v = base * vaderNegationScalar
 	}
-	if s.capDiff && isUpper(word[i]) {
+	if s.capDiff && s.words[i].allCaps {
 		if v > 0 {
 			v += vaderCapsIncrement
 		} else {
@@ -200,7 +214,7 @@ func (s *vaderText) valence(i int) float64 {
 	}
 	for back := 1; back <= 3 && i >= back; back++ {
 		j := i - back
-		if inLexicon(word[j]) { // govader looks the word up as written
+		if s.writtenInLexicon(j) {
 			continue
 		}
 		inc := s.boost(j, v)
@@ -216,8 +230,8 @@ func (s *vaderText) valence(i int) float64 {
 		}
 	}
 	// "least" before the word negates it, unless "at least", "very least".
-	if i > 0 && word[i-1] == "least" && !inLexicon(word[i-1]) {
-		if i == 1 || (word[i-2] != "at" && word[i-2] != "very") {
+	if i > 0 && s.written(i-1, isLeast) && !s.writtenInLexicon(i-1) {
+		if i == 1 || !s.written(i-2, isAtOrVery) {
 			v *= vaderNegationScalar
 		}
 	}
@@ -226,14 +240,14 @@ func (s *vaderText) valence(i int) float64 {
 
 // boost is what booster word j ("very", "barely") adds to valence v.
 func (s *vaderText) boost(j int, v float64) float64 {
-	b, ok := booster(s.lower[j])
-	if !ok {
+	if !s.is(j, isBooster) {
 		return 0
 	}
+	b := s.words[j].boost
 	if v < 0 {
 		b = -b
 	}
-	if s.capDiff && isUpper(s.words[j]) {
+	if s.capDiff && s.words[j].allCaps {
 		if v > 0 {
 			b += vaderCapsIncrement
 		} else {
@@ -245,24 +259,23 @@ func (s *vaderText) boost(j int, v float64) float64 {
 
 // negation applies the word back places before word i.
 func (s *vaderText) negation(v float64, back, i int) float64 {
-	l := s.lower
 	switch back {
 	case 2:
-		if l[i-2] == "never" && (l[i-1] == "so" || l[i-1] == "this") {
+		if s.is(i-2, isNever) && s.is(i-1, isSoOrThis) {
 			return v * vaderNeverSoScale
 		}
-		if l[i-2] == "without" && l[i-1] == "doubt" {
+		if s.is(i-2, isWithout) && s.is(i-1, isDoubt) {
 			return v
 		}
 	case 3:
-		if l[i-3] == "never" && (l[i-2] == "so" || l[i-2] == "this" || l[i-1] == "so" || l[i-1] == "this") {
+		if s.is(i-3, isNever) && (s.is(i-2, isSoOrThis) || s.is(i-1, isSoOrThis)) {
 			return v * vaderNeverSoScale
 		}
-		if l[i-3] == "without" && (l[i-2] == "doubt" || l[i-1] == "doubt") {
+		if s.is(i-3, isWithout) && (s.is(i-2, isDoubt) || s.is(i-1, isDoubt)) {
 			return v
 		}
 	}
-	if negated(l[i-back]) {
+	if s.is(i-back, isNegation) {
 		return v * vaderNegationScalar
 	}
 	return v
@@ -270,41 +283,43 @@ func (s *vaderText) negation(v float64, back, i int) float64 {
 
 // idioms: VADER's special-case idioms ("the bomb", "yeah right") around
 // word i replace its valence; multi-word boosters ("kind of") before it
-// add to it.
+// add to it. Only sequences of idiom words are looked up.
 func (s *vaderText) idioms(v float64, i int) float64 {
-	l := s.lower
 	var key [64]byte
-	lookup := func(m map[string]float64, words ...string) (float64, bool) {
+	lookup := func(m map[string]float64, from, to int) (float64, bool) {
 		k := key[:0]
-		for n, w := range words {
-			if n > 0 {
+		for j := from; j < to; j++ {
+			if !s.is(j, isIdiomPart) {
+				return 0, false
+			}
+			if j > from {
 				k = append(k, ' ')
 			}
-			k = append(k, w...)
+			k = appendLower(k, s.text[s.words[j].from:s.words[j].to])
 		}
 		x, ok := m[string(k)]
 		return x, ok
 	}
 	special := vader.Constants.SpecialCaseIdioms
-	for _, seq := range [][]string{{l[i-1], l[i]}, {l[i-2], l[i-1], l[i]}, {l[i-2], l[i-1]}, {l[i-3], l[i-2], l[i-1]}, {l[i-3], l[i-2]}} {
-		if x, ok := lookup(special, seq...); ok {
+	for _, seq := range [...][2]int{{i - 1, i + 1}, {i - 2, i + 1}, {i - 2, i}, {i - 3, i}, {i - 3, i - 1}} {
+		if x, ok := lookup(special, seq[0], seq[1]); ok {
 			v = x
 			break
 		}
 	}
-	if i+1 < len(l) {
-		if x, ok := lookup(special, l[i], l[i+1]); ok {
+	if i+1 < len(s.words) {
+		if x, ok := lookup(special, i, i+2); ok {
 			v = x
 		}
 	}
-	if i+2 < len(l) {
-		if x, ok := lookup(special, l[i], l[i+1], l[i+2]); ok {
+	if i+2 < len(s.words) {
+		if x, ok := lookup(special, i, i+3); ok {
 			v = x
 		}
 	}
 	boosters := vader.Constants.BoosterDict
-	for _, seq := range [][]string{{l[i-3], l[i-2], l[i-1]}, {l[i-3], l[i-2]}, {l[i-2], l[i-1]}} {
-		if x, ok := lookup(boosters, seq...); ok {
+	for _, seq := range [...][2]int{{i - 3, i}, {i - 3, i - 1}, {i - 2, i}} {
+		if x, ok := lookup(boosters, seq[0], seq[1]); ok {
 			v += x
 		}
 	}

@@ -1,9 +1,11 @@
 package phrase
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cloudflare/ahocorasick"
 
@@ -12,42 +14,57 @@ import (
 
 // Index finds the phrases of many classifiers in one pass over a
 // conversation: one Aho-Corasick automaton over every distinct phrase, run
-// over the conversation's normalized text (analysis.Normalized), whose
-// tokens are separated by spaces and whose turns by line feeds, so a
-// phrase key " a b " matches whole tokens of one turn only. The automaton
-// says which phrases occur; each is then located in the text (strings.Index
-// on a handful of keys) and handed, as token positions, to the classifiers
+// over the conversation's tokens written as codes (see codes). The
+// automaton says which phrases occur; each is then located (bytes.Index,
+// for the few found) and handed, as token positions, to the classifiers
 // that have it, so each classifier only looks at what was found.
 type Index struct {
 	classifiers []*Classifier
-	keys        []string
-	length      []int // tokens in each key
+	codes       codes
+	phrases     [][]byte // each distinct phrase's codes
+	length      []int    // tokens in each
 	// owners[id] are the classifiers (and their own phrase number) that
 	// have automaton phrase id.
 	owners  [][]owner
 	matcher *ahocorasick.Matcher
+	scratch sync.Pool // *scanBuffers
 }
 
 type owner struct{ classifier, phrase int32 }
+
+// scanBuffers are a Scan's working memory, reused.
+type scanBuffers struct {
+	codes   []byte
+	at      []int32
+	matches []match
+}
+
+// match is automaton phrase id found at the conversation's token g.
+type match struct{ g, id int }
 
 // NewIndex builds the automaton for a set of classifiers.
 func NewIndex(classifiers []*Classifier) *Index {
 	ix := &Index{classifiers: classifiers}
 	ids := map[string]int32{}
+	var words [][]string
 	for k, c := range classifiers {
 		for p, key := range c.phrases {
 			id, ok := ids[key]
 			if !ok {
-				id = int32(len(ix.keys))
+				id = int32(len(words))
 				ids[key] = id
-				ix.keys = append(ix.keys, key)
-				ix.length = append(ix.length, len(phraseTokens(key)))
+				words = append(words, phraseTokens(key))
+				ix.length = append(ix.length, len(words[id]))
 				ix.owners = append(ix.owners, nil)
 			}
 			ix.owners[id] = append(ix.owners[id], owner{int32(k), int32(p)})
 		}
 	}
-	ix.matcher = ahocorasick.NewStringMatcher(ix.keys)
+	ix.codes = newCodes(words)
+	for _, w := range words {
+		ix.phrases = append(ix.phrases, ix.codes.phrase(w))
+	}
+	ix.matcher = ahocorasick.NewMatcher(ix.phrases)
 	return ix
 }
 
@@ -55,38 +72,67 @@ func NewIndex(classifiers []*Classifier) *Index {
 // of a turn.
 type occurrence struct{ turn, from, to, phrase int }
 
-// Hits are what a Scan found in one conversation, by classifier, in text
-// order.
+// Hits are what a Scan found in one conversation.
 type Hits struct {
-	byClassifier [][]occurrence
-	text         *analysis.Normalized
-	endMs        int64 // where the last turn ends
+	found []occurrence // by classifier, then in text order
+	// first[k] is where classifier k's occurrences begin in found; the
+	// last entry is len(found).
+	first []int
+	text  *analysis.Normalized
+	endMs int64 // where the last turn ends
 }
+
+func (h *Hits) of(k int) []occurrence { return h.found[h.first[k]:h.first[k+1]] }
 
 // Scan runs the automaton over the conversation.
 func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 	text := c.Normalized()
-	h := &Hits{byClassifier: make([][]occurrence, len(ix.classifiers)), text: text, endMs: c.DurationMs()}
-	for _, id := range ix.matcher.MatchThreadSafe(text.Bytes()) {
-		key := ix.keys[id]
-		for at := 0; ; at++ {
-			i := strings.Index(text.Text[at:], key)
+	h := &Hits{first: make([]int, len(ix.classifiers)+1), text: text, endMs: c.DurationMs()}
+	buf, _ := ix.scratch.Get().(*scanBuffers)
+	if buf == nil {
+		buf = &scanBuffers{}
+	}
+	defer ix.scratch.Put(buf)
+	buf.codes, buf.at = ix.codes.conversation(text, len(c.Turns), buf.codes[:0], buf.at[:0])
+	matches := buf.matches[:0]
+	for _, id := range ix.matcher.MatchThreadSafe(buf.codes) {
+		for from := 0; ; from++ {
+			i := bytes.Index(buf.codes[from:], ix.phrases[id])
 			if i < 0 {
 				break
 			}
-			at += i
-			turn, from := text.TokenAt(at + 1)
-			for _, o := range ix.owners[id] {
-				h.byClassifier[o.classifier] = append(h.byClassifier[o.classifier],
-					occurrence{turn: turn, from: from, to: from + ix.length[id], phrase: int(o.phrase)})
-			}
+			from += i
+			matches = append(matches, match{int(buf.at[from]), id})
 		}
 	}
-	for _, found := range h.byClassifier {
-		if len(found) > 1 {
-			slices.SortFunc(found, func(a, b occurrence) int {
-				return cmp.Or(cmp.Compare(a.turn, b.turn), cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.phrase, b.phrase))
-			})
+	buf.matches = matches
+	// In text order (then by phrase, for a stable order), and handed to
+	// their classifiers: counted first, so the occurrences are one
+	// allocation and each classifier's stay in text order.
+	slices.SortFunc(matches, func(a, b match) int {
+		if a.g != b.g {
+			return a.g - b.g
+		}
+		return a.id - b.id
+	})
+	n := 0
+	for _, m := range matches {
+		for _, o := range ix.owners[m.id] {
+			h.first[o.classifier+1]++
+			n++
+		}
+	}
+	for k := range ix.classifiers {
+		h.first[k+1] += h.first[k]
+	}
+	h.found = make([]occurrence, n)
+	next := slices.Clone(h.first[:len(ix.classifiers)])
+	for _, m := range matches {
+		turn := text.TurnOf(m.g)
+		from := m.g - text.TokensBefore(turn)
+		for _, o := range ix.owners[m.id] {
+			h.found[next[o.classifier]] = occurrence{turn: turn, from: from, to: from + ix.length[m.id], phrase: int(o.phrase)}
+			next[o.classifier]++
 		}
 	}
 	return h
@@ -95,7 +141,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 // Evaluate is classifier k's result from the hits of a Scan.
 func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.Result {
 	cl := ix.classifiers[k]
-	found := hits.byClassifier[k]
+	found := hits.of(k)
 	if len(found) == 0 {
 		// Most classifiers find none of their phrases in a conversation;
 		// the answer then depends on the rules' negations alone.

@@ -1,0 +1,74 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/jonreiter/govader"
+)
+
+// vader is loaded once: its lexicon is 7,500 words.
+var vader = govader.NewSentimentIntensityAnalyzer()
+
+// vaderWord is everything VADER's lists say about a lower-case word, so
+// that scoring looks each word up once.
+type vaderWord struct {
+	valence float64 // its lexicon valence (with inLexicon)
+	boost   float64 // its booster increment (with isBooster)
+	flags   uint16
+}
+
+const (
+	inLexicon   uint16 = 1 << iota
+	isBooster          // "very", "barely"
+	isNegation         // "not", "never", "isn't"
+	isIdiomPart        // a word of a multi-word idiom or booster ("kind of", "the bomb")
+	isNo
+	isKind
+	isOf
+	isBut
+	isOrNor
+	isNever
+	isSoOrThis
+	isWithout
+	isDoubt
+	isLeast
+	isAtOrVery
+)
+
+// vaderWords are govader's lexicon, boosters, negations and idiom words,
+// and the words its rules name.
+var vaderWords = func() map[string]vaderWord {
+	m := make(map[string]vaderWord, len(vader.Lexicon)+200)
+	set := func(w string, f func(*vaderWord)) {
+		v := m[w]
+		f(&v)
+		m[w] = v
+	}
+	for w, v := range vader.Lexicon {
+		set(w, func(x *vaderWord) { x.valence, x.flags = v, x.flags|inLexicon })
+	}
+	for w, b := range vader.Constants.BoosterDict {
+		set(w, func(x *vaderWord) { x.boost, x.flags = b, x.flags|isBooster })
+	}
+	for _, w := range vader.Constants.NegateList {
+		set(w, func(x *vaderWord) { x.flags |= isNegation })
+	}
+	for _, idioms := range []map[string]float64{vader.Constants.SpecialCaseIdioms, vader.Constants.BoosterDict} {
+		for idiom := range idioms {
+			if parts := strings.Fields(idiom); len(parts) > 1 {
+				for _, w := range parts {
+					set(w, func(x *vaderWord) { x.flags |= isIdiomPart })
+				}
+			}
+		}
+	}
+	for flag, words := range map[uint16][]string{
+		isNo: {"no"}, isKind: {"kind"}, isOf: {"of"}, isBut: {"but"}, isOrNor: {"or", "nor"}, isNever: {"never"},
+		isSoOrThis: {"so", "this"}, isWithout: {"without"}, isDoubt: {"doubt"}, isLeast: {"least"}, isAtOrVery: {"at", "very"},
+	} {
+		for _, w := range words {
+			set(w, func(x *vaderWord) { x.flags |= flag })
+		}
+	}
+	return m
+}()
