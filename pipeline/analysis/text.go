@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"bytes"
+	"slices"
 	"sort"
 	"unicode"
 	"unicode/utf8"
@@ -18,69 +20,70 @@ func Tokenize(text string) []string {
 	return splitTokens(string(buf), starts, ends)
 }
 
-// asciiToken maps an ASCII byte to itself lower-cased when it belongs to a
-// token, to dropped for an apostrophe and to 0 for a separator.
-var asciiToken = func() (t [utf8.RuneSelf]byte) {
-	for c := range t {
+// How each ASCII byte takes part in a token: asciiLower is the byte a
+// token keeps (lower-cased) or a space; asciiInToken and asciiSeparator
+// are 1 for token bytes and separators (an apostrophe is neither: it is
+// dropped and joins the word's parts); asciiStop marks the bytes of
+// multi-byte characters, which the slower rune-by-rune path reads.
+var asciiLower, asciiInToken, asciiSeparator, asciiStop = func() (lower, in, sep, stop [256]byte) {
+	for c := range 256 {
 		switch {
+		case c >= utf8.RuneSelf:
+			stop[c] = 1
 		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			t[c] = byte(c)
+			lower[c], in[c] = byte(c), 1
 		case 'A' <= c && c <= 'Z':
-			t[c] = byte(c) + 'a' - 'A'
+			lower[c], in[c] = byte(c)+'a'-'A', 1
 		case c == '\'':
-			t[c] = dropped
+		default:
+			lower[c], sep[c] = ' ', 1
 		}
 	}
-	return t
+	return
 }()
-
-const dropped = 1
 
 // appendTokens writes text's tokens to buf, each followed by a space, and
 // records where each starts and ends.
 func appendTokens(buf []byte, starts, ends []int32, text string) ([]byte, []int32, []int32) {
-	inToken := false
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			switch l := asciiToken[c]; l {
-			case 0:
-				if inToken {
-					ends = append(ends, int32(len(buf)))
-					buf = append(buf, ' ')
-					inToken = false
-				}
-			case dropped: // joins the word's parts
-			default:
-				if !inToken {
-					starts = append(starts, int32(len(buf)))
-					inToken = true
-				}
-				buf = append(buf, l)
-			}
-			continue
+	from := len(buf)
+	// ASCII without branches on the byte: write it (or a space), move on
+	// when it is a token's byte or the first separator after a token.
+	buf = slices.Grow(buf, len(text)+1)
+	out, j := buf[:cap(buf)], len(buf)
+	var in byte // 1 inside a token
+	i := 0
+	for ; i < len(text); i++ {
+		c := text[i]
+		if asciiStop[c] != 0 {
+			break
 		}
+		out[j] = asciiLower[c]
+		j += int(asciiInToken[c] | asciiSeparator[c]&in)
+		in = asciiInToken[c] | in&^asciiSeparator[c]
+	}
+	buf = out[:j]
+	inToken := in == 1
+	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if !inToken {
-				starts = append(starts, int32(len(buf)))
-				inToken = true
-			}
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		case r == '’':
-		default:
+		case r < utf8.RuneSelf && asciiInToken[r] == 1:
+			buf, inToken = append(buf, asciiLower[r]), true
+		case r < utf8.RuneSelf && asciiSeparator[r] == 1 || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '’':
 			if inToken {
-				ends = append(ends, int32(len(buf)))
-				buf = append(buf, ' ')
-				inToken = false
+				buf, inToken = append(buf, ' '), false
 			}
+		case r >= utf8.RuneSelf && r != '’':
+			buf, inToken = utf8.AppendRune(buf, unicode.ToLower(r)), true
 		}
 	}
 	if inToken {
-		ends = append(ends, int32(len(buf)))
 		buf = append(buf, ' ')
+	}
+	for at := from; at < len(buf); {
+		end := at + bytes.IndexByte(buf[at:], ' ')
+		starts, ends = append(starts, int32(at)), append(ends, int32(end))
+		at = end + 1
 	}
 	return buf, starts, ends
 }
@@ -105,7 +108,6 @@ func splitTokens(text string, starts, ends []int32) []string {
 // allocations, not a few per turn.
 type Normalized struct {
 	Text         string
-	bytes        []byte // Text's bytes, for matchers that read bytes
 	starts, ends []int32
 	before       []int // tokens in the turns before turn i; the last entry is the total
 	// tokens are every token in order, cut from Text when first asked for
@@ -127,12 +129,9 @@ func normalize(turns []Turn) *Normalized {
 		buf = append(buf, '\n')
 		n.before[i+1] = len(starts)
 	}
-	n.Text, n.bytes, n.starts, n.ends = string(buf), buf, starts, ends
+	n.Text, n.starts, n.ends = string(buf), starts, ends
 	return n
 }
-
-// Bytes are Text as bytes; the caller must not modify them.
-func (n *Normalized) Bytes() []byte { return n.bytes }
 
 // Turn is turn i's tokens.
 func (n *Normalized) Turn(i int) []string {
@@ -140,14 +139,6 @@ func (n *Normalized) Turn(i int) []string {
 		n.tokens = splitTokens(n.Text, n.starts, n.ends)
 	}
 	return n.tokens[n.before[i]:n.before[i+1]:n.before[i+1]]
-}
-
-// TurnText is turn i's tokens joined by spaces.
-func (n *Normalized) TurnText(i int) string {
-	if n.Count(i) == 0 {
-		return ""
-	}
-	return n.Span(i, 0, n.Count(i))
 }
 
 // Count is how many tokens turn i has.

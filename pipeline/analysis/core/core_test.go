@@ -230,8 +230,8 @@ func FuzzFindPII(f *testing.F) {
 		if len(FindPII(red)) != 0 && !strings.Contains(red, "[") {
 			t.Fatalf("redacted %q still has personal data", red)
 		}
-		tokens := strings.Join(analysis.Tokenize(text), " ")
-		if got, want := findInTurn(text, tokens), FindPII(text); !slices.Equal(got, want) {
+		c := &analysis.Conversation{Turns: []analysis.Turn{{Text: text}}}
+		if got, want := findInTurn(c, 0), FindPII(text); !slices.Equal(got, want) {
 			t.Fatalf("%q: turn shortcut %v, FindPII %v", text, got, want)
 		}
 	})
@@ -251,7 +251,8 @@ func TestFindInTurn(t *testing.T) {
 	}
 	found := 0
 	for _, text := range texts {
-		got, want := findInTurn(text, strings.Join(analysis.Tokenize(text), " ")), FindPII(text)
+		c := &analysis.Conversation{Turns: []analysis.Turn{{Text: "before"}, {Text: text}, {Text: "after"}}}
+		got, want := findInTurn(c, 1), FindPII(text)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%q: turn shortcut %v, FindPII %v", text, got, want)
 		}

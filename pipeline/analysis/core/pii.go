@@ -76,9 +76,6 @@ func findWritten(text string) []Finding {
 			out = append(out, Finding{Email, m[0], m[1]})
 		}
 	}
-	if !strings.ContainsAny(text, "0123456789") {
-		return out
-	}
 	for _, m := range digitRuns(text) {
 		run := text[m[0]:m[1]]
 		digits := onlyDigits(run)
@@ -289,34 +286,32 @@ func written(text string) bool {
 	return false
 }
 
-// spokenRun reports whether normalized tokens (joined by spaces) hold four
-// spoken digits in a row. When they do not, no run of spoken words a
-// recognizer wrote does either (such words are tokens of their own), and
-// the text needs no rewriting.
-func spokenRun(tokens string) bool {
+// spokenRun reports whether turn i's normalized tokens hold four spoken
+// digits in a row. When they do not, no run of spoken words a recognizer
+// wrote does either (such words are tokens of their own), and the text
+// needs no rewriting.
+func spokenRun(text *analysis.Normalized, i int) bool {
 	run := 0
-	for len(tokens) > 0 {
-		end := strings.IndexByte(tokens, ' ')
-		if end < 0 {
-			end = len(tokens)
-		}
-		if _, ok := digitOf(tokens[:end]); ok {
-			if run++; run >= 4 {
-				return true
+	for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
+		if t := text.Token(g); len(t) >= 2 && len(t) <= 5 {
+			if _, ok := digitOf(t); ok {
+				if run++; run >= 4 {
+					return true
+				}
+				continue
 			}
-		} else {
-			run = 0
 		}
-		tokens = tokens[min(end+1, len(tokens)):]
+		run = 0
 	}
 	return false
 }
 
-// findInTurn is FindPII for a turn whose normalized tokens are known: most
-// turns are ruled out by a glance at their characters and tokens.
-func findInTurn(text, tokens string) []Finding {
+// findInTurn is FindPII for turn i of a conversation: most turns are ruled
+// out by a glance at their characters and normalized tokens.
+func findInTurn(c *analysis.Conversation, i int) []Finding {
+	text := c.Turns[i].Text
 	switch {
-	case spokenRun(tokens):
+	case spokenRun(c.Normalized(), i):
 		return FindPII(text)
 	case written(text):
 		return findWritten(text)
@@ -326,12 +321,11 @@ func findInTurn(text, tokens string) []Finding {
 
 func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
 	var evidence []analysis.Evidence
-	text := c.Normalized()
 	for i, t := range c.Turns {
 		if !speaks(p.speaker, t.Speaker) {
 			continue
 		}
-		for _, f := range findInTurn(t.Text, text.TurnText(i)) {
+		for _, f := range findInTurn(c, i) {
 			if p.kinds[f.Kind] && len(evidence) < 10 {
 				// The evidence names the kind, never the data.
 				evidence = append(evidence, analysis.Evidence{Turn: i, StartMs: t.StartMs, EndMs: t.EndMs, Text: "[" + f.Kind + "]"})

@@ -58,39 +58,46 @@ type vaderToken struct {
 	vaderWord
 }
 
+// vaderPunct marks the bytes of vaderPunctuation.
+var vaderPunct = func() (t [256]bool) {
+	for i := range len(vaderPunctuation) {
+		t[vaderPunctuation[i]] = true
+	}
+	return t
+}()
+
 // vaderSplit appends text's words to words (returned, not stored: so the
 // caller's buffer can stay on its stack).
 func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 	caps := 0
 	for start := 0; ; {
-		end := strings.IndexByte(text[start:], ' ')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
+		// The word's letters decide its case; trimming punctuation drops none.
+		end, upper, small, apostrophe := start, false, false, false
+		for ; end < len(text) && text[end] != ' '; end++ {
+			switch c := text[end]; {
+			case 'A' <= c && c <= 'Z':
+				upper = true
+			case 'a' <= c && c <= 'z':
+				small = true
+			case c == '\'':
+				apostrophe = true
+			}
 		}
 		from, to := start, end
-		for from < to && strings.IndexByte(vaderPunctuation, text[from]) >= 0 {
+		for from < to && vaderPunct[text[from]] {
 			from++
 		}
-		for to > from && strings.IndexByte(vaderPunctuation, text[to-1]) >= 0 {
+		for to > from && vaderPunct[text[to-1]] {
 			to--
 		}
 		if to-from < 3 {
 			from, to = start, end
 		}
-		w := vaderToken{from: from, to: to}
-		small := false
-		for i := from; i < to; i++ {
-			c := text[i]
-			w.hasUpper = w.hasUpper || 'A' <= c && c <= 'Z'
-			small = small || 'a' <= c && c <= 'z'
-		}
-		w.allCaps = w.hasUpper && !small
+		w := vaderToken{from: from, to: to, hasUpper: upper, allCaps: upper && !small}
 		if w.allCaps {
 			caps++
 		}
-		w.vaderWord = lookupLower(text[from:to], w.hasUpper)
+		w.vaderWord = lookupLower(text[from:to], upper, apostrophe)
 		words = append(words, w)
 		if end == len(text) {
 			break
@@ -102,7 +109,7 @@ func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 
 // lookupLower is what VADER's lists say about a word in lower case (and
 // whether it is a negation by its "n't").
-func lookupLower(w string, hasUpper bool) vaderWord {
+func lookupLower(w string, hasUpper, apostrophe bool) vaderWord {
 	var info vaderWord
 	if !hasUpper {
 		info = vaderWords[w]
@@ -112,7 +119,7 @@ func lookupLower(w string, hasUpper bool) vaderWord {
 	} else {
 		info = vaderWords[strings.ToLower(w)]
 	}
-	if strings.Contains(w, "n't") || strings.Contains(w, "N'T") || strings.Contains(w, "n'T") || strings.Contains(w, "N't") {
+	if apostrophe && (strings.Contains(w, "n't") || strings.Contains(w, "N'T") || strings.Contains(w, "n'T") || strings.Contains(w, "N't")) {
 		info.flags |= isNegation
 	}
 	return info
