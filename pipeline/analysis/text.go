@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"bytes"
 	"slices"
 	"sort"
 	"unicode"
@@ -45,11 +44,15 @@ var asciiLower, asciiInToken, asciiSeparator, asciiStop = func() (lower, in, sep
 // appendTokens writes text's tokens to buf, each followed by a space, and
 // records where each starts and ends.
 func appendTokens(buf []byte, starts, ends []int32, text string) ([]byte, []int32, []int32) {
-	from := len(buf)
 	// ASCII without branches on the byte: write it (or a space), move on
-	// when it is a token's byte or the first separator after a token.
-	buf = slices.Grow(buf, len(text)+1)
+	// when it is a token's byte or the first separator after a token, and
+	// note a start or an end where one is (the slot is overwritten when
+	// not).
+	most := len(text)/2 + 2 // tokens at most, and one slot to spare
+	buf, starts, ends = slices.Grow(buf, len(text)+1), slices.Grow(starts, most), slices.Grow(ends, most)
 	out, j := buf[:cap(buf)], len(buf)
+	st, ns := starts[:cap(starts)], len(starts)
+	en, ne := ends[:cap(ends)], len(ends)
 	var in byte // 1 inside a token
 	i := 0
 	for ; i < len(text); i++ {
@@ -57,33 +60,38 @@ func appendTokens(buf []byte, starts, ends []int32, text string) ([]byte, []int3
 		if asciiStop[c] != 0 {
 			break
 		}
+		token, separator := asciiInToken[c], asciiSeparator[c]
+		st[ns] = int32(j)
+		ns += int(token &^ in)
+		en[ne] = int32(j)
+		ne += int(separator & in)
 		out[j] = asciiLower[c]
-		j += int(asciiInToken[c] | asciiSeparator[c]&in)
-		in = asciiInToken[c] | in&^asciiSeparator[c]
+		j += int(token | separator&in)
+		in = token | in&^separator
 	}
-	buf = out[:j]
+	buf, starts, ends = out[:j], st[:ns], en[:ne]
 	inToken := in == 1
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
+		separator := r < utf8.RuneSelf && asciiSeparator[r] == 1 || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '’'
 		switch {
-		case r < utf8.RuneSelf && asciiInToken[r] == 1:
-			buf, inToken = append(buf, asciiLower[r]), true
-		case r < utf8.RuneSelf && asciiSeparator[r] == 1 || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '’':
-			if inToken {
-				buf, inToken = append(buf, ' '), false
+		case separator && inToken:
+			ends, buf, inToken = append(ends, int32(len(buf))), append(buf, ' '), false
+		case separator || r == '\'' || r == '’':
+		default:
+			if !inToken {
+				starts, inToken = append(starts, int32(len(buf))), true
 			}
-		case r >= utf8.RuneSelf && r != '’':
-			buf, inToken = utf8.AppendRune(buf, unicode.ToLower(r)), true
+			if r < utf8.RuneSelf {
+				buf = append(buf, asciiLower[r])
+			} else {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
 		}
 	}
 	if inToken {
-		buf = append(buf, ' ')
-	}
-	for at := from; at < len(buf); {
-		end := at + bytes.IndexByte(buf[at:], ' ')
-		starts, ends = append(starts, int32(at)), append(ends, int32(end))
-		at = end + 1
+		ends, buf = append(ends, int32(len(buf))), append(buf, ' ')
 	}
 	return buf, starts, ends
 }
@@ -121,7 +129,7 @@ func normalize(turns []Turn) *Normalized {
 		size += len(t.Text) + 3
 	}
 	buf := make([]byte, 0, size)
-	starts, ends := make([]int32, 0, size/4), make([]int32, 0, size/4)
+	starts, ends := make([]int32, 0, size/2), make([]int32, 0, size/2)
 	n := &Normalized{before: make([]int, len(turns)+1)}
 	for i, t := range turns {
 		buf = append(buf, ' ')
