@@ -93,9 +93,11 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored, counts map[string]int64) error {
 	var b lake.Batch
 	now := time.Now().UTC()
+	var outcomes []registry.Outcome
 	for _, it := range convs {
 		counts["conversations"]++
-		for _, out := range set.Evaluate(ctx, pipeline.StoredConversation(it.Interaction, it.Segments, tree)) {
+		outcomes = set.EvaluateInto(ctx, pipeline.StoredConversation(it.Interaction, it.Segments, tree), outcomes)
+		for _, out := range outcomes {
 			if out.Err != nil {
 				counts["classifier_failures"]++
 				continue

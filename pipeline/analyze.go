@@ -113,6 +113,7 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	}
 	failed := 0
 	now := time.Now().UTC()
+	var outcomes []registry.Outcome
 	for _, row := range b.Conversations {
 		s, err := a.set(ctx, row.OrgID)
 		if err != nil {
@@ -124,7 +125,8 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 				segs[j] = b.Segments[i]
 			}
 			conv := conversationOf(row, segs, s.tree)
-			for _, out := range s.set.Evaluate(ctx, conv) {
+			outcomes = s.set.EvaluateInto(ctx, conv, outcomes)
+			for _, out := range outcomes {
 				if out.Err != nil {
 					failed++
 					a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)

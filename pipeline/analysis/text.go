@@ -3,6 +3,7 @@ package analysis
 import (
 	"slices"
 	"sort"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -123,13 +124,19 @@ type Normalized struct {
 	tokens []string
 }
 
+// normalizing is normalize's working memory, reused: the tokenizer writes
+// with room to spare, the result is copied out at its size.
+type normalizing struct {
+	buf          []byte
+	starts, ends []int32
+}
+
+var normalizers = sync.Pool{New: func() any { return new(normalizing) }}
+
 func normalize(turns []Turn) *Normalized {
-	size := 0
-	for _, t := range turns {
-		size += len(t.Text) + 3
-	}
-	buf := make([]byte, 0, size)
-	starts, ends := make([]int32, 0, size/2), make([]int32, 0, size/2)
+	w := normalizers.Get().(*normalizing)
+	defer normalizers.Put(w)
+	buf, starts, ends := w.buf[:0], w.starts[:0], w.ends[:0]
 	n := &Normalized{before: make([]int, len(turns)+1)}
 	for i, t := range turns {
 		buf = append(buf, ' ')
@@ -137,7 +144,11 @@ func normalize(turns []Turn) *Normalized {
 		buf = append(buf, '\n')
 		n.before[i+1] = len(starts)
 	}
-	n.Text, n.starts, n.ends = string(buf), starts, ends
+	offsets := make([]int32, 2*len(starts))
+	n.Text, n.starts, n.ends = string(buf), offsets[:len(starts)], offsets[len(starts):]
+	copy(n.starts, starts)
+	copy(n.ends, ends)
+	w.buf, w.starts, w.ends = buf, starts, ends
 	return n
 }
 

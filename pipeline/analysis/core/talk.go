@@ -90,34 +90,33 @@ func Talk(c *analysis.Conversation) TalkStats {
 		}
 		merged = append(merged, s)
 	}
-	bySpeaker := make([][]spoken, len(st.Speakers))
-	for i := 0; i < len(merged); {
-		j := i
-		for j < len(merged) && merged[j].speaker == merged[i].speaker {
-			st.Speakers[merged[j].speaker].TalkMs += merged[j].to - merged[j].from
-			j++
-		}
-		bySpeaker[merged[i].speaker] = merged[i:j]
-		i = j
-	}
-	for a := range bySpeaker {
-		for b := a + 1; b < len(bySpeaker); b++ {
-			st.OvertalkMs += overlap(bySpeaker[a], bySpeaker[b])
-		}
-	}
-	// Silence: the time no stretch of anyone's covers.
-	slices.SortFunc(merged, func(a, b spoken) int { return cmp.Compare(a.from, b.from) })
-	var talked, reach int64
+	// Then one sweep over where stretches begin and end: while k speakers
+	// talk, someone talks, and k(k-1)/2 pairs of them talk at once.
+	var eventsBuf [128]talkEvent
+	events := eventsBuf[:0]
 	for _, s := range merged {
-		from := max(s.from, reach)
-		if s.to > from {
-			talked += s.to - from
+		st.Speakers[s.speaker].TalkMs += s.to - s.from
+		events = append(events, talkEvent{s.from, 1}, talkEvent{s.to, -1})
+	}
+	slices.SortFunc(events, func(a, b talkEvent) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.change, b.change)) })
+	var talked int64
+	talking := int64(0)
+	for i, e := range events {
+		if i > 0 {
+			d := e.at - events[i-1].at
+			if talking > 0 {
+				talked += d
+			}
+			st.OvertalkMs += d * talking * (talking - 1) / 2
 		}
-		reach = max(reach, s.to)
+		talking += e.change
 	}
 	st.SilenceMs = max(st.DurationMs-talked, 0)
 	return st
 }
+
+// talkEvent is a stretch beginning (+1) or ending (-1).
+type talkEvent struct{ at, change int64 }
 
 // speaker is the index of a speaker's statistics, added on first sight.
 func (st *TalkStats) speaker(name string) int {
@@ -128,19 +127,6 @@ func (st *TalkStats) speaker(name string) int {
 	}
 	st.Speakers = append(st.Speakers, SpeakerTalk{Speaker: name})
 	return len(st.Speakers) - 1
-}
-
-// overlap is the time two speakers' merged, sorted stretches share.
-func overlap(a, b []spoken) (n int64) {
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		n += max(0, min(a[i].to, b[j].to)-max(a[i].from, b[j].from))
-		if a[i].to < b[j].to {
-			i++
-		} else {
-			j++
-		}
-	}
-	return n
 }
 
 // measure is one statistic for a speaker ("Any": everyone together; for
@@ -216,8 +202,9 @@ func compileTalk(def *analysis.Object) (analysis.Engine, error) {
 
 func (t talk) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
 	if !c.Timed() {
-		v := false
-		return analysis.Result{Value: "false", Bool: &v, Reasoning: "the conversation has no timings"}, nil
+		res := analysis.BoolResult(false, nil)
+		res.Reasoning = "the conversation has no timings"
+		return res, nil
 	}
 	st := Talk(c)
 	value := st.measure(t.measure, t.speaker)

@@ -126,15 +126,18 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 		h.first[k+1] += h.first[k]
 	}
 	h.found = make([]occurrence, n)
-	next := slices.Clone(h.first[:len(ix.classifiers)])
 	for _, m := range matches {
 		turn := text.TurnOf(m.g)
 		from := m.g - text.TokensBefore(turn)
 		for _, o := range ix.owners[m.id] {
-			h.found[next[o.classifier]] = occurrence{turn: turn, from: from, to: from + ix.length[m.id], phrase: int(o.phrase)}
-			next[o.classifier]++
+			// first[k] moves along classifier k's place as it fills...
+			h.found[h.first[o.classifier]] = occurrence{turn: turn, from: from, to: from + ix.length[m.id], phrase: int(o.phrase)}
+			h.first[o.classifier]++
 		}
 	}
+	// ...and ends where the next one's begins: shift them back.
+	copy(h.first[1:], h.first[:len(ix.classifiers)])
+	h.first[0] = 0
 	return h
 }
 

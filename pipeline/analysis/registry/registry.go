@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/core"
@@ -111,10 +112,17 @@ type Outcome struct {
 // Evaluate runs every classifier of the set over a conversation; one
 // classifier's failure (an LLM timeout) is its outcome alone.
 func (s *Set) Evaluate(ctx context.Context, conv *analysis.Conversation) []Outcome {
-	out := make([]Outcome, len(s.Classifiers))
+	return s.EvaluateInto(ctx, conv, nil)
+}
+
+// EvaluateInto is Evaluate writing into out's memory (returned at the
+// set's length): a loop over many conversations that is done with one's
+// outcomes before the next reuses one slice.
+func (s *Set) EvaluateInto(ctx context.Context, conv *analysis.Conversation, out []Outcome) []Outcome {
+	out = slices.Grow(out[:0], len(s.Classifiers))[:len(s.Classifiers)]
 	var hits *phrase.Hits
 	for i, c := range s.Classifiers {
-		out[i].Classifier = c
+		out[i] = Outcome{Classifier: c}
 		if k := s.indexOf[i]; k >= 0 {
 			if hits == nil {
 				hits = s.index.Scan(conv)

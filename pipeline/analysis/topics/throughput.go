@@ -84,11 +84,12 @@ func Throughput(dialogues []corpus.Dialogue, set *registry.Set, rounds int) floa
 	runtime.GC()
 	ctx := context.Background()
 	start := time.Now()
+	var outcomes []registry.Outcome // reused, as the ingest job does
 	for range rounds {
 		for _, d := range dialogues {
 			conv := Timed(d)
 			if set != nil {
-				set.Evaluate(ctx, conv)
+				outcomes = set.EvaluateInto(ctx, conv, outcomes)
 			}
 		}
 	}
