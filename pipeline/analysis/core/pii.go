@@ -120,6 +120,14 @@ func luhn(digits string) bool {
 	return sum%10 == 0
 }
 
+// spokenFirst are the first letters of spoken digits.
+var spokenFirst = func() (t [256]bool) {
+	for _, c := range "zotfsen" {
+		t[c] = true
+	}
+	return t
+}()
+
 // digitOf reads a lower-case spoken digit.
 func digitOf(w string) (byte, bool) {
 	switch w {
@@ -293,7 +301,7 @@ func written(text string) bool {
 func spokenRun(text *analysis.Normalized, i int) bool {
 	run := 0
 	for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
-		if t := text.Token(g); len(t) >= 2 && len(t) <= 5 {
+		if t := text.Token(g); len(t) >= 2 && len(t) <= 5 && spokenFirst[t[0]] {
 			if _, ok := digitOf(t); ok {
 				if run++; run >= 4 {
 					return true

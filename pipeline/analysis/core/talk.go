@@ -81,7 +81,12 @@ func Talk(c *analysis.Conversation) TalkStats {
 		st.Speakers[sp].LongestMonologueMs = max(st.Speakers[sp].LongestMonologueMs, t.EndMs-monologueStart)
 	}
 	// Each speaker's stretches, merged where they overlap.
-	slices.SortFunc(stretches, func(a, b spoken) int { return cmp.Or(cmp.Compare(a.speaker, b.speaker), cmp.Compare(a.from, b.from)) })
+	slices.SortFunc(stretches, func(a, b spoken) int {
+		if a.speaker != b.speaker {
+			return a.speaker - b.speaker
+		}
+		return cmp.Compare(a.from, b.from)
+	})
 	merged := stretches[:0]
 	for _, s := range stretches {
 		if n := len(merged); n > 0 && merged[n-1].speaker == s.speaker && s.from <= merged[n-1].to {
@@ -98,7 +103,12 @@ func Talk(c *analysis.Conversation) TalkStats {
 		st.Speakers[s.speaker].TalkMs += s.to - s.from
 		events = append(events, talkEvent{s.from, 1}, talkEvent{s.to, -1})
 	}
-	slices.SortFunc(events, func(a, b talkEvent) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.change, b.change)) })
+	slices.SortFunc(events, func(a, b talkEvent) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.change, b.change) // an end before a beginning: touching is not overtalk
+	})
 	var talked int64
 	talking := int64(0)
 	for i, e := range events {

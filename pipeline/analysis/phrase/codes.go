@@ -16,10 +16,10 @@ import (
 type codes struct {
 	words map[string]uint32
 	width int // bytes a code
-	// lengths[b] has bit min(n, 31) set when a word of n bytes starting
-	// with byte b is known: most tokens of a conversation are ruled out
-	// without hashing them.
-	lengths [256]uint32
+	// first[b] (last[b]) has bit min(n, 31) set when a word of n bytes
+	// starting (ending) with byte b is known: most tokens of a
+	// conversation are ruled out without hashing them.
+	first, last [256]uint32
 }
 
 func newCodes(phrases [][]string) codes {
@@ -28,7 +28,8 @@ func newCodes(phrases [][]string) codes {
 		for _, w := range p {
 			if _, ok := c.words[w]; !ok {
 				c.words[w] = uint32(len(c.words))
-				c.lengths[w[0]] |= 1 << min(len(w), 31)
+				c.first[w[0]] |= 1 << min(len(w), 31)
+				c.last[w[len(w)-1]] |= 1 << min(len(w), 31)
 			}
 		}
 	}
@@ -50,7 +51,7 @@ func (c codes) append(dst []byte, word uint32) []byte {
 }
 
 func (c *codes) lookup(token string) (uint32, bool) {
-	if c.lengths[token[0]]&(1<<min(len(token), 31)) == 0 {
+	if bit := uint32(1) << min(len(token), 31); c.first[token[0]]&bit == 0 || c.last[token[len(token)-1]]&bit == 0 {
 		return 0, false
 	}
 	word, ok := c.words[token]
