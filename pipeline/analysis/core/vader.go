@@ -111,7 +111,9 @@ func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 // whether it is a negation by its "n't").
 func lookupLower(w string, hasUpper, apostrophe bool) vaderWord {
 	var info vaderWord
-	if !hasUpper {
+	if !vaderMayKnow(w) {
+		// Most words of a conversation are in none of VADER's lists.
+	} else if !hasUpper {
 		info = vaderWords[w]
 	} else if len(w) <= 64 {
 		var lower [64]byte
