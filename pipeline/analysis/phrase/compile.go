@@ -2,7 +2,7 @@
 // groups of rules over normalized tokens, each rule a set of phrases with
 // a match mode, a speaker, a window, an optional negation and an optional
 // "near" condition. All phrases of all classifiers of a set are found in
-// one pass per turn by an Aho-Corasick automaton (Index).
+// one pass per conversation by an Aho-Corasick automaton (Index).
 package phrase
 
 import (
