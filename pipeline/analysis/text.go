@@ -112,9 +112,9 @@ func splitTokens(text string, starts, ends []int32) []string {
 //
 //	" hello how can i help \n my card was declined \n"
 //
-// so a phrase searched as " card was " matches whole tokens of one turn
-// only. Tokens are slices of it: a conversation's tokens cost a handful of
-// allocations, not a few per turn.
+// Tokens are slices of it, known by their offsets: a conversation's tokens
+// cost a handful of allocations, not a few per turn, and evidence text is
+// a slice of it too (see Span).
 type Normalized struct {
 	Text         string
 	starts, ends []int32
