@@ -87,9 +87,6 @@ func (c *Conversation) DurationMs() int64 {
 	return end
 }
 
-// Tokens are turn i's normalized tokens (see Tokenize).
-func (c *Conversation) Tokens(i int) []string { return c.Normalized().Turn(i) }
-
 // Normalized is the conversation's text as phrase rules read it, computed
 // once.
 func (c *Conversation) Normalized() *Normalized {

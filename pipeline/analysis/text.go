@@ -119,9 +119,6 @@ type Normalized struct {
 	Text         string
 	starts, ends []int32
 	before       []int // tokens in the turns before turn i; the last entry is the total
-	// tokens are every token in order, cut from Text when first asked for
-	// (a phrase match needs only offsets).
-	tokens []string
 }
 
 // normalizing is normalize's working memory, reused: the tokenizer writes
@@ -152,13 +149,8 @@ func normalize(turns []Turn) *Normalized {
 	return n
 }
 
-// Turn is turn i's tokens.
-func (n *Normalized) Turn(i int) []string {
-	if n.tokens == nil {
-		n.tokens = splitTokens(n.Text, n.starts, n.ends)
-	}
-	return n.tokens[n.before[i]:n.before[i+1]:n.before[i+1]]
-}
+// Turns is how many turns the conversation has.
+func (n *Normalized) Turns() int { return len(n.before) - 1 }
 
 // Count is how many tokens turn i has.
 func (n *Normalized) Count(i int) int { return n.before[i+1] - n.before[i] }

@@ -121,10 +121,20 @@ func lookupLower(w string, hasUpper, apostrophe bool) vaderWord {
 	} else {
 		info = vaderWords[strings.ToLower(w)]
 	}
-	if apostrophe && (strings.Contains(w, "n't") || strings.Contains(w, "N'T") || strings.Contains(w, "n'T") || strings.Contains(w, "N't")) {
+	if apostrophe && hasNT(w) {
 		info.flags |= isNegation
 	}
 	return info
+}
+
+// hasNT reports whether a word holds "n't" in any case ("isn't", "DON'T").
+func hasNT(w string) bool {
+	for i := 1; i+1 < len(w); i++ {
+		if w[i] == '\'' && (w[i-1]|0x20) == 'n' && (w[i+1]|0x20) == 't' {
+			return true
+		}
+	}
+	return false
 }
 
 func appendLower(dst []byte, w string) []byte {

@@ -69,9 +69,9 @@ func (c codes) phrase(tokens []string) []byte {
 
 // conversation writes the conversation's codes to buf and, for each byte
 // that begins a code, the token it stands for to at (-1 elsewhere).
-func (c *codes) conversation(text *analysis.Normalized, turns int, buf []byte, at []int32) ([]byte, []int32) {
+func (c *codes) conversation(text *analysis.Normalized, buf []byte, at []int32) ([]byte, []int32) {
 	separated := true
-	for i := range turns {
+	for i := range text.Turns() {
 		for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
 			word, ok := c.lookup(text.Token(g))
 			if !ok {

@@ -93,7 +93,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 		buf = &scanBuffers{}
 	}
 	defer ix.scratch.Put(buf)
-	buf.codes, buf.at = ix.codes.conversation(text, len(c.Turns), buf.codes[:0], buf.at[:0])
+	buf.codes, buf.at = ix.codes.conversation(text, buf.codes[:0], buf.at[:0])
 	matches := buf.matches[:0]
 	for _, id := range ix.matcher.MatchThreadSafe(buf.codes) {
 		for from := 0; ; from++ {
