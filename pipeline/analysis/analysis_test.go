@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 func TestTokenize(t *testing.T) {
@@ -84,6 +86,7 @@ func FuzzTokenize(f *testing.F) {
 		if got, want := Tokenize(s), tokenizeReference(s); !slices.Equal(got, want) {
 			t.Fatalf("Tokenize(%q) = %q, want %q", s, got, want)
 		}
+		checkPrefixes(t, (&Conversation{Turns: []Turn{{Text: s}, {Text: s}}}).Normalized())
 	})
 }
 
@@ -125,6 +128,19 @@ func TestNormalized(t *testing.T) {
 	}
 	if n.Turns() != len(c.Turns) {
 		t.Errorf("%d turns", n.Turns())
+	}
+	checkPrefixes(t, n)
+}
+
+// checkPrefixes holds Normalized.Prefix, which reads past a token's end,
+// to words.Prefix of the token, for every token (the last ones near the
+// text's end too).
+func checkPrefixes(t *testing.T, n *Normalized) {
+	t.Helper()
+	for g := range n.TokensBefore(n.Turns()) {
+		if got, want := n.Prefix(g), words.Prefix(n.Token(g)); got != want {
+			t.Fatalf("token %d %q: prefix %x, want %x", g, n.Token(g), got, want)
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 // Tokenize normalizes text for matching: lower case, apostrophes removed
@@ -162,6 +164,22 @@ func (n *Normalized) TokensBefore(i int) int { return n.before[i] }
 // Token is the conversation's token g (counting from the first turn's
 // first).
 func (n *Normalized) Token(g int) string { return n.Text[n.starts[g]:n.ends[g]] }
+
+// Prefix is token g's words.Prefix: its first eight bytes, read at once
+// (the text goes on after a token, so they are there to read).
+func (n *Normalized) Prefix(g int) uint64 {
+	s, length := int(n.starts[g]), int(n.ends[g]-n.starts[g])
+	if s+8 > len(n.Text) {
+		return words.Prefix(n.Text[s : s+length])
+	}
+	t := n.Text[s : s+8]
+	p := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+	if length < 8 {
+		p &= 1<<(8*length) - 1
+	}
+	return p
+}
 
 // TurnOf is the turn token g is in.
 func (n *Normalized) TurnOf(g int) int {

@@ -111,15 +111,18 @@ func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 // whether it is a negation by its "n't").
 func lookupLower(w string, hasUpper, apostrophe bool) vaderWord {
 	var info vaderWord
-	if !vaderMayKnow(w) {
-		// Most words of a conversation are in none of VADER's lists.
-	} else if !hasUpper {
-		info = vaderWords[w]
+	var n int
+	var known bool
+	if !hasUpper {
+		n, known = vaderIndex.Find(w)
 	} else if len(w) <= 64 {
 		var lower [64]byte
-		info = vaderWords[string(appendLower(lower[:0], w))]
+		n, known = vaderIndex.FindBytes(appendLower(lower[:0], w))
 	} else {
-		info = vaderWords[strings.ToLower(w)]
+		n, known = vaderIndex.Find(strings.ToLower(w))
+	}
+	if known {
+		info = vaderInfo[n]
 	}
 	if apostrophe && hasNT(w) {
 		info.flags |= isNegation

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/jonreiter/govader"
+
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 // vader is loaded once: its lexicon is 7,500 words.
@@ -73,32 +75,16 @@ var vaderWords = func() map[string]vaderWord {
 	return m
 }()
 
-// vaderFilter has bit wordHash(w) set for every word of vaderWords: a word
-// whose bit is clear is in none of VADER's lists, known without hashing it
-// into the 7,500-word map (which, with its cache misses, cost more than
-// the rest of scoring). One word in nine not in the lists passes anyway.
-var vaderFilter = func() (f [1 << 16 / 64]uint64) {
-	for w := range vaderWords {
-		h := wordHash(w)
-		f[h/64] |= 1 << (h % 64)
+// vaderIndex numbers vaderWords' words, vaderInfo is what each number
+// stands for: a word is looked up in the index, most of a text's words
+// being ruled out by its filter without reaching its slots (with Go's map,
+// its hashing and cache misses, the 7,500-word lookups cost more than the
+// rest of scoring).
+var vaderIndex, vaderInfo = func() (*words.Index, []vaderWord) {
+	var list []string
+	var info []vaderWord
+	for w, v := range vaderWords {
+		list, info = append(list, w), append(info, v)
 	}
-	return f
+	return words.New(list), info
 }()
-
-// wordHash is FNV-1a of a word lower-cased (ASCII), in 16 bits.
-func wordHash(w string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		h = (h ^ uint32(c)) * 16777619
-	}
-	return (h ^ h>>16) & (1<<16 - 1)
-}
-
-func vaderMayKnow(w string) bool {
-	h := wordHash(w)
-	return vaderFilter[h/64]&(1<<(h%64)) != 0
-}

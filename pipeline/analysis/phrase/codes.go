@@ -2,6 +2,7 @@ package phrase
 
 import (
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 // codes turns token sequences into the bytes the Index's automaton reads:
@@ -14,26 +15,23 @@ import (
 // the high bit set, which only a token's first byte has, and a 0 byte (a
 // word no phrase has, or a new turn) matches no phrase.
 type codes struct {
-	words map[string]uint32
-	width int // bytes a code
-	// first[b] (last[b]) has bit min(n, 31) set when a word of n bytes
-	// starting (ending) with byte b is known: most tokens of a
-	// conversation are ruled out without hashing them.
-	first, last [256]uint32
+	words *words.Index // a word's code is its number
+	width int          // bytes a code
 }
 
 func newCodes(phrases [][]string) codes {
-	c := codes{words: map[string]uint32{}, width: 1}
+	var list []string
+	known := map[string]bool{}
 	for _, p := range phrases {
 		for _, w := range p {
-			if _, ok := c.words[w]; !ok {
-				c.words[w] = uint32(len(c.words))
-				c.first[w[0]] |= 1 << min(len(w), 31)
-				c.last[w[len(w)-1]] |= 1 << min(len(w), 31)
+			if !known[w] {
+				known[w] = true
+				list = append(list, w)
 			}
 		}
 	}
-	for n := 128; n < len(c.words); n *= 128 {
+	c := codes{words: words.New(list), width: 1}
+	for n := 128; n < len(list); n *= 128 {
 		c.width++
 	}
 	return c
@@ -50,19 +48,12 @@ func (c codes) append(dst []byte, word uint32) []byte {
 	return dst
 }
 
-func (c *codes) lookup(token string) (uint32, bool) {
-	if bit := uint32(1) << min(len(token), 31); c.first[token[0]]&bit == 0 || c.last[token[len(token)-1]]&bit == 0 {
-		return 0, false
-	}
-	word, ok := c.words[token]
-	return word, ok
-}
-
 // phrase is a phrase's code (all its words are known).
 func (c codes) phrase(tokens []string) []byte {
 	var out []byte
 	for _, t := range tokens {
-		out = c.append(out, c.words[t])
+		word, _ := c.words.Find(t)
+		out = c.append(out, uint32(word))
 	}
 	return out
 }
@@ -73,7 +64,7 @@ func (c *codes) conversation(text *analysis.Normalized, buf []byte, at []int32) 
 	separated := true
 	for i := range text.Turns() {
 		for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
-			word, ok := c.lookup(text.Token(g))
+			word, ok := c.words.FindPrefixed(text.Prefix(g), text.Token(g))
 			if !ok {
 				if !separated {
 					buf, at = append(buf, 0), append(at, -1)
@@ -81,7 +72,7 @@ func (c *codes) conversation(text *analysis.Normalized, buf []byte, at []int32) 
 				}
 				continue
 			}
-			buf = c.append(buf, word)
+			buf = c.append(buf, uint32(word))
 			at = append(at, int32(g))
 			for range c.width - 1 {
 				at = append(at, -1)
