@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,12 @@ func TestSentiment(t *testing.T) {
 		if res.Value != tt.value || len(res.Evidence) != tt.evidence || res.Score == nil {
 			t.Errorf("%s: %+v", tt.def, res)
 		}
+	}
+	// What a reviewer reads: the mean and each labelled turn's score.
+	res := eval(t, `{"model":"sentiment","speaker":"Customer","label":"Negative"}`, c)
+	want := fmt.Sprintf("mean VADER compound %.3f over 2 turns", *res.Score)
+	if res.Reasoning != want || res.Evidence[0] != (analysis.Evidence{Turn: 1, Text: fmt.Sprintf("Negative %.2f", Compound(c.Turns[1].Text))}) {
+		t.Errorf("reasoning %q (want %q), evidence %+v", res.Reasoning, want, res.Evidence)
 	}
 	if Label(0.5) != Positive || Label(0.01) != Neutral || Label(-0.3) != Negative {
 		t.Fatal("labels")
@@ -143,6 +150,9 @@ func TestTalk(t *testing.T) {
 		if res := eval(t, tt.def, call()); res.Value != tt.want || res.Score == nil {
 			t.Errorf("%s: %+v", tt.def, res)
 		}
+	}
+	if res := eval(t, `{"model":"talk","measure":"talkShare","speaker":"Customer","above":0.1}`, call()); res.Reasoning != "talkShare of Customer: 0.240; duration 50000 ms, silence 10000 ms, overtalk 2000 ms" {
+		t.Errorf("reasoning %q", res.Reasoning)
 	}
 	untimed := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Agent", Text: "hi"}}}
 	if res := eval(t, `{"model":"talk","measure":"silenceShare","above":0.1}`, untimed); res.Value != "false" || !strings.Contains(res.Reasoning, "no timings") {

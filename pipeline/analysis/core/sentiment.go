@@ -2,7 +2,7 @@ package core
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	"github.com/earshot/earshot/pipeline/analysis"
 )
@@ -50,32 +50,52 @@ func compileSentiment(def *analysis.Object) (analysis.Engine, error) {
 }
 
 func (s sentiment) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Result, error) {
-	var sum float64
-	var n int
-	var evidence []analysis.Evidence
-	for i, t := range c.Turns {
-		if !speaks(s.speaker, t.Speaker) {
-			continue
-		}
-		score := Compound(t.Text)
-		sum += score
-		n++
-		if s.label != "" && Label(score) == s.label && len(evidence) < 10 {
-			evidence = append(evidence, analysis.Evidence{Turn: i, StartMs: t.StartMs, EndMs: t.EndMs, Text: fmt.Sprintf("%s %.2f", s.label, score)})
+	var buf [64]float64 // the speaker's turns' scores: on the stack for most conversations
+	scores := buf[:0]
+	sum := 0.0
+	for _, t := range c.Turns {
+		if speaks(s.speaker, t.Speaker) {
+			score := Compound(t.Text)
+			scores = append(scores, score)
+			sum += score
 		}
 	}
 	overall := 0.0
-	if n > 0 {
-		overall = sum / float64(n)
+	if len(scores) > 0 {
+		overall = sum / float64(len(scores))
 	}
-	reasoning := fmt.Sprintf("mean VADER compound %.3f over %d turns", overall, n)
+	// "mean VADER compound -0.214 over 9 turns", without fmt's boxing.
+	var text [64]byte
+	b := strconv.AppendFloat(append(text[:0], "mean VADER compound "...), overall, 'f', 3, 64)
+	b = strconv.AppendInt(append(b, " over "...), int64(len(scores)), 10)
+	reasoning := string(append(b, " turns"...))
 	if s.label == "" {
 		return analysis.Result{Value: Label(overall), Score: &overall, Reasoning: reasoning}, nil
 	}
 	res := analysis.BoolResult(Label(overall) == s.label, nil)
 	if *res.Bool {
-		res.Evidence = evidence
+		res.Evidence = s.evidence(c, scores)
 	}
 	res.Score, res.Reasoning = &overall, reasoning
 	return res, nil
+}
+
+// evidence are the (first ten) turns with the label, given the speaker's
+// turns' scores.
+func (s sentiment) evidence(c *analysis.Conversation, scores []float64) []analysis.Evidence {
+	var evidence []analysis.Evidence
+	k := 0
+	for i, t := range c.Turns {
+		if !speaks(s.speaker, t.Speaker) {
+			continue
+		}
+		score := scores[k]
+		k++
+		if Label(score) == s.label && len(evidence) < 10 {
+			var b [32]byte
+			text := string(strconv.AppendFloat(append(append(b[:0], s.label...), ' '), score, 'f', 2, 64))
+			evidence = append(evidence, analysis.Evidence{Turn: i, StartMs: t.StartMs, EndMs: t.EndMs, Text: text})
+		}
+	}
+	return evidence
 }

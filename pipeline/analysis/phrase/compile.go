@@ -136,7 +136,7 @@ func Compile(raw []byte) (*Classifier, error) {
 			}
 		}
 	}
-	c.withoutPhrases, _ = c.decide(func(rule) []analysis.Evidence { return nil })
+	c.withoutPhrases, _ = c.decide(func(_ rule, none []analysis.Evidence) []analysis.Evidence { return none }, nil)
 	c.single = sync.OnceValue(func() *Index { return NewIndex([]*Classifier{c}) })
 	return c, nil
 }

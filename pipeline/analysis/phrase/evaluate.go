@@ -11,7 +11,9 @@ import (
 // a set of classifiers shares an Index instead.
 func (c *Classifier) Evaluate(_ context.Context, conv *analysis.Conversation) (analysis.Result, error) {
 	ix := c.single()
-	return ix.Evaluate(0, conv, ix.Scan(conv)), nil
+	hits := ix.Scan(conv)
+	defer ix.Release(hits)
+	return ix.Evaluate(0, conv, hits), nil
 }
 
 // evaluation is one classifier over one conversation.
@@ -23,10 +25,10 @@ type evaluation struct {
 	endMs int64 // times count from 0: the recording's or the chat's start
 }
 
-// rule returns the evidence of the rule's phrase occurrences that meet
-// all its conditions (none: the phrase is not there, as the rule wants it).
-func (ev *evaluation) rule(r rule) []analysis.Evidence {
-	var out []analysis.Evidence
+// rule appends to out the evidence of the rule's phrase occurrences that
+// meet all its conditions (none: the phrase is not there, as the rule
+// wants it).
+func (ev *evaluation) rule(r rule, out []analysis.Evidence) []analysis.Evidence {
 	n := len(ev.c.Turns)
 	for _, o := range ev.hits {
 		if !r.has(o.phrase) {

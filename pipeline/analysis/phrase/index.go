@@ -27,17 +27,10 @@ type Index struct {
 	// have automaton phrase id.
 	owners  [][]owner
 	matcher *ahocorasick.Matcher
-	scratch sync.Pool // *scanBuffers
+	hits    sync.Pool // *Hits, released to be reused
 }
 
 type owner struct{ classifier, phrase int32 }
-
-// scanBuffers are a Scan's working memory, reused.
-type scanBuffers struct {
-	codes   []byte
-	at      []int32
-	matches []match
-}
 
 // match is automaton phrase id found at the conversation's token g.
 type match struct{ g, id int }
@@ -72,7 +65,8 @@ func NewIndex(classifiers []*Classifier) *Index {
 // of a turn.
 type occurrence struct{ turn, from, to, phrase int }
 
-// Hits are what a Scan found in one conversation.
+// Hits are what a Scan found in one conversation, and the working memory
+// of the Scan and of its Evaluates, kept for the next Scan on Release.
 type Hits struct {
 	found []occurrence // by classifier, then in text order
 	// first[k] is where classifier k's occurrences begin in found; the
@@ -80,6 +74,11 @@ type Hits struct {
 	first []int
 	text  *analysis.Normalized
 	endMs int64 // where the last turn ends
+
+	codes    []byte
+	at       []int32
+	matches  []match
+	evidence []analysis.Evidence // a classifier's evidence before capEvidence copies it out
 }
 
 func (h *Hits) of(k int) []occurrence { return h.found[h.first[k]:h.first[k+1]] }
@@ -87,25 +86,25 @@ func (h *Hits) of(k int) []occurrence { return h.found[h.first[k]:h.first[k+1]] 
 // Scan runs the automaton over the conversation.
 func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 	text := c.Normalized()
-	h := &Hits{first: make([]int, len(ix.classifiers)+1), text: text, endMs: c.DurationMs()}
-	buf, _ := ix.scratch.Get().(*scanBuffers)
-	if buf == nil {
-		buf = &scanBuffers{}
+	h, _ := ix.hits.Get().(*Hits)
+	if h == nil {
+		h = &Hits{first: make([]int, len(ix.classifiers)+1)}
 	}
-	defer ix.scratch.Put(buf)
-	buf.codes, buf.at = ix.codes.conversation(text, buf.codes[:0], buf.at[:0])
-	matches := buf.matches[:0]
-	for _, id := range ix.matcher.MatchThreadSafe(buf.codes) {
+	clear(h.first)
+	h.text, h.endMs = text, c.DurationMs()
+	h.codes, h.at = ix.codes.conversation(text, h.codes[:0], h.at[:0])
+	matches := h.matches[:0]
+	for _, id := range ix.matcher.MatchThreadSafe(h.codes) {
 		for from := 0; ; from++ {
-			i := bytes.Index(buf.codes[from:], ix.phrases[id])
+			i := bytes.Index(h.codes[from:], ix.phrases[id])
 			if i < 0 {
 				break
 			}
 			from += i
-			matches = append(matches, match{int(buf.at[from]), id})
+			matches = append(matches, match{int(h.at[from]), id})
 		}
 	}
-	buf.matches = matches
+	h.matches = matches
 	// In text order (then by phrase, for a stable order), and handed to
 	// their classifiers: counted first, so the occurrences are one
 	// allocation and each classifier's stay in text order.
@@ -125,7 +124,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 	for k := range ix.classifiers {
 		h.first[k+1] += h.first[k]
 	}
-	h.found = make([]occurrence, n)
+	h.found = slices.Grow(h.found[:0], n)[:n]
 	for _, m := range matches {
 		turn := text.TurnOf(m.g)
 		from := m.g - text.TokensBefore(turn)
@@ -141,6 +140,13 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 	return h
 }
 
+// Release hands a Scan's hits back for another Scan to reuse, once every
+// Evaluate of them is done (their results hold nothing of them).
+func (ix *Index) Release(h *Hits) {
+	h.text = nil
+	ix.hits.Put(h)
+}
+
 // Evaluate is classifier k's result from the hits of a Scan.
 func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.Result {
 	cl := ix.classifiers[k]
@@ -151,22 +157,27 @@ func (ix *Index) Evaluate(k int, c *analysis.Conversation, hits *Hits) analysis.
 		return analysis.BoolResult(cl.withoutPhrases, nil)
 	}
 	ev := evaluation{c: c, text: hits.text, hits: found, endMs: hits.endMs, timed: hits.endMs > 0}
-	result, evidence := cl.decide(ev.rule)
+	result, evidence := cl.decide(ev.rule, hits.evidence[:0])
+	if cap(evidence) > cap(hits.evidence) {
+		hits.evidence = evidence[:0]
+	}
 	return analysis.BoolResult(result, capEvidence(evidence))
 }
 
-// decide combines the rules' findings through the groups; the evidence is
-// that of the rules that held (none when the classifier does not).
-func (c *Classifier) decide(find func(rule) []analysis.Evidence) (bool, []analysis.Evidence) {
-	var evidence []analysis.Evidence
+// decide combines the rules' findings through the groups; the evidence,
+// appended to scratch, is that of the rules that held (none when the
+// classifier does not). find appends a rule's evidence to its argument.
+func (c *Classifier) decide(find func(rule, []analysis.Evidence) []analysis.Evidence, scratch []analysis.Evidence) (bool, []analysis.Evidence) {
+	evidence := scratch
 	result := !c.any
 	for _, g := range c.groups {
 		holds := !g.any
 		for _, r := range g.rules {
-			found := find(r)
-			ok := (len(found) > 0) != r.negate
-			if ok && !r.negate {
-				evidence = append(evidence, found...)
+			before := len(evidence)
+			evidence = find(r, evidence)
+			ok := (len(evidence) > before) != r.negate
+			if !ok || r.negate {
+				evidence = evidence[:before] // a negated rule's phrases are no evidence
 			}
 			if g.any && ok {
 				holds = true
@@ -194,6 +205,8 @@ func (c *Classifier) decide(find func(rule) []analysis.Evidence) (bool, []analys
 // without storing every repetition.
 const maxEvidence = 10
 
+// capEvidence sorts and dedupes e in place and returns a copy of its first
+// maxEvidence spans (e is working memory, reused).
 func capEvidence(e []analysis.Evidence) []analysis.Evidence {
 	if len(e) == 0 {
 		return nil
@@ -202,7 +215,7 @@ func capEvidence(e []analysis.Evidence) []analysis.Evidence {
 		return cmp.Or(cmp.Compare(a.Turn, b.Turn), cmp.Compare(a.StartMs, b.StartMs), cmp.Compare(a.EndMs, b.EndMs), strings.Compare(a.Text, b.Text))
 	})
 	e = slices.CompactFunc(e, func(a, b analysis.Evidence) bool { return a == b })
-	return e[:min(len(e), maxEvidence)]
+	return slices.Clone(e[:min(len(e), maxEvidence)])
 }
 
 // phraseTokens splits a phrase key back into its tokens.

@@ -132,5 +132,8 @@ func (s *Set) EvaluateInto(ctx context.Context, conv *analysis.Conversation, out
 		}
 		out[i].Result, out[i].Err = c.engine.Evaluate(ctx, conv)
 	}
+	if hits != nil {
+		s.index.Release(hits)
+	}
 	return out
 }
