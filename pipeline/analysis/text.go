@@ -120,14 +120,14 @@ func splitTokens(text string, starts, ends []int32) []string {
 type Normalized struct {
 	Text         string
 	starts, ends []int32
-	before       []int // tokens in the turns before turn i; the last entry is the total
+	before       []int32 // tokens in the turns before turn i; the last entry is the total
 }
 
 // normalizing is normalize's working memory, reused: the tokenizer writes
 // with room to spare, the result is copied out at its size.
 type normalizing struct {
-	buf          []byte
-	starts, ends []int32
+	buf                  []byte
+	starts, ends, before []int32
 }
 
 var normalizers = sync.Pool{New: func() any { return new(normalizing) }}
@@ -135,19 +135,18 @@ var normalizers = sync.Pool{New: func() any { return new(normalizing) }}
 func normalize(turns []Turn) *Normalized {
 	w := normalizers.Get().(*normalizing)
 	defer normalizers.Put(w)
-	buf, starts, ends := w.buf[:0], w.starts[:0], w.ends[:0]
-	n := &Normalized{before: make([]int, len(turns)+1)}
-	for i, t := range turns {
+	buf, starts, ends, before := w.buf[:0], w.starts[:0], w.ends[:0], append(w.before[:0], 0)
+	for _, t := range turns {
 		buf = append(buf, ' ')
 		buf, starts, ends = appendTokens(buf, starts, ends, t.Text)
 		buf = append(buf, '\n')
-		n.before[i+1] = len(starts)
+		before = append(before, int32(len(starts)))
 	}
-	offsets := make([]int32, 2*len(starts))
-	n.Text, n.starts, n.ends = string(buf), offsets[:len(starts)], offsets[len(starts):]
-	copy(n.starts, starts)
-	copy(n.ends, ends)
-	w.buf, w.starts, w.ends = buf, starts, ends
+	// The offsets in one allocation, the text in another.
+	offsets := make([]int32, 0, len(starts)+len(ends)+len(before))
+	offsets = append(append(append(offsets, starts...), ends...), before...)
+	n := &Normalized{Text: string(buf), starts: offsets[:len(starts)], ends: offsets[len(starts) : 2*len(starts)], before: offsets[2*len(starts):]}
+	w.buf, w.starts, w.ends, w.before = buf, starts, ends, before
 	return n
 }
 
@@ -155,11 +154,11 @@ func normalize(turns []Turn) *Normalized {
 func (n *Normalized) Turns() int { return len(n.before) - 1 }
 
 // Count is how many tokens turn i has.
-func (n *Normalized) Count(i int) int { return n.before[i+1] - n.before[i] }
+func (n *Normalized) Count(i int) int { return int(n.before[i+1] - n.before[i]) }
 
 // TokensBefore is how many tokens the turns before turn i have
 // (TokensBefore(len(turns)) is the total).
-func (n *Normalized) TokensBefore(i int) int { return n.before[i] }
+func (n *Normalized) TokensBefore(i int) int { return int(n.before[i]) }
 
 // Token is the conversation's token g (counting from the first turn's
 // first).
@@ -183,10 +182,11 @@ func (n *Normalized) Prefix(g int) uint64 {
 
 // TurnOf is the turn token g is in.
 func (n *Normalized) TurnOf(g int) int {
-	return sort.Search(len(n.before)-1, func(i int) bool { return n.before[i+1] > g })
+	return sort.Search(len(n.before)-1, func(i int) bool { return int(n.before[i+1]) > g })
 }
 
 // Span is the text of turn's tokens [from, to), joined by spaces.
 func (n *Normalized) Span(turn, from, to int) string {
-	return n.Text[n.starts[n.before[turn]+from]:n.ends[n.before[turn]+to-1]]
+	first := n.TokensBefore(turn)
+	return n.Text[n.starts[first+from]:n.ends[first+to-1]]
 }

@@ -66,23 +66,33 @@ var vaderPunct = func() (t [256]bool) {
 	return t
 }()
 
+// vaderClass marks capital and small letters and the apostrophe: a word's
+// case is the union of its bytes' classes.
+var vaderClass = func() (t [256]byte) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c], t[c+'a'-'A'] = vaderUpper, vaderSmall
+	}
+	t['\''] = vaderApostrophe
+	return t
+}()
+
+const (
+	vaderUpper byte = 1 << iota
+	vaderSmall
+	vaderApostrophe
+)
+
 // vaderSplit appends text's words to words (returned, not stored: so the
 // caller's buffer can stay on its stack).
 func vaderSplit(text string, words []vaderToken) ([]vaderToken, bool) {
 	caps := 0
 	for start := 0; ; {
 		// The word's letters decide its case; trimming punctuation drops none.
-		end, upper, small, apostrophe := start, false, false, false
+		end, seen := start, byte(0)
 		for ; end < len(text) && text[end] != ' '; end++ {
-			switch c := text[end]; {
-			case 'A' <= c && c <= 'Z':
-				upper = true
-			case 'a' <= c && c <= 'z':
-				small = true
-			case c == '\'':
-				apostrophe = true
-			}
+			seen |= vaderClass[text[end]]
 		}
+		upper, small, apostrophe := seen&vaderUpper != 0, seen&vaderSmall != 0, seen&vaderApostrophe != 0
 		from, to := start, end
 		for from < to && vaderPunct[text[from]] {
 			from++
