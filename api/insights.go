@@ -84,7 +84,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 	ctx := c.Request.Context()
 	found := map[string][]results.ClassifierResult{}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		cands, err := s.deps.Results.ClassifierCandidates(ctx, req.page.OrgID, rows, req.ids)
+		cands, err := s.deps.Results.ClassifierCandidates(ctx, req.page, rows, req.ids)
 		if err != nil {
 			return nil, err
 		}

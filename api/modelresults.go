@@ -146,7 +146,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit}
 	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		cands, err := s.deps.Results.ModelCandidates(ctx, q.OrgID, rows, models.ids)
+		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.ids)
 		if err != nil {
 			return nil, err
 		}

@@ -67,8 +67,8 @@ type ResultReader interface {
 	Page(ctx context.Context, q results.PageQuery, fetch results.Fetch) ([]results.Conversation, bool, error)
 	Count(ctx context.Context, q results.PageQuery, classifierIDs []string) (int64, error)
 	ModelResults(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (map[string][]results.ModelResult, error)
-	ModelCandidates(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
-	ClassifierCandidates(ctx context.Context, orgID string, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
+	ModelCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
+	ClassifierCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
 }
 
 // JobStarter starts a job for an organization in the background.

@@ -15,10 +15,10 @@ type ClassifierResult struct {
 }
 
 // ClassifierCandidates reads the classifier_results rows of the
-// classifiers for conversations (lake rows of a page, before the catalog
+// classifiers for conversations (lake rows of q's page, before the catalog
 // check); their Current chooses among them.
-func (r *Reader) ClassifierCandidates(ctx context.Context, orgID string, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
-	return readCandidates(ctx, r, orgID, "classifier_results", "classifier_id", "result, reasoning", convs, classifierIDs,
+func (r *Reader) ClassifierCandidates(ctx context.Context, q PageQuery, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
+	return readCandidates(ctx, r, q, "classifier_results", "classifier_id", "result, reasoning", convs, classifierIDs,
 		func(cols []arrow.Array, i int, in *interner) ClassifierResult {
 			return ClassifierResult{ClassifierID: in.of(cols[2].(stringColumn).Value(i)), Result: in.of(cols[3].(stringColumn).Value(i)),
 				Reasoning: optionalString(cols[4], i)}

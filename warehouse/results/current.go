@@ -112,37 +112,64 @@ func IDs(convs []Conversation) []string {
 	return out
 }
 
-// readCandidates reads the rows of a results table for conversations and
-// classifiers (key names the table's classifier column): columns are
-// conversation_id, run_id, key, then the row's own, which decode reads
-// from the record's columns at a row. The id range lets DuckDB skip row
-// groups of the sorted files; the semi-join keeps the batch's
-// conversations (the range also holds others, e.g. of other hierarchy
-// nodes).
-func readCandidates[T any](ctx context.Context, r *Reader, orgID, table, key, columns string, convs []Conversation, classifierIDs []string,
+// readCandidates reads the rows of a results table for conversations of
+// q's page and classifiers (key names the table's classifier column):
+// columns are conversation_id, run_id, key, then the row's own, which
+// decode reads from the record's columns at a row. The id range lets
+// DuckDB skip row groups of the sorted files. A sparse page's
+// conversations are joined on their ids (the range also holds others,
+// e.g. of other hierarchy nodes); a dense page's range holds little else,
+// and what it does hold is dropped here.
+func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, key, columns string, convs []Conversation, classifierIDs []string,
 	decode func(cols []arrow.Array, i int, in *interner) T) (*Candidates[T], error) {
 	out := &Candidates[T]{}
 	if len(convs) == 0 || len(classifierIDs) == 0 {
 		return out, nil
 	}
-	paths, lo, hi, err := r.resultPaths(ctx, orgID, table, convs)
+	paths, lo, hi, err := r.resultPaths(ctx, q.OrgID, table, convs)
 	if err != nil || len(paths) == 0 {
 		return out, err
 	}
 	convIDs := IDs(convs)
+	page := make(map[string]string, len(convIDs))
+	for _, id := range convIDs {
+		page[id] = id
+	}
 	in := newInterner(convIDs, classifierIDs)
+	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + r.Catalog.LakeFileList(paths) + `, hive_partitioning = false)
+		WHERE conversation_id BETWEEN ? AND ?`
+	args := []any{lo, hi}
+	if q.sparse() {
+		query += ` AND conversation_id IN (SELECT unnest(?::VARCHAR[]))`
+		args = append(args, convIDs)
+	}
+	if len(classifierIDs) <= 64 {
+		query += ` AND list_contains(?::VARCHAR[], ` + key + `)` // a few: cheaper than a join
+	} else {
+		query += ` AND ` + key + ` IN (SELECT unnest(?::VARCHAR[]))`
+	}
+	args = append(args, classifierIDs)
 	out.rows = make([]candidate[T], 0, len(convs)*len(classifierIDs))
+	var current string // the conversation of the row before (rows come by conversation)
+	inPage := false
 	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
 		for i := range int(rec.NumRows()) {
-			out.rows = append(out.rows, candidate[T]{conv: in.of(conv.Value(i)), run: in.of(run.Value(i)),
+			if id := conv.Value(i); id != current {
+				current, inPage = page[id]
+				if !inPage {
+					current = strings.Clone(id)
+				}
+			}
+			if !inPage {
+				continue
+			}
+			out.rows = append(out.rows, candidate[T]{conv: current, run: in.of(run.Value(i)),
 				classifier: in.of(classifier.Value(i)), row: decode(cols, i, in)})
 		}
 		return nil
-	}, `SELECT conversation_id, run_id, `+key+`, `+columns+` FROM read_parquet(`+r.Catalog.LakeFileList(paths)+`, hive_partitioning = false)
-		WHERE conversation_id BETWEEN ? AND ? AND conversation_id IN (SELECT unnest(?::VARCHAR[]))
-		AND `+key+` IN (SELECT unnest(?::VARCHAR[]))`, lo, hi, convIDs, classifierIDs)
+	}, query, args...)
 	if err != nil {
 		return nil, err
 	}

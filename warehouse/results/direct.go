@@ -22,13 +22,13 @@ func (r *Reader) Direct(ctx context.Context, q PageQuery, table string, classifi
 	}
 	switch table {
 	case "classifier_results":
-		cands, err := r.ClassifierCandidates(ctx, q.OrgID, convs, classifierIDs)
+		cands, err := r.ClassifierCandidates(ctx, q, convs, classifierIDs)
 		if err != nil {
 			return 0, err
 		}
 		return len(convs) + len(cands.rows), nil
 	case "model_results":
-		cands, err := r.ModelCandidates(ctx, q.OrgID, convs, classifierIDs)
+		cands, err := r.ModelCandidates(ctx, q, convs, classifierIDs)
 		if err != nil {
 			return 0, err
 		}

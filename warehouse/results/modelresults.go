@@ -18,7 +18,7 @@ type ModelResult struct {
 
 // ModelResults reads the current results of the models for conversations.
 func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (map[string][]ModelResult, error) {
-	cands, err := r.ModelCandidates(ctx, orgID, convs, modelIDs)
+	cands, err := r.ModelCandidates(ctx, PageQuery{OrgID: orgID}, convs, modelIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -26,10 +26,10 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 }
 
 // ModelCandidates reads the model_results rows of the models for
-// conversations (lake rows of a page, before the catalog check); their
+// conversations (lake rows of q's page, before the catalog check); their
 // Current chooses among them.
-func (r *Reader) ModelCandidates(ctx context.Context, orgID string, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
-	return readCandidates(ctx, r, orgID, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs,
+func (r *Reader) ModelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
+	return readCandidates(ctx, r, q, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs,
 		func(cols []arrow.Array, i int, in *interner) ModelResult {
 			return ModelResult{ModelID: in.of(cols[2].(stringColumn).Value(i)), Result: optionalBool(cols[3], i),
 				TextResult: optionalString(cols[4], i), EventTime: timestampAt(cols[5], i)}
