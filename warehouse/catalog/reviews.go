@@ -98,11 +98,12 @@ func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []st
 	lo, hi := idRange(ids)
 	query := `SELECT id, status, lake_run_id, client_call_id, interaction_date FROM interactions WHERE org_id = ? AND id BETWEEN ? AND ?`
 	args := []any{orgID, lo, hi}
-	wanted := map[string]bool{}
+	var wanted map[string]bool // a dense read's ids, to drop the others
 	if sparse {
 		query += ` AND id IN (SELECT unnest(?::VARCHAR[]))`
 		args = append(args, ids)
 	} else {
+		wanted = make(map[string]bool, len(ids))
 		for _, id := range ids {
 			wanted[id] = true
 		}

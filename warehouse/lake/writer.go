@@ -67,8 +67,7 @@ type fileJob struct {
 func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.LakeFile, error) {
 	convs := groupByPartition(b.Conversations, func(c *Conversation) partition { return partitionOf(c.OrgID, c.ArrivedOn) })
 	segs := groupByPartition(b.Segments, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
-	classified := sortedResults(b.ClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
-		func(r *ClassifierResult) (string, string) { return r.ConversationID, r.ClassifierID })
+	classified := sortedResults(b.ClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) }, classifierResultKey)
 	workers := runtime.GOMAXPROCS(0)
 	var jobs []fileJob
 	for _, p := range sortedPartitions(convs) {
@@ -102,11 +101,9 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 				}})
 		}
 	}
-	jobs = append(jobs, resultJobs(classified, TableClassifierResults,
-		func(r *ClassifierResult) (string, string) { return r.ConversationID, r.ClassifierID }, classifierResultRecord)...)
-	jobs = append(jobs, resultJobs(sortedResults(b.ModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) },
-		func(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }), TableModelResults,
-		func(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }, modelResultRecord)...)
+	jobs = append(jobs, resultJobs(classified, TableClassifierResults, classifierResultKey, classifierResultRecord)...)
+	modeled := sortedResults(b.ModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) }, modelResultKey)
+	jobs = append(jobs, resultJobs(modeled, TableModelResults, modelResultKey, modelResultRecord)...)
 	files := make([]catalog.LakeFile, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -134,6 +131,13 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	}
 	return files, nil
 }
+
+// classifierResultKey and modelResultKey are what results files are sorted
+// by: conversation, then classifier.
+func classifierResultKey(r *ClassifierResult) (string, string) {
+	return r.ConversationID, r.ClassifierID
+}
+func modelResultKey(r *ModelResult) (string, string) { return r.ConversationID, r.ModelID }
 
 // sortedResults groups the rows of a results table by partition, each
 // partition's sorted by conversation then classifier (key).

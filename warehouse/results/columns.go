@@ -17,9 +17,9 @@ type stringColumn interface {
 }
 
 // interner returns one shared copy of each value it is given: the ids a
-// page already holds (its conversations, the classifiers asked for) and
-// the few values that repeat (runs, "true", labels), instead of a copy of
-// every value of every row.
+// page already holds (the classifiers asked for) and the few values that
+// repeat (runs, "true", labels), instead of a copy of every value of every
+// row.
 type interner map[string]string
 
 func newInterner(known ...[]string) *interner {

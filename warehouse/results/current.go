@@ -135,7 +135,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	for _, id := range convIDs {
 		page[id] = id
 	}
-	in := newInterner(convIDs, classifierIDs)
+	in := newInterner(classifierIDs) // conversation ids come from page
 	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + r.Catalog.LakeFileList(paths) + `, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ?`
 	args := []any{lo, hi}
