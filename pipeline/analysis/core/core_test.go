@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -174,6 +175,48 @@ func TestTalk(t *testing.T) {
 	// Overtalk: A–B 6–10 s (4 s), B–C 11–12 s (1 s); silence 14–20 s.
 	if st.Of("A").TalkMs != 10000 || st.Of("B").TalkMs != 6000 || st.Of("C").TalkMs != 13000 || st.OvertalkMs != 5000 || st.SilenceMs != 6000 {
 		t.Fatalf("%+v", st)
+	}
+}
+
+// TestTalkAgainstCounting holds Talk to a count, millisecond by
+// millisecond, of who talks, on random conversations of one to four
+// speakers with turns out of order, overlapping, touching and empty.
+func TestTalkAgainstCounting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 2000 {
+		speakers := 1 + rng.IntN(4)
+		c := &analysis.Conversation{}
+		for range 1 + rng.IntN(12) {
+			from := rng.Int64N(200)
+			c.Turns = append(c.Turns, analysis.Turn{Speaker: string(rune('A' + rng.IntN(speakers))), StartMs: from, EndMs: from + rng.Int64N(40)})
+		}
+		st := Talk(c)
+		var silence, overtalk int64
+		talk := map[string]int64{}
+		for ms := int64(0); ms < st.DurationMs; ms++ {
+			talking := map[string]bool{}
+			for _, turn := range c.Turns {
+				if turn.StartMs <= ms && ms < turn.EndMs {
+					talking[turn.Speaker] = true
+				}
+			}
+			for sp := range talking {
+				talk[sp]++
+			}
+			k := int64(len(talking))
+			if k == 0 {
+				silence++
+			}
+			overtalk += k * (k - 1) / 2
+		}
+		for _, sp := range st.Speakers {
+			if sp.TalkMs != talk[sp.Speaker] {
+				t.Fatalf("round %d: %s talks %d ms, counted %d: %+v", round, sp.Speaker, sp.TalkMs, talk[sp.Speaker], c.Turns)
+			}
+		}
+		if st.SilenceMs != silence || st.OvertalkMs != overtalk {
+			t.Fatalf("round %d: silence %d, overtalk %d; counted %d, %d: %+v", round, st.SilenceMs, st.OvertalkMs, silence, overtalk, c.Turns)
+		}
 	}
 }
 

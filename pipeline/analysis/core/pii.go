@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 // PII kinds.
@@ -120,39 +121,17 @@ func luhn(digits string) bool {
 	return sum%10 == 0
 }
 
-// spokenFirst are the first letters of spoken digits.
-var spokenFirst = func() (t [256]bool) {
-	for _, c := range "zotfsen" {
-		t[c] = true
-	}
-	return t
-}()
+// spokenDigits are the words a recognizer writes for digits: word i is
+// digit i, and "oh" is zero.
+var spokenDigits = words.New([]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "oh"})
 
 // digitOf reads a lower-case spoken digit.
 func digitOf(w string) (byte, bool) {
-	switch w {
-	case "zero", "oh":
-		return '0', true
-	case "one":
-		return '1', true
-	case "two":
-		return '2', true
-	case "three":
-		return '3', true
-	case "four":
-		return '4', true
-	case "five":
-		return '5', true
-	case "six":
-		return '6', true
-	case "seven":
-		return '7', true
-	case "eight":
-		return '8', true
-	case "nine":
-		return '9', true
+	n, ok := spokenDigits.Find(w)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return '0' + byte(n%10), true
 }
 
 // spokenDigit reads a word as a spoken digit ("Four," is 4).
@@ -300,16 +279,12 @@ func written(text string) bool {
 // needs no rewriting.
 func spokenRun(text *analysis.Normalized, i int) bool {
 	run := 0
-	for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
-		if t := text.Token(g); len(t) >= 2 && len(t) <= 5 && spokenFirst[t[0]] {
-			if _, ok := digitOf(t); ok {
-				if run++; run >= 4 {
-					return true
-				}
-				continue
-			}
+	for g, end := text.TokensBefore(i), text.TokensBefore(i+1); g < end; g++ {
+		if _, ok := spokenDigits.FindPrefixed(text.Prefix(g), text.Token(g)); !ok {
+			run = 0
+		} else if run++; run >= 4 {
+			return true
 		}
-		run = 0
 	}
 	return false
 }

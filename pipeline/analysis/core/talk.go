@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -81,49 +82,74 @@ func Talk(c *analysis.Conversation) TalkStats {
 		}
 		st.Speakers[sp].LongestMonologueMs = max(st.Speakers[sp].LongestMonologueMs, t.EndMs-monologueStart)
 	}
-	// Each speaker's stretches, merged where they overlap.
-	slices.SortFunc(stretches, func(a, b spoken) int {
-		if a.speaker != b.speaker {
-			return a.speaker - b.speaker
-		}
-		return cmp.Compare(a.from, b.from)
-	})
-	merged := stretches[:0]
-	for _, s := range stretches {
-		if n := len(merged); n > 0 && merged[n-1].speaker == s.speaker && s.from <= merged[n-1].to {
-			merged[n-1].to = max(merged[n-1].to, s.to)
-			continue
-		}
-		merged = append(merged, s)
+	// In time order (turns nearly always are already), each speaker's
+	// stretches merge where they overlap, and so do everyone's: the one
+	// pass gives each speaker's talk time and the time anyone talks.
+	byFrom := func(a, b spoken) int { return cmp.Compare(a.from, b.from) }
+	if !slices.IsSortedFunc(stretches, byFrom) {
+		slices.SortFunc(stretches, byFrom)
 	}
-	// Then one sweep over where stretches begin and end: while k speakers
-	// talk, someone talks, and k(k-1)/2 pairs of them talk at once.
-	var eventsBuf [128]talkEvent
-	events := eventsBuf[:0]
+	var openBuf [2]spoken
+	open := openBuf[:0] // each speaker's current merged stretch
+	for range st.Speakers {
+		open = append(open, spoken{speaker: -1}) // none yet
+	}
+	var bufMerged [64]spoken
+	merged := bufMerged[:0] // each speaker's merged stretches, for overtalk among three or more
+	var talked, everyone int64 // the time anyone talks; the speakers' talk times summed
+	anyoneTo := int64(math.MinInt64)
+	for _, s := range stretches {
+		if o := &open[s.speaker]; o.speaker >= 0 && s.from <= o.to {
+			o.to = max(o.to, s.to)
+		} else {
+			if o.speaker >= 0 {
+				merged = append(merged, *o)
+			}
+			*o = s
+		}
+		// Everyone's: only the part after the latest end so far is new.
+		if s.to > anyoneTo {
+			talked += s.to - max(s.from, anyoneTo)
+			anyoneTo = s.to
+		}
+	}
+	for _, o := range open {
+		if o.speaker >= 0 {
+			merged = append(merged, o)
+		}
+	}
 	for _, s := range merged {
 		st.Speakers[s.speaker].TalkMs += s.to - s.from
+		everyone += s.to - s.from
+	}
+	st.SilenceMs = max(st.DurationMs-talked, 0)
+	// With two speakers, they talk at once for the time they talk summed
+	// less the time anyone talks; with more, pairs are counted in a sweep.
+	if len(st.Speakers) <= 2 {
+		st.OvertalkMs = everyone - talked
+	} else {
+		st.OvertalkMs = overtalk(merged)
+	}
+	return st
+}
+
+// overtalk is the time two speakers talk at once, summed over pairs, of
+// speakers' merged stretches: one sweep over where stretches begin and
+// end, while k speakers talk k(k-1)/2 pairs of them talk at once.
+func overtalk(merged []spoken) int64 {
+	events := make([]talkEvent, 0, 2*len(merged))
+	for _, s := range merged {
 		events = append(events, talkEvent{s.from, 1}, talkEvent{s.to, -1})
 	}
-	slices.SortFunc(events, func(a, b talkEvent) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
-		}
-		return cmp.Compare(a.change, b.change) // an end before a beginning: touching is not overtalk
-	})
-	var talked int64
-	talking := int64(0)
+	slices.SortFunc(events, func(a, b talkEvent) int { return cmp.Compare(a.at, b.at) })
+	var total, talking int64
 	for i, e := range events {
 		if i > 0 {
-			d := e.at - events[i-1].at
-			if talking > 0 {
-				talked += d
-			}
-			st.OvertalkMs += d * talking * (talking - 1) / 2
+			total += (e.at - events[i-1].at) * talking * (talking - 1) / 2
 		}
 		talking += e.change
 	}
-	st.SilenceMs = max(st.DurationMs-talked, 0)
-	return st
+	return total
 }
 
 // talkEvent is a stretch beginning (+1) or ending (-1).
