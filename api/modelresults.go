@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -61,7 +60,15 @@ const (
 // modelSet is the models a request names, in its order, with their names.
 type modelSet struct {
 	ids   []string
-	names map[string]string
+	names map[string]string // of every active model
+	index map[string]int    // a named model's place in ids
+}
+
+// view is a model's result as an item shows it; ok is false for a model
+// the request does not name.
+func (m modelSet) view(modelID string, result *bool, text *string) (int, modelResultView, bool) {
+	k, ok := m.index[modelID]
+	return k, modelResultView{ModelID: modelID, ModelName: m.names[modelID], Result: result, TextResult: text}, ok
 }
 
 // readModelIDs checks modelIds against the organization's active
@@ -71,7 +78,7 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 	if err != nil {
 		return modelSet{}, s.internal(c, err)
 	}
-	set := modelSet{names: map[string]string{}}
+	set := modelSet{names: map[string]string{}, index: map[string]int{}}
 	available := make([]string, len(active))
 	for i, cl := range active {
 		available[i] = cl.ID
@@ -88,7 +95,8 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 			errs.add("modelIds", id+" is not an active classifier of your organization.")
 			continue
 		}
-		if !slices.Contains(set.ids, id) {
+		if _, named := set.index[id]; !named {
+			set.index[id] = len(set.ids)
 			set.ids = append(set.ids, id)
 		}
 	}
@@ -213,7 +221,9 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found page
 	for _, it := range unprocessed {
 		items = append(items, unprocessedItem(it))
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+	if len(unprocessed) > 0 { // processed ones come in id order
+		slices.SortFunc(items, func(a, b modelResultsItem) int { return strings.Compare(a.ID, b.ID) })
+	}
 	return items
 }
 
@@ -221,53 +231,68 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found page
 type resultSet struct {
 	eventType string
 	eventTime time.Time
-	results   map[string]modelResultView
+	// results has a place for each model of the request, in its order; a
+	// model the set has no value for has an empty ModelID there.
+	results []modelResultView
+}
+
+// present are the values of a set's results, in the request's model
+// order; they are gathered in place (the set is not read again).
+func present(results []modelResultView) []modelResultView {
+	out := results[:0]
+	for _, v := range results {
+		if v.ModelID != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // processedItem lays out a conversation's result sets: the newest is the
 // item's eventType and eventTime; its modelResults are each requested
 // model's value in the newest set that has one (a review of some models
 // leaves the others as the machine found them); the older sets are
-// priorResults, oldest first.
+// priorResults, oldest first. A page's items are a large share of its
+// time, so a set is a slice by model place, not a map.
 func processedItem(cv results.Conversation, models modelSet, machine []results.ModelResult, reviews []catalog.Review) modelResultsItem {
-	sets := []resultSet{{eventType: catalog.EventModelResults, eventTime: cv.ArrivedOn, results: map[string]modelResultView{}}}
+	var setsBuf [2]resultSet // the machine's and at most one review, nearly always
+	sets := append(setsBuf[:0], resultSet{eventType: catalog.EventModelResults, eventTime: cv.ArrivedOn,
+		results: make([]modelResultView, len(models.ids))})
 	for _, m := range machine {
-		sets[0].results[m.ModelID] = modelResultView{ModelID: m.ModelID, ModelName: models.names[m.ModelID], Result: m.Result, TextResult: m.TextResult}
+		if k, v, ok := models.view(m.ModelID, m.Result, m.TextResult); ok {
+			sets[0].results[k] = v
+		}
 		if m.EventTime.After(sets[0].eventTime) {
 			sets[0].eventTime = m.EventTime
 		}
 	}
 	for _, r := range reviews {
-		set := resultSet{eventType: r.EventType, eventTime: r.EventTime, results: map[string]modelResultView{}}
+		set := resultSet{eventType: r.EventType, eventTime: r.EventTime, results: make([]modelResultView, len(models.ids))}
+		found := false
 		for _, rr := range r.Results {
-			if slices.Contains(models.ids, rr.ModelID) {
-				set.results[rr.ModelID] = modelResultView{ModelID: rr.ModelID, ModelName: models.names[rr.ModelID], Result: rr.Result, TextResult: rr.TextResult}
+			if k, v, ok := models.view(rr.ModelID, rr.Result, rr.TextResult); ok {
+				set.results[k], found = v, true
 			}
 		}
-		if len(set.results) > 0 {
+		if found {
 			sets = append(sets, set)
 		}
 	}
-	sort.SliceStable(sets, func(i, j int) bool { return sets[i].eventTime.Before(sets[j].eventTime) })
+	slices.SortStableFunc(sets, func(a, b resultSet) int { return a.eventTime.Compare(b.eventTime) })
 	latest := sets[len(sets)-1]
-	current := []modelResultView{}
-	for _, id := range models.ids {
-		for i := len(sets) - 1; i >= 0; i-- {
-			if v, ok := sets[i].results[id]; ok {
-				current = append(current, v)
-				break
+	current := latest.results
+	if len(sets) > 1 { // the newest set's values, else an older one's
+		current = slices.Clone(latest.results)
+		for k := range current {
+			for i := len(sets) - 2; i >= 0 && current[k].ModelID == ""; i-- {
+				current[k] = sets[i].results[k]
 			}
 		}
 	}
+	current = present(current)
 	prior := []resultSetView{}
 	for _, set := range sets[:len(sets)-1] {
-		view := resultSetView{EventType: set.eventType, EventTime: dates.Timestamp(set.eventTime), ModelResults: []modelResultView{}}
-		for _, id := range models.ids {
-			if v, ok := set.results[id]; ok {
-				view.ModelResults = append(view.ModelResults, v)
-			}
-		}
-		prior = append(prior, view)
+		prior = append(prior, resultSetView{EventType: set.eventType, EventTime: dates.Timestamp(set.eventTime), ModelResults: present(set.results)})
 	}
 	return modelResultsItem{ID: cv.ID, ConversationID: cv.ID, ClientCallID: cv.ClientCallID, EventType: latest.eventType,
 		EventTime: dates.Timestamp(latest.eventTime), ModelResults: &current, PriorResults: prior}

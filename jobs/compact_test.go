@@ -44,7 +44,7 @@ func TestCompact(t *testing.T) {
 	// Every conversations file records its counts by node and the
 	// classifiers every conversation of it has a result of.
 	manifest := func() []catalog.LakeFile {
-		files, err := e.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations", Counts: true})
+		files, err := e.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations"})
 		if err != nil || len(files) == 0 {
 			t.Fatalf("manifest: %v %v", files, err)
 		}

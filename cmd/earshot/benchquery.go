@@ -94,7 +94,7 @@ organization earshot bench gen created.`,
 			fmt.Fprintln(tw, "query\tHTTP p50\tHTTP p99\tDuckDB p50\tDuckDB p99\tHTTP/DuckDB p50\titems\t")
 			for _, c := range cases {
 				if c.deep {
-					if c.page.AfterID, err = midCursor(ctx, reader, c.page); err != nil {
+					if c.page.AfterID, err = midCursor(ctx, st.cat, c.page); err != nil {
 						return err
 					}
 				}
@@ -173,14 +173,20 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 	}, nil
 }
 
-// midCursor is the id halfway through a page query's conversations.
-func midCursor(ctx context.Context, r *results.Reader, q results.PageQuery) (string, error) {
-	q.Limit = 1 << 30
-	all, _, err := r.Page(ctx, q, nil)
-	if err != nil || len(all) == 0 {
+// midCursor is a cursor halfway through a page query's conversations:
+// the first id of the middle one of its conversations files, found in the
+// manifest so that setting up a deep page reads no lake file.
+func midCursor(ctx context.Context, cat *catalog.Catalog, q results.PageQuery) (string, error) {
+	files, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
+	if err != nil || len(files) == 0 {
 		return "", fmt.Errorf("no conversations to page through: %v", err)
 	}
-	return all[len(all)/2].ID, nil
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.MinID
+	}
+	slices.Sort(ids)
+	return ids[len(ids)/2], nil
 }
 
 func getPage(ctx context.Context, target, token string) (int, error) {

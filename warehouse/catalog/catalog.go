@@ -17,9 +17,12 @@ import (
 
 // Catalog is an open catalog database.
 type Catalog struct {
-	db       *sql.DB
-	trees    treeCache
-	lakeRoot string // local directory of the lake's files (see SetLakeRoot)
+	db *sql.DB
+	// Kept in memory between changes (see orgCache).
+	trees       orgCache[*Tree]
+	classifiers orgCache[[]Classifier]
+	manifest    orgCache[[]LakeFile]
+	lakeRoot    string // local directory of the lake's files (see SetLakeRoot)
 }
 
 // Open opens (creating if needed) the catalog at path and applies every
@@ -41,7 +44,7 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c := &Catalog{db: db, trees: treeCache{trees: map[string]*Tree{}, gen: map[string]uint64{}}}
+	c := &Catalog{db: db}
 	if err := c.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,22 +56,40 @@ func scanClassifier(s scanner) (Classifier, error) {
 }
 
 // Classifiers lists an organization's classifiers (not deleted) by id.
+// The list is kept in memory between changes: the query API checks every
+// request's models against it.
 func (c *Catalog) Classifiers(ctx context.Context, orgID string, f ClassifierFilter) ([]Classifier, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 1 << 30
+	all, err := c.classifiers.load(orgID, func() ([]Classifier, error) { return loadClassifiers(ctx, c.db, orgID) })
+	if err != nil {
+		return nil, err
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT `+classifierColumns+` FROM classifiers
-		WHERE org_id = ? AND deleted_on IS NULL AND id > ?
-		  AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], lower(category_name)))
-		  AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], lower(classifier_type)))
-		  AND (NOT ? OR is_active)
-		ORDER BY id LIMIT ?`, orgID, f.LastID, lower(f.Categories), lower(f.Categories), lower(f.Types), lower(f.Types), f.ActiveOnly, limit)
+	categories, types := lower(f.Categories), lower(f.Types)
+	out := []Classifier{}
+	for _, cl := range all {
+		switch {
+		case cl.ID <= f.LastID,
+			len(categories) > 0 && !slices.Contains(categories, strings.ToLower(cl.CategoryName)),
+			len(types) > 0 && !slices.Contains(types, strings.ToLower(cl.Type)),
+			f.ActiveOnly && !cl.IsActive:
+			continue
+		}
+		if f.Limit > 0 && len(out) == f.Limit {
+			break
+		}
+		out = append(out, cl)
+	}
+	return out, nil
+}
+
+// loadClassifiers reads an organization's classifiers (not deleted) by id.
+func loadClassifiers(ctx context.Context, q querier, orgID string) ([]Classifier, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+classifierColumns+` FROM classifiers
+		WHERE org_id = ? AND deleted_on IS NULL ORDER BY id`, orgID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Classifier{}
+	var out []Classifier
 	for rows.Next() {
 		cl, err := scanClassifier(rows)
 		if err != nil {
@@ -101,6 +120,7 @@ func (c *Catalog) CreateClassifier(ctx context.Context, orgID string, in Classif
 	cl := Classifier{ID: NewID(), OrgID: orgID, Version: 1, IsActive: true, CreatedOn: t, ModifiedOn: t}
 	in.apply(&cl)
 	err := c.InTx(ctx, func(tx *sql.Tx) error { return writeClassifier(ctx, tx, cl, true) })
+	c.classifiers.invalidate(orgID)
 	return cl, err
 }
 
@@ -117,6 +137,7 @@ func (c *Catalog) UpdateClassifier(ctx context.Context, orgID, id string, in Cla
 		cl.ModifiedOn = now()
 		return writeClassifier(ctx, tx, cl, false)
 	})
+	c.classifiers.invalidate(orgID)
 	return cl, err
 }
 
@@ -125,6 +146,7 @@ func (c *Catalog) UpdateClassifier(ctx context.Context, orgID, id string, in Cla
 func (c *Catalog) DeleteClassifier(ctx context.Context, orgID, id string) error {
 	res, err := c.db.ExecContext(ctx, `UPDATE classifiers SET deleted_on = ?, is_active = false
 		WHERE org_id = ? AND id = ? AND deleted_on IS NULL`, now(), orgID, id)
+	c.classifiers.invalidate(orgID)
 	if err != nil {
 		return err
 	}

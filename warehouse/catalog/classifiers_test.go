@@ -23,6 +23,13 @@ func TestClassifierVersions(t *testing.T) {
 	}
 	pii, _ := c.CreateClassifier(ctx, org.ID, ClassifierInput{Name: strp("PII"), Type: strp("Core AI Model"), CategoryName: strp("Process"),
 		Reportable: boolp(true), Groupable: boolp(true), Definition: json.RawMessage(`{"model":"pii"}`)})
+	// Listed now, so that the lists below are the kept ones, dropped by each change.
+	if got, _ := c.Classifiers(ctx, org.ID, ClassifierFilter{ActiveOnly: true}); len(got) != 2 {
+		t.Fatalf("active after creating: %+v", got)
+	}
+	if got, _ := c.Classifiers(ctx, other.ID, ClassifierFilter{}); len(got) != 0 {
+		t.Fatalf("another organization's list: %+v", got)
+	}
 
 	def2 := json.RawMessage(`{"groups":[{"rules":[{"phrases":["cancel","close my account"]}]}]}`)
 	up, err := c.UpdateClassifier(ctx, org.ID, cl.ID, ClassifierInput{Definition: def2, IsActive: boolp(false)})

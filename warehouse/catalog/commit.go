@@ -80,6 +80,8 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 // registers the lake files. Before it, nothing of the batch is visible; after it,
 // all of it. A re-run replaces an upload's chats and current lake rows.
 func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
+	var written []LakeFile
+	defer func() { c.manifest.invalidate(orgsOf(written)...) }()
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		ids := make([]string, len(ic.Outcomes))
 		for i, o := range ic.Outcomes {
@@ -141,8 +143,8 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 		if ic.Files == nil {
 			return nil
 		}
-		written, err := ic.Files()
-		if err != nil {
+		var err error
+		if written, err = ic.Files(); err != nil {
 			return err
 		}
 		var files [][]any
@@ -251,6 +253,11 @@ var ErrManifestChanged = errors.New("the partition's files changed during compac
 // successors in one transaction: readers see either the old files or the
 // new ones, never both or neither.
 func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
+	if len(replacements) == 0 {
+		defer c.manifest.invalidateAll() // whose the old files were is not known here
+	} else {
+		defer c.manifest.invalidate(orgsOf(replacements)...) // a partition's successors are its organization's
+	}
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE list_contains(?, path)`, old).Scan(&n); err != nil {
@@ -282,6 +289,17 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 // reclassification's results: no status moves).
 func (c *Catalog) AddLakeFiles(ctx context.Context, runID string, files []LakeFile) error {
 	return c.SwapLakeFiles(ctx, runID, nil, files)
+}
+
+// orgsOf are the organizations of files.
+func orgsOf(files []LakeFile) []string {
+	var out []string
+	for _, f := range files {
+		if !slices.Contains(out, f.OrgID) {
+			out = append(out, f.OrgID)
+		}
+	}
+	return out
 }
 
 // LakeRoot is the local directory of the lake's files.

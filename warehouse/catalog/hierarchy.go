@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,49 +38,16 @@ type NodeInput struct {
 	IsActive *bool
 }
 
-// treeCache keeps each organization's Tree between changes. A load that
-// overlapped a change is not kept (the generation moved).
-type treeCache struct {
-	mu    sync.Mutex
-	trees map[string]*Tree
-	gen   map[string]uint64
-}
-
-func (tc *treeCache) get(orgID string) (*Tree, uint64) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	return tc.trees[orgID], tc.gen[orgID]
-}
-
-func (tc *treeCache) put(orgID string, gen uint64, t *Tree) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if tc.gen[orgID] == gen {
-		tc.trees[orgID] = t
-	}
-}
-
-func (tc *treeCache) invalidate(orgID string) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	tc.gen[orgID]++
-	delete(tc.trees, orgID)
-}
-
 // Hierarchy returns the organization's hierarchy, from memory when it has
 // not changed since it was last read.
 func (c *Catalog) Hierarchy(ctx context.Context, orgID string) (*Tree, error) {
-	if t, _ := c.trees.get(orgID); t != nil {
-		return t, nil
-	}
-	_, gen := c.trees.get(orgID)
-	nodes, err := loadNodes(ctx, c.db, orgID)
-	if err != nil {
-		return nil, err
-	}
-	t := NewTree(nodes)
-	c.trees.put(orgID, gen, t)
-	return t, nil
+	return c.trees.load(orgID, func() (*Tree, error) {
+		nodes, err := loadNodes(ctx, c.db, orgID)
+		if err != nil {
+			return nil, err
+		}
+		return NewTree(nodes), nil
+	})
 }
 
 func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {

@@ -40,6 +40,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 	for i, f := range im.Files {
 		files[i] = lakeFileRow(f, im.RunID, t)
 	}
+	defer c.manifest.invalidate(orgsOf(im.Files)...)
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
 			return err

@@ -3,14 +3,12 @@ package catalog
 import (
 	"context"
 	"fmt"
-
-	"strings"
 	"time"
 
 	json "github.com/goccy/go-json"
 )
 
-// ManifestQuery selects the manifest's files, usually of one table of one
+// ManifestQuery selects files in the manifest, usually of one table of one
 // organization: the pruning every lake read does before DuckDB opens a
 // file. Zero fields do not filter.
 type ManifestQuery struct {
@@ -25,58 +23,60 @@ type ManifestQuery struct {
 	AfterID, MaxID string
 	// Dates, when set, keeps only these partition dates.
 	Dates []time.Time
-	// Counts reads the conversations files' NodeCounts and
-	// CompleteClassifiers too (only counting needs them: pages do not
-	// decode them).
-	Counts bool
 }
 
-// ManifestFiles lists the files of a manifest query, by date and id.
+// ManifestFiles lists the files of a manifest query, by date and id. The
+// organization's manifest is kept in memory between commits (every page
+// of the query API prunes by it); the files returned share their
+// NodeCounts and CompleteClassifiers with it and must not be changed.
 func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFile, error) {
-	where := []string{"true"}
-	var args []any
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
+	read := func() ([]LakeFile, error) { return loadManifest(ctx, c.db, q.OrgID) }
+	var all []LakeFile
+	var err error
+	if q.OrgID == "" { // every organization's (earshot sql): read, not kept
+		all, err = read()
+	} else {
+		all, err = c.manifest.load(q.OrgID, read)
 	}
-	if q.OrgID != "" {
-		add("org_id = ?", q.OrgID)
+	if err != nil {
+		return nil, err
 	}
-	if q.Table != "" {
-		add("table_name = ?", q.Table)
-	}
-	if !q.From.IsZero() {
-		add("part_date >= ?", day(q.From))
-	}
-	if !q.To.IsZero() {
-		add("part_date <= ?", day(q.To))
-	}
-	if q.InteractionFrom != nil {
-		add("max_interaction >= ?", q.InteractionFrom.UTC())
-	}
-	if q.InteractionTo != nil {
-		add("min_interaction <= ?", q.InteractionTo.UTC())
-	}
-	if q.AfterID != "" {
-		add("max_id > ?", q.AfterID)
-	}
-	if q.MaxID != "" {
-		add("min_id <= ?", q.MaxID)
-	}
+	var days map[time.Time]bool
 	if q.Dates != nil {
-		days := make([]string, len(q.Dates))
-		for i, d := range q.Dates {
-			days[i] = d.UTC().Format(time.DateOnly)
+		days = make(map[time.Time]bool, len(q.Dates))
+		for _, d := range q.Dates {
+			days[day(d)] = true
 		}
-		add("list_contains(?, strftime(part_date, '%Y-%m-%d'))", days)
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
-		min_interaction, max_interaction, node_counts, complete_classifiers FROM lake_files WHERE `+strings.Join(where, " AND ")+` ORDER BY part_date, min_id`, args...)
+	from, to := day(q.From), day(q.To)
+	out := []LakeFile{}
+	for _, f := range all {
+		switch {
+		case q.Table != "" && f.Table != q.Table,
+			!q.From.IsZero() && f.Date.Before(from),
+			!q.To.IsZero() && f.Date.After(to),
+			q.InteractionFrom != nil && (f.MaxInteraction == nil || f.MaxInteraction.Before(*q.InteractionFrom)),
+			q.InteractionTo != nil && (f.MinInteraction == nil || f.MinInteraction.After(*q.InteractionTo)),
+			q.AfterID != "" && f.MaxID <= q.AfterID,
+			q.MaxID != "" && f.MinID > q.MaxID,
+			days != nil && !days[f.Date]:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// loadManifest reads an organization's manifest ("": every one's), by
+// date and id.
+func loadManifest(ctx context.Context, q querier, orgID string) ([]LakeFile, error) {
+	rows, err := q.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
+		min_interaction, max_interaction, node_counts, complete_classifiers FROM lake_files WHERE ? = '' OR org_id = ? ORDER BY part_date, min_id`, orgID, orgID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []LakeFile{}
+	var out []LakeFile
 	for rows.Next() {
 		var f LakeFile
 		var nodes, complete *string
@@ -84,12 +84,13 @@ func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFil
 			&nodes, &complete); err != nil {
 			return nil, err
 		}
-		if nodes != nil && q.Counts {
+		f.Date = day(f.Date)
+		if nodes != nil {
 			if err := json.Unmarshal([]byte(*nodes), &f.NodeCounts); err != nil {
 				return nil, fmt.Errorf("manifest entry %s: node counts: %w", f.Path, err)
 			}
 		}
-		if complete != nil && q.Counts {
+		if complete != nil {
 			if err := json.Unmarshal([]byte(*complete), &f.CompleteClassifiers); err != nil {
 				return nil, fmt.Errorf("manifest entry %s: complete classifiers: %w", f.Path, err)
 			}

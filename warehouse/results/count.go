@@ -22,7 +22,7 @@ import (
 // a distinct count over millions of rows.
 func (r *Reader) Count(ctx context.Context, q PageQuery, classifierIDs []string) (int64, error) {
 	q.AfterID = ""
-	files, err := r.conversationFiles(ctx, q, true)
+	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return 0, err
 	}

@@ -88,7 +88,7 @@ func TestCountMatchesScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := r.conversationFiles(ctx, q, true)
+			all, err := r.conversationFiles(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}

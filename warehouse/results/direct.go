@@ -12,7 +12,7 @@ import (
 // same statements the API runs, each row read. No catalog check, no JSON,
 // no HTTP. It returns the rows read.
 func (r *Reader) Direct(ctx context.Context, q PageQuery, table string, classifierIDs []string) (int, error) {
-	files, err := r.conversationFiles(ctx, q, false)
+	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return 0, err
 	}

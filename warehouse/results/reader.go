@@ -75,7 +75,7 @@ type Fetch func(ctx context.Context, rows []Conversation) (Keep, error)
 // batch against the catalog while fetch reads its results, and reads on
 // until the page is full. fetch may be nil.
 func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversation, bool, error) {
-	files, err := r.conversationFiles(ctx, q, false)
+	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return nil, false, err
 	}
@@ -135,10 +135,9 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 
 // conversationFiles prunes the conversations files: by partition date for
 // arrival windows, by the manifest's interaction range for interaction
-// windows, and by the cursor; in id order. counts reads their manifest
-// counts too.
-func (r *Reader) conversationFiles(ctx context.Context, q PageQuery, counts bool) ([]catalog.LakeFile, error) {
-	mq := catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", AfterID: q.AfterID, Counts: counts}
+// windows, and by the cursor; in id order.
+func (r *Reader) conversationFiles(ctx context.Context, q PageQuery) ([]catalog.LakeFile, error) {
+	mq := catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", AfterID: q.AfterID}
 	if q.ByInteraction {
 		mq.InteractionFrom, mq.InteractionTo = &q.From, &q.To
 	} else {
