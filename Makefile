@@ -28,7 +28,7 @@ SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
 # Every fuzz target, as package:FuzzName.
 FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./api/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords \
                 ./pipeline/asr/lm:FuzzReadDictionary ./pipeline/asr/sherpa:FuzzCheckONNX \
-                ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind
+                ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./api:FuzzAppendJSONString
 
 .PHONY: all deps build run test unit fuzz bench bench-query lint clean
 

@@ -139,7 +139,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		}
 		items[i] = item
 	}
-	s.writeJSON(c, http.StatusOK, items)
+	writePage(c, items)
 }
 
 // readInsightsRequest checks every parameter, the window last: it is

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -186,7 +185,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	if len(items) > limit {
 		items = items[:limit]
 	}
-	s.writeJSON(c, http.StatusOK, items)
+	writePage(c, items)
 }
 
 // pageResults are the results of a page's processed conversations: the

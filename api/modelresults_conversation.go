@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
@@ -74,5 +72,5 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	s.writeJSON(c, http.StatusOK, modelResultsItems(models, convs, res, unprocessed, withUnprocessed))
+	writePage(c, modelResultsItems(models, convs, res, unprocessed, withUnprocessed))
 }

@@ -41,9 +41,12 @@ func ParseEnd(s string) (time.Time, error) {
 	return t, err
 }
 
+// Layout is the contract's output form of a time (always UTC).
+const Layout = "2006-01-02T15:04:05.000Z"
+
 // Format writes t as the contract's output form.
 func Format(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return t.UTC().Format(Layout)
 }
 
 func parse(s string) (t time.Time, dateOnly bool, err error) {

@@ -1,0 +1,126 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// modelResultsPage is a full /ModelResults page: 1,000 conversations with
+// the results of 20 models, one in a hundred reviewed.
+func modelResultsPage() (modelSet, []results.Conversation, pageResults) {
+	models := modelSet{names: map[string]string{}, index: map[string]int{}}
+	for m := range 20 {
+		id := fmt.Sprintf("0199a000-0000-7000-8000-%012d", m)
+		models.index[id] = len(models.ids)
+		models.ids = append(models.ids, id)
+		models.names[id] = fmt.Sprintf("Model <%d> & co", m)
+	}
+	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
+	at := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
+	var convs []results.Conversation
+	for i := range 1000 {
+		id := fmt.Sprintf("019a3000-0000-7000-8000-%012d", i)
+		call := fmt.Sprintf("call-%d", i)
+		convs = append(convs, results.Conversation{ID: id, ArrivedOn: at, ClientCallID: &call})
+		for m, model := range models.ids {
+			r := m%3 == 0
+			found.machine[id] = append(found.machine[id], results.ModelResult{ModelID: model, Result: &r, EventTime: at.Add(time.Minute)})
+		}
+		if i%100 == 0 {
+			r := true
+			found.reviews[id] = []catalog.Review{{ConversationID: id, EventType: catalog.EventHumanReview, EventTime: at.Add(time.Hour),
+				Results: []catalog.ReviewResult{{ModelID: models.ids[0], Result: &r}}}}
+		}
+	}
+	return models, convs, found
+}
+
+// BenchmarkModelResultsPage: laying out a /ModelResults page and encoding
+// it, beside goccy/go-json and encoding/json as baselines.
+func BenchmarkModelResultsPage(b *testing.B) {
+	models, convs, found := modelResultsPage()
+	b.Run("items", func(b *testing.B) {
+		for b.Loop() {
+			modelResultsItems(models, convs, found, nil, false)
+		}
+	})
+	items := modelResultsItems(models, convs, found, nil, false)
+	var buf []byte
+	for _, enc := range []struct {
+		name    string
+		marshal func(any) ([]byte, error)
+	}{
+		{"appendJSON", func(any) ([]byte, error) { buf = appendPage(buf[:0], items); return buf, nil }}, // a reused buffer, as writePage's
+		{"baseline-goccy-json", gojson.Marshal},
+		{"baseline-encoding-json", json.Marshal},
+	} {
+		b.Run(enc.name, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				body, _ := enc.marshal(items)
+				size = len(body)
+			}
+			b.ReportMetric(float64(size), "bytes")
+		})
+	}
+}
+
+// jsonTexts are strings that take every path of appendJSONString.
+var jsonTexts = []string{"", "plain", `quote " and \ backslash`, "<b>&amp;</b>", "tab\tnew\nline\r\b\f\x00\x1f\x7f",
+	"café ☕ 𝄞", "line\u2028para\u2029", "bad \xff\xfe utf-8 \xe2\x82", "end\xc3"}
+
+// TestPageJSONMatchesEncodingJSON: a page written by the appenders is
+// what encoding/json writes, for every field filled and empty.
+func TestPageJSONMatchesEncodingJSON(t *testing.T) {
+	models, convs, found := modelResultsPage()
+	items := modelResultsItems(models, convs[:150], found, nil, true)
+	text, yes, no := "a \"text\" <result>", true, false
+	items = append(items,
+		modelResultsItem{ID: "x", MediaStatus: &mediaStatus{Status: "NotProcessed"}}, // nil lists are null
+		modelResultsItem{ID: "y", ModelResults: &[]modelResultView{{Result: &no, TextResult: &text}, {Result: &yes}}, // every result form
+			PriorResults: []resultSetView{{EventType: "HumanReview"}, {ModelResults: []modelResultView{}}}})
+	for i, s := range jsonTexts {
+		s := s
+		items = append(items, modelResultsItem{ID: s, ConversationID: s, ClientCallID: &s, EventType: s,
+			EventTime: dates.Timestamp(time.Unix(int64(i)*86_399_999, int64(i)*1_234_567)), MediaStatus: &mediaStatus{Status: s, Reason: &s},
+			ModelResults: &[]modelResultView{{ModelID: s, ModelName: s, TextResult: &s}}})
+	}
+	insights := []insightItem{{}, {ClassifierResults: []insightResult{}}}
+	for _, s := range jsonTexts {
+		s := s
+		insights = append(insights, insightItem{ConversationID: s, ClientCallID: &s, ArrivedOn: dates.Timestamp(time.Date(2025, 10, 3, 21, 52, 26, 881e6, time.FixedZone("x", 3600))),
+			Status: s, ClassifierResults: []insightResult{{ClassifierID: s, ClassifierName: s, ClassifierType: s, ClassifierCategoryName: s, Result: s, Reasoning: &s}, {}}})
+	}
+	check := func(name string, got []byte, v any) {
+		want, err := json.Marshal(v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s: appended\n%s\nencoding/json\n%s (%v)", name, got, want, err)
+		}
+	}
+	check("ModelResults page", appendPage(nil, items), items)
+	check("Insights page", appendPage(nil, insights), insights)
+	check("empty page", appendPage(nil, []insightItem{}), []insightItem{})
+	check("nil page", appendPage[insightItem](nil, nil), []insightItem(nil))
+}
+
+// FuzzAppendJSONString holds appendJSONString to encoding/json on any
+// text.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range jsonTexts {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: %s, encoding/json %s", s, got, want)
+		}
+	})
+}
