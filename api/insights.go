@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -101,7 +102,22 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 			return out, nil
 		}, nil
 	}
+	// The first page's X-Total-Records is counted while the page is read.
+	var total int64
+	var countErr error
+	var counted sync.WaitGroup
+	if req.page.AfterID == "" {
+		var narrow []string
+		if req.narrowed {
+			narrow = req.ids
+		}
+		counted.Go(func() { total, countErr = s.deps.Results.Count(ctx, req.page, narrow) })
+	}
 	convs, more, err := s.deps.Results.Page(ctx, req.page, fetch)
+	counted.Wait()
+	if err == nil {
+		err = countErr
+	}
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -111,15 +127,6 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		return
 	}
 	if req.page.AfterID == "" {
-		var narrow []string
-		if req.narrowed {
-			narrow = req.ids
-		}
-		total, err := s.deps.Results.Count(ctx, req.page, narrow)
-		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
-		}
 		c.Header("X-Total-Records", strconv.FormatInt(total, 10))
 	}
 	c.Header("X-Has-More", strconv.FormatBool(more))

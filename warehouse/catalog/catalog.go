@@ -22,6 +22,7 @@ type Catalog struct {
 	trees       orgCache[*Tree]
 	classifiers orgCache[[]Classifier]
 	manifest    orgCache[[]LakeFile]
+	reviews     orgCache[*reviewIndex]
 	lakeRoot    string // local directory of the lake's files (see SetLakeRoot)
 }
 

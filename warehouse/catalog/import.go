@@ -41,6 +41,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 		files[i] = lakeFileRow(f, im.RunID, t)
 	}
 	defer c.manifest.invalidate(orgsOf(im.Files)...)
+	defer c.reviews.invalidateAll() // an import is rare: whose reviews it holds need not be sorted out
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
 			return err

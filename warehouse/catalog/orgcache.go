@@ -49,6 +49,19 @@ func (oc *orgCache[T]) invalidate(orgIDs ...string) {
 	}
 }
 
+// change applies a change to the organization's kept value, if one is
+// kept (fn must be safe beside readers of it), and keeps no read that the
+// change overlaps: it may have missed the change.
+func (oc *orgCache[T]) change(orgID string, fn func(T)) {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	oc.made()
+	oc.gen[orgID]++
+	if v, ok := oc.values[orgID]; ok {
+		fn(v)
+	}
+}
+
 // invalidateAll drops everything kept, after a change that may touch any
 // organization.
 func (oc *orgCache[T]) invalidateAll() {

@@ -42,6 +42,20 @@ func TestOrgCache(t *testing.T) {
 	if v, _ := oc.load("a", read(8)); v != 8 {
 		t.Fatalf("kept after invalidateAll: %d", v)
 	}
+	// A change reaches a kept value in place, and no read it overlaps is kept.
+	var ptrs orgCache[*int]
+	n := 1
+	ptrs.load("a", func() (*int, error) { return &n, nil })
+	ptrs.change("a", func(p *int) { *p++ })
+	if p, _ := ptrs.load("a", nil); *p != 2 {
+		t.Fatalf("changed in place: %d", *p)
+	}
+	ptrs.change("b", func(*int) { t.Fatal("changed a value not kept") })
+	m := 10
+	ptrs.load("c", func() (*int, error) { ptrs.change("c", func(*int) {}); return &m, nil })
+	if p, _ := ptrs.load("c", func() (*int, error) { m2 := 11; return &m2, nil }); *p != 11 {
+		t.Fatalf("a read overlapped by a change was kept: %d", *p)
+	}
 }
 
 // TestManifestKeptBetweenCommits: the kept manifest shows every change,
