@@ -37,7 +37,12 @@ func Compound(text string) float64 {
 	var buf [48]vaderToken // room for most turns on the stack
 	s := vaderText{text: strings.TrimSpace(text)}
 	s.words, s.capDiff = vaderSplit(s.text, buf[:0])
-	return s.compound()
+	for _, w := range s.words {
+		if w.flags&inLexicon != 0 {
+			return s.compound()
+		}
+	}
+	return 0 // only lexicon words have valence: the sum, and all else, is 0
 }
 
 // vaderText is an ASCII text split as VADER splits it: on single spaces,
