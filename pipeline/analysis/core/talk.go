@@ -95,7 +95,7 @@ func Talk(c *analysis.Conversation) TalkStats {
 		open = append(open, spoken{speaker: -1}) // none yet
 	}
 	var bufMerged [64]spoken
-	merged := bufMerged[:0] // each speaker's merged stretches, for overtalk among three or more
+	merged := bufMerged[:0]    // each speaker's merged stretches, for overtalk among three or more
 	var talked, everyone int64 // the time anyone talks; the speakers' talk times summed
 	anyoneTo := int64(math.MinInt64)
 	for _, s := range stretches {
