@@ -122,15 +122,17 @@ func (s *Set) EvaluateInto(ctx context.Context, conv *analysis.Conversation, out
 	out = slices.Grow(out[:0], len(s.Classifiers))[:len(s.Classifiers)]
 	var hits *phrase.Hits
 	for i, c := range s.Classifiers {
-		out[i] = Outcome{Classifier: c}
+		var res analysis.Result
+		var err error
 		if k := s.indexOf[i]; k >= 0 {
 			if hits == nil {
 				hits = s.index.Scan(conv)
 			}
-			out[i].Result = s.index.Evaluate(k, conv, hits)
-			continue
+			res = s.index.Evaluate(k, conv, hits)
+		} else {
+			res, err = c.engine.Evaluate(ctx, conv)
 		}
-		out[i].Result, out[i].Err = c.engine.Evaluate(ctx, conv)
+		out[i] = Outcome{Classifier: c, Result: res, Err: err} // one write: each costs a write barrier while the GC runs
 	}
 	if hits != nil {
 		s.index.Release(hits)
