@@ -115,15 +115,16 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 	}
 	convs, more, err := s.deps.Results.Page(ctx, req.page, fetch)
 	counted.Wait()
-	if err == nil {
-		err = countErr
-	}
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
 	if len(convs) == 0 {
 		problem.Write(c, problem.New(http.StatusNotFound, "No processed conversation matches these filters in this date range."))
+		return
+	}
+	if countErr != nil {
+		problem.Write(c, s.internal(c, countErr))
 		return
 	}
 	if req.page.AfterID == "" {
