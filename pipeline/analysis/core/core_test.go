@@ -180,7 +180,8 @@ func TestTalk(t *testing.T) {
 
 // TestTalkAgainstCounting holds Talk to a count, millisecond by
 // millisecond, of who talks, on random conversations of one to four
-// speakers with turns out of order, overlapping, touching and empty.
+// speakers with turns out of order, overlapping, touching and empty, and
+// calls whose words are timed.
 func TestTalkAgainstCounting(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 2000 {
@@ -188,7 +189,14 @@ func TestTalkAgainstCounting(t *testing.T) {
 		c := &analysis.Conversation{}
 		for range 1 + rng.IntN(12) {
 			from := rng.Int64N(200)
-			c.Turns = append(c.Turns, analysis.Turn{Speaker: string(rune('A' + rng.IntN(speakers))), StartMs: from, EndMs: from + rng.Int64N(40)})
+			turn := analysis.Turn{Speaker: string(rune('A' + rng.IntN(speakers))), StartMs: from, EndMs: from + rng.Int64N(40)}
+			if round%2 == 1 { // calls: words inside the turn, some overlapping, empty or backward
+				for range rng.IntN(4) {
+					at := turn.StartMs + rng.Int64N(max(1, turn.EndMs-turn.StartMs))
+					turn.Words = append(turn.Words, analysis.Word{StartMs: at, EndMs: min(at+rng.Int64N(15)-3, turn.EndMs)})
+				}
+			}
+			c.Turns = append(c.Turns, turn)
 		}
 		st := Talk(c)
 		var silence, overtalk int64
@@ -196,8 +204,14 @@ func TestTalkAgainstCounting(t *testing.T) {
 		for ms := int64(0); ms < st.DurationMs; ms++ {
 			talking := map[string]bool{}
 			for _, turn := range c.Turns {
-				if turn.StartMs <= ms && ms < turn.EndMs {
-					talking[turn.Speaker] = true
+				spans := []analysis.Word{{StartMs: turn.StartMs, EndMs: turn.EndMs}}
+				if len(turn.Words) > 0 {
+					spans = turn.Words
+				}
+				for _, w := range spans {
+					if w.StartMs <= ms && ms < w.EndMs {
+						talking[turn.Speaker] = true
+					}
 				}
 			}
 			for sp := range talking {

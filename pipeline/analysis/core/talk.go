@@ -70,7 +70,9 @@ func Talk(c *analysis.Conversation) TalkStats {
 		st.Speakers[sp].Words += text.Count(i)
 		if len(t.Words) > 0 {
 			for _, w := range t.Words {
-				stretches = append(stretches, spoken{sp, w.StartMs, w.EndMs})
+				if w.EndMs > w.StartMs { // an empty (or backward) word is no talk
+					stretches = append(stretches, spoken{sp, w.StartMs, w.EndMs})
+				}
 			}
 		} else if t.EndMs > t.StartMs {
 			stretches = append(stretches, spoken{sp, t.StartMs, t.EndMs})
