@@ -3,12 +3,9 @@ package api
 import (
 	"net/http"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/earshot/earshot/api/dates"
 )
 
 // Result pages (/ModelResults, /Conversations/Insights) are encoded by the
@@ -53,10 +50,9 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `,"conversationId":`...), it.ConversationID)
 	dst = appendJSONStringPtr(append(dst, `,"clientCallId":`...), it.ClientCallID)
 	dst = appendJSONString(append(dst, `,"eventType":`...), it.EventType)
-	dst = appendJSONTime(append(dst, `,"eventTime":`...), it.EventTime)
+	dst = it.EventTime.AppendJSON(append(dst, `,"eventTime":`...))
 	if it.MediaStatus != nil {
-		dst = appendJSONString(append(dst, `,"mediaStatus":{"status":`...), it.MediaStatus.Status)
-		dst = append(appendJSONStringPtr(append(dst, `,"reason":`...), it.MediaStatus.Reason), '}')
+		dst = it.MediaStatus.appendJSON(append(dst, `,"mediaStatus":`...))
 	}
 	dst = append(dst, `,"modelResults":`...)
 	if it.ModelResults == nil {
@@ -65,6 +61,11 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 		dst = appendPage(dst, *it.ModelResults)
 	}
 	return append(appendPage(append(dst, `,"priorResults":`...), it.PriorResults), '}')
+}
+
+func (m mediaStatus) appendJSON(dst []byte) []byte {
+	dst = appendJSONString(append(dst, `{"status":`...), m.Status)
+	return append(appendJSONStringPtr(append(dst, `,"reason":`...), m.Reason), '}')
 }
 
 func (v modelResultView) appendJSON(dst []byte) []byte {
@@ -84,15 +85,15 @@ func (v modelResultView) appendJSON(dst []byte) []byte {
 
 func (v resultSetView) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `{"eventType":`...), v.EventType)
-	dst = appendJSONTime(append(dst, `,"eventTime":`...), v.EventTime)
+	dst = v.EventTime.AppendJSON(append(dst, `,"eventTime":`...))
 	return append(appendPage(append(dst, `,"modelResults":`...), v.ModelResults), '}')
 }
 
 func (it insightItem) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `{"conversationId":`...), it.ConversationID)
 	dst = appendJSONStringPtr(append(dst, `,"clientCallId":`...), it.ClientCallID)
-	dst = appendJSONTime(append(dst, `,"arrivedOn":`...), it.ArrivedOn)
-	dst = appendJSONTime(append(dst, `,"interactionDate":`...), it.InteractionDate)
+	dst = it.ArrivedOn.AppendJSON(append(dst, `,"arrivedOn":`...))
+	dst = it.InteractionDate.AppendJSON(append(dst, `,"interactionDate":`...))
 	dst = appendJSONString(append(dst, `,"status":`...), it.Status)
 	return append(appendPage(append(dst, `,"classifierResults":`...), it.ClassifierResults), '}')
 }
@@ -104,11 +105,6 @@ func (r insightResult) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `,"classifierCategoryName":`...), r.ClassifierCategoryName)
 	dst = appendJSONString(append(dst, `,"result":`...), r.Result)
 	return append(appendJSONStringPtr(append(dst, `,"reasoning":`...), r.Reasoning), '}')
-}
-
-// appendJSONTime writes a timestamp as dates.Timestamp's MarshalJSON does.
-func appendJSONTime(dst []byte, t dates.Timestamp) []byte {
-	return append(time.Time(t).UTC().AppendFormat(append(dst, '"'), dates.Layout), '"')
 }
 
 func appendJSONStringPtr(dst []byte, s *string) []byte {

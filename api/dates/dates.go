@@ -41,12 +41,12 @@ func ParseEnd(s string) (time.Time, error) {
 	return t, err
 }
 
-// Layout is the contract's output form of a time (always UTC).
-const Layout = "2006-01-02T15:04:05.000Z"
+// layout is the contract's output form of a time (always UTC).
+const layout = "2006-01-02T15:04:05.000Z"
 
 // Format writes t as the contract's output form.
 func Format(t time.Time) string {
-	return t.UTC().Format(Layout)
+	return t.UTC().Format(layout)
 }
 
 func parse(s string) (t time.Time, dateOnly bool, err error) {
@@ -129,8 +129,12 @@ func truncate(s string) string {
 type Timestamp time.Time
 
 // MarshalJSON writes "2025-10-03T21:52:26.881Z".
-func (t Timestamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + Format(time.Time(t)) + `"`), nil
+func (t Timestamp) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
+
+// AppendJSON appends what MarshalJSON writes (for encoders that write
+// into one buffer).
+func (t Timestamp) AppendJSON(dst []byte) []byte {
+	return append(time.Time(t).UTC().AppendFormat(append(dst, '"'), layout), '"')
 }
 
 // Ptr converts an optional time for JSON output (nil stays null).

@@ -85,7 +85,7 @@ func loadReviews(ctx context.Context, q querier, orgID string) (*reviewIndex, er
 		if err := json.Unmarshal([]byte(results), &r.Results); err != nil {
 			return nil, err
 		}
-		ix.byConv[r.ConversationID] = append(ix.byConv[r.ConversationID], r)
+		ix.add(r)
 	}
 	return ix, rows.Err()
 }

@@ -125,10 +125,9 @@ func luhn(digits string) bool {
 // digit i, and "oh" is zero.
 var spokenDigits = words.New([]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "oh"})
 
-// digitOf reads a lower-case spoken digit.
-func digitOf(w string) (byte, bool) {
-	n, ok := spokenDigits.Find(w)
-	if !ok {
+// digitOf is the digit of spokenDigits' word n, if found.
+func digitOf(n int, found bool) (byte, bool) {
+	if !found {
 		return 0, false
 	}
 	return '0' + byte(n%10), true
@@ -148,7 +147,7 @@ func spokenDigit(w string) (byte, bool) {
 		}
 		lower[i] = c // a non-ASCII byte matches no spoken digit
 	}
-	return digitOf(string(lower[:len(w)]))
+	return digitOf(spokenDigits.FindBytes(lower[:len(w)]))
 }
 
 // digitsFromWords rewrites runs of four or more spoken digits ("four one
