@@ -19,8 +19,8 @@ type ClassifierResult struct {
 // check); their Current chooses among them.
 func (r *Reader) ClassifierCandidates(ctx context.Context, q PageQuery, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
 	return readCandidates(ctx, r, q, "classifier_results", "classifier_id", "result, reasoning", convs, classifierIDs,
-		func(cols []arrow.Array, i int, in *interner) ClassifierResult {
-			return ClassifierResult{ClassifierID: in.of(cols[2].(stringColumn).Value(i)), Result: in.of(cols[3].(stringColumn).Value(i)),
+		func(cols []arrow.Array, i int, classifier string, in *interner) ClassifierResult {
+			return ClassifierResult{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)),
 				Reasoning: optionalString(cols[4], i)}
 		})
 }

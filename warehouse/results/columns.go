@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -16,21 +17,12 @@ type stringColumn interface {
 	IsNull(i int) bool
 }
 
-// interner returns one shared copy of each value it is given: the ids a
-// page already holds (the classifiers asked for) and the few values that
-// repeat (runs, "true", labels), instead of a copy of every value of every
-// row.
+// interner returns one shared copy of each value it is given: for the
+// few values that repeat (runs, "true", labels), instead of a copy of
+// every value of every row.
 type interner map[string]string
 
-func newInterner(known ...[]string) *interner {
-	in := interner{}
-	for _, list := range known {
-		for _, s := range list {
-			in[s] = s
-		}
-	}
-	return &in
-}
+func newInterner() *interner { return &interner{} }
 
 func (in *interner) of(s string) string {
 	if v, ok := (*in)[s]; ok {
@@ -39,6 +31,40 @@ func (in *interner) of(s string) string {
 	v := strings.Clone(s)
 	(*in)[v] = v
 	return v
+}
+
+// cycle interns the ids of a list (the classifiers a page asks for) from
+// values that come round in its sorted order: a conversation's result
+// rows are sorted by classifier, so the next row's id is mostly the one
+// after the last, found by one comparison instead of hashing it. Other
+// values are interned as an interner does.
+type cycle struct {
+	ids  []string // sorted, unique
+	next int      // where the next value is expected
+	at   map[string]int
+	in   *interner
+}
+
+func newCycle(ids []string, in *interner) *cycle {
+	sorted := slices.Compact(slices.Sorted(slices.Values(ids)))
+	c := &cycle{ids: sorted, at: make(map[string]int, len(sorted)), in: in}
+	for i, id := range sorted {
+		c.at[id] = i
+	}
+	return c
+}
+
+func (c *cycle) of(s string) string {
+	if c.next < len(c.ids) && c.ids[c.next] == s {
+		c.next++
+		return c.ids[c.next-1]
+	}
+	i, ok := c.at[s]
+	if !ok {
+		return c.in.of(s)
+	}
+	c.next = i + 1
+	return c.ids[i]
 }
 
 // optionalString is a nullable VARCHAR value, copied.
@@ -57,7 +83,28 @@ func optionalBool(col arrow.Array, i int) *bool {
 	if c.IsNull(i) {
 		return nil
 	}
-	v := c.Value(i)
+	return &bools[btoi(c.Value(i))]
+}
+
+// bools are the values optionalBool points to, so that a row's result
+// costs no allocation; they are never written through.
+var bools = [2]bool{false, true}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// optionalInterned is a nullable VARCHAR value that repeats (a label),
+// through an interner.
+func optionalInterned(col arrow.Array, i int, in *interner) *string {
+	c := col.(stringColumn)
+	if c.IsNull(i) {
+		return nil
+	}
+	v := in.of(c.Value(i))
 	return &v
 }
 

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -30,6 +31,49 @@ func TestCurrent(t *testing.T) {
 			got := (&Candidates[string]{rows: order}).Current(convs)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestInOrder: sorted pieces handed over interleaved (as a join's threads
+// do) are put back in order, and so are rows whose pieces overlap (files
+// of re-runs) or come in no order at all.
+func TestInOrder(t *testing.T) {
+	sorted := make([]candidate[int], 3000)
+	for i := range sorted {
+		sorted[i] = candidate[int]{conv: fmt.Sprintf("c%04d", i/20), classifier: fmt.Sprintf("k%02d", i%20), run: "r1", row: i}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := func(rows []candidate[int]) [][]candidate[int] {
+		var out [][]candidate[int]
+		for len(rows) > 0 {
+			n := min(len(rows), 1+rng.IntN(700))
+			out = append(out, rows[:n])
+			rows = rows[n:]
+		}
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		return out
+	}
+	overlapping := slices.Clone(sorted) // a re-run's rows of the same conversations, interleaved
+	for i := range 200 {
+		overlapping = append(overlapping, candidate[int]{conv: sorted[i*15].conv, classifier: sorted[i*15].classifier, run: "r2", row: -i})
+	}
+	want := slices.Clone(overlapping)
+	slices.SortFunc(want, compareCandidates[int])
+	shuffled := slices.Clone(sorted)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for name, c := range map[string]struct{ rows, want []candidate[int] }{
+		"sorted":             {sorted, sorted},
+		"interleaved pieces": {slices.Concat(pieces(sorted)...), sorted},
+		"overlapping pieces": {slices.Concat(pieces(slices.Concat(sorted, overlapping[len(sorted):]))...), want},
+		"no order":           {shuffled, sorted},
+		"empty":              {nil, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := inOrder(slices.Clone(c.rows))
+			if !slices.EqualFunc(got, c.want, func(a, b candidate[int]) bool { return compareCandidates(a, b) == 0 }) {
+				t.Fatalf("not in order: %d rows, want %d", len(got), len(c.want))
 			}
 		})
 	}

@@ -30,8 +30,8 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 // Current chooses among them.
 func (r *Reader) ModelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
 	return readCandidates(ctx, r, q, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs,
-		func(cols []arrow.Array, i int, in *interner) ModelResult {
-			return ModelResult{ModelID: in.of(cols[2].(stringColumn).Value(i)), Result: optionalBool(cols[3], i),
-				TextResult: optionalString(cols[4], i), EventTime: timestampAt(cols[5], i)}
+		func(cols []arrow.Array, i int, model string, in *interner) ModelResult {
+			return ModelResult{ModelID: model, Result: optionalBool(cols[3], i),
+				TextResult: optionalInterned(cols[4], i, in), EventTime: timestampAt(cols[5], i)}
 		})
 }
