@@ -78,3 +78,40 @@ func TestInOrder(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkInOrder: a hierarchy page's 20,000 result rows as a join hands
+// them over, two sorted pieces whose ranges interleave, put in order by
+// merging (inOrder) and by sorting.
+func BenchmarkInOrder(b *testing.B) {
+	var a, c []candidate[int]
+	convs, classifiers := make([]string, 1000), make([]string, 20) // one copy of each, as readCandidates interns them
+	for i := range convs {
+		convs[i] = fmt.Sprintf("01999d11-a3bb-70c6-896b-%012d", i)
+	}
+	for i := range classifiers {
+		classifiers[i] = fmt.Sprintf("01a1ffe2-b1d6-7aff-bb2f-%012d", i)
+	}
+	for i := range 20000 {
+		conv := i / 20
+		r := candidate[int]{conv: convs[conv], classifier: classifiers[i%20], run: "01a1ffe2-b90d-74fc-8e5a-0a3ee263c7e4", row: i}
+		if conv/50%2 == 0 {
+			a = append(a, r)
+		} else {
+			c = append(c, r)
+		}
+	}
+	rows := slices.Concat(a, c)
+	work := make([]candidate[int], len(rows))
+	b.Run("merge", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, rows)
+			inOrder(work)
+		}
+	})
+	b.Run("sort", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, rows)
+			slices.SortFunc(work, compareCandidates[int])
+		}
+	})
+}
