@@ -138,9 +138,10 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		if cv.InteractionDate != nil {
 			when = *cv.InteractionDate
 		}
+		res := found[cv.ID]
 		item := insightItem{ConversationID: cv.ID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
-			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: []insightResult{}}
-		for _, r := range found[cv.ID] {
+			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
+		for _, r := range res {
 			cl := req.classifiers[r.ClassifierID]
 			item.ClassifierResults = append(item.ClassifierResults, insightResult{ClassifierID: r.ClassifierID, ClassifierName: cl.Name,
 				ClassifierType: cl.Type, ClassifierCategoryName: cl.CategoryName, Result: r.Result, Reasoning: r.Reasoning})

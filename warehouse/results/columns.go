@@ -108,6 +108,15 @@ func optionalInterned(col arrow.Array, i int, in *interner) *string {
 	return &v
 }
 
+// optionalTimestamp is a nullable TIMESTAMP value, in UTC.
+func optionalTimestamp(col arrow.Array, i int) *time.Time {
+	if col.IsNull(i) {
+		return nil
+	}
+	t := timestampAt(col, i)
+	return &t
+}
+
 // timestampAt is a TIMESTAMP value, in UTC.
 func timestampAt(col arrow.Array, i int) time.Time {
 	c := col.(*array.Timestamp)

@@ -8,11 +8,12 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -199,12 +200,16 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	}
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
-	err = queryRows(ctx, r.Catalog.DB(), func(rs *sql.Rows) error {
-		var c Conversation
-		err := rs.Scan(&c.ID, &c.RunID, &c.ClientCallID, &c.ArrivedOn, &c.InteractionDate, &c.HierarchyNodeID)
-		c.ArrivedOn = c.ArrivedOn.UTC()
-		rows = append(rows, c)
-		return err
+	in := newInterner() // runs and hierarchy nodes repeat
+	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
+		cols := rec.Columns()
+		ids, runs := cols[0].(stringColumn), cols[1].(stringColumn)
+		for i := range int(rec.NumRows()) {
+			rows = append(rows, Conversation{ID: strings.Clone(ids.Value(i)), RunID: in.of(runs.Value(i)),
+				ClientCallID: optionalString(cols[2], i), ArrivedOn: timestampAt(cols[3], i),
+				InteractionDate: optionalTimestamp(cols[4], i), HierarchyNodeID: optionalInterned(cols[5], i, in)})
+		}
+		return nil
 	}, query, args...)
 	if err != nil {
 		return nil, "", err
@@ -262,19 +267,4 @@ type errTooManyRuns string
 
 func (e errTooManyRuns) Error() string {
 	return "conversation " + string(e) + " has more lake rows than a page reads; run the compact job"
-}
-
-// queryRows runs a query and scans each row with scan.
-func queryRows(ctx context.Context, db *sql.DB, scan func(*sql.Rows) error, query string, args ...any) error {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
