@@ -34,13 +34,29 @@ type insightItem struct {
 	ClassifierResults []insightResult `json:"classifierResults"`
 }
 
+// insightResult is a classifier's result in an Insights item. The
+// classifier's fields are shared by all its results of a page (encoding/json
+// writes the embedded struct's fields in place).
 type insightResult struct {
-	ClassifierID           string  `json:"classifierId"`
-	ClassifierName         string  `json:"classifierName"`
-	ClassifierType         string  `json:"classifierType"`
-	ClassifierCategoryName string  `json:"classifierCategoryName"`
-	Result                 string  `json:"result"`
-	Reasoning              *string `json:"reasoning"`
+	*insightClassifier
+	Result    string  `json:"result"`
+	Reasoning *string `json:"reasoning"`
+}
+
+// insightClassifier is what an Insights result says of its classifier,
+// with its JSON written once for a page's thousands of results.
+type insightClassifier struct {
+	ClassifierID           string `json:"classifierId"`
+	ClassifierName         string `json:"classifierName"`
+	ClassifierType         string `json:"classifierType"`
+	ClassifierCategoryName string `json:"classifierCategoryName"`
+	json                   []byte // {"classifierId":…,"classifierCategoryName":…
+}
+
+func newInsightClassifier(id, name, typ, category string) *insightClassifier {
+	ic := &insightClassifier{ClassifierID: id, ClassifierName: name, ClassifierType: typ, ClassifierCategoryName: category}
+	ic.json = ic.appendJSON(nil)
+	return ic
 }
 
 // insightsRequest is a checked Insights request.
@@ -49,7 +65,7 @@ type insightsRequest struct {
 	// classifiers are the ones whose results are listed; narrowed says a
 	// classifier filter chose them (conversations without a result of
 	// theirs are left out).
-	classifiers map[string]catalog.Classifier
+	classifiers map[string]*insightClassifier
 	ids         []string
 	narrowed    bool
 }
@@ -142,9 +158,8 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		item := insightItem{ConversationID: cv.ID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
 			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
 		for _, r := range res {
-			cl := req.classifiers[r.ClassifierID]
-			item.ClassifierResults = append(item.ClassifierResults, insightResult{ClassifierID: r.ClassifierID, ClassifierName: cl.Name,
-				ClassifierType: cl.Type, ClassifierCategoryName: cl.CategoryName, Result: r.Result, Reasoning: r.Reasoning})
+			item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: req.classifiers[r.ClassifierID],
+				Result: r.Result, Reasoning: r.Reasoning})
 		}
 		items[i] = item
 	}
@@ -206,10 +221,10 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 	if err != nil {
 		return req, s.internal(c, err)
 	}
-	req.classifiers = map[string]catalog.Classifier{}
+	req.classifiers = map[string]*insightClassifier{}
 	for _, cl := range all {
 		if classifierIDs == nil || slices.Contains(classifierIDs, cl.ID) {
-			req.classifiers[cl.ID] = cl
+			req.classifiers[cl.ID] = newInsightClassifier(cl.ID, cl.Name, cl.Type, cl.CategoryName)
 			req.ids = append(req.ids, cl.ID)
 		}
 	}

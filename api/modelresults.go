@@ -31,11 +31,27 @@ type modelResultsItem struct {
 	PriorResults   []resultSetView    `json:"priorResults"`
 }
 
+// modelResultView is a model's result in an item. The model's fields are
+// shared by all its results of a page (encoding/json writes the embedded
+// struct's fields in place); nil marks a model place without a value.
 type modelResultView struct {
-	ModelID    string  `json:"modelId"`
-	ModelName  string  `json:"modelName"`
+	*modelFields
 	Result     *bool   `json:"result"`
 	TextResult *string `json:"textResult"`
+}
+
+// modelFields is what a result says of its model, with its JSON written
+// once for a page's thousands of results.
+type modelFields struct {
+	ModelID   string `json:"modelId"`
+	ModelName string `json:"modelName"`
+	json      []byte // {"modelId":…,"modelName":…
+}
+
+func newModelFields(id, name string) *modelFields {
+	mf := &modelFields{ModelID: id, ModelName: name}
+	mf.json = mf.appendJSON(nil)
+	return mf
 }
 
 type resultSetView struct {
@@ -58,16 +74,16 @@ const (
 
 // modelSet is the models a request names, in its order, with their names.
 type modelSet struct {
-	ids   []string
-	names map[string]string // of every active model
-	index map[string]int    // a named model's place in ids
+	ids    []string
+	fields map[string]*modelFields // of every active model
+	index  map[string]int          // a named model's place in ids
 }
 
 // view is a model's result as an item shows it; ok is false for a model
 // the request does not name.
 func (m modelSet) view(modelID string, result *bool, text *string) (int, modelResultView, bool) {
 	k, ok := m.index[modelID]
-	return k, modelResultView{ModelID: modelID, ModelName: m.names[modelID], Result: result, TextResult: text}, ok
+	return k, modelResultView{modelFields: m.fields[modelID], Result: result, TextResult: text}, ok
 }
 
 // readModelIDs checks modelIds against the organization's active
@@ -77,11 +93,11 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 	if err != nil {
 		return modelSet{}, s.internal(c, err)
 	}
-	set := modelSet{names: map[string]string{}, index: map[string]int{}}
+	set := modelSet{fields: map[string]*modelFields{}, index: map[string]int{}}
 	available := make([]string, len(active))
 	for i, cl := range active {
 		available[i] = cl.ID
-		set.names[cl.ID] = cl.Name
+		set.fields[cl.ID] = newModelFields(cl.ID, cl.Name)
 	}
 	errs := fieldErrors{}
 	v, _ := get("modelIds")
@@ -90,7 +106,7 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 		errs.add("modelIds", "is required: the ids of the models (classifiers) whose results to return.")
 	}
 	for _, id := range errs.guids(get, "modelIds") {
-		if _, ok := set.names[id]; !ok {
+		if _, ok := set.fields[id]; !ok {
 			errs.add("modelIds", id+" is not an active classifier of your organization.")
 			continue
 		}
@@ -231,7 +247,7 @@ type resultSet struct {
 	eventType string
 	eventTime time.Time
 	// results has a place for each model of the request, in its order; a
-	// model the set has no value for has an empty ModelID there.
+	// model the set has no value for has a zero view (no model) there.
 	results []modelResultView
 }
 
@@ -240,7 +256,7 @@ type resultSet struct {
 func present(results []modelResultView) []modelResultView {
 	out := results[:0]
 	for _, v := range results {
-		if v.ModelID != "" {
+		if v.modelFields != nil {
 			out = append(out, v)
 		}
 	}
@@ -283,7 +299,7 @@ func processedItem(cv results.Conversation, models modelSet, machine []results.M
 	if len(sets) > 1 { // the newest set's values, else an older one's
 		current = slices.Clone(latest.results)
 		for k := range current {
-			for i := len(sets) - 2; i >= 0 && current[k].ModelID == ""; i-- {
+			for i := len(sets) - 2; i >= 0 && current[k].modelFields == nil; i-- {
 				current[k] = sets[i].results[k]
 			}
 		}

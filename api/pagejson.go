@@ -63,15 +63,24 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 	return append(appendPage(append(dst, `,"priorResults":`...), it.PriorResults), '}')
 }
 
+// appendJSON writes the model's fields as the start of a result's object
+// (not closed).
+func (mf *modelFields) appendJSON(dst []byte) []byte {
+	dst = appendJSONString(append(dst, `{"modelId":`...), mf.ModelID)
+	return appendJSONString(append(dst, `,"modelName":`...), mf.ModelName)
+}
+
 func (m mediaStatus) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `{"status":`...), m.Status)
 	return append(appendJSONStringPtr(append(dst, `,"reason":`...), m.Reason), '}')
 }
 
 func (v modelResultView) appendJSON(dst []byte) []byte {
-	dst = appendJSONString(append(dst, `{"modelId":`...), v.ModelID)
-	dst = appendJSONString(append(dst, `,"modelName":`...), v.ModelName)
-	dst = append(dst, `,"result":`...)
+	if v.modelFields == nil { // as encoding/json: no model fields
+		dst = append(dst, `{"result":`...)
+	} else {
+		dst = append(append(dst, v.json...), `,"result":`...)
+	}
 	switch {
 	case v.Result == nil:
 		dst = append(dst, "null"...)
@@ -99,12 +108,22 @@ func (it insightItem) appendJSON(dst []byte) []byte {
 }
 
 func (r insightResult) appendJSON(dst []byte) []byte {
-	dst = appendJSONString(append(dst, `{"classifierId":`...), r.ClassifierID)
-	dst = appendJSONString(append(dst, `,"classifierName":`...), r.ClassifierName)
-	dst = appendJSONString(append(dst, `,"classifierType":`...), r.ClassifierType)
-	dst = appendJSONString(append(dst, `,"classifierCategoryName":`...), r.ClassifierCategoryName)
-	dst = appendJSONString(append(dst, `,"result":`...), r.Result)
+	if r.insightClassifier == nil { // as encoding/json: no classifier fields
+		dst = append(dst, `{"result":`...)
+	} else {
+		dst = append(append(dst, r.json...), `,"result":`...)
+	}
+	dst = appendJSONString(dst, r.Result)
 	return append(appendJSONStringPtr(append(dst, `,"reasoning":`...), r.Reasoning), '}')
+}
+
+// appendJSON writes the classifier's fields as the start of a result's
+// object (not closed).
+func (ic *insightClassifier) appendJSON(dst []byte) []byte {
+	dst = appendJSONString(append(dst, `{"classifierId":`...), ic.ClassifierID)
+	dst = appendJSONString(append(dst, `,"classifierName":`...), ic.ClassifierName)
+	dst = appendJSONString(append(dst, `,"classifierType":`...), ic.ClassifierType)
+	return appendJSONString(append(dst, `,"classifierCategoryName":`...), ic.ClassifierCategoryName)
 }
 
 func appendJSONStringPtr(dst []byte, s *string) []byte {

@@ -16,12 +16,12 @@ import (
 // modelResultsPage is a full /ModelResults page: 1,000 conversations with
 // the results of 20 models, one in a hundred reviewed.
 func modelResultsPage() (modelSet, []results.Conversation, pageResults) {
-	models := modelSet{names: map[string]string{}, index: map[string]int{}}
+	models := modelSet{fields: map[string]*modelFields{}, index: map[string]int{}}
 	for m := range 20 {
 		id := fmt.Sprintf("0199a000-0000-7000-8000-%012d", m)
 		models.index[id] = len(models.ids)
 		models.ids = append(models.ids, id)
-		models.names[id] = fmt.Sprintf("Model <%d> & co", m)
+		models.fields[id] = newModelFields(id, fmt.Sprintf("Model <%d> & co", m))
 	}
 	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
 	at := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -91,13 +91,13 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 		s := s
 		items = append(items, modelResultsItem{ID: s, ConversationID: s, ClientCallID: &s, EventType: s,
 			EventTime: dates.Timestamp(time.Unix(int64(i)*86_399_999, int64(i)*1_234_567)), MediaStatus: &mediaStatus{Status: s, Reason: &s},
-			ModelResults: &[]modelResultView{{ModelID: s, ModelName: s, TextResult: &s}}})
+			ModelResults: &[]modelResultView{{modelFields: newModelFields(s, s), TextResult: &s}}})
 	}
 	insights := []insightItem{{}, {ClassifierResults: []insightResult{}}}
 	for _, s := range jsonTexts {
 		s := s
 		insights = append(insights, insightItem{ConversationID: s, ClientCallID: &s, ArrivedOn: dates.Timestamp(time.Date(2025, 10, 3, 21, 52, 26, 881e6, time.FixedZone("x", 3600))),
-			Status: s, ClassifierResults: []insightResult{{ClassifierID: s, ClassifierName: s, ClassifierType: s, ClassifierCategoryName: s, Result: s, Reasoning: &s}, {}}})
+			Status: s, ClassifierResults: []insightResult{{insightClassifier: newInsightClassifier(s, s, s, s), Result: s, Reasoning: &s}, {}}})
 	}
 	check := func(name string, got []byte, v any) {
 		want, err := json.Marshal(v)

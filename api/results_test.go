@@ -80,7 +80,14 @@ type pageItem struct {
 	ModelResults   *[]map[string]any `json:"modelResults"`
 	PriorResults   []map[string]any  `json:"priorResults"`
 	Status         string            `json:"status"`
-	Results        []insightResult   `json:"classifierResults"`
+	Results        []struct {
+		ClassifierID           string  `json:"classifierId"`
+		ClassifierName         string  `json:"classifierName"`
+		ClassifierType         string  `json:"classifierType"`
+		ClassifierCategoryName string  `json:"classifierCategoryName"`
+		Result                 string  `json:"result"`
+		Reasoning              *string `json:"reasoning"`
+	} `json:"classifierResults"`
 }
 
 // walk follows lastId through every page of a query, checking each page.
