@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot/earshot/internal/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
 func eval(t *testing.T, def string, c *analysis.Conversation) analysis.Result {
@@ -327,5 +328,19 @@ func TestFindInTurn(t *testing.T) {
 	}
 	if found < 4 {
 		t.Fatalf("only %d findings: the comparison proves little", found)
+	}
+}
+
+// isSpokenDigit, by prefix alone, says what the spoken digits' word index
+// says, for the words, their near misses and longer words sharing their
+// first eight bytes.
+func TestIsSpokenDigit(t *testing.T) {
+	tokens := append(slices.Clone(spokenDigitWords), "o", "on", "ones", "fiver", "zeroes", "eighty", "nineteen", "sevenths",
+		"seventeen", "threefold", "twofaced", "ohm", "t", "e", "n", "the", "for", "fourteen", "sixteenths", "four1", "éight")
+	for _, tok := range tokens {
+		_, want := spokenDigits.Find(tok)
+		if got := isSpokenDigit(words.Prefix(tok)); got != want {
+			t.Errorf("%q: isSpokenDigit %v, index %v", tok, got, want)
+		}
 	}
 }
