@@ -63,6 +63,32 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 	return append(appendPage(append(dst, `,"priorResults":`...), it.PriorResults), '}')
 }
 
+// openResult opens a result's object up to its "result" key: after the
+// shared fields' JSON (head), or, with none, as encoding/json writes a
+// nil embedded struct's (no fields at all).
+func openResult(dst, head []byte) []byte {
+	if head == nil {
+		return append(dst, `{"result":`...)
+	}
+	return append(append(dst, head...), `,"result":`...)
+}
+
+// head is the model's fields' JSON, nil for no model.
+func (mf *modelFields) head() []byte {
+	if mf == nil {
+		return nil
+	}
+	return mf.json
+}
+
+// head is the classifier's fields' JSON, nil for no classifier.
+func (ic *insightClassifier) head() []byte {
+	if ic == nil {
+		return nil
+	}
+	return ic.json
+}
+
 // appendJSON writes the model's fields as the start of a result's object
 // (not closed).
 func (mf *modelFields) appendJSON(dst []byte) []byte {
@@ -76,11 +102,7 @@ func (m mediaStatus) appendJSON(dst []byte) []byte {
 }
 
 func (v modelResultView) appendJSON(dst []byte) []byte {
-	if v.modelFields == nil { // as encoding/json: no model fields
-		dst = append(dst, `{"result":`...)
-	} else {
-		dst = append(append(dst, v.json...), `,"result":`...)
-	}
+	dst = openResult(dst, v.modelFields.head())
 	switch {
 	case v.Result == nil:
 		dst = append(dst, "null"...)
@@ -108,12 +130,7 @@ func (it insightItem) appendJSON(dst []byte) []byte {
 }
 
 func (r insightResult) appendJSON(dst []byte) []byte {
-	if r.insightClassifier == nil { // as encoding/json: no classifier fields
-		dst = append(dst, `{"result":`...)
-	} else {
-		dst = append(append(dst, r.json...), `,"result":`...)
-	}
-	dst = appendJSONString(dst, r.Result)
+	dst = appendJSONString(openResult(dst, r.insightClassifier.head()), r.Result)
 	return append(appendJSONStringPtr(append(dst, `,"reasoning":`...), r.Reasoning), '}')
 }
 

@@ -86,7 +86,7 @@ func inOrder[T any](rows []candidate[T]) []candidate[T] {
 	}
 	src, dst := rows, make([]candidate[T], len(rows))
 	for len(pieces) > 1 {
-		merged := pieces[:0:0]
+		var merged [][]candidate[T] // pieces still points into src
 		at := 0
 		for i := 0; i < len(pieces); i += 2 {
 			out := dst[at:at]

@@ -129,9 +129,10 @@ var spokenDigits = words.New(spokenDigitWords)
 
 // spokenDigitPrefixes are the words' words.Prefix values. The words are
 // shorter than eight bytes, so a token is one of them exactly when its
-// prefix is one of these (a longer token's prefix has no zero byte):
-// eleven comparisons, cheaper than a lookup for every token of a call.
-var spokenDigitPrefixes = func() (out [11]uint64) {
+// prefix is one of these (a longer token's prefix has no zero byte): a
+// few comparisons, cheaper than a lookup for every token of a call.
+var spokenDigitPrefixes = func() []uint64 {
+	out := make([]uint64, len(spokenDigitWords))
 	for i, w := range spokenDigitWords {
 		out[i] = words.Prefix(w)
 	}
