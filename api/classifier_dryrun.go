@@ -59,7 +59,7 @@ func (s *Server) testClassifier(c *gin.Context) {
 	}
 	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
-	err = pipeline.EachProcessed(ctx, s.deps.Catalog, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
+	err = pipeline.EachProcessed(ctx, s.deps.Catalog, s.deps.Results, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
 		for _, conv := range convs {
 			if out.Evaluated == maxTestConversations {
 				out.Truncated = true

@@ -58,7 +58,7 @@ func (e *resultsEnv) models() string {
 // query must return, by id.
 func (e *resultsEnv) reference(t *testing.T, where string, args ...any) []string {
 	t.Helper()
-	rows, err := e.cat.DB().Query(`SELECT id FROM interactions WHERE org_id = ? AND `+where+` ORDER BY id`, append([]any{e.orgs[0].ID}, args...)...)
+	rows, err := e.sql.Query(`SELECT id FROM interactions WHERE org_id = ? AND `+where+` ORDER BY id`, append([]any{e.orgs[0].ID}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,8 @@ func TestModelResultsWalkMatchesCatalog(t *testing.T) {
 	region := e.orgs[0].Regions[0]
 	tree, _ := e.cat.Hierarchy(context.Background(), e.orgs[0].ID)
 	inRegion := e.walk(t, base+"&hierarchyCodes=R1", "lastId", 100)
-	wantRegion := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND list_contains(?, hierarchy_node_id)", tree.Descendants(region))
+	descendants, _ := json.Marshal(tree.Descendants(region))
+	wantRegion := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND hierarchy_node_id IN (SELECT value FROM json_each(?))", string(descendants))
 	if len(wantRegion) == 0 || !slices.Equal(ids(inRegion), wantRegion) {
 		t.Fatalf("hierarchyCodes=R1: %d conversations, want %d", len(inRegion), len(wantRegion))
 	}

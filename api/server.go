@@ -48,7 +48,6 @@ type Catalog interface {
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
-	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 
 	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
@@ -61,14 +60,15 @@ type Catalog interface {
 	AddReview(ctx context.Context, r catalog.Review) (catalog.Review, error)
 }
 
-// ResultReader reads pages of conversations and their results from the
-// lake (results.Reader).
+// ResultReader reads pages of conversations, their results and their
+// transcripts from the lake (results.Reader).
 type ResultReader interface {
 	Page(ctx context.Context, q results.PageQuery, fetch results.Fetch) ([]results.Conversation, bool, error)
 	Count(ctx context.Context, q results.PageQuery, classifierIDs []string) (int64, error)
 	ModelResults(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (map[string][]results.ModelResult, error)
 	ModelCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
 	ClassifierCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
+	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 }
 
 // JobStarter starts a job for an organization in the background.

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 
@@ -52,6 +54,8 @@ type testEnv struct {
 	t            testing.TB
 	srv          *Server
 	cat          *catalog.Catalog
+	sql          *sql.DB // the catalog file, opened directly
+	reader       *results.Reader
 	bucket       *blob.Local
 	tokens       *oauth.Tokens
 	org          catalog.Organization
@@ -77,7 +81,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
+	cat, err := catalog.Open(ctx, filepath.Join(dir, testlake.CatalogFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +90,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat.SetLakeRoot(filepath.Join(dir, "bucket"))
+	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
 	keysOnce.Do(func() {
 		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
 		defer os.RemoveAll(kdir) // the keys live in memory once loaded
@@ -113,9 +117,9 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := jobs.NewRunner(cat, "api-test", logger, nil)
-	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
+	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
 	deps := Deps{
-		Catalog: cat, Results: &results.Reader{Catalog: cat}, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
+		Catalog: cat, Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: logger, Classifiers: registry.Compiler{}, Jobs: runner,
 	}
 	for _, mod := range mods {
@@ -125,7 +129,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{t: t, srv: srv, cat: cat, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
+	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
 }
 
 type response struct {

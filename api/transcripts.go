@@ -85,7 +85,7 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 			ready = append(ready, it)
 		}
 	}
-	segments, err := s.deps.Catalog.Transcripts(ctx, org, ready)
+	segments, err := s.deps.Results.Transcripts(ctx, org, ready)
 	if err != nil {
 		internal("lake", err)
 		return nil, errs

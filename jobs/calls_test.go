@@ -107,7 +107,7 @@ func TestIngestCalls(t *testing.T) {
 	if stereo.Status != catalog.StatusReadyToSample || stereo.CallDurationMillis == nil || *stereo.CallDurationMillis < wantMs {
 		t.Fatalf("stereo: %+v", stereo)
 	}
-	segs, err := e.cat.Transcripts(ctx, e.org.ID, []catalog.Interaction{stereo, monoIt})
+	segs, err := e.reader.Transcripts(ctx, e.org.ID, []catalog.Interaction{stereo, monoIt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +137,8 @@ func TestIngestCalls(t *testing.T) {
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	rows, err := e.cat.DB().QueryContext(ctx, `SELECT conversation_id, transcript_mode, transcript_engine, transcript_model, call_duration_millis
-		FROM read_parquet(`+e.cat.LakeFileList(paths)+`) ORDER BY conversation_id`)
+	rows, err := e.reader.Lake.SQL().QueryContext(ctx, `SELECT conversation_id, transcript_mode, transcript_engine, transcript_model, call_duration_millis
+		FROM read_parquet(`+e.reader.Lake.FileList(paths)+`) ORDER BY conversation_id`)
 	if err != nil {
 		t.Fatal(err)
 	}

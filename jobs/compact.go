@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"iter"
@@ -13,6 +12,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // CompactCatalog is what compaction needs from the catalog.
@@ -20,8 +20,7 @@ type CompactCatalog interface {
 	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
 	LakePaths(ctx context.Context) ([]string, error)
-	DB() *sql.DB
-	LakeFileList(paths []string) string
+	RunsOfDay(ctx context.Context, orgID string, day time.Time) (map[string]string, error)
 }
 
 // LakeBucket lists and removes lake objects.
@@ -40,6 +39,7 @@ const OrphanAge = time.Hour
 // then deletes the old files.
 type Compact struct {
 	Catalog CompactCatalog
+	Engine  *lakedb.DB // reads the partitions
 	Lake    LakeWriter
 	Bucket  LakeBucket
 	Cache   string // local copy of a remote bucket's lake, "" when none
@@ -132,29 +132,43 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 	return removed, nil
 }
 
+// currentRuns is the FROM clause of a partition's files joined to the
+// current run of each conversation, which the catalog gives as two bound
+// lists (ids and runs) for DuckDB to zip.
+func (j *Compact) currentRuns(paths []string) string {
+	return `read_parquet(` + j.Engine.FileList(paths) + `, hive_partitioning = false) l
+		JOIN (SELECT unnest(?::VARCHAR[]) AS id, unnest(?::VARCHAR[]) AS lake_run_id) i ON i.id = l.conversation_id`
+}
+
 // currentResults is the FROM clause of a results table's current rows: per
 // conversation and classifier, the newest run not older than the
 // conversation's own run (a reclassification replaces the ingest's result;
 // a later re-ingestion replaces both).
 func (j *Compact) currentResults(paths []string, classifier string) string {
-	return `read_parquet(` + j.Catalog.LakeFileList(paths) + `, hive_partitioning = false) l
-		JOIN interactions i ON i.id = l.conversation_id AND l.run_id >= i.lake_run_id
+	return j.currentRuns(paths) + ` AND l.run_id >= i.lake_run_id
 		QUALIFY row_number() OVER (PARTITION BY l.conversation_id, l.` + classifier + ` ORDER BY l.run_id DESC) = 1`
 }
 
 // read loads a partition's current rows: only each conversation's current
 // run (its run in the catalog).
 func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, error) {
-	from := `read_parquet(` + j.Catalog.LakeFileList(p.Paths) + `, hive_partitioning = false) l
-		JOIN interactions i ON i.id = l.conversation_id AND i.lake_run_id = l.run_id`
 	var b lake.Batch
-	db := j.Catalog.DB()
+	runs, err := j.Catalog.RunsOfDay(ctx, p.OrgID, p.Date)
+	if err != nil {
+		return b, err
+	}
+	ids, runIDs := make([]string, 0, len(runs)), make([]string, 0, len(runs))
+	for id, run := range runs {
+		ids, runIDs = append(ids, id), append(runIDs, run)
+	}
+	from := j.currentRuns(p.Paths) + ` AND i.lake_run_id = l.run_id`
+	db := j.Engine.SQL()
 	switch p.Table {
 	case lake.TableConversations:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.upload_id, l.media_type, l.file_name,
 			l.arrived_on, l.interaction_date, l.hierarchy_node_id, l.agent_id, l.agent_code, l.client_call_id, l.call_direction,
 			l.locale_id, l.call_duration_millis, l.chat_message_count, l.extended_metadata, l.transcript_mode,
-			l.transcript_engine, l.transcript_model FROM `+from)
+			l.transcript_engine, l.transcript_model FROM `+from, ids, runIDs)
 		if err != nil {
 			return b, err
 		}
@@ -172,7 +186,7 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return b, rows.Err()
 	case lake.TableSegments:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.segment_index, l.speaker, l.start_ms,
-			l.end_ms, l.text, l.confidence, l.words FROM `+from)
+			l.end_ms, l.text, l.confidence, l.words FROM `+from, ids, runIDs)
 		if err != nil {
 			return b, err
 		}
@@ -198,7 +212,7 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return b, rows.Err()
 	case lake.TableClassifierResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.classifier_id, l.classifier_version,
-			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+j.currentResults(p.Paths, "classifier_id"))
+			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+j.currentResults(p.Paths, "classifier_id"), ids, runIDs)
 		if err != nil {
 			return b, err
 		}
@@ -224,7 +238,7 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return b, rows.Err()
 	case lake.TableModelResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.event_type, l.event_time, l.model_id,
-			l.model_version, l.result, l.text_result FROM `+j.currentResults(p.Paths, "model_id"))
+			l.model_version, l.result, l.text_result FROM `+j.currentResults(p.Paths, "model_id"), ids, runIDs)
 		if err != nil {
 			return b, err
 		}

@@ -30,17 +30,17 @@ func TestCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A re-run of one archive leaves superseded rows behind in older files.
-	e.cat.DB().ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, archives[1])
+	e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, archives[1])
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
 	chats, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100})
-	before, err := e.cat.Transcripts(ctx, e.org.ID, chats)
+	before, err := e.reader.Transcripts(ctx, e.org.ID, chats)
 	if err != nil || len(before) != 15 {
 		t.Fatalf("transcripts before: %d %v", len(before), err)
 	}
 	var filesBefore int
-	e.cat.DB().QueryRow(`SELECT count(*) FROM lake_files`).Scan(&filesBefore)
+	e.sql.QueryRow(`SELECT count(*) FROM lake_files`).Scan(&filesBefore)
 	// Every conversations file records its counts by node and the
 	// classifiers every conversation of it has a result of.
 	manifest := func() []catalog.LakeFile {
@@ -66,7 +66,7 @@ func TestCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	var filesAfter, partitions int
-	e.cat.DB().QueryRow(`SELECT count(*), count(DISTINCT (org_id, table_name, part_date)) FROM lake_files`).Scan(&filesAfter, &partitions)
+	e.sql.QueryRow(`SELECT count(*), count(DISTINCT org_id || table_name || part_date) FROM lake_files`).Scan(&filesAfter, &partitions)
 	if filesAfter != partitions || filesAfter >= filesBefore || run.Counts["files_removed"] != int64(filesBefore) {
 		t.Fatalf("%d files before, %d after in %d partitions; run %+v", filesBefore, filesAfter, partitions, run.Counts)
 	}
@@ -76,7 +76,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("compacted rows %d, want 75", run.Counts["rows"])
 	}
 	manifest() // a compacted file keeps what all the files it merged said
-	after, err := e.cat.Transcripts(ctx, e.org.ID, chats)
+	after, err := e.reader.Transcripts(ctx, e.org.ID, chats)
 	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("transcripts changed by compaction: %v", err)
 	}
@@ -102,11 +102,11 @@ func TestCompact(t *testing.T) {
 		t.Fatal("a fresh unlisted file was removed")
 	}
 	old := time.Now().Add(-2 * OrphanAge)
-	os.Chtimes(filepath.Join(e.cat.LakeRoot(), orphan), old, old)
+	os.Chtimes(filepath.Join(e.reader.Lake.Root(), orphan), old, old)
 	// An export snapshot is no orphan, however old.
 	snapshot := ExportPath("users", e.org.ID)
 	e.bucket.Put(ctx, snapshot, strings.NewReader("PAR1"), blob.PutOptions{})
-	os.Chtimes(filepath.Join(e.cat.LakeRoot(), snapshot), old, old)
+	os.Chtimes(filepath.Join(e.reader.Lake.Root(), snapshot), old, old)
 	if run, _ := e.runner.Run(ctx, "compact"); run.Counts["orphans_removed"] != 1 {
 		t.Fatalf("orphan not removed: %+v", run.Counts)
 	}

@@ -1,9 +1,9 @@
 package jobs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -11,10 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/earshot/earshot/sql/export"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // ExportPrefix is where the snapshots live in the bucket, beside the lake
@@ -33,6 +36,7 @@ func ExportPath(table, orgID string) string {
 // the previous one in one write.
 type Export struct {
 	Catalog *catalog.Catalog
+	Engine  *lakedb.DB // writes the Parquet files
 	Bucket  blob.Bucket
 	Cache   string // the local lake cache to write through to (a gs:// bucket), or ""
 	Log     *slog.Logger
@@ -69,15 +73,25 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 	return counts, nil
 }
 
-// snapshot writes one table of one organization: DuckDB copies the query's
-// rows to a local Parquet file, which is then stored in the bucket.
+// snapshot writes one table of one organization: the catalog's rows go
+// to a local JSON-lines file, which DuckDB copies, typed, to a local
+// Parquet file, which is then stored in the bucket.
 func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (int64, error) {
-	local := filepath.Join(dir, table+".parquet")
-	res, err := j.Catalog.DB().ExecContext(ctx, `COPY (`+query+`) TO `+catalog.SQLString(local)+` (FORMAT parquet, COMPRESSION zstd)`, sql.Named("org", orgID))
+	rowsFile := filepath.Join(dir, table+".jsonl")
+	columns, rows, err := j.writeRows(ctx, rowsFile, query, orgID)
 	if err != nil {
 		return 0, err
 	}
-	rows, _ := res.RowsAffected()
+	local := filepath.Join(dir, table+".parquet")
+	specs := make([]string, len(columns))
+	for i, c := range columns {
+		specs[i] = lakedb.SQLString(c) + ": " + lakedb.SQLString(snapshotType(c))
+	}
+	if _, err := j.Engine.SQL().ExecContext(ctx, `COPY (SELECT * FROM read_json(`+lakedb.SQLString(rowsFile)+`,
+		format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`}))
+		TO `+lakedb.SQLString(local)+` (FORMAT parquet, COMPRESSION zstd)`); err != nil {
+		return 0, err
+	}
 	data, err := os.ReadFile(local)
 	if err != nil {
 		return 0, err
@@ -116,4 +130,64 @@ func exportQueries() (map[string]string, error) {
 		out[strings.TrimSuffix(name, ".sql")] = strings.Join(lines, "\n")
 	}
 	return out, nil
+}
+
+// snapshotTypes are the snapshot columns that are not VARCHAR, by name,
+// with their types in the Parquet files (a persisted schema:
+// testdata/export_schema.golden). Lists are JSON arrays in the catalog.
+var snapshotTypes = map[string]string{
+	"is_active": "BOOLEAN", "reportable": "BOOLEAN", "groupable": "BOOLEAN", "disabled": "BOOLEAN", "email_confirmed": "BOOLEAN",
+	"start_date": "TIMESTAMP", "last_login": "TIMESTAMP", "created_on": "TIMESTAMP", "modified_on": "TIMESTAMP", "deleted_on": "TIMESTAMP",
+	"version": "INTEGER", "depth": "INTEGER",
+	"osms": "VARCHAR[]", "ancestor_ids": "VARCHAR[]", "codes": "VARCHAR[]",
+}
+
+func snapshotType(column string) string {
+	if t, ok := snapshotTypes[column]; ok {
+		return t
+	}
+	return "VARCHAR"
+}
+
+// writeRows writes the query's rows of an organization as JSON lines, each
+// value as its snapshot type reads it, and returns the columns and the
+// number of rows.
+func (j *Export) writeRows(ctx context.Context, path, query, orgID string) ([]string, int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	cols, n, err := j.Catalog.Snapshot(ctx, query, orgID, func(columns []string, values []any) error {
+		row := make(map[string]any, len(columns))
+		for i, c := range columns {
+			row[c] = snapshotValue(snapshotType(c), values[i])
+		}
+		return enc.Encode(row)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := w.Flush(); err != nil {
+		return nil, 0, err
+	}
+	return cols, n, f.Close()
+}
+
+// snapshotValue is a catalog value as JSON for its snapshot type: lists
+// are the catalog's JSON text, booleans its 0 and 1.
+func snapshotValue(typ string, v any) any {
+	switch x := v.(type) {
+	case string:
+		if strings.HasSuffix(typ, "[]") {
+			return json.RawMessage(x)
+		}
+	case int64:
+		if typ == "BOOLEAN" {
+			return x != 0
+		}
+	}
+	return v
 }

@@ -44,7 +44,9 @@ func TestExport(t *testing.T) {
 			}
 		}
 	}
-	job := &jobs.Export{Catalog: cat, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	lakeRoot := filepath.Join(dir, "bucket")
+	engine := testlake.Engine(t, lakeRoot)
+	job := &jobs.Export{Catalog: cat, Engine: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for range 2 {
 		counts, err := job.Run(ctx, catalog.JobRun{})
 		if err != nil {
@@ -54,10 +56,9 @@ func TestExport(t *testing.T) {
 			t.Fatalf("counts %v", counts)
 		}
 	}
-	lakeRoot := filepath.Join(dir, "bucket")
 	count := func(query string, args ...any) int {
 		var n int
-		if err := cat.DB().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		if err := engine.SQL().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -84,7 +85,7 @@ func TestExport(t *testing.T) {
 
 	var schema strings.Builder
 	for _, table := range []string{"agents", "classifiers", "hierarchy", "organizations", "users"} {
-		rows, err := cat.DB().QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
+		rows, err := engine.SQL().QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
 			filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgs[0].ID))))
 		if err != nil {
 			t.Fatal(err)

@@ -13,11 +13,13 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"google.golang.org/api/option"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 // With a GCS bucket (fake-gcs-server in the test), the lake's files go to
@@ -39,12 +41,12 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "lake-cache")
-	cat, err := catalog.Open(ctx, filepath.Join(dir, "catalog.duckdb"))
+	cat, err := catalog.Open(ctx, filepath.Join(dir, testlake.CatalogFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	cat.SetLakeRoot(cache)
+	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, cache)}
 	org, _ := cat.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	writer := &lake.Writer{Bucket: gcs, Cache: cache}
@@ -52,7 +54,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	runner.Register("ingest", &Ingest{Catalog: cat, Lake: writer, Open: gcs.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
 		Owner: "gcs-worker", Workers: 1, Lease: time.Minute, Log: log})
-	runner.Register("compact", &Compact{Catalog: cat, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
+	runner.Register("compact", &Compact{Catalog: cat, Engine: reader.Lake, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
 
 	for i := range 2 {
 		id := catalog.NewID()
@@ -72,7 +74,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 		}
 	}
 	chats, _ := cat.Interactions(ctx, org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 10})
-	want, err := cat.Transcripts(ctx, org.ID, chats)
+	want, err := reader.Transcripts(ctx, org.ID, chats)
 	if err != nil || len(want) != 4 {
 		t.Fatalf("transcripts from the cache: %d %v", len(want), err)
 	}
@@ -83,7 +85,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	if err != nil || n != len(paths) {
 		t.Fatalf("fill: %d of %d, %v", n, len(paths), err)
 	}
-	if got, err := cat.Transcripts(ctx, org.ID, chats); err != nil || len(got) != len(want) {
+	if got, err := reader.Transcripts(ctx, org.ID, chats); err != nil || len(got) != len(want) {
 		t.Fatalf("after refill: %d %v", len(got), err)
 	}
 	if n, _ := lake.Fill(ctx, gcs, cache, paths); n != 0 {
@@ -99,7 +101,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 			t.Fatalf("compacted file %s still cached", old)
 		}
 	}
-	if got, err := cat.Transcripts(ctx, org.ID, chats); err != nil || len(got) != len(want) {
+	if got, err := reader.Transcripts(ctx, org.ID, chats); err != nil || len(got) != len(want) {
 		t.Fatalf("after compaction: %d %v", len(got), err)
 	}
 }

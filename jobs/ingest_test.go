@@ -5,8 +5,10 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,10 +22,13 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 type env struct {
 	cat    *catalog.Catalog
+	sql    *sql.DB // the catalog file, opened directly
+	reader *results.Reader
 	bucket *blob.Local
 	org    catalog.Organization
 	runner *Runner
@@ -32,7 +37,8 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
-	cat, bucket, _ := testlake.New(t)
+	cat, bucket, dir := testlake.New(t)
+	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
 	org, _ := cat.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat, "test-worker", log, nil)
@@ -44,9 +50,9 @@ func newEnv(t testing.TB) *env {
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
-	runner.Register("compact", &Compact{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
-	runner.Register("reclassify", &Reclassify{Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
-	return &env{cat: cat, bucket: bucket, org: org, runner: runner}
+	runner.Register("compact", &Compact{Catalog: cat, Engine: reader.Lake, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
+	runner.Register("reclassify", &Reclassify{Catalog: cat, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
+	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, bucket: bucket, org: org, runner: runner}
 }
 
 // stage stores a file and records it as a pending Chat upload.
@@ -185,7 +191,7 @@ func TestIngestChats(t *testing.T) {
 	}
 
 	// Transcripts read back from the lake, turn by turn.
-	segs, err := e.cat.Transcript(ctx, e.org.ID, first)
+	segs, err := e.reader.Transcript(ctx, e.org.ID, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,16 +199,16 @@ func TestIngestChats(t *testing.T) {
 		t.Fatalf("segments %+v", segs)
 	}
 	text := byName["batch/a.tar/chats/3.txt"]
-	segs, _ = e.cat.Transcript(ctx, e.org.ID, text)
+	segs, _ = e.reader.Transcript(ctx, e.org.ID, text)
 	if len(segs) != 2 || segs[1].StartMs != 5000 || segs[1].Speaker != "Customer" {
 		t.Fatalf("text segments %+v", segs)
 	}
-	if _, err := e.cat.Transcript(ctx, e.org.ID, bad); err == nil {
+	if _, err := e.reader.Transcript(ctx, e.org.ID, bad); err == nil {
 		t.Fatal("a failed chat has a transcript")
 	}
 
 	// Re-running an archive replaces its chats and their rows, never doubles them.
-	if _, err := e.cat.DB().ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, tarID); err != nil {
+	if _, err := e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, tarID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
@@ -213,13 +219,13 @@ func TestIngestChats(t *testing.T) {
 		t.Fatalf("after a re-run the archive has %d records", len(again))
 	}
 	var rows int
-	e.cat.DB().QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND media_type = 'ProcessedChat'`, e.org.ID).Scan(&rows)
+	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND media_type = 'ProcessedChat'`, e.org.ID).Scan(&rows)
 	if rows != 5 {
 		t.Fatalf("%d chat records after the re-run, want 5", rows)
 	}
 	for _, c := range again[1:] {
 		if c.Status == "ReadyToSample" {
-			if segs, err := e.cat.Transcript(ctx, e.org.ID, c); err != nil || len(segs) != 2 {
+			if segs, err := e.reader.Transcript(ctx, e.org.ID, c); err != nil || len(segs) != 2 {
 				t.Fatalf("after re-run, %s: %d segments, %v", c.FileName, len(segs), err)
 			}
 		}

@@ -28,7 +28,6 @@ type ReclassifyCatalog interface {
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
-	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 	AddLakeFiles(ctx context.Context, runID string, files []catalog.LakeFile) error
 	UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error
 }
@@ -40,10 +39,11 @@ type ReclassifyCatalog interface {
 // a later re-ingestion replaces them in turn. Each page of conversations is
 // written and committed on its own; the run's counts show the progress.
 type Reclassify struct {
-	Catalog  ReclassifyCatalog
-	Lake     LakeWriter
-	Compiler registry.Compiler
-	Log      *slog.Logger
+	Catalog     ReclassifyCatalog
+	Transcripts pipeline.Transcripts
+	Lake        LakeWriter
+	Compiler    registry.Compiler
+	Log         *slog.Logger
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
@@ -74,7 +74,7 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	if page <= 0 {
 		page = 500
 	}
-	err = pipeline.EachProcessed(ctx, j.Catalog, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
+	err = pipeline.EachProcessed(ctx, j.Catalog, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
 		if err := j.page(ctx, run.ID, org, set, tree, convs, counts); err != nil {
 			return false, err
 		}

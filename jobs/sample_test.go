@@ -2,9 +2,11 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -17,24 +19,24 @@ import (
 )
 
 // sampleCatalog is a catalog with 1,500 generated conversations over 3
-// weeks (the same ones for the same seed).
-func sampleCatalog(t *testing.T) *catalog.Catalog {
+// weeks (the same ones for the same seed), and its file opened directly.
+func sampleCatalog(t *testing.T) (*catalog.Catalog, *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	cat, bucket, _ := testlake.New(t)
+	cat, bucket, dir := testlake.New(t)
 	o := lakegen.Options{Orgs: 1, Conversations: 1500, Days: 21, Classifiers: 2, Start: time.Date(2025, 10, 6, 0, 0, 0, 0, time.UTC),
 		Seed: 3, PendingShare: 0.02}
 	if _, err := lakegen.Generate(ctx, cat, &lake.Writer{Bucket: bucket}, o); err != nil {
 		t.Fatal(err)
 	}
-	return cat
+	return cat, testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile))
 }
 
-// groups counts processed and sampled conversations per agent and week,
-// and lists the sampled ids.
-func groups(t *testing.T, cat *catalog.Catalog) (map[[2]string][2]int, []string) {
+// groups counts processed and sampled conversations per agent and ISO
+// week (from Monday), and lists the sampled ids.
+func groups(t *testing.T, db *sql.DB) (map[[2]string][2]int, []string) {
 	t.Helper()
-	rows, err := cat.DB().Query(`SELECT id, agent_code, date_trunc('week', arrived_on)::VARCHAR, status FROM interactions
+	rows, err := db.Query(`SELECT id, coalesce(agent_code, ''), arrived_on, status FROM interactions
 		WHERE status IN ('ReadyToSample', 'Sampled') ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +45,13 @@ func groups(t *testing.T, cat *catalog.Catalog) (map[[2]string][2]int, []string)
 	out := map[[2]string][2]int{}
 	var sampled []string
 	for rows.Next() {
-		var id, agent, week, status string
-		rows.Scan(&id, &agent, &week, &status)
+		var id, agent, status string
+		var arrived time.Time
+		if err := rows.Scan(&id, &agent, &arrived, &status); err != nil {
+			t.Fatal(err)
+		}
+		day := arrived.UTC().Truncate(24 * time.Hour)
+		week := day.AddDate(0, 0, -(int(day.Weekday())+6)%7).Format(time.DateOnly)
 		g := out[[2]string{agent, week}]
 		g[0]++
 		if status == catalog.StatusSampled {
@@ -59,13 +66,13 @@ func groups(t *testing.T, cat *catalog.Catalog) (map[[2]string][2]int, []string)
 func TestSampleShareDeterminismIdempotence(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cat := sampleCatalog(t)
+	cat, db := sampleCatalog(t)
 	job := &jobs.Sample{Catalog: cat, Rate: 0.25, Seed: "s1", Log: log}
 	counts, err := job.Run(ctx, catalog.JobRun{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byGroup, sampled := groups(t, cat)
+	byGroup, sampled := groups(t, db)
 	if counts["sampled"] != int64(len(sampled)) || len(sampled) == 0 {
 		t.Fatalf("job says %d sampled, catalog has %d", counts["sampled"], len(sampled))
 	}
@@ -80,14 +87,14 @@ func TestSampleShareDeterminismIdempotence(t *testing.T) {
 	}
 	// Deterministic: the same seed on the same data chooses the same
 	// conversations; another seed chooses others.
-	same := sampleCatalog(t)
+	same, sameDB := sampleCatalog(t)
 	(&jobs.Sample{Catalog: same, Rate: 0.25, Seed: "s1", Log: log}).Run(ctx, catalog.JobRun{})
-	if _, again := groups(t, same); !slices.Equal(again, sampled) {
+	if _, again := groups(t, sameDB); !slices.Equal(again, sampled) {
 		t.Fatal("the same seed chose different conversations")
 	}
-	other := sampleCatalog(t)
+	other, otherDB := sampleCatalog(t)
 	(&jobs.Sample{Catalog: other, Rate: 0.25, Seed: "s2", Log: log}).Run(ctx, catalog.JobRun{})
-	if _, diff := groups(t, other); slices.Equal(diff, sampled) {
+	if _, diff := groups(t, otherDB); slices.Equal(diff, sampled) {
 		t.Fatal("another seed chose the same conversations")
 	}
 	if _, err := (&jobs.Sample{Catalog: cat, Rate: 1.5, Log: log}).Run(ctx, catalog.JobRun{}); err == nil {

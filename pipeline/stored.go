@@ -8,10 +8,13 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// StoredSource reads processed conversations back: their records and
-// their transcripts.
-type StoredSource interface {
+// Records reads processed conversations' records back (the catalog).
+type Records interface {
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+}
+
+// Transcripts reads processed conversations' transcripts back (the lake).
+type Transcripts interface {
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 }
 
@@ -27,11 +30,11 @@ type Stored struct {
 // transcript (archives: their chats are conversations of their own) are
 // left out. fn returns false to stop early. A classifier's dry run and a
 // reclassification read their conversations this way.
-func EachProcessed(ctx context.Context, src StoredSource, org string, from, to time.Time, page int, fn func([]Stored) (bool, error)) error {
+func EachProcessed(ctx context.Context, records Records, transcripts Transcripts, org string, from, to time.Time, page int, fn func([]Stored) (bool, error)) error {
 	for _, status := range []string{catalog.StatusReadyToSample, catalog.StatusSampled} {
 		after := ""
 		for {
-			its, err := src.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to, Status: status,
+			its, err := records.Interactions(ctx, org, catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to, Status: status,
 				AfterID: after, Limit: page})
 			if err != nil || len(its) == 0 {
 				if err != nil {
@@ -40,7 +43,7 @@ func EachProcessed(ctx context.Context, src StoredSource, org string, from, to t
 				break
 			}
 			after = its[len(its)-1].ID
-			segs, err := src.Transcripts(ctx, org, its)
+			segs, err := transcripts.Transcripts(ctx, org, its)
 			if err != nil {
 				return err
 			}

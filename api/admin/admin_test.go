@@ -16,7 +16,7 @@ import (
 
 func newService(t *testing.T) *Service {
 	t.Helper()
-	cat, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "catalog.duckdb"))
+	cat, err := catalog.Open(context.Background(), filepath.Join(t.TempDir(), "catalog.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ organization earshot bench gen created.`,
 			if err != nil {
 				return err
 			}
-			reader := &results.Reader{Catalog: st.cat}
+			reader := st.reader
 			if profile != "" {
 				stop, err := startCPUProfile(profile)
 				if err != nil {
@@ -128,10 +128,14 @@ organization earshot bench gen created.`,
 // queryCases are the benchmarked pages: the generated range starts on the
 // first arrival day in the lake.
 func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryCase, error) {
-	var first, last time.Time
-	if err := cat.DB().QueryRowContext(ctx, `SELECT min(part_date)::TIMESTAMP, max(part_date)::TIMESTAMP FROM lake_files WHERE org_id = ?`, org).Scan(&first, &last); err != nil {
+	files, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org})
+	if err != nil {
 		return nil, err
 	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the lake of organization %s is empty (earshot bench gen first)", org)
+	}
+	first, last := files[0].Date, files[len(files)-1].Date // by date
 	classifiers, err := cat.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return nil, err

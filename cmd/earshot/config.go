@@ -12,12 +12,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // config is every setting of earshot, each a flag with an EARSHOT_*
 // variable of the same name (--rate-limit = EARSHOT_RATE_LIMIT).
 type config struct {
-	DataDir        string
+	DataDir string
+	// Catalog is the catalog's address; "" = sqlite://DATA/catalog.db.
+	Catalog        string
 	Addr           string
 	Bucket         string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
 	PublicURL      string // "" = http://ADDR
@@ -116,7 +119,34 @@ func applyEnv(fs *pflag.FlagSet) error {
 	return err
 }
 
-func (c *config) catalogPath() string     { return filepath.Join(c.DataDir, "catalog.duckdb") }
+// catalogAddress is where the catalog is: --catalog, by default the
+// SQLite file in the data directory.
+func (c *config) catalogAddress() string {
+	if c.Catalog != "" {
+		return c.Catalog
+	}
+	return catalog.SchemePrefix + filepath.Join(c.DataDir, "catalog.db")
+}
+
+// catalogExists tells whether the catalog's file is there (a catalog
+// that is no file is taken to be).
+func (c *config) catalogExists() bool {
+	path, isFile := strings.CutPrefix(c.catalogAddress(), catalog.SchemePrefix)
+	if !isFile {
+		return !strings.Contains(c.catalogAddress(), "://") && fileExists(c.catalogAddress())
+	}
+	return fileExists(path)
+}
+
+// legacyCatalogPath is the DuckDB catalog of releases before the SQLite
+// catalog, in the data directory.
+func (c *config) legacyCatalogPath() string { return filepath.Join(c.DataDir, "catalog.duckdb") }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func (c *config) keysDir() string         { return filepath.Join(c.DataDir, "keys") }
 func (c *config) credentialsPath() string { return filepath.Join(c.DataDir, "credentials.json") }
 func (c *config) adminSocket() string     { return filepath.Join(c.DataDir, "admin.sock") }

@@ -41,7 +41,7 @@ directory already has a catalog: make run uses it.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx, out := c.Context(), c.OutOrStdout()
 			notes := filepath.Join(cfg.DataDir, "demo.txt")
-			if _, err := os.Stat(cfg.catalogPath()); err == nil && ifEmpty {
+			if cfg.catalogExists() && ifEmpty {
 				fmt.Fprintf(out, "%s already has data: the demo is not built again.\n", cfg.DataDir)
 				if saved, err := os.ReadFile(notes); err == nil {
 					out.Write(saved)

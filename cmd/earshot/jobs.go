@@ -19,6 +19,8 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 // workerName names this process in job runs and leases.
@@ -38,11 +40,22 @@ func lakeRoot(cfg *config) (dir string, cached bool) {
 	return filepath.Join(cfg.DataDir, "lake-cache"), true
 }
 
-// newJobRunner registers every job on the catalog and bucket.
-func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
+// openReader starts the lake engine over the lake's local directory and
+// the reader of results and transcripts on it and the catalog.
+func openReader(ctx context.Context, cfg *config, cat *catalog.Catalog) (*results.Reader, error) {
+	root, _ := lakeRoot(cfg)
+	engine, err := lakedb.Open(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	return &results.Reader{Catalog: cat, Lake: engine}, nil
+}
+
+// newJobRunner registers every job on the catalog, the lake and the bucket.
+func newJobRunner(cfg *config, reader *results.Reader, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
 	owner := workerName()
+	cat := reader.Catalog
 	root, cached := lakeRoot(cfg)
-	cat.SetLakeRoot(root)
 	writer := &lake.Writer{Bucket: bucket}
 	cache := ""
 	if cached {
@@ -69,10 +82,10 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, bucket blob.Bucket, log *sl
 		},
 		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
-	runner.Register("compact", &jobs.Compact{Catalog: cat, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("compact", &jobs.Compact{Catalog: cat, Engine: reader.Lake, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("sample", &jobs.Sample{Catalog: cat, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
-	runner.Register("export", &jobs.Export{Catalog: cat, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
+	runner.Register("export", &jobs.Export{Catalog: cat, Engine: reader.Lake, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
 	return runner
 }
 

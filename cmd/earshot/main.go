@@ -30,6 +30,7 @@ func rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: catalog, signing keys, local bucket, admin socket (env EARSHOT_DATA)")
+	root.PersistentFlags().StringVar(&cfg.Catalog, "catalog", cfg.Catalog, "catalog address: sqlite://PATH (default sqlite://DATA/catalog.db) (env EARSHOT_CATALOG)")
 	jobFlags(root, &cfg)
 	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), jobsCommand(&cfg), ingestCommand(&cfg), sqlCommand(&cfg), demoCommand(&cfg), warehouseCommand(&cfg), asrCommand(), benchCommand(&cfg), versionCommand())
 	return root

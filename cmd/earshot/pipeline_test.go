@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -47,7 +48,7 @@ func chatTar(t *testing.T, n int, prefix string) []byte {
 // directory's catalog and bucket, as the upload API would.
 func stageArchives(t *testing.T, data string, archives, chatsEach int) {
 	ctx := context.Background()
-	cat, err := catalog.Open(ctx, filepath.Join(data, "catalog.duckdb"))
+	cat, err := catalog.Open(ctx, filepath.Join(data, "catalog.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,13 +115,7 @@ func TestIngestSurvivesSIGKILL(t *testing.T) {
 			if err := child(t, nil, "jobs", "run", "ingest", "--data", data).Run(); err != nil {
 				t.Fatalf("restarted run: %v", err)
 			}
-			ctx := context.Background()
-			cat, err := catalog.Open(ctx, filepath.Join(data, "catalog.duckdb"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cat.Close()
-			db := cat.DB()
+			db := testlake.CatalogSQL(t, filepath.Join(data, "catalog.db"))
 			var records, distinctNames, pending int
 			db.QueryRow(`SELECT count(*), count(DISTINCT file_name) FROM interactions WHERE media_type = 'ProcessedChat'`).Scan(&records, &distinctNames)
 			db.QueryRow(`SELECT count(*) FROM interactions WHERE status = 'Processing'`).Scan(&pending)
@@ -136,15 +131,31 @@ func TestIngestSurvivesSIGKILL(t *testing.T) {
 				paths = append(paths, "'"+filepath.Join(data, "bucket", p)+"'")
 			}
 			rows.Close()
-			var lakeRows, current, distinct int
-			err = db.QueryRow(`SELECT count(*), count(i.id), count(DISTINCT l.conversation_id)
-				FROM read_parquet([`+strings.Join(paths, ",")+`]) l
-				LEFT JOIN interactions i ON i.id = l.conversation_id AND i.lake_run_id = l.run_id`).Scan(&lakeRows, &current, &distinct)
+			runs := map[string]string{}
+			rows, _ = db.Query(`SELECT id, lake_run_id FROM interactions WHERE lake_run_id IS NOT NULL`)
+			for rows.Next() {
+				var id, run string
+				rows.Scan(&id, &run)
+				runs[id] = run
+			}
+			rows.Close()
+			lakeRows, current, distinct := 0, 0, map[string]bool{}
+			rows, err := testlake.Engine(t, data).SQL().Query(`SELECT conversation_id, run_id FROM read_parquet([` + strings.Join(paths, ",") + `])`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if current != archives*chats || distinct != archives*chats {
-				t.Fatalf("lake: %d rows in manifest files, %d current, %d distinct; want %d", lakeRows, current, distinct, archives*chats)
+			for rows.Next() {
+				var id, run string
+				rows.Scan(&id, &run)
+				lakeRows++
+				if runs[id] == run {
+					current++
+				}
+				distinct[id] = true
+			}
+			rows.Close()
+			if current != archives*chats || len(distinct) != archives*chats {
+				t.Fatalf("lake: %d rows in manifest files, %d current, %d distinct; want %d", lakeRows, current, len(distinct), archives*chats)
 			}
 			if point == "ingest-before-commit" && lakeRows != archives*chats {
 				t.Fatalf("uncommitted files reached the manifest: %d rows", lakeRows)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -130,6 +129,7 @@ func serve(ctx context.Context, cfg *config) error {
 // stack is everything a server is made of, opened on a data directory.
 type stack struct {
 	cat     *catalog.Catalog
+	reader  *results.Reader
 	bucket  blob.Bucket
 	tokens  *oauth.Tokens
 	runner  *jobs.Runner
@@ -148,12 +148,18 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	if err != nil {
 		return nil, err
 	}
-	bucket, err := blob.Open(ctx, cfg.bucketURL())
+	reader, err := openReader(ctx, cfg, cat)
 	if err != nil {
 		cat.Close()
 		return nil, err
 	}
-	st := &stack{cat: cat, bucket: bucket, close: func() { bucket.Close(); cat.Close() }}
+	bucket, err := blob.Open(ctx, cfg.bucketURL())
+	if err != nil {
+		reader.Lake.Close()
+		cat.Close()
+		return nil, err
+	}
+	st := &stack{cat: cat, reader: reader, bucket: bucket, close: func() { bucket.Close(); reader.Lake.Close(); cat.Close() }}
 	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
 	if err != nil {
 		st.close()
@@ -167,7 +173,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 		n, _ := cat.PendingCount(context.Background())
 		return float64(n)
 	}))
-	st.runner = newJobRunner(cfg, cat, bucket, log, registry)
+	st.runner = newJobRunner(cfg, reader, bucket, log, registry)
 	if root, cached := lakeRoot(cfg); cached {
 		paths, err := cat.LakePaths(ctx)
 		if err == nil {
@@ -184,7 +190,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
-		Catalog: cat, Results: &results.Reader{Catalog: cat}, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		Catalog: cat, Results: reader, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {
@@ -194,11 +200,12 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	return st, nil
 }
 
-// openCatalog opens the catalog, saying plainly when another process holds it.
+// openCatalog opens the catalog. A data directory that still has only the
+// DuckDB catalog of an earlier release is not started on an empty one.
 func openCatalog(ctx context.Context, cfg *config) (*catalog.Catalog, error) {
-	cat, err := catalog.Open(ctx, cfg.catalogPath())
-	if err != nil && strings.Contains(err.Error(), "Could not set lock") {
-		return nil, fmt.Errorf("the catalog %s is in use by another process (is an earshot server already running on this data directory?)", cfg.catalogPath())
+	if cfg.Catalog == "" && !cfg.catalogExists() && fileExists(cfg.legacyCatalogPath()) {
+		return nil, fmt.Errorf("%s holds the DuckDB catalog of an earlier release (%s); this release keeps its catalog in SQLite (%s) and cannot yet copy it over: use the earlier release with this data directory",
+			cfg.DataDir, cfg.legacyCatalogPath(), cfg.catalogAddress())
 	}
-	return cat, err
+	return catalog.Open(ctx, cfg.catalogAddress())
 }

@@ -57,7 +57,7 @@ organization's files.`,
 // committed lake files (from the running server, else the catalog, closed
 // again before the session starts) and the export snapshots.
 func analystFiles(ctx context.Context, cfg *config, root, orgRef string) (analyst.Files, error) {
-	if _, err := os.Stat(cfg.catalogPath()); err != nil {
+	if !cfg.catalogExists() {
 		return nil, fmt.Errorf("no Earshot data in %s (run earshot serve, or earshot demo, first)", cfg.DataDir)
 	}
 	ops, done, err := openAdmin(ctx, cfg)

@@ -16,7 +16,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver "duckdb"
 
 	"github.com/earshot/earshot/sql/views"
-	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // Files are the files each view reads, by view name, as paths under the
@@ -42,9 +42,9 @@ func Open(ctx context.Context, lakeRoot string, files Files) (*sql.DB, error) {
 			db.Close()
 			return nil, err
 		}
-		stmt := strings.Replace(string(body), "{{files}}", catalog.FileList(root, files[name]), 1)
+		stmt := strings.Replace(string(body), "{{files}}", lakedb.FileList(root, files[name]), 1)
 		if len(files[name]) == 0 {
-			stmt = fmt.Sprintf("CREATE VIEW %s AS SELECT error(%s) AS missing", name, catalog.SQLString(missingWhy(name)))
+			stmt = fmt.Sprintf("CREATE VIEW %s AS SELECT error(%s) AS missing", name, lakedb.SQLString(missingWhy(name)))
 		}
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			db.Close()
@@ -53,7 +53,7 @@ func Open(ctx context.Context, lakeRoot string, files Files) (*sql.DB, error) {
 	}
 	// From here on DuckDB reads only inside the lake, and the session
 	// cannot lift that.
-	if _, err := db.ExecContext(ctx, `SET allowed_directories = [`+catalog.SQLString(root)+`]; SET enable_external_access = false; SET lock_configuration = true`); err != nil {
+	if _, err := db.ExecContext(ctx, `SET allowed_directories = [`+lakedb.SQLString(root)+`]; SET enable_external_access = false; SET lock_configuration = true`); err != nil {
 		db.Close()
 		return nil, err
 	}

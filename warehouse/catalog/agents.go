@@ -42,10 +42,8 @@ const agentColumns = `id, org_id, user_id, manager_id, first_name, last_name, ag
 
 func scanAgent(s scanner) (Agent, error) {
 	var a Agent
-	var osms []any
 	err := s.Scan(&a.ID, &a.OrgID, &a.UserID, &a.ManagerID, &a.FirstName, &a.LastName, &a.AgentEmail, &a.AgentCode,
-		&a.IsActive, &a.StartDate, &osms, &a.CreatedOn, &a.ModifiedOn)
-	a.OSMs = strs(osms)
+		&a.IsActive, &a.StartDate, (*strList)(&a.OSMs), &a.CreatedOn, &a.ModifiedOn)
 	a.CreatedOn, a.ModifiedOn = a.CreatedOn.UTC(), a.ModifiedOn.UTC()
 	if a.StartDate != nil {
 		t := a.StartDate.UTC()
@@ -57,7 +55,7 @@ func scanAgent(s scanner) (Agent, error) {
 // Agents lists an organization's agents by id; active filters when not nil.
 func (c *Catalog) Agents(ctx context.Context, orgID string, active *bool) ([]Agent, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents
-		WHERE org_id = ? AND (?::BOOLEAN IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
+		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +192,13 @@ func (c *Catalog) writeAgent(ctx context.Context, tx *sql.Tx, a Agent, in AgentI
 		_, err = tx.ExecContext(ctx, `INSERT INTO agents (`+agentColumns+`, agent_code_key)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.OrgID, a.UserID, a.ManagerID, a.FirstName, a.LastName, a.AgentEmail, a.AgentCode,
-			a.IsActive, a.StartDate, a.OSMs, t, t, codeKey)
+			a.IsActive, utcPtr(a.StartDate), strList(a.OSMs), t, t, codeKey)
 	} else {
 		_, err = tx.ExecContext(ctx, `UPDATE agents SET user_id = ?, manager_id = ?, first_name = ?, last_name = ?,
 			agent_email = ?, agent_code = ?, agent_code_key = ?, is_active = ?, start_date = ?, osms = ?, modified_on = ?
 			WHERE org_id = ? AND id = ?`,
 			a.UserID, a.ManagerID, a.FirstName, a.LastName, a.AgentEmail, a.AgentCode, codeKey,
-			a.IsActive, a.StartDate, a.OSMs, t, a.OrgID, a.ID)
+			a.IsActive, utcPtr(a.StartDate), strList(a.OSMs), t, a.OrgID, a.ID)
 	}
 	return uniqueAs(err, "agentCode", "Another agent of the organization already has this agentCode.")
 }

@@ -1,18 +1,25 @@
-// Package catalog is Earshot's small, transactional state: organizations, API
-// clients and (in later migrations) everything else that is mutable. It is a
-// DuckDB database file owned by one process (DuckDB locks the file), so other
-// processes reach it through that process (see api/admin).
+// Package catalog is Earshot's small, transactional state: organizations,
+// API clients, users, the hierarchy, agents, classifiers, interactions and
+// their ingest leases, the lake manifest, job runs, reviews and settings.
+// It is a row store: SQLite by default (one file in the data directory, in
+// WAL mode, every commit synced), which other processes may open beside a
+// running server. The lake itself is read by DuckDB (warehouse/lakedb),
+// never through the catalog.
 package catalog
 
 import (
 	"context"
+	"crypto/md5"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
+	"strings"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2"
+	"github.com/mattn/go-sqlite3"
 )
 
 // Catalog is an open catalog database.
@@ -23,25 +30,23 @@ type Catalog struct {
 	classifiers orgCache[[]Classifier]
 	manifest    orgCache[[]LakeFile]
 	reviews     orgCache[*reviewIndex]
-	lakeRoot    string // local directory of the lake's files (see SetLakeRoot)
 }
 
-// Open opens (creating if needed) the catalog at path and applies every
-// pending migration.
-func Open(ctx context.Context, path string) (*Catalog, error) {
-	db, err := sql.Open("duckdb", path)
+// SchemePrefix is how a catalog address names its engine.
+const SchemePrefix = "sqlite://"
+
+// Open opens (creating if needed) the catalog at address — sqlite://PATH,
+// or a bare file path — and applies every pending migration.
+func Open(ctx context.Context, address string) (*Catalog, error) {
+	path, err := sqlitePath(address)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(driverName, sqliteDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open catalog %s: %w", path, err)
-	}
-	// Lake files never change once written (a new version is a new file):
-	// DuckDB may keep their Parquet footers instead of reading and parsing
-	// them on every query (~3 ms a file of a day at 10 million
-	// conversations). GLOBAL: every pooled connection.
-	if _, err := db.ExecContext(ctx, `SET GLOBAL parquet_metadata_cache = true`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
@@ -57,8 +62,54 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 	return c, nil
 }
 
-// DB is the catalog's database, for tests and read-only tools.
-func (c *Catalog) DB() *sql.DB { return c.db }
+// driverName is SQLite with the functions the catalog's SQL uses that
+// SQLite lacks.
+const driverName = "earshot-sqlite3"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(conn *sqlite3.SQLiteConn) error {
+		// md5(text) as lower-case hex, as PostgreSQL and DuckDB have it:
+		// the QA sample's repeatable draw.
+		return conn.RegisterFunc("md5", func(s string) string {
+			sum := md5.Sum([]byte(s))
+			return hex.EncodeToString(sum[:])
+		}, true)
+	}})
+}
+
+// sqlitePath is the file of a catalog address.
+func sqlitePath(address string) (string, error) {
+	switch {
+	case strings.HasPrefix(address, SchemePrefix):
+		return strings.TrimPrefix(address, SchemePrefix), nil
+	case strings.Contains(address, "://"):
+		scheme, _, _ := strings.Cut(address, "://")
+		return "", fmt.Errorf("catalog %q: %s:// is not a catalog engine of this release (want sqlite://PATH)", address, scheme)
+	case address == "":
+		return "", errors.New("catalog: no address given (want sqlite://PATH)")
+	}
+	return address, nil
+}
+
+// sqliteDSN is the driver's address of the catalog file with the settings
+// every connection needs:
+//   - WAL: readers never wait for the writer, and other processes (the
+//     CLI beside a running server) may open the file;
+//   - synchronous=FULL: a commit is on disk before it returns, so a
+//     power cut loses nothing a caller was told was committed;
+//   - txlock=immediate: a transaction takes the write lock when it
+//     begins, so two writers queue (busy_timeout) instead of one failing
+//     when it upgrades a read lock;
+//   - foreign keys off: the catalog code checks its links (as it did).
+func sqliteDSN(path string) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_txlock", "immediate")
+	q.Set("_foreign_keys", "off")
+	return "file:" + path + "?" + q.Encode()
+}
 
 // Close releases the database file.
 func (c *Catalog) Close() error { return c.db.Close() }
@@ -69,13 +120,13 @@ func (c *Catalog) Ping(ctx context.Context) error {
 	return c.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// maxAttempts bounds the retries of a transaction that lost a write-write
-// conflict; DuckDB's optimistic concurrency makes the loser fail at once.
+// maxAttempts bounds the retries of a transaction that found the database
+// busy past its timeout.
 const maxAttempts = 8
 
 // InTx runs fn in a transaction and commits it. A transaction that fails
-// with a DuckDB conflict is retried from the start (fn must be repeatable);
-// any other error rolls back and is returned as is.
+// because the database stayed busy is retried from the start (fn must be
+// repeatable); any other error rolls back and is returned as is.
 func (c *Catalog) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -92,7 +143,7 @@ func (c *Catalog) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 			return err
 		}
 	}
-	return fmt.Errorf("catalog: gave up after %d conflicting attempts: %w", maxAttempts, err)
+	return fmt.Errorf("catalog: gave up after %d busy attempts: %w", maxAttempts, err)
 }
 
 func (c *Catalog) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -108,12 +159,13 @@ func (c *Catalog) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func isConflict(err error) bool {
-	var de *duckdb.Error
-	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeTransaction
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // isUniqueViolation tells whether err is a primary-key or unique violation.
 func isUniqueViolation(err error) bool {
-	var de *duckdb.Error
-	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeConstraint
+	var se sqlite3.Error
+	return errors.As(err, &se) &&
+		(se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
 }

@@ -13,7 +13,7 @@ import (
 
 func openTest(t testing.TB) *Catalog {
 	t.Helper()
-	c, err := Open(context.Background(), filepath.Join(t.TempDir(), "catalog.duckdb"))
+	c, err := Open(context.Background(), filepath.Join(t.TempDir(), "catalog.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func openTest(t testing.TB) *Catalog {
 
 func TestMigrationsApplyOnceAndSurviveReopen(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "catalog.duckdb")
+	path := filepath.Join(t.TempDir(), "catalog.db")
 	c, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

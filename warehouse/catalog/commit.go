@@ -40,7 +40,7 @@ func lakeFileRow(f LakeFile, runID string, created time.Time) []any {
 		complete = string(b)
 	}
 	return []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-		f.MinInteraction, f.MaxInteraction, runID, created, nodes, complete}
+		utcPtr(f.MinInteraction), utcPtr(f.MaxInteraction), runID, created, nodes, complete}
 }
 
 // UploadOutcome is what processing one claimed upload produced.
@@ -88,8 +88,8 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 			ids[i] = o.Upload.ID
 		}
 		var owned int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE list_contains(?, id) AND lease_owner = ?`,
-			ids, ic.Owner).Scan(&owned); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE `+anyOf("id")+` AND lease_owner = ?`,
+			list(ids), ic.Owner).Scan(&owned); err != nil {
 			return err
 		}
 		if owned != len(ids) {
@@ -98,10 +98,10 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 		t := now()
 		// A re-run replaces the chats an earlier run found in these archives.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM process_failures WHERE interaction_id IN
-			(SELECT id FROM interactions WHERE list_contains(?, upload_id)) OR list_contains(?, interaction_id)`, ids, ids); err != nil {
+			(SELECT id FROM interactions WHERE `+anyOf("upload_id")+`) OR `+anyOf("interaction_id"), list(ids), list(ids)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE list_contains(?, upload_id)`, ids); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE `+anyOf("upload_id"), list(ids)); err != nil {
 			return err
 		}
 		var children, failures [][]any
@@ -160,7 +160,7 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 func interactionRow(it Interaction, modified time.Time, lakeRunID *string) []any {
 	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
 	return []any{it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
-		it.FileSizeBytes, it.SHA256, it.ArrivedOn, it.InteractionDate, it.HierarchyNodeID, it.AgentID, it.AgentCode,
+		it.FileSizeBytes, it.SHA256, it.ArrivedOn.UTC(), utcPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 		it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
 		it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, modified, lakeRunID}
 }
@@ -188,8 +188,10 @@ type Partition struct {
 
 // CompactionCandidates lists the partitions made of more than one file.
 func (c *Catalog) CompactionCandidates(ctx context.Context) ([]Partition, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, list(path ORDER BY path)
-		FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1 ORDER BY org_id, table_name, part_date`)
+	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, path FROM lake_files
+		WHERE (org_id, table_name, part_date) IN
+		      (SELECT org_id, table_name, part_date FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1)
+		ORDER BY org_id, table_name, part_date, path`)
 	if err != nil {
 		return nil, err
 	}
@@ -197,11 +199,16 @@ func (c *Catalog) CompactionCandidates(ctx context.Context) ([]Partition, error)
 	out := []Partition{}
 	for rows.Next() {
 		var p Partition
-		var paths []any
-		if err := rows.Scan(&p.OrgID, &p.Table, &p.Date, &paths); err != nil {
+		var path string
+		if err := rows.Scan(&p.OrgID, &p.Table, &p.Date, &path); err != nil {
 			return nil, err
 		}
-		p.Paths = strs(paths)
+		p.Date = day(p.Date)
+		if n := len(out); n > 0 && out[n-1].OrgID == p.OrgID && out[n-1].Table == p.Table && out[n-1].Date.Equal(p.Date) {
+			out[n-1].Paths = append(out[n-1].Paths, path)
+			continue
+		}
+		p.Paths = []string{path}
 		out = append(out, p)
 	}
 	return out, rows.Err()
@@ -214,8 +221,8 @@ const tableConversations = "conversations"
 // conversations comes from one of them). Compaction reads no results, so
 // it cannot tell more.
 func completeInAll(ctx context.Context, tx *sql.Tx, paths []string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT complete_classifiers FROM lake_files WHERE list_contains(?, path) AND table_name = ?`,
-		paths, tableConversations)
+	rows, err := tx.QueryContext(ctx, `SELECT complete_classifiers FROM lake_files WHERE `+anyOf("path")+` AND table_name = ?`,
+		list(paths), tableConversations)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +267,7 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 	}
 	return c.InTx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE list_contains(?, path)`, old).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE `+anyOf("path"), list(old)).Scan(&n); err != nil {
 			return err
 		}
 		if n != len(old) {
@@ -270,7 +277,7 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE list_contains(?, path)`, old); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE `+anyOf("path"), list(old)); err != nil {
 			return err
 		}
 		t := now()
@@ -301,9 +308,6 @@ func orgsOf(files []LakeFile) []string {
 	}
 	return out
 }
-
-// LakeRoot is the local directory of the lake's files.
-func (c *Catalog) LakeRoot() string { return c.lakeRoot }
 
 // LakePaths lists every file of the manifest.
 func (c *Catalog) LakePaths(ctx context.Context) ([]string, error) {

@@ -53,10 +53,11 @@ func (c *Catalog) Hierarchy(ctx context.Context, orgID string) (*Tree, error) {
 func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {
 	rows, err := q.QueryContext(ctx, `SELECT n.id, n.org_id, n.parent_id, n.name, n.category, n.sub_category, n.code,
 		n.is_active, n.administrative_contacts, n.escalation_contacts, n.manager_contacts, n.created_on, n.modified_on,
-		coalesce(extra.codes, [])
+		coalesce(extra.codes, '[]')
 		FROM hierarchy_nodes n
-		LEFT JOIN (SELECT node_id, list(code ORDER BY position) AS codes FROM hierarchy_codes
-		           WHERE org_id = ? AND NOT is_primary GROUP BY node_id) extra ON extra.node_id = n.id
+		LEFT JOIN (SELECT node_id, json_group_array(code) AS codes
+		           FROM (SELECT node_id, code FROM hierarchy_codes WHERE org_id = ? AND NOT is_primary ORDER BY node_id, position)
+		           GROUP BY node_id) extra ON extra.node_id = n.id
 		WHERE n.org_id = ? ORDER BY n.id`, orgID, orgID)
 	if err != nil {
 		return nil, err
@@ -65,27 +66,15 @@ func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {
 	out := []Node{}
 	for rows.Next() {
 		var n Node
-		var admin, esc, mgr, codes []any
 		if err := rows.Scan(&n.ID, &n.OrgID, &n.ParentID, &n.Name, &n.Category, &n.SubCategory, &n.Code,
-			&n.IsActive, &admin, &esc, &mgr, &n.CreatedOn, &n.ModifiedOn, &codes); err != nil {
+			&n.IsActive, (*strList)(&n.AdministrativeContacts), (*strList)(&n.EscalationContacts), (*strList)(&n.ManagerContacts),
+			&n.CreatedOn, &n.ModifiedOn, (*strList)(&n.HierarchyCodes)); err != nil {
 			return nil, err
 		}
-		n.AdministrativeContacts, n.EscalationContacts, n.ManagerContacts = strs(admin), strs(esc), strs(mgr)
-		n.HierarchyCodes = strs(codes)
 		n.CreatedOn, n.ModifiedOn = n.CreatedOn.UTC(), n.ModifiedOn.UTC()
 		out = append(out, n)
 	}
 	return out, rows.Err()
-}
-
-func strs(list []any) []string {
-	out := make([]string, 0, len(list))
-	for _, v := range list {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // CreateNode adds a node to the organization's hierarchy.
@@ -212,13 +201,13 @@ func (c *Catalog) writeNode(ctx context.Context, tx *sql.Tx, tree *Tree, n Node,
 			is_active, administrative_contacts, escalation_contacts, manager_contacts, created_on, modified_on)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, n.OrgID, n.ParentID, n.Name, n.Category, n.SubCategory, n.Code, n.IsActive,
-			n.AdministrativeContacts, n.EscalationContacts, n.ManagerContacts, t, t)
+			strList(n.AdministrativeContacts), strList(n.EscalationContacts), strList(n.ManagerContacts), t, t)
 	} else {
 		_, err = tx.ExecContext(ctx, `UPDATE hierarchy_nodes SET parent_id = ?, name = ?, category = ?, sub_category = ?,
 			code = ?, is_active = ?, administrative_contacts = ?, escalation_contacts = ?, manager_contacts = ?, modified_on = ?
 			WHERE org_id = ? AND id = ?`,
 			n.ParentID, n.Name, n.Category, n.SubCategory, n.Code, n.IsActive,
-			n.AdministrativeContacts, n.EscalationContacts, n.ManagerContacts, t, n.OrgID, n.ID)
+			strList(n.AdministrativeContacts), strList(n.EscalationContacts), strList(n.ManagerContacts), t, n.OrgID, n.ID)
 	}
 	if err != nil {
 		return err

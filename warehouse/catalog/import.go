@@ -18,9 +18,6 @@ type Import struct {
 	Files        []LakeFile
 }
 
-var reviewColumns = []column{{"id", "VARCHAR"}, {"org_id", "VARCHAR"}, {"conversation_id", "VARCHAR"}, {"event_type", "VARCHAR"},
-	{"reviewer", "VARCHAR"}, {"event_time", "TIMESTAMP"}, {"model_results", "VARCHAR"}}
-
 // CommitImport makes an import visible in one transaction.
 func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 	t := now()
@@ -34,7 +31,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 		if err != nil {
 			return err
 		}
-		reviews[i] = []any{r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime, string(results)}
+		reviews[i] = []any{r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime.UTC(), string(results)}
 	}
 	files := make([][]any, len(im.Files))
 	for i, f := range im.Files {

@@ -112,17 +112,17 @@ func (c *Catalog) CreateInteraction(ctx context.Context, it Interaction, applyNo
 		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
-			it.FileSizeBytes, it.SHA256, it.ArrivedOn, it.InteractionDate, it.HierarchyNodeID, it.AgentID, it.AgentCode,
+			it.FileSizeBytes, it.SHA256, it.ArrivedOn.UTC(), utcPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 			it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
-			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn, it.LakeRunID)
+			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn.UTC(), it.LakeRunID)
 		if isUniqueViolation(err) {
 			return ErrFileNameTaken
 		}
 		if err != nil || !applyNodeToAgent || it.AgentID == nil || it.HierarchyNodeID == nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE agents SET osms = list_append(osms, ?), modified_on = ?
-			WHERE org_id = ? AND id = ? AND NOT list_contains(osms, ?)`,
+		_, err = tx.ExecContext(ctx, `UPDATE agents SET osms = json_insert(osms, '$[#]', ?), modified_on = ?
+			WHERE org_id = ? AND id = ? AND ? NOT IN (SELECT value FROM json_each(osms))`,
 			*it.HierarchyNodeID, now(), it.OrgID, *it.AgentID, *it.HierarchyNodeID)
 		return err
 	})
@@ -170,10 +170,10 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 		args = append(args, a...)
 	}
 	if f.ArrivedFrom != nil {
-		add("arrived_on >= ?", *f.ArrivedFrom)
+		add("arrived_on >= ?", f.ArrivedFrom.UTC())
 	}
 	if f.ArrivedTo != nil {
-		add("arrived_on <= ?", *f.ArrivedTo)
+		add("arrived_on <= ?", f.ArrivedTo.UTC())
 	}
 	if f.MediaType != "" {
 		add("media_type = ?", f.MediaType)
@@ -182,19 +182,19 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 		add("status = ?", f.Status)
 	}
 	if f.Statuses != nil {
-		add("list_contains(?, status)", f.Statuses)
+		add(anyOf("status"), list(f.Statuses))
 	}
 	if f.ClientCallIDs != nil {
-		add("list_contains(?, client_call_id)", f.ClientCallIDs)
+		add(anyOf("client_call_id"), list(f.ClientCallIDs))
 	}
 	if f.NodeIDs != nil {
-		add("list_contains(?, hierarchy_node_id)", f.NodeIDs)
+		add(anyOf("hierarchy_node_id"), list(f.NodeIDs))
 	}
 	if f.IDs != nil {
 		if f.ExactIDs {
-			add("list_contains(?, id)", f.IDs)
+			add(anyOf("id"), list(f.IDs))
 		} else {
-			add("(list_contains(?, id) OR list_contains(?, upload_id))", f.IDs, f.IDs)
+			add("("+anyOf("id")+" OR "+anyOf("upload_id")+")", list(f.IDs), list(f.IDs))
 		}
 	}
 	if f.AfterID != "" {
@@ -227,13 +227,13 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 	return out, c.attachFailures(ctx, orgID, out, byID)
 }
 
-func (c *Catalog) attachFailures(ctx context.Context, orgID string, list []Interaction, byID map[string]int) error {
-	ids := make([]string, len(list))
-	for i, it := range list {
+func (c *Catalog) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
+	ids := make([]string, len(its))
+	for i, it := range its {
 		ids[i] = it.ID
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT interaction_id, id, message, created_on FROM process_failures
-		WHERE org_id = ? AND list_contains(?, interaction_id) ORDER BY created_on, id`, orgID, ids)
+		WHERE org_id = ? AND `+anyOf("interaction_id")+` ORDER BY created_on, id`, orgID, list(ids))
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (c *Catalog) attachFailures(ctx context.Context, orgID string, list []Inter
 		}
 		pf.CreatedOn = pf.CreatedOn.UTC()
 		i := byID[itID]
-		list[i].ProcessFailures = append(list[i].ProcessFailures, pf)
+		its[i].ProcessFailures = append(its[i].ProcessFailures, pf)
 	}
 	return rows.Err()
 }
@@ -290,7 +290,7 @@ func (c *Catalog) PatchInteraction(ctx context.Context, orgID, id string, p Inte
 		ext, _ := json.Marshal(it.ExtendedMetadata)
 		_, err = tx.ExecContext(ctx, `UPDATE interactions SET interaction_date = ?, phone = ?, call_direction = ?,
 			client_call_id = ?, locale_id = ?, extended_metadata = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
-			it.InteractionDate, it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
+			utcPtr(it.InteractionDate), it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
 		return err
 	})
 	if err != nil {

@@ -48,7 +48,7 @@ func (c *Catalog) StartJobRunFor(ctx context.Context, job, owner, orgID string, 
 func (c *Catalog) FailInterruptedRuns(ctx context.Context, host, alive string) (int64, error) {
 	res, err := c.db.ExecContext(ctx, `UPDATE job_runs SET status = 'failed', ended_on = ?,
 		error = 'interrupted: the process running it stopped; start it again'
-		WHERE status = 'running' AND starts_with(owner, ?) AND owner <> ?`, now(), host+":", alive)
+		WHERE status = 'running' AND substr(owner, 1, length(?)) = ? AND owner <> ?`, now(), host+":", host+":", alive)
 	if err != nil {
 		return 0, err
 	}
@@ -132,10 +132,10 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 		t := now()
 		rows, err := tx.QueryContext(ctx, `UPDATE interactions SET lease_owner = ?, lease_expires = ?
 			WHERE id IN (SELECT id FROM interactions
-			             WHERE status = 'Processing' AND list_contains(?, media_type)
+			             WHERE status = 'Processing' AND `+anyOf("media_type")+`
 			               AND (lease_expires IS NULL OR lease_expires < ?)
 			             ORDER BY id LIMIT ?)
-			RETURNING id`, owner, t.Add(lease), mediaTypes, t, limit)
+			RETURNING id`, owner, t.Add(lease), list(mediaTypes), t, limit)
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE list_contains(?, id) ORDER BY id`, ids)
+	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+anyOf("id")+` ORDER BY id`, list(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 func (c *Catalog) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
 	t := now()
 	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_expires = ?
-		WHERE list_contains(?, id) AND lease_owner = ? AND status = 'Processing'`, t.Add(lease), ids, owner)
+		WHERE `+anyOf("id")+` AND lease_owner = ? AND status = 'Processing'`, t.Add(lease), list(ids), owner)
 	if err != nil {
 		return 0, err
 	}

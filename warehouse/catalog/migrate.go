@@ -51,7 +51,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // migrate applies, each in its own transaction, every embedded migration not
 // yet recorded in schema_migrations.
 func (c *Catalog) migrate(ctx context.Context) error {
-	return c.applyMigrations(ctx, migrations.Files)
+	return c.applyMigrations(ctx, migrations.SQLite)
 }
 
 func (c *Catalog) applyMigrations(ctx context.Context, fsys fs.FS) error {

@@ -42,7 +42,7 @@ func (c *Catalog) CreateOrganization(ctx context.Context, name string) (Organiza
 	return org, nil
 }
 
-// now is the catalog's clock: UTC at the microsecond, what DuckDB stores.
+// now is the catalog's clock: UTC at the microsecond, what the lake stores.
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // Organization returns one organization by id.

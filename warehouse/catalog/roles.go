@@ -75,7 +75,7 @@ type Role struct {
 func insertStandardRoles(ctx context.Context, tx *sql.Tx, orgID string) error {
 	for _, r := range standardRoles {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO roles (org_id, name, is_active, permissions) VALUES (?, ?, true, ?)`,
-			orgID, r.name, r.permissions); err != nil {
+			orgID, r.name, strList(r.permissions)); err != nil {
 			return err
 		}
 	}
@@ -100,7 +100,7 @@ func (c *Catalog) ensureStandardRoles(ctx context.Context) error {
 // Roles lists an organization's roles by name; active filters when not nil.
 func (c *Catalog) Roles(ctx context.Context, orgID string, active *bool) ([]Role, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT name, is_active, permissions FROM roles
-		WHERE org_id = ? AND (?::BOOLEAN IS NULL OR is_active = ?) ORDER BY name`, orgID, active, active)
+		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY name`, orgID, active, active)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +108,11 @@ func (c *Catalog) Roles(ctx context.Context, orgID string, active *bool) ([]Role
 	out := []Role{}
 	for rows.Next() {
 		var r Role
-		var perms []any
+		var perms strList
 		if err := rows.Scan(&r.Name, &r.IsActive, &perms); err != nil {
 			return nil, err
 		}
-		for _, p := range perms {
-			name, _ := p.(string)
+		for _, name := range perms {
 			r.Permissions = append(r.Permissions, Permission{Name: name, Description: permissionDescription(name)})
 		}
 		out = append(out, r)

@@ -17,15 +17,20 @@ func (c *Catalog) SampleQA(ctx context.Context, rate float64, seed string) (int6
 	err := c.InTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `WITH processed AS (
 				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
-				       date_trunc('week', arrived_on) AS week, md5(? || id) AS draw
+				       date(arrived_on, '-6 days', 'weekday 1') AS week, md5(? || id) AS draw
 				FROM interactions
 				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL),
 			groups AS (
-				SELECT org_id, agent, week, ceil(count(*) * ?)::BIGINT - count(*) FILTER (WHERE status = 'Sampled') AS missing
-				FROM processed GROUP BY ALL),
+				SELECT org_id, agent, week, count(*) * ? AS wanted,
+				       count(*) FILTER (WHERE status = 'Sampled') AS sampled
+				FROM processed GROUP BY org_id, agent, week),
+			missing AS (
+				SELECT org_id, agent, week,
+				       CAST(wanted AS INTEGER) + (wanted > CAST(wanted AS INTEGER)) - sampled AS missing
+				FROM groups),
 			candidates AS (
 				SELECT p.id, g.missing, row_number() OVER (PARTITION BY p.org_id, p.agent, p.week ORDER BY p.draw, p.id) AS pick
-				FROM processed p JOIN groups g USING (org_id, agent, week)
+				FROM processed p JOIN missing g USING (org_id, agent, week)
 				WHERE p.status = 'ReadyToSample' AND g.missing > 0)
 			UPDATE interactions SET status = 'Sampled', modified_on = ?
 			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)`, seed, rate, now())

@@ -58,7 +58,7 @@ func scanUser(s scanner) (User, error) {
 // when not nil.
 func (c *Catalog) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
-		WHERE u.org_id = ? AND (?::BOOLEAN IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
+		WHERE u.org_id = ? AND (? IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func activeUsers(ctx context.Context, q querier, orgID string, ids []string) (ma
 		return out, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
-		WHERE u.org_id = ? AND NOT u.disabled AND list_contains(?, u.id)`, orgID, ids)
+		WHERE u.org_id = ? AND NOT u.disabled AND `+anyOf("u.id"), orgID, list(ids))
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,8 @@ func TestDuckDBDDLRuns(t *testing.T) {
 	// Two turns of one conversation's transcript, and a stale turn of an older run.
 	var conv, run, org string
 	var arrived time.Time
-	cat.DB().QueryRow(`SELECT id, lake_run_id, org_id, arrived_on FROM interactions WHERE lake_run_id IS NOT NULL LIMIT 1`).Scan(&conv, &run, &org, &arrived)
+	catalogSQL := testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile))
+	catalogSQL.QueryRow(`SELECT id, lake_run_id, org_id, arrived_on FROM interactions WHERE lake_run_id IS NOT NULL LIMIT 1`).Scan(&conv, &run, &org, &arrived)
 	var segs lake.Batch
 	for i, r := range []string{run, run, "00000000-0000-7000-8000-000000000000"} {
 		segs.Segments = append(segs.Segments, lake.Segment{ConversationID: conv, RunID: r, OrgID: org, ArrivedOn: arrived,
@@ -113,7 +114,7 @@ func TestDuckDBDDLRuns(t *testing.T) {
 	if _, err := w.Write(ctx, run, segs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&jobs.Export{Catalog: cat, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Run(ctx, catalog.JobRun{}); err != nil {
+	if _, err := (&jobs.Export{Catalog: cat, Engine: testlake.Engine(t, filepath.Join(dir, "bucket")), Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Run(ctx, catalog.JobRun{}); err != nil {
 		t.Fatal(err)
 	}
 	var ddl bytes.Buffer
@@ -129,7 +130,7 @@ func TestDuckDBDDLRuns(t *testing.T) {
 		t.Fatalf("%v\n%s", err, ddl.String())
 	}
 	var processed int
-	cat.DB().QueryRow(`SELECT count(*) FROM interactions WHERE status IN ('ReadyToSample', 'Sampled')`).Scan(&processed)
+	catalogSQL.QueryRow(`SELECT count(*) FROM interactions WHERE status IN ('ReadyToSample', 'Sampled')`).Scan(&processed)
 	for query, want := range map[string]int{
 		`SELECT count(*) FROM conversations`:                                                 processed,
 		`SELECT count(DISTINCT conversation_id) FROM conversations`:                          processed,

@@ -3,6 +3,7 @@ package lake
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"os"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
-
-	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 func benchConversations(n int) []Conversation {
@@ -51,12 +50,11 @@ func BenchmarkParquetWriters(b *testing.B) {
 	})
 	b.Run("baseline-duckdb-appender-copy", func(b *testing.B) {
 		ctx := context.Background()
-		cat, err := catalog.Open(ctx, filepath.Join(b.TempDir(), "bench.duckdb"))
+		db, err := sql.Open("duckdb", "")
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer cat.Close()
-		db := cat.DB()
+		defer db.Close()
 		out := filepath.Join(b.TempDir(), "out.parquet")
 		b.ReportAllocs()
 		var size int64

@@ -2,6 +2,7 @@ package lake
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"os"
@@ -77,16 +78,16 @@ func TestWriterPersistedSchema(t *testing.T) {
 		t.Fatalf("files:\n%s", strings.Join(layout, "\n"))
 	}
 
-	cat, err := catalog.Open(ctx, filepath.Join(t.TempDir(), "c.duckdb"))
+	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cat.Close()
+	defer db.Close()
 	var out strings.Builder
 	for _, f := range []catalog.LakeFile{files[0], files[2], files[3], files[4]} {
 		path := filepath.Join(dir, f.Path)
 		fmt.Fprintf(&out, "%s\n", f.Table)
-		rows, err := cat.DB().Query(`SELECT path_in_schema, type, compression FROM parquet_metadata('` + path + `') ORDER BY column_id`)
+		rows, err := db.Query(`SELECT path_in_schema, type, compression FROM parquet_metadata('` + path + `') ORDER BY column_id`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestWriterPersistedSchema(t *testing.T) {
 			fmt.Fprintf(&out, "  %-28s %-12s %s\n", col, typ, comp)
 		}
 		rows.Close()
-		rows, _ = cat.DB().Query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('` + path + `'))`)
+		rows, _ = db.Query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('` + path + `'))`)
 		for rows.Next() {
 			var col, typ string
 			rows.Scan(&col, &typ)
@@ -106,16 +107,16 @@ func TestWriterPersistedSchema(t *testing.T) {
 	}
 	// Sorted by conversation id (and segment index), whatever the input order.
 	var order string
-	cat.DB().QueryRow(`SELECT string_agg(conversation_id || ':' || segment_index, ' ') FROM read_parquet('` + filepath.Join(dir, files[2].Path) + `')`).Scan(&order)
+	db.QueryRow(`SELECT string_agg(conversation_id || ':' || segment_index, ' ') FROM read_parquet('` + filepath.Join(dir, files[2].Path) + `')`).Scan(&order)
 	if order != "c1:0 c1:1 c2:0 c2:1 c3:0 c3:1" {
 		t.Fatalf("segment order %s", order)
 	}
-	cat.DB().QueryRow(`SELECT string_agg(conversation_id || ':' || classifier_id, ' ') FROM read_parquet('` + filepath.Join(dir, files[3].Path) + `')`).Scan(&order)
+	db.QueryRow(`SELECT string_agg(conversation_id || ':' || classifier_id, ' ') FROM read_parquet('` + filepath.Join(dir, files[3].Path) + `')`).Scan(&order)
 	if order != "c1:k1 c1:k2 c2:k1 c2:k2" {
 		t.Fatalf("classifier result order %s", order)
 	}
 	var arrived time.Time
-	cat.DB().QueryRow(`SELECT arrived_on FROM read_parquet('` + filepath.Join(dir, files[0].Path) + `') LIMIT 1`).Scan(&arrived)
+	db.QueryRow(`SELECT arrived_on FROM read_parquet('` + filepath.Join(dir, files[0].Path) + `') LIMIT 1`).Scan(&arrived)
 	if !arrived.Equal(day) {
 		t.Fatalf("arrived_on read back as %v", arrived)
 	}

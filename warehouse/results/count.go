@@ -97,7 +97,7 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 	if q.ByInteraction {
 		date = "coalesce(interaction_date, arrived_on)"
 	}
-	query := `SELECT count(DISTINCT conversation_id) FROM read_parquet(` + r.Catalog.LakeFileList(catalog.Paths(files)) +
+	query := `SELECT count(DISTINCT conversation_id) FROM read_parquet(` + r.Lake.FileList(catalog.Paths(files)) +
 		`, hive_partitioning = false) WHERE ` + date + ` BETWEEN ? AND ?`
 	args := []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
@@ -113,11 +113,11 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		if err != nil || len(resultFiles) == 0 {
 			return 0, err
 		}
-		query += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + r.Catalog.LakeFileList(catalog.Paths(resultFiles)) +
+		query += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + r.Lake.FileList(catalog.Paths(resultFiles)) +
 			`, hive_partitioning = false) WHERE classifier_id IN (SELECT unnest(?::VARCHAR[])))`
 		args = append(args, classifierIDs)
 	}
 	var n int64
-	err := r.Catalog.DB().QueryRowContext(ctx, query, args...).Scan(&n)
+	err := r.Lake.SQL().QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, err
 }

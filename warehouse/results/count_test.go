@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // others, a classifier complete in no file.
 func TestCountMatchesScan(t *testing.T) {
 	ctx := context.Background()
-	cat, bucket, _ := testlake.New(t)
+	cat, bucket, dir := testlake.New(t)
 	w := &lake.Writer{Bucket: bucket}
 	o := lakegen.Options{Orgs: 1, Conversations: 400, Days: 4, Classifiers: 3,
 		Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: 3, PendingShare: 0.02}
@@ -40,7 +41,7 @@ func TestCountMatchesScan(t *testing.T) {
 		t.Fatal(err, day3)
 	}
 	var partial []string
-	r := &Reader{Catalog: cat}
+	r := &Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
 	rows, _, err := r.lakeConversations(ctx, PageQuery{OrgID: org.ID, Window: Window{From: o.Start, To: o.Start.AddDate(0, 0, 4)}}, day3, "", 1000)
 	if err != nil {
 		t.Fatal(err)

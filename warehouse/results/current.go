@@ -192,7 +192,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	}
 	in := newInterner() // conversation and classifier ids come from page and classifiers
 	classifiers := newCycle(classifierIDs, in)
-	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + r.Catalog.LakeFileList(paths) + `, hive_partitioning = false)
+	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + r.Lake.FileList(paths) + `, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ?`
 	args := []any{lo, hi}
 	if q.sparse() {
@@ -209,7 +209,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	var current string // the conversation of the row before (rows come by conversation)
 	inPage := false
 	var lastRun string // a conversation's rows are mostly of one run
-	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
+	err = queryArrow(ctx, r.Lake.SQL(), func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
 		for i := range int(rec.NumRows()) {

@@ -16,11 +16,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
-// Reader reads pages of conversations and their results.
+// Reader reads pages of conversations and their results, and transcripts:
+// the catalog prunes and says what is current, the lake engine reads.
 type Reader struct {
 	Catalog *catalog.Catalog
+	Lake    *lakedb.DB
 }
 
 // Window is a closed range of time on arrival dates, or on interaction
@@ -187,7 +190,7 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 		date = "coalesce(interaction_date, arrived_on)"
 	}
 	query := `SELECT conversation_id, run_id, client_call_id, arrived_on, interaction_date, hierarchy_node_id
-		FROM read_parquet(` + r.Catalog.LakeFileList(paths) + `, hive_partitioning = false)
+		FROM read_parquet(` + r.Lake.FileList(paths) + `, hive_partitioning = false)
 		WHERE conversation_id > ? AND ` + date + ` BETWEEN ? AND ?`
 	args := []any{cursor, q.From.UTC(), q.To.UTC()}
 	if bound != "" {
@@ -201,7 +204,7 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
 	in := newInterner() // runs and hierarchy nodes repeat
-	err = queryArrow(ctx, r.Catalog.DB(), func(rec arrow.RecordBatch) error {
+	err = queryArrow(ctx, r.Lake.SQL(), func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		ids, runs := cols[0].(stringColumn), cols[1].(stringColumn)
 		for i := range int(rec.NumRows()) {

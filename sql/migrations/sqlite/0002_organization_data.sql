@@ -1,12 +1,13 @@
 -- Organization data (CONTRACT §9): roles, users, the hierarchy and agents.
 -- Every table carries org_id and every query filters on it. Case-insensitive
 -- unique names keep a lower-cased *_key column beside the value as given.
+-- Lists (permissions, contacts, osms) are JSON arrays of strings.
 
 CREATE TABLE roles (
     org_id       VARCHAR NOT NULL,
     name         VARCHAR NOT NULL,
     is_active    BOOLEAN NOT NULL DEFAULT true,
-    permissions  VARCHAR[] NOT NULL,
+    permissions  VARCHAR NOT NULL DEFAULT '[]',
     PRIMARY KEY (org_id, name)
 );
 
@@ -41,9 +42,9 @@ CREATE TABLE hierarchy_nodes (
     sub_category             VARCHAR,
     code                     VARCHAR,
     is_active                BOOLEAN NOT NULL DEFAULT true,
-    administrative_contacts  VARCHAR[] NOT NULL,
-    escalation_contacts      VARCHAR[] NOT NULL,
-    manager_contacts         VARCHAR[] NOT NULL,
+    administrative_contacts  VARCHAR NOT NULL DEFAULT '[]',
+    escalation_contacts      VARCHAR NOT NULL DEFAULT '[]',
+    manager_contacts         VARCHAR NOT NULL DEFAULT '[]',
     created_on               TIMESTAMP NOT NULL,
     modified_on              TIMESTAMP NOT NULL
 );
@@ -74,7 +75,7 @@ CREATE TABLE agents (
     agent_code_key  VARCHAR,
     is_active       BOOLEAN NOT NULL DEFAULT true,
     start_date      TIMESTAMP,
-    osms            VARCHAR[] NOT NULL,
+    osms            VARCHAR NOT NULL DEFAULT '[]',
     created_on      TIMESTAMP NOT NULL,
     modified_on     TIMESTAMP NOT NULL,
     UNIQUE (org_id, agent_code_key)

@@ -35,6 +35,8 @@ CREATE TABLE interactions (
 );
 CREATE INDEX interactions_org_arrived ON interactions (org_id, arrived_on);
 CREATE INDEX interactions_upload ON interactions (upload_id);
+-- The ingest queue: pending uploads in id order, without the processed.
+CREATE INDEX interactions_pending ON interactions (id) WHERE status = 'Processing';
 
 CREATE TABLE process_failures (
     id              VARCHAR PRIMARY KEY,

@@ -6,8 +6,8 @@ CREATE TABLE organizations (
 );
 
 -- API clients for the OAuth 2.0 client-credentials grant. Secrets are stored
--- as bcrypt hashes only. No FOREIGN KEY to organizations: DuckDB refuses some
--- updates of rows that are referenced, so the catalog code checks the link.
+-- as bcrypt hashes only. The catalog code checks the link to the
+-- organization (no FOREIGN KEY, as in the first release's schema).
 CREATE TABLE api_clients (
     id           VARCHAR PRIMARY KEY,
     org_id       VARCHAR NOT NULL,

@@ -1,0 +1,59 @@
+package catalog
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// anyOf is the condition "column is one of a list", the list bound as one
+// parameter: a JSON array (see list).
+func anyOf(column string) string { return column + " IN (SELECT value FROM json_each(?))" }
+
+// list is a list of strings as one bound parameter, for anyOf. A nil list
+// is JSON null, which json_each reads as no values.
+func list(values []string) string {
+	b, _ := json.Marshal(values)
+	return string(b)
+}
+
+// strList is a list column: a JSON array of strings in the catalog, never
+// NULL (an empty list is []).
+type strList []string
+
+// Value writes the list as its JSON array.
+func (l strList) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
+}
+
+// Scan reads a JSON array of strings (NULL reads as empty).
+func (l *strList) Scan(src any) error {
+	*l = []string{}
+	var raw []byte
+	switch v := src.(type) {
+	case nil:
+		return nil
+	case string:
+		raw = []byte(v)
+	case []byte:
+		raw = v
+	default:
+		return fmt.Errorf("a list column holds %T, want JSON text", src)
+	}
+	return json.Unmarshal(raw, (*[]string)(l))
+}
+
+// utcPtr is a time to store: in UTC, as every catalog time is, so that
+// the stored texts compare in time order.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

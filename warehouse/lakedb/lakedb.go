@@ -1,0 +1,64 @@
+// Package lakedb is DuckDB over the lake: an in-memory database that reads
+// the committed Parquet files under the lake's local directory (the bucket
+// directory, or the local cache of a remote bucket). It holds no state of
+// its own: what is committed, and which run of a conversation is current,
+// come from the catalog and are passed in as file lists and values.
+package lakedb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver "duckdb"
+)
+
+// DB is DuckDB over the lake's files under one root directory.
+type DB struct {
+	db   *sql.DB
+	root string
+}
+
+// Open starts an in-memory DuckDB over the lake files under root.
+func Open(ctx context.Context, root string) (*DB, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, fmt.Errorf("open the lake engine: %w", err)
+	}
+	// Lake files never change once written (a new version is a new file):
+	// DuckDB may keep their Parquet footers instead of reading and parsing
+	// them on every query. GLOBAL: every pooled connection.
+	if _, err := db.ExecContext(ctx, `SET GLOBAL parquet_metadata_cache = true`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the lake engine: %w", err)
+	}
+	return &DB{db: db, root: root}, nil
+}
+
+// SQL is the DuckDB handle, for the warehouse packages that read the lake.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// Root is the local directory of the lake's files.
+func (d *DB) Root() string { return d.root }
+
+// Close releases DuckDB.
+func (d *DB) Close() error { return d.db.Close() }
+
+// FileList is the SQL list literal of lake files (manifest paths, never
+// request input) for read_parquet: local paths under the root, quoted.
+func (d *DB) FileList(paths []string) string { return FileList(d.root, paths) }
+
+// FileList is the SQL list literal of files under root, given by their
+// /-separated paths relative to it.
+func FileList(root string, paths []string) string {
+	quoted := make([]string, len(paths))
+	for i, p := range paths {
+		quoted[i] = SQLString(filepath.Join(root, filepath.FromSlash(p)))
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// SQLString quotes a string as a SQL literal.
+func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
