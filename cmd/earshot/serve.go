@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/legacycatalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
@@ -200,12 +202,23 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	return st, nil
 }
 
-// openCatalog opens the catalog. A data directory that still has only the
-// DuckDB catalog of an earlier release is not started on an empty one.
+// openCatalog opens the catalog. A data directory that has only the
+// DuckDB catalog of an earlier release has it copied into the SQLite
+// catalog first (once: the old file is renamed).
 func openCatalog(ctx context.Context, cfg *config) (*catalog.Catalog, error) {
 	if cfg.Catalog == "" && !cfg.catalogExists() && fileExists(cfg.legacyCatalogPath()) {
-		return nil, fmt.Errorf("%s holds the DuckDB catalog of an earlier release (%s); this release keeps its catalog in SQLite (%s) and cannot yet copy it over: use the earlier release with this data directory",
-			cfg.DataDir, cfg.legacyCatalogPath(), cfg.catalogAddress())
+		newPath := strings.TrimPrefix(cfg.catalogAddress(), catalog.SchemePrefix)
+		fmt.Fprintf(os.Stderr, "earshot: copying the catalog of an earlier release (%s) into %s\n", cfg.legacyCatalogPath(), newPath)
+		copied, err := legacycatalog.Migrate(ctx, cfg.legacyCatalogPath(), newPath)
+		if err != nil {
+			return nil, err
+		}
+		var rows int64
+		for _, n := range copied {
+			rows += n
+		}
+		fmt.Fprintf(os.Stderr, "earshot: %d rows of %d tables copied and counted; the old file is now %s\n",
+			rows, len(copied), cfg.legacyCatalogPath()+legacycatalog.MigratedSuffix)
 	}
 	return catalog.Open(ctx, cfg.catalogAddress())
 }

@@ -30,8 +30,7 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, ro
 	if len(rows) == 0 {
 		return nil
 	}
-	marks := strings.Repeat("?, ", len(cols)-1) + "?"
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (`+marks+`)`)
+	stmt, err := prepareInsert(ctx, tx, table, cols)
 	if err != nil {
 		return err
 	}
@@ -42,4 +41,10 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, ro
 		}
 	}
 	return nil
+}
+
+// prepareInsert is the statement that inserts one row of the columns.
+func prepareInsert(ctx context.Context, tx *sql.Tx, table string, cols []string) (*sql.Stmt, error) {
+	marks := strings.Repeat("?, ", len(cols)-1) + "?"
+	return tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (`+marks+`)`)
 }
