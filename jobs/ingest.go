@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -55,26 +54,6 @@ type Ingest struct {
 	Workers int
 	Lease   time.Duration
 	Log     *slog.Logger
-}
-
-// FailpointEnv names the environment variable crash tests set to stop the
-// ingest job at a chosen point ("ingest-before-commit",
-// "ingest-after-commit"): the process writes the file named by
-// FailpointMarkerEnv and then hangs there until it is killed.
-const (
-	FailpointEnv       = "EARSHOT_FAILPOINT"
-	FailpointMarkerEnv = "EARSHOT_FAILPOINT_MARKER"
-)
-
-func failpoint(name string) {
-	if os.Getenv(FailpointEnv) != name {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "earshot: failpoint", name, "reached: waiting to be killed")
-	if marker := os.Getenv(FailpointMarkerEnv); marker != "" {
-		os.WriteFile(marker, []byte(name), 0o600)
-	}
-	select {}
 }
 
 // Run processes batches until no pending upload is left.
@@ -155,7 +134,6 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			if writeErr != nil {
 				return nil, fmt.Errorf("write lake: %w", writeErr)
 			}
-			failpoint("ingest-before-commit")
 			return files, nil
 		}
 		err = j.Catalog.CommitIngest(ctx, commit)
@@ -167,7 +145,6 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
-		failpoint("ingest-after-commit")
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -12,14 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/earshot/earshot/internal/testlake"
-	"github.com/earshot/earshot/jobs"
-	"github.com/earshot/earshot/warehouse/blob"
-	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // TestMain lets tests run this binary as the earshot command in a child
@@ -44,29 +36,6 @@ func chatTar(t *testing.T, n int, prefix string) []byte {
 	return buf.Bytes()
 }
 
-// stageArchives records pending chat archives straight in a data
-// directory's catalog and bucket, as the upload API would.
-func stageArchives(t *testing.T, data string, archives, chatsEach int) {
-	ctx := context.Background()
-	cat, err := catalog.Open(ctx, filepath.Join(data, "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	bucket, _ := blob.OpenLocal(filepath.Join(data, "bucket"))
-	org, _ := cat.CreateOrganization(ctx, "default")
-	for a := range archives {
-		id := catalog.NewID()
-		key := fmt.Sprintf("staging/%s/%s/a%d.tar", org.ID, id, a)
-		bucket.Put(ctx, key, bytes.NewReader(chatTar(t, chatsEach, fmt.Sprint("a", a))), blob.PutOptions{})
-		now := time.Now().UTC()
-		if err := cat.CreateInteraction(ctx, catalog.Interaction{ID: id, OrgID: org.ID, MediaType: "Chat", Status: "Processing",
-			FileName: fmt.Sprintf("a%d.tar", a), StagedKey: &key, ArrivedOn: now, LocaleID: 1033, Source: "file", ModifiedOn: now}, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // child runs earshot in a child process.
 func child(t *testing.T, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
@@ -79,89 +48,6 @@ func child(t *testing.T, env []string, args ...string) *exec.Cmd {
 		}
 	})
 	return cmd
-}
-
-// A process killed (SIGKILL) in the middle of an ingest run — after it wrote
-// Parquet files, before it committed — leaves nothing visible; after a
-// restart the job completes and every conversation appears exactly once in
-// the catalog and in the lake.
-func TestIngestSurvivesSIGKILL(t *testing.T) {
-	for _, point := range []string{"ingest-before-commit", "ingest-after-commit"} {
-		t.Run(point, func(t *testing.T) {
-			data := t.TempDir()
-			const archives, chats = 3, 40
-			stageArchives(t, data, archives, chats)
-			marker := filepath.Join(t.TempDir(), "reached")
-			crash := child(t, []string{jobs.FailpointEnv + "=" + point, jobs.FailpointMarkerEnv + "=" + marker},
-				"jobs", "run", "ingest", "--data", data, "--ingest-lease", "1s", "--ingest-batch", "2")
-			if err := crash.Start(); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(60 * time.Second)
-			for {
-				if _, err := os.Stat(marker); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					crash.Process.Kill()
-					t.Fatal("the failpoint was never reached")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			crash.Process.Signal(syscall.SIGKILL)
-			crash.Wait()
-			time.Sleep(1100 * time.Millisecond) // the killed worker's leases expire
-
-			if err := child(t, nil, "jobs", "run", "ingest", "--data", data).Run(); err != nil {
-				t.Fatalf("restarted run: %v", err)
-			}
-			db := testlake.CatalogSQL(t, filepath.Join(data, "catalog.db"))
-			var records, distinctNames, pending int
-			db.QueryRow(`SELECT count(*), count(DISTINCT file_name) FROM interactions WHERE media_type = 'ProcessedChat'`).Scan(&records, &distinctNames)
-			db.QueryRow(`SELECT count(*) FROM interactions WHERE status = 'Processing'`).Scan(&pending)
-			if records != archives*chats || distinctNames != records || pending != 0 {
-				t.Fatalf("catalog: %d chat records (%d names), %d pending; want %d", records, distinctNames, pending, archives*chats)
-			}
-			// The lake as a reader sees it: manifest files only, current runs only.
-			rows, _ := db.Query(`SELECT path FROM lake_files WHERE table_name = 'conversations'`)
-			var paths []string
-			for rows.Next() {
-				var p string
-				rows.Scan(&p)
-				paths = append(paths, "'"+filepath.Join(data, "bucket", p)+"'")
-			}
-			rows.Close()
-			runs := map[string]string{}
-			rows, _ = db.Query(`SELECT id, lake_run_id FROM interactions WHERE lake_run_id IS NOT NULL`)
-			for rows.Next() {
-				var id, run string
-				rows.Scan(&id, &run)
-				runs[id] = run
-			}
-			rows.Close()
-			lakeRows, current, distinct := 0, 0, map[string]bool{}
-			rows, err := testlake.Engine(t, data).SQL().Query(`SELECT conversation_id, run_id FROM read_parquet([` + strings.Join(paths, ",") + `])`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var id, run string
-				rows.Scan(&id, &run)
-				lakeRows++
-				if runs[id] == run {
-					current++
-				}
-				distinct[id] = true
-			}
-			rows.Close()
-			if current != archives*chats || len(distinct) != archives*chats {
-				t.Fatalf("lake: %d rows in manifest files, %d current, %d distinct; want %d", lakeRows, current, len(distinct), archives*chats)
-			}
-			if point == "ingest-before-commit" && lakeRows != archives*chats {
-				t.Fatalf("uncommitted files reached the manifest: %d rows", lakeRows)
-			}
-		})
-	}
 }
 
 // Upload through the running server's API, run the job through the admin
