@@ -18,6 +18,7 @@ type IngestCatalog interface {
 	ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]catalog.Interaction, error)
 	RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error)
 	CommitIngest(ctx context.Context, ic catalog.IngestCommit) error
+	TakenFileNames(ctx context.Context, orgID string, names, except []string) ([]string, error)
 }
 
 // LakeWriter writes a batch's Parquet files.
@@ -86,6 +87,9 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		stopRenewing()
 		if err := ctx.Err(); err != nil {
 			return err // leases expire; another run takes the uploads over
+		}
+		if err := j.refuseTakenNames(ctx, results); err != nil {
+			return err
 		}
 		var nConvs, nSegs int
 		for _, r := range results {

@@ -301,3 +301,28 @@ func (c *Catalog) PatchInteraction(ctx context.Context, orgID, id string, p Inte
 
 // NewID makes a UUIDv7 id: time-ordered, so id order is arrival order.
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// TakenFileNames are those of names that interactions of the organization
+// already have, leaving out the chats of the uploads in except (an
+// archive processed again replaces its own chats).
+func (c *Catalog) TakenFileNames(ctx context.Context, orgID string, names, except []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT file_name FROM interactions
+		WHERE org_id = ? AND `+anyOf("file_name")+` AND (upload_id IS NULL OR upload_id NOT IN (SELECT value FROM json_each(?)))`,
+		orgID, list(names), list(except))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var taken []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		taken = append(taken, name)
+	}
+	return taken, rows.Err()
+}

@@ -1,0 +1,51 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// refuseTakenNames fails, before anything is written, each upload of a
+// batch that would record a chat under a file name another interaction of
+// its organization already has (or another upload of the batch claims):
+// the unique name would refuse the whole batch's commit, and every run
+// would claim and fail the same batch again. The upload fails with its
+// reason; the others go on.
+func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result) error {
+	names := map[string][]string{}  // organization → its chats' names in the batch
+	except := map[string][]string{} // organization → its uploads in the batch
+	owner := map[[2]string]int{}    // (organization, name) → the result that claims it
+	clash := map[int]string{}       // result → a name it cannot have
+	for i, r := range results {
+		org := r.Outcome.Upload.OrgID
+		except[org] = append(except[org], r.Outcome.Upload.ID)
+		for _, ch := range r.Outcome.Children {
+			key := [2]string{org, ch.FileName}
+			if other, dup := owner[key]; dup && other != i {
+				clash[i] = ch.FileName
+				continue
+			}
+			owner[key] = i
+			names[org] = append(names[org], ch.FileName)
+		}
+	}
+	for org, list := range names {
+		taken, err := j.Catalog.TakenFileNames(ctx, org, list, except[org])
+		if err != nil {
+			return fmt.Errorf("check chat names: %w", err)
+		}
+		for _, name := range taken {
+			clash[owner[[2]string{org, name}]] = name
+		}
+	}
+	for i, name := range clash {
+		up := results[i].Outcome.Upload
+		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", catalog.ErrFileNameTaken, "fileName", name)
+		results[i] = pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess,
+			Failures: []string{fmt.Sprintf("%s: %s", catalog.ErrFileNameTaken.Error(), name)}}}
+	}
+	return nil
+}
