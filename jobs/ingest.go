@@ -91,12 +91,15 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err := j.refuseTakenNames(ctx, results); err != nil {
 			return err
 		}
-		var nConvs, nSegs int
+		var nConvs, nSegs, nClassifier, nModel int
 		for _, r := range results {
 			nConvs += len(r.Batch.Conversations)
 			nSegs += len(r.Batch.Segments)
+			nClassifier += len(r.Batch.ClassifierResults)
+			nModel += len(r.Batch.ModelResults)
 		}
-		batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs)}
+		batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs),
+			ClassifierResults: make([]lake.ClassifierResult, 0, nClassifier), ModelResults: make([]lake.ModelResult, 0, nModel)}
 		commit := catalog.IngestCommit{RunID: run.ID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
 		for _, r := range results {
 			batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)

@@ -17,7 +17,7 @@ import (
 
 func benchCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Benchmarks on this machine, printed beside their baselines"}
-	cmd.AddCommand(benchASRCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchQueryCommand(cfg))
+	cmd.AddCommand(benchASRCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchQueryCommand(cfg))
 	return cmd
 }
 

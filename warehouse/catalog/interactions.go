@@ -194,7 +194,10 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 		if f.ExactIDs {
 			add(anyOf("id"), list(f.IDs))
 		} else {
-			add("("+anyOf("id")+" OR "+anyOf("upload_id")+")", list(f.IDs), list(f.IDs))
+			// One list of keys (the ids and their archives' chats), so that
+			// each is a key lookup rather than a scan of the organization.
+			add(`id IN (SELECT value FROM json_each(?) UNION SELECT id FROM interactions WHERE `+anyOf("upload_id")+`)`,
+				list(f.IDs), list(f.IDs))
 		}
 	}
 	if f.AfterID != "" {

@@ -123,23 +123,24 @@ type ConversationState struct {
 }
 
 // ConversationStates reads the states of conversations of an organization.
-// The ids of one page are close together (UUIDv7), so the id range is a
-// range scan of the primary key. When the ids are sparse in their range (a
-// page filtered by hierarchy) they are looked up one by one; when they are
-// most of it, the range alone is read and the few others dropped here.
+// The ids of one page are close together (UUIDv7): when they are most of
+// their range, the range is read in one index scan and the few others
+// dropped here; when they are sparse in it (a page filtered by hierarchy)
+// each is looked up by its key.
 func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []string, sparse bool) (map[string]ConversationState, error) {
 	out := make(map[string]ConversationState, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	lo, hi := idRange(ids)
-	query := `SELECT id, status, lake_run_id, client_call_id, interaction_date FROM interactions WHERE org_id = ? AND id BETWEEN ? AND ?`
-	args := []any{orgID, lo, hi}
+	const columns = `SELECT id, status, lake_run_id, client_call_id, interaction_date FROM interactions`
+	var query string
+	var args []any
 	var wanted map[string]bool // a dense read's ids, to drop the others
 	if sparse {
-		query += ` AND ` + anyOf("id")
-		args = append(args, list(ids))
+		query, args = columns+` WHERE `+anyOf("id")+` AND org_id = ?`, []any{list(ids), orgID}
 	} else {
+		lo, hi := idRange(ids)
+		query, args = columns+` WHERE org_id = ? AND id BETWEEN ? AND ?`, []any{orgID, lo, hi}
 		wanted = make(map[string]bool, len(ids))
 		for _, id := range ids {
 			wanted[id] = true
@@ -168,9 +169,7 @@ func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []st
 	return out, rows.Err()
 }
 
-// idRange is the smallest and largest of ids (not empty). Queries for a
-// page's ids bound them by it as well as by the set, so that the index
-// scan stays inside the page.
+// idRange is the smallest and largest of ids (not empty).
 func idRange(ids []string) (lo, hi string) {
 	lo, hi = ids[0], ids[0]
 	for _, id := range ids {

@@ -1,0 +1,147 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// benchUploads stages n pending chat archives of an organization.
+func benchUploads(b *testing.B, c *Catalog, orgID string, n int) {
+	b.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	rows := make([][]any, n)
+	for i := range rows {
+		key := "staging/" + NewID()
+		it := Interaction{ID: NewID(), OrgID: orgID, MediaType: MediaChat, Status: StatusProcessing, FileName: key + ".tar",
+			StagedKey: &key, ArrivedOn: now, LocaleID: 1033, Source: "file"}
+		rows[i] = interactionRow(it, now, nil)
+	}
+	if err := c.InTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchCommit is an ingest commit of claimed archives, chats of each.
+func benchCommit(claimed []Interaction, owner string, chats int) IngestCommit {
+	run := NewID()
+	ic := IngestCommit{RunID: run, Owner: owner}
+	for _, up := range claimed {
+		o := UploadOutcome{Upload: up, Status: StatusReadyToSample}
+		for k := range chats {
+			id := NewID()
+			o.Children = append(o.Children, Interaction{ID: id, OrgID: up.OrgID, UploadID: &up.ID, MediaType: MediaProcessedChat,
+				Status: StatusReadyToSample, FileName: fmt.Sprintf("%s/chats/%04d.json", up.FileName, k), ArrivedOn: up.ArrivedOn,
+				LocaleID: 1033, Source: "file", ExtendedMetadata: map[string]string{"queue": "billing"}})
+		}
+		ic.Outcomes = append(ic.Outcomes, o)
+	}
+	files := []LakeFile{{Path: "lake/conversations/" + run + ".parquet", Table: "conversations", OrgID: claimed[0].OrgID,
+		Date: claimed[0].ArrivedOn.Truncate(24 * time.Hour), Rows: int64(len(claimed) * chats), MinID: claimed[0].ID, MaxID: run}}
+	ic.Files = func() ([]LakeFile, error) { return files, nil }
+	return ic
+}
+
+// BenchmarkClaimCommit: an ingest batch's catalog work — claim 200
+// pending archives, then commit them with 50 chats each (10,000 chat
+// records, their statuses and a manifest entry) — with every commit synced
+// (synchronous=FULL, the catalog's setting), beside the baseline of the
+// same work with synchronous=NORMAL (a commit not yet synced when it
+// returns: the cost of the guarantee).
+func BenchmarkClaimCommit(b *testing.B) {
+	const uploads, chats = 200, 50
+	for _, mode := range []struct{ name, synchronous string }{{"synchronous-full", "FULL"}, {"baseline-synchronous-normal", "NORMAL"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			ctx := context.Background()
+			c := openTest(b)
+			if _, err := c.db.ExecContext(ctx, `PRAGMA synchronous = `+mode.synchronous); err != nil {
+				b.Fatal(err)
+			}
+			c.db.SetMaxOpenConns(1) // the pragma is per connection
+			org, _ := c.CreateOrganization(ctx, "acme")
+			var claimTime, commitTime time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				benchUploads(b, c, org.ID, uploads)
+				b.StartTimer()
+				start := time.Now()
+				claimed, err := c.ClaimPending(ctx, "bench", []string{MediaChat}, uploads, time.Minute)
+				if err != nil || len(claimed) != uploads {
+					b.Fatalf("claimed %d: %v", len(claimed), err)
+				}
+				claimTime += time.Since(start)
+				b.StopTimer()
+				ic := benchCommit(claimed, "bench", chats)
+				b.StartTimer()
+				start = time.Now()
+				if err := c.CommitIngest(ctx, ic); err != nil {
+					b.Fatal(err)
+				}
+				commitTime += time.Since(start)
+			}
+			b.ReportMetric(float64(claimTime.Microseconds())/1000/float64(b.N), "claim-ms")
+			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+			b.ReportMetric(float64(uploads*chats*b.N)/(claimTime+commitTime).Seconds(), "chats/s")
+		})
+	}
+}
+
+// BenchmarkConversationStates: the states of a page's 1,000 conversations
+// (as every result page reads them) in a catalog of 200,000 processed
+// conversations: by id range (a dense page), and by id list (a sparse
+// page, one in ten of the range), beside the baseline of the same ids
+// read through the general interaction lookup.
+func BenchmarkConversationStates(b *testing.B) {
+	ctx := context.Background()
+	c, err := Open(ctx, filepath.Join(b.TempDir(), "catalog.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	org, _ := c.CreateOrganization(ctx, "acme")
+	const total = 200_000
+	now := time.Now().UTC()
+	run := NewID()
+	ids := make([]string, total)
+	rows := make([][]any, total)
+	for i := range rows {
+		ids[i] = NewID()
+		it := Interaction{ID: ids[i], OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample,
+			FileName: ids[i] + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
+		rows[i] = interactionRow(it, now, &run)
+	}
+	if err := c.InTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		b.Fatal(err)
+	}
+	dense := ids[total/2 : total/2+1000]
+	var sparse []string
+	for i := total / 4; len(sparse) < 1000; i += 10 {
+		sparse = append(sparse, ids[i])
+	}
+	for _, bc := range []struct {
+		name   string
+		ids    []string
+		sparse bool
+	}{{"dense-1000", dense, false}, {"sparse-1000", sparse, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				states, err := c.ConversationStates(ctx, org.ID, bc.ids, bc.sparse)
+				if err != nil || len(states) != 1000 {
+					b.Fatalf("%d states, %v", len(states), err)
+				}
+			}
+		})
+	}
+	b.Run("baseline-interactions-1000", func(b *testing.B) {
+		for b.Loop() {
+			its, err := c.Interactions(ctx, org.ID, InteractionFilter{IDs: sparse, ExactIDs: true, Limit: 1000})
+			if err != nil || len(its) != 1000 {
+				b.Fatalf("%d interactions, %v", len(its), err)
+			}
+		}
+	})
+}
