@@ -160,7 +160,7 @@ func chatArchive(gen *dialogues.Generator, start time.Time, archive, chats int) 
 	var buf bytes.Buffer
 	w := tar.NewWriter(&buf)
 	for i := range chats {
-		body, err := gen.Dialogue(start.Add(time.Duration(archive*chats+i)*time.Second)).EarshotJSON(nil)
+		body, err := gen.Dialogue(start.Add(time.Duration(archive*chats+i) * time.Second)).EarshotJSON(nil)
 		if err != nil {
 			return nil, err
 		}
