@@ -206,7 +206,7 @@ func TestReclassify(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Fatalf("%v %v", files, err)
 	}
-	e.reader.Lake.SQL().QueryRow(`SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.reader.Lake.FileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
+	e.lake.SQL().QueryRow(`SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.lake.FileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
 	if hits != 1 {
 		t.Fatalf("%d hits", hits)
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
@@ -56,6 +57,7 @@ type testEnv struct {
 	cat          *catalog.Catalog
 	sql          *sql.DB // the catalog file, opened directly
 	reader       *results.Reader
+	lake         *lakedb.DB
 	bucket       *blob.Local
 	tokens       *oauth.Tokens
 	org          catalog.Organization
@@ -90,7 +92,8 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
+	reader := &results.Reader{Catalog: cat, Lake: engine}
 	keysOnce.Do(func() {
 		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
 		defer os.RemoveAll(kdir) // the keys live in memory once loaded
@@ -129,7 +132,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
+	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
 }
 
 type response struct {

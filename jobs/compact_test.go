@@ -102,11 +102,11 @@ func TestCompact(t *testing.T) {
 		t.Fatal("a fresh unlisted file was removed")
 	}
 	old := time.Now().Add(-2 * OrphanAge)
-	os.Chtimes(filepath.Join(e.reader.Lake.Root(), orphan), old, old)
+	os.Chtimes(filepath.Join(e.lake.Root(), orphan), old, old)
 	// An export snapshot is no orphan, however old.
 	snapshot := ExportPath("users", e.org.ID)
 	e.bucket.Put(ctx, snapshot, strings.NewReader("PAR1"), blob.PutOptions{})
-	os.Chtimes(filepath.Join(e.reader.Lake.Root(), snapshot), old, old)
+	os.Chtimes(filepath.Join(e.lake.Root(), snapshot), old, old)
 	if run, _ := e.runner.Run(ctx, "compact"); run.Counts["orphans_removed"] != 1 {
 		t.Fatalf("orphan not removed: %+v", run.Counts)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
-	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // ExportPrefix is where the snapshots live in the bucket, beside the lake
@@ -36,10 +35,16 @@ func ExportPath(table, orgID string) string {
 // the previous one in one write.
 type Export struct {
 	Catalog *catalog.Catalog
-	Engine  *lakedb.DB // writes the Parquet files
+	Parquet ParquetWriter
 	Bucket  blob.Bucket
 	Cache   string // the local lake cache to write through to (a gs:// bucket), or ""
 	Log     *slog.Logger
+}
+
+// ParquetWriter writes rows given as JSON lines to a Parquet file
+// (lakedb.DB).
+type ParquetWriter interface {
+	JSONToParquet(ctx context.Context, rowsFile string, columns, types []string, out string) error
 }
 
 // Run writes every organization's snapshots.
@@ -83,13 +88,11 @@ func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) 
 		return 0, err
 	}
 	local := filepath.Join(dir, table+".parquet")
-	specs := make([]string, len(columns))
+	types := make([]string, len(columns))
 	for i, c := range columns {
-		specs[i] = lakedb.SQLString(c) + ": " + lakedb.SQLString(snapshotType(c))
+		types[i] = snapshotType(c)
 	}
-	if _, err := j.Engine.SQL().ExecContext(ctx, `COPY (SELECT * FROM read_json(`+lakedb.SQLString(rowsFile)+`,
-		format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`}))
-		TO `+lakedb.SQLString(local)+` (FORMAT parquet, COMPRESSION zstd)`); err != nil {
+	if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, local); err != nil {
 		return 0, err
 	}
 	data, err := os.ReadFile(local)

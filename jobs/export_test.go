@@ -46,7 +46,7 @@ func TestExport(t *testing.T) {
 	}
 	lakeRoot := filepath.Join(dir, "bucket")
 	engine := testlake.Engine(t, lakeRoot)
-	job := &jobs.Export{Catalog: cat, Engine: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job := &jobs.Export{Catalog: cat, Parquet: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for range 2 {
 		counts, err := job.Run(ctx, catalog.JobRun{})
 		if err != nil {

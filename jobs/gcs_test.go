@@ -46,7 +46,8 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, cache)}
+	engine := testlake.Engine(t, cache)
+	reader := &results.Reader{Catalog: cat, Lake: engine}
 	org, _ := cat.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	writer := &lake.Writer{Bucket: gcs, Cache: cache}
@@ -54,7 +55,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	runner.Register("ingest", &Ingest{Catalog: cat, Lake: writer, Open: gcs.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
 		Owner: "gcs-worker", Workers: 1, Lease: time.Minute, Log: log})
-	runner.Register("compact", &Compact{Catalog: cat, Engine: reader.Lake, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
+	runner.Register("compact", &Compact{Catalog: cat, Partitions: engine, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
 
 	for i := range 2 {
 		id := catalog.NewID()

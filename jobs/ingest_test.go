@@ -22,6 +22,7 @@ import (
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
@@ -29,6 +30,7 @@ type env struct {
 	cat    *catalog.Catalog
 	sql    *sql.DB // the catalog file, opened directly
 	reader *results.Reader
+	lake   *lakedb.DB
 	bucket *blob.Local
 	org    catalog.Organization
 	runner *Runner
@@ -38,7 +40,8 @@ func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	cat, bucket, dir := testlake.New(t)
-	reader := &results.Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
+	reader := &results.Reader{Catalog: cat, Lake: engine}
 	org, _ := cat.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat, "test-worker", log, nil)
@@ -50,9 +53,9 @@ func newEnv(t testing.TB) *env {
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
-	runner.Register("compact", &Compact{Catalog: cat, Engine: reader.Lake, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
+	runner.Register("compact", &Compact{Catalog: cat, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
 	runner.Register("reclassify", &Reclassify{Catalog: cat, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
-	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, bucket: bucket, org: org, runner: runner}
+	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, org: org, runner: runner}
 }
 
 // stage stores a file and records it as a pending Chat upload.

@@ -29,22 +29,22 @@ func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), erro
 	if err != nil {
 		return nil, nil, err
 	}
-	reader, err := openReader(ctx, cfg, cat)
+	lk, err := openLake(ctx, cfg, cat)
 	if err != nil {
 		cat.Close()
 		return nil, nil, err
 	}
 	bucket, err := blob.Open(ctx, cfg.bucketURL())
 	if err != nil {
-		reader.Lake.Close()
+		lk.engine.Close()
 		cat.Close()
 		return nil, nil, err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	runner := newJobRunner(cfg, reader, bucket, log, nil)
+	runner := newJobRunner(cfg, cat, lk, bucket, log, nil)
 	svc := admin.NewService(cat, runner)
 	svc.SetClassifierCompiler(cfg.classifierCompiler())
-	return svc, func() { bucket.Close(); reader.Lake.Close(); cat.Close() }, nil
+	return svc, func() { bucket.Close(); lk.engine.Close(); cat.Close() }, nil
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.

@@ -32,7 +32,7 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *config) *cobra.Command {
 	var archives, chats int
-	var keep string
+	var keep, baseline string
 	cmd := &cobra.Command{
 		Use:   "ingest",
 		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
@@ -40,36 +40,46 @@ func benchIngestCommand(cfg *config) *cobra.Command {
 with the starter classifiers imported), uploads --archives tar archives of
 --chats generated chats each through the upload API, then times
 ` + "`earshot jobs run ingest`" + ` (the server runs it) and reads the server's peak
-and current resident memory. Prints the figures beside the previous
-release's and the target.`,
+and current resident memory. --baseline runs the same with another earshot
+binary (an earlier release) and prints both.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			data := keep
-			if data == "" {
-				dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(dir)
-				data = dir
-			}
-			res, err := benchIngest(c.Context(), data, archives, chats, c.ErrOrStderr())
+			self, err := os.Executable()
 			if err != nil {
 				return err
 			}
+			binaries := [][2]string{{"this build", self}}
+			if baseline != "" {
+				binaries = append(binaries, [2]string{"baseline " + filepath.Base(baseline), baseline})
+			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver peak RSS\tserver RSS after\t")
-			fmt.Fprintf(tw, "this build\t%d\t%d\t%.2f s\t%.0f\t%d MB\t%d MB\t\n", res.conversations, archives,
-				res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.peakRSS>>20, res.rss>>20)
-			fmt.Fprintln(tw, "previous release (DuckDB catalog)\t10000\t100\t3.3 s\t~3000\t\t620 MB\t")
+			for _, bin := range binaries {
+				data := keep
+				if data == "" || bin[1] != self {
+					dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(dir)
+					data = dir
+				}
+				res, err := benchIngest(c.Context(), bin[1], data, archives, chats, c.ErrOrStderr())
+				if err != nil {
+					return fmt.Errorf("%s: %w", bin[0], err)
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.0f\t%d MB\t%d MB\t\n", bin[0], res.conversations, archives,
+					res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.peakRSS>>20, res.rss>>20)
+			}
 			tw.Flush()
-			fmt.Fprintln(c.OutOrStdout(), "target: ≥ 10,000 conv/s end to end on SQLite")
+			fmt.Fprintln(c.OutOrStdout(), "target: ≥ 10,000 conv/s end to end")
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&archives, "archives", 100, "tar archives uploaded")
 	cmd.Flags().IntVar(&chats, "chats", 100, "generated chats in each archive")
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
 	return cmd
 }
 
@@ -79,12 +89,8 @@ type ingestResult struct {
 	peakRSS, rss  int64
 }
 
-func benchIngest(ctx context.Context, data string, archives, chats int, log io.Writer) (ingestResult, error) {
+func benchIngest(ctx context.Context, self, data string, archives, chats int, log io.Writer) (ingestResult, error) {
 	var res ingestResult
-	self, err := os.Executable()
-	if err != nil {
-		return res, err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return res, err

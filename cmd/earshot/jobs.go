@@ -40,21 +40,25 @@ func lakeRoot(cfg *config) (dir string, cached bool) {
 	return filepath.Join(cfg.DataDir, "lake-cache"), true
 }
 
-// openReader starts the lake engine over the lake's local directory and
-// the reader of results and transcripts on it and the catalog.
-func openReader(ctx context.Context, cfg *config, cat *catalog.Catalog) (*results.Reader, error) {
+// lakeParts are the lake engine over the lake's local directory and the
+// reader of results and transcripts on it and the catalog.
+type lakeParts struct {
+	engine *lakedb.DB
+	reader *results.Reader
+}
+
+func openLake(ctx context.Context, cfg *config, cat *catalog.Catalog) (lakeParts, error) {
 	root, _ := lakeRoot(cfg)
 	engine, err := lakedb.Open(ctx, root)
 	if err != nil {
-		return nil, err
+		return lakeParts{}, err
 	}
-	return &results.Reader{Catalog: cat, Lake: engine}, nil
+	return lakeParts{engine: engine, reader: &results.Reader{Catalog: cat, Lake: engine}}, nil
 }
 
 // newJobRunner registers every job on the catalog, the lake and the bucket.
-func newJobRunner(cfg *config, reader *results.Reader, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
+func newJobRunner(cfg *config, cat *catalog.Catalog, lk lakeParts, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
 	owner := workerName()
-	cat := reader.Catalog
 	root, cached := lakeRoot(cfg)
 	writer := &lake.Writer{Bucket: bucket}
 	cache := ""
@@ -82,10 +86,10 @@ func newJobRunner(cfg *config, reader *results.Reader, bucket blob.Bucket, log *
 		},
 		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
-	runner.Register("compact", &jobs.Compact{Catalog: cat, Engine: reader.Lake, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("compact", &jobs.Compact{Catalog: cat, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("sample", &jobs.Sample{Catalog: cat, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
-	runner.Register("export", &jobs.Export{Catalog: cat, Engine: reader.Lake, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
+	runner.Register("export", &jobs.Export{Catalog: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
 	return runner
 }
 

@@ -150,18 +150,18 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	if err != nil {
 		return nil, err
 	}
-	reader, err := openReader(ctx, cfg, cat)
+	lk, err := openLake(ctx, cfg, cat)
 	if err != nil {
 		cat.Close()
 		return nil, err
 	}
 	bucket, err := blob.Open(ctx, cfg.bucketURL())
 	if err != nil {
-		reader.Lake.Close()
+		lk.engine.Close()
 		cat.Close()
 		return nil, err
 	}
-	st := &stack{cat: cat, reader: reader, bucket: bucket, close: func() { bucket.Close(); reader.Lake.Close(); cat.Close() }}
+	st := &stack{cat: cat, reader: lk.reader, bucket: bucket, close: func() { bucket.Close(); lk.engine.Close(); cat.Close() }}
 	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
 	if err != nil {
 		st.close()
@@ -175,7 +175,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 		n, _ := cat.PendingCount(context.Background())
 		return float64(n)
 	}))
-	st.runner = newJobRunner(cfg, reader, bucket, log, registry)
+	st.runner = newJobRunner(cfg, cat, lk, bucket, log, registry)
 	if root, cached := lakeRoot(cfg); cached {
 		paths, err := cat.LakePaths(ctx)
 		if err == nil {
@@ -192,7 +192,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
-		Catalog: cat, Results: reader, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		Catalog: cat, Results: lk.reader, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {

@@ -40,6 +40,16 @@ func Open(ctx context.Context, root string) (*DB, error) {
 // SQL is the DuckDB handle, for the warehouse packages that read the lake.
 func (d *DB) SQL() *sql.DB { return d.db }
 
+// QueryContext runs a query over the lake.
+func (d *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return d.db.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query over the lake that returns one row.
+func (d *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return d.db.QueryRowContext(ctx, query, args...)
+}
+
 // Root is the local directory of the lake's files.
 func (d *DB) Root() string { return d.root }
 
@@ -62,3 +72,17 @@ func FileList(root string, paths []string) string {
 
 // SQLString quotes a string as a SQL literal.
 func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// JSONToParquet writes the rows of a JSON-lines file (one object a row)
+// to a zstd Parquet file, each of columns read as the DuckDB type of the
+// same place in types.
+func (d *DB) JSONToParquet(ctx context.Context, rowsFile string, columns, types []string, out string) error {
+	specs := make([]string, len(columns))
+	for i, c := range columns {
+		specs[i] = SQLString(c) + ": " + SQLString(types[i])
+	}
+	_, err := d.db.ExecContext(ctx, `COPY (SELECT * FROM read_json(`+SQLString(rowsFile)+`,
+		format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`}))
+		TO `+SQLString(out)+` (FORMAT parquet, COMPRESSION zstd)`)
+	return err
+}

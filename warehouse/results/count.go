@@ -118,6 +118,6 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		args = append(args, classifierIDs)
 	}
 	var n int64
-	err := r.Lake.SQL().QueryRowContext(ctx, query, args...).Scan(&n)
+	err := r.Lake.QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, err
 }

@@ -209,7 +209,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	var current string // the conversation of the row before (rows come by conversation)
 	inPage := false
 	var lastRun string // a conversation's rows are mostly of one run
-	err = queryArrow(ctx, r.Lake.SQL(), func(rec arrow.RecordBatch) error {
+	err = r.Lake.QueryArrow(ctx, func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
 		for i := range int(rec.NumRows()) {

@@ -8,6 +8,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"sync"
@@ -16,14 +17,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/earshot/earshot/warehouse/catalog"
-	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // Reader reads pages of conversations and their results, and transcripts:
 // the catalog prunes and says what is current, the lake engine reads.
 type Reader struct {
 	Catalog *catalog.Catalog
-	Lake    *lakedb.DB
+	Lake    Lake
+}
+
+// Lake runs DuckDB statements over the lake's files (lakedb.DB).
+type Lake interface {
+	// FileList is the SQL list literal of lake files for read_parquet.
+	FileList(paths []string) string
+	// QueryArrow hands the query's result to fn in Arrow record batches.
+	QueryArrow(ctx context.Context, fn func(arrow.RecordBatch) error, query string, args ...any) error
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Window is a closed range of time on arrival dates, or on interaction
@@ -204,7 +214,7 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
 	in := newInterner() // runs and hierarchy nodes repeat
-	err = queryArrow(ctx, r.Lake.SQL(), func(rec arrow.RecordBatch) error {
+	err = r.Lake.QueryArrow(ctx, func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		ids, runs := cols[0].(stringColumn), cols[1].(stringColumn)
 		for i := range int(rec.NumRows()) {

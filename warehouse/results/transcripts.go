@@ -69,7 +69,7 @@ func (r *Reader) Transcripts(ctx context.Context, orgID string, its []catalog.In
 	}
 	// File paths come from the manifest (never from a request) and are
 	// quoted; the ids are bound parameters.
-	rows, err := r.Lake.SQL().QueryContext(ctx, `SELECT conversation_id, speaker, start_ms, end_ms, text, confidence, words
+	rows, err := r.Lake.QueryContext(ctx, `SELECT conversation_id, speaker, start_ms, end_ms, text, confidence, words
 		FROM read_parquet(`+r.Lake.FileList(paths)+`)
 		WHERE list_contains(?, conversation_id || '/' || run_id) ORDER BY conversation_id, segment_index`, pairs)
 	if err != nil {

@@ -1,10 +1,9 @@
 //go:build duckdb_arrow
 
-package results
+package lakedb
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 
@@ -12,14 +11,14 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
-// queryArrow runs a query through DuckDB's Arrow interface and hands each
+// QueryArrow runs a query through DuckDB's Arrow interface and hands each
 // record batch to fn. A page's results are tens of thousands of rows:
 // database/sql copies every value into a Go string and an interface,
 // Arrow hands over whole columns, and fn keeps only what it needs (ids it
 // already holds are looked up, not copied). The batch is valid only
 // during fn.
-func queryArrow(ctx context.Context, db *sql.DB, fn func(arrow.RecordBatch) error, query string, args ...any) error {
-	conn, err := db.Conn(ctx)
+func (d *DB) QueryArrow(ctx context.Context, fn func(arrow.RecordBatch) error, query string, args ...any) error {
+	conn, err := d.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
