@@ -80,7 +80,7 @@ bench:
 
 ## bench-query: /ModelResults and /Conversations/Insights latency over a generated lake (QUERY_SIZE conversations)
 bench-query: deps build
-	test -f $(QUERY_LAKE)/catalog.duckdb || $(BIN) --data $(QUERY_LAKE) bench gen --conversations $(QUERY_SIZE)
+	test -f $(QUERY_LAKE)/catalog.db || $(BIN) --data $(QUERY_LAKE) bench gen --conversations $(QUERY_SIZE)
 	$(BIN) --data $(QUERY_LAKE) bench query
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2

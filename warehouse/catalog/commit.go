@@ -311,18 +311,5 @@ func orgsOf(files []LakeFile) []string {
 
 // LakePaths lists every file of the manifest.
 func (c *Catalog) LakePaths(ctx context.Context) ([]string, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT path FROM lake_files ORDER BY path`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return queryStrings(ctx, c.db, `SELECT path FROM lake_files ORDER BY path`)
 }

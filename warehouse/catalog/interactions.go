@@ -312,20 +312,7 @@ func (c *Catalog) TakenFileNames(ctx context.Context, orgID string, names, excep
 	if len(names) == 0 {
 		return nil, nil
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT file_name FROM interactions
+	return queryStrings(ctx, c.db, `SELECT file_name FROM interactions
 		WHERE org_id = ? AND `+anyOf("file_name")+` AND (upload_id IS NULL OR upload_id NOT IN (SELECT value FROM json_each(?)))`,
 		orgID, list(names), list(except))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var taken []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		taken = append(taken, name)
-	}
-	return taken, rows.Err()
 }
