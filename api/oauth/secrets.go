@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"sync"
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
@@ -33,8 +34,12 @@ func HashSecret(secret string) (string, error) {
 }
 
 // dummyHash is compared against when a client is unknown, so that an
-// unknown client id costs the same time as a wrong secret.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("earshot-timing-equalizer"), bcrypt.DefaultCost)
+// unknown client id costs the same time as a wrong secret. Made on first
+// use: a bcrypt hash is a noticeable share of a CLI command's start.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("earshot-timing-equalizer"), bcrypt.DefaultCost)
+	return h
+})
 
 func secretMatches(hash, secret string) bool {
 	if len(secret) > maxSecretBytes {

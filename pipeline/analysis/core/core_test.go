@@ -93,7 +93,7 @@ func TestCompoundMatchesVADER(t *testing.T) {
 	}
 	nonZero := 0
 	for _, text := range texts {
-		want := vader.PolarityScores(text).Compound
+		want := vader().analyzer.PolarityScores(text).Compound
 		got := Compound(text)
 		if got != want {
 			t.Fatalf("%q: %v, govader %v", text, got, want)
@@ -114,7 +114,7 @@ func FuzzCompound(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := Compound(text), vader.PolarityScores(text).Compound; got != want {
+		if got, want := Compound(text), vader().analyzer.PolarityScores(text).Compound; got != want {
 			t.Fatalf("%q: %v, govader %v", text, got, want)
 		}
 	})

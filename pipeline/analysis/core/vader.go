@@ -31,7 +31,7 @@ const vaderPunctuation = `"!#$%&'()*+,-./:;<=>?@[\]^_` + "`{|}~"
 func Compound(text string) float64 {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= 0x80 {
-			return vader.PolarityScores(text).Compound
+			return vader().analyzer.PolarityScores(text).Compound
 		}
 	}
 	var buf [48]vaderToken // room for most turns on the stack
@@ -128,16 +128,17 @@ func lookupLower(w string, hasUpper, apostrophe bool) vaderWord {
 	var info vaderWord
 	var n int
 	var known bool
+	tables := vader()
 	if !hasUpper {
-		n, known = vaderIndex.Find(w)
+		n, known = tables.index.Find(w)
 	} else if len(w) <= 64 {
 		var lower [64]byte
-		n, known = vaderIndex.FindBytes(appendLower(lower[:0], w))
+		n, known = tables.index.FindBytes(appendLower(lower[:0], w))
 	} else {
-		n, known = vaderIndex.Find(strings.ToLower(w))
+		n, known = tables.index.Find(strings.ToLower(w))
 	}
 	if known {
-		info = vaderInfo[n]
+		info = tables.info[n]
 	}
 	if apostrophe && hasNT(w) {
 		info.flags |= isNegation
@@ -174,7 +175,7 @@ func (s *vaderText) writtenInLexicon(j int) bool {
 	if !s.words[j].hasUpper {
 		return s.is(j, inLexicon)
 	}
-	_, ok := vader.Lexicon[s.text[s.words[j].from:s.words[j].to]]
+	_, ok := vader().analyzer.Lexicon[s.text[s.words[j].from:s.words[j].to]]
 	return ok
 }
 
@@ -337,7 +338,7 @@ func (s *vaderText) idioms(v float64, i int) float64 {
 		x, ok := m[string(k)]
 		return x, ok
 	}
-	special := vader.Constants.SpecialCaseIdioms
+	special := vader().analyzer.Constants.SpecialCaseIdioms
 	for _, seq := range [...][2]int{{i - 1, i + 1}, {i - 2, i + 1}, {i - 2, i}, {i - 3, i}, {i - 3, i - 1}} {
 		if x, ok := lookup(special, seq[0], seq[1]); ok {
 			v = x
@@ -354,7 +355,7 @@ func (s *vaderText) idioms(v float64, i int) float64 {
 			v = x
 		}
 	}
-	boosters := vader.Constants.BoosterDict
+	boosters := vader().analyzer.Constants.BoosterDict
 	for _, seq := range [...][2]int{{i - 3, i}, {i - 3, i - 1}, {i - 2, i}} {
 		if x, ok := lookup(boosters, seq[0], seq[1]); ok {
 			v += x

@@ -2,14 +2,36 @@ package core
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/jonreiter/govader"
 
 	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
-// vader is loaded once: its lexicon is 7,500 words.
-var vader = govader.NewSentimentIntensityAnalyzer()
+// vaderTables are govader's analyzer and the word index built from its
+// lists, loaded on first use (a program that scores nothing, such as a
+// CLI command, does not pay for the 7,500-word lexicon).
+type vaderTables struct {
+	analyzer *govader.SentimentIntensityAnalyzer
+	// index numbers the words of vaderWords, info is what each number
+	// stands for: a word is looked up in the index, most of a text's words
+	// being ruled out by its filter without reaching its slots (with Go's
+	// map, its hashing and cache misses, the 7,500-word lookups cost more
+	// than the rest of scoring).
+	index *words.Index
+	info  []vaderWord
+}
+
+var vader = sync.OnceValue(func() *vaderTables {
+	analyzer := govader.NewSentimentIntensityAnalyzer()
+	var list []string
+	var info []vaderWord
+	for w, v := range vaderWords(analyzer) {
+		list, info = append(list, w), append(info, v)
+	}
+	return &vaderTables{analyzer: analyzer, index: words.New(list), info: info}
+})
 
 // vaderWord is everything VADER's lists say about a lower-case word, so
 // that scoring looks each word up once.
@@ -39,7 +61,7 @@ const (
 
 // vaderWords are govader's lexicon, boosters, negations and idiom words,
 // and the words its rules name.
-var vaderWords = func() map[string]vaderWord {
+func vaderWords(vader *govader.SentimentIntensityAnalyzer) map[string]vaderWord {
 	m := make(map[string]vaderWord, len(vader.Lexicon)+200)
 	set := func(w string, f func(*vaderWord)) {
 		v := m[w]
@@ -73,18 +95,4 @@ var vaderWords = func() map[string]vaderWord {
 		}
 	}
 	return m
-}()
-
-// vaderIndex numbers vaderWords' words, vaderInfo is what each number
-// stands for: a word is looked up in the index, most of a text's words
-// being ruled out by its filter without reaching its slots (with Go's map,
-// its hashing and cache misses, the 7,500-word lookups cost more than the
-// rest of scoring).
-var vaderIndex, vaderInfo = func() (*words.Index, []vaderWord) {
-	var list []string
-	var info []vaderWord
-	for w, v := range vaderWords {
-		list, info = append(list, w), append(info, v)
-	}
-	return words.New(list), info
-}()
+}
