@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -114,6 +115,11 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	failed := 0
 	now := time.Now().UTC()
 	var outcomes []registry.Outcome
+	// A batch is mostly one organization's: room for its results at once.
+	if s, err := a.set(ctx, b.Conversations[0].OrgID); err == nil {
+		n := len(b.Conversations) * len(s.set.Classifiers)
+		b.ClassifierResults, b.ModelResults = slices.Grow(b.ClassifierResults, n), slices.Grow(b.ModelResults, n)
+	}
 	for _, row := range b.Conversations {
 		s, err := a.set(ctx, row.OrgID)
 		if err != nil {

@@ -397,6 +397,7 @@ var ModelResultSchema = arrow.NewSchema([]arrow.Field{
 func classifierResultRecord(rows []ClassifierResult) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, ClassifierResultSchema)
 	defer b.Release()
+	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	evidence := b.Field(10).(*array.ListBuilder)
 	ev := evidence.ValueBuilder().(*array.StructBuilder)
 	for _, r := range rows {
@@ -429,6 +430,7 @@ func classifierResultRecord(rows []ClassifierResult) arrow.RecordBatch {
 func modelResultRecord(rows []ModelResult) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, ModelResultSchema)
 	defer b.Release()
+	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	for _, r := range rows {
 		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
 		b.Field(1).(*array.StringBuilder).Append(r.RunID)
@@ -466,6 +468,7 @@ func appendTime(b *array.TimestampBuilder, t *time.Time) {
 func conversationRecord(rows []Conversation) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, ConversationSchema)
 	defer b.Release()
+	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	f := func(i int) array.Builder { return b.Field(i) }
 	for _, r := range rows {
 		f(0).(*array.StringBuilder).Append(r.ID)
@@ -503,6 +506,7 @@ func conversationRecord(rows []Conversation) arrow.RecordBatch {
 func segmentRecord(rows []Segment) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, SegmentSchema)
 	defer b.Release()
+	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	words := b.Field(9).(*array.ListBuilder)
 	word := words.ValueBuilder().(*array.StructBuilder)
 	for _, r := range rows {
