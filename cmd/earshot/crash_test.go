@@ -75,7 +75,8 @@ func TestIngestSurvivesCrashes(t *testing.T) {
 		if sig == syscall.SIGKILL && len(running) > 0 {
 			killedMidRun++
 		}
-		t.Logf("round %d: %v during %s, left %d of %d archives Processing and runs %v unfinished", round, sig, job, pending, uploaded, running)
+		t.Logf("round %d: ready in %v, %v during %s, left %d of %d archives Processing and runs %v unfinished",
+			round, srv.ready.Round(time.Millisecond), sig, job, pending, uploaded, running)
 		operatorCommands(t, data)
 	}
 	// Kills fall inside a run, or (a run that went faster than the last)
@@ -110,6 +111,7 @@ type crashServer struct {
 	addr   string
 	cmd    *exec.Cmd
 	bearer string
+	ready  time.Duration // how long the last start took to answer /readyz 200
 }
 
 func (s *crashServer) start() {
@@ -137,6 +139,7 @@ func (s *crashServer) start() {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
+	s.ready = time.Since(began)
 	var creds map[string]string
 	raw, _ := os.ReadFile(filepath.Join(s.data, "credentials.json"))
 	json.Unmarshal(raw, &creds)

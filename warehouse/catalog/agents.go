@@ -192,13 +192,13 @@ func (c *Catalog) writeAgent(ctx context.Context, tx *sql.Tx, a Agent, in AgentI
 		_, err = tx.ExecContext(ctx, `INSERT INTO agents (`+agentColumns+`, agent_code_key)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			a.ID, a.OrgID, a.UserID, a.ManagerID, a.FirstName, a.LastName, a.AgentEmail, a.AgentCode,
-			a.IsActive, utcPtr(a.StartDate), strList(a.OSMs), t, t, codeKey)
+			a.IsActive, stampPtr(a.StartDate), strList(a.OSMs), t, t, codeKey)
 	} else {
 		_, err = tx.ExecContext(ctx, `UPDATE agents SET user_id = ?, manager_id = ?, first_name = ?, last_name = ?,
 			agent_email = ?, agent_code = ?, agent_code_key = ?, is_active = ?, start_date = ?, osms = ?, modified_on = ?
 			WHERE org_id = ? AND id = ?`,
 			a.UserID, a.ManagerID, a.FirstName, a.LastName, a.AgentEmail, a.AgentCode, codeKey,
-			a.IsActive, utcPtr(a.StartDate), strList(a.OSMs), t, a.OrgID, a.ID)
+			a.IsActive, stampPtr(a.StartDate), strList(a.OSMs), t, a.OrgID, a.ID)
 	}
 	return uniqueAs(err, "agentCode", "Another agent of the organization already has this agentCode.")
 }

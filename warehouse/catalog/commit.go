@@ -40,7 +40,7 @@ func lakeFileRow(f LakeFile, runID string, created time.Time) []any {
 		complete = string(b)
 	}
 	return []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-		utcPtr(f.MinInteraction), utcPtr(f.MaxInteraction), runID, created, nodes, complete}
+		stampPtr(f.MinInteraction), stampPtr(f.MaxInteraction), runID, created, nodes, complete}
 }
 
 // UploadOutcome is what processing one claimed upload produced.
@@ -160,7 +160,7 @@ func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
 func interactionRow(it Interaction, modified time.Time, lakeRunID *string) []any {
 	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
 	return []any{it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
-		it.FileSizeBytes, it.SHA256, it.ArrivedOn.UTC(), utcPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
+		it.FileSizeBytes, it.SHA256, stamp(it.ArrivedOn), stampPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 		it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
 		it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, modified, lakeRunID}
 }

@@ -74,7 +74,7 @@ func copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (i
 		}
 		for i, v := range row {
 			if t, ok := v.(time.Time); ok {
-				row[i] = t.UTC()
+				row[i] = stamp(t)
 			}
 		}
 		_, err := stmt.ExecContext(ctx, row...)

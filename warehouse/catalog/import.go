@@ -31,7 +31,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 		if err != nil {
 			return err
 		}
-		reviews[i] = []any{r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime.UTC(), string(results)}
+		reviews[i] = []any{r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, stamp(r.EventTime), string(results)}
 	}
 	files := make([][]any, len(im.Files))
 	for i, f := range im.Files {

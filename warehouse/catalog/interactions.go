@@ -112,9 +112,9 @@ func (c *Catalog) CreateInteraction(ctx context.Context, it Interaction, applyNo
 		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
-			it.FileSizeBytes, it.SHA256, it.ArrivedOn.UTC(), utcPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
+			it.FileSizeBytes, it.SHA256, stamp(it.ArrivedOn), stampPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 			it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
-			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, it.ModifiedOn.UTC(), it.LakeRunID)
+			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, stamp(it.ModifiedOn), it.LakeRunID)
 		if isUniqueViolation(err) {
 			return ErrFileNameTaken
 		}
@@ -170,10 +170,10 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 		args = append(args, a...)
 	}
 	if f.ArrivedFrom != nil {
-		add("arrived_on >= ?", f.ArrivedFrom.UTC())
+		add("arrived_on >= ?", stamp(*f.ArrivedFrom))
 	}
 	if f.ArrivedTo != nil {
-		add("arrived_on <= ?", f.ArrivedTo.UTC())
+		add("arrived_on <= ?", stamp(*f.ArrivedTo))
 	}
 	if f.MediaType != "" {
 		add("media_type = ?", f.MediaType)
@@ -293,7 +293,7 @@ func (c *Catalog) PatchInteraction(ctx context.Context, orgID, id string, p Inte
 		ext, _ := json.Marshal(it.ExtendedMetadata)
 		_, err = tx.ExecContext(ctx, `UPDATE interactions SET interaction_date = ?, phone = ?, call_direction = ?,
 			client_call_id = ?, locale_id = ?, extended_metadata = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
-			utcPtr(it.InteractionDate), it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
+			stampPtr(it.InteractionDate), it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
 		return err
 	})
 	if err != nil {
