@@ -53,7 +53,7 @@ binary (an earlier release) and prints both.`,
 				binaries = append(binaries, [2]string{"baseline " + filepath.Base(baseline), baseline})
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver CPU\tserver peak RSS\tserver RSS after\t")
 			for _, bin := range binaries {
 				data := keep
 				if data == "" || bin[1] != self {
@@ -68,8 +68,8 @@ binary (an earlier release) and prints both.`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", bin[0], err)
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.0f\t%d MB\t%d MB\t\n", bin[0], res.conversations, archives,
-					res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.peakRSS>>20, res.rss>>20)
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.0f\t%.2f s\t%d MB\t%d MB\t\n", bin[0], res.conversations, archives,
+					res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.cpu.Seconds(), res.peakRSS>>20, res.rss>>20)
 			}
 			tw.Flush()
 			fmt.Fprintln(c.OutOrStdout(), "target: ≥ 10,000 conv/s end to end")
@@ -85,7 +85,7 @@ binary (an earlier release) and prints both.`,
 
 type ingestResult struct {
 	conversations int64
-	wall          time.Duration
+	wall, cpu     time.Duration // cpu: the server's, user and system
 	peakRSS, rss  int64
 }
 
@@ -143,10 +143,16 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 		return res, err
 	}
 	fmt.Fprintln(log, "running earshot jobs run ingest…")
+	cpuBefore, err := processCPU(server.Process.Pid)
+	if err != nil {
+		return res, err
+	}
 	began := time.Now()
 	out, err := exec.CommandContext(ctx, self, "jobs", "run", "ingest", "--data", data).Output()
 	res.wall = time.Since(began)
-	if err != nil {
+	cpuAfter, cerr := processCPU(server.Process.Pid)
+	res.cpu = cpuAfter - cpuBefore
+	if err := errors.Join(err, cerr); err != nil {
 		return res, fmt.Errorf("jobs run ingest: %w", err)
 	}
 	var run struct {
@@ -247,6 +253,24 @@ func uploadArchive(ctx context.Context, base, bearer, name string, body []byte) 
 		return fmt.Errorf("upload %s: %s %s", name, resp.Status, msg)
 	}
 	return nil
+}
+
+// processCPU is the CPU time a process has used (utime and stime of
+// /proc/PID/stat, in clock ticks of 1/100 s).
+func processCPU(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command (in parentheses, which may hold spaces).
+	_, rest, _ := strings.Cut(string(raw), ") ")
+	fields := strings.Fields(rest)
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 // processMemory is a process's peak and current resident memory in bytes
