@@ -116,14 +116,15 @@ func columns(d dialect, schema *arrow.Schema, prefix string) string {
 }
 
 // currentRows is the query of a lake table's view: conversations of their
-// newest run; segments of their conversation's run; results of the newest
-// run not older than their conversation's.
+// upload's newest run (an archive processed again has new chats, whose
+// rows replace its earlier chats'); segments of their conversation's run;
+// results of the newest run not older than their conversation's.
 func currentRows(d dialect, o Options, t table) string {
 	raw, convs := d.name(o, "lake_"+t.name), d.name(o, "conversations")
 	all := columns(d, t.schema, "") + ", " + d.quote("date")
 	switch {
 	case t.name == "conversations":
-		return fmt.Sprintf("SELECT %s FROM (\n  SELECT t.*, row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) AS run_rank\n  FROM %s t\n) current_rows WHERE run_rank = 1", all, raw)
+		return fmt.Sprintf("SELECT %s FROM (\n  SELECT t.*, max(run_id) OVER (PARTITION BY COALESCE(upload_id, conversation_id)) AS newest_run\n  FROM %s t\n) current_rows WHERE run_id = newest_run", all, raw)
 	case t.key == "":
 		return fmt.Sprintf("SELECT %s, s.%s FROM %s s\nJOIN %s c ON s.conversation_id = c.conversation_id AND s.run_id = c.run_id",
 			columns(d, t.schema, "s."), d.quote("date"), raw, convs)
