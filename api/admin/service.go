@@ -1,7 +1,7 @@
 // Package admin is the operators' interface to the catalog: organizations
 // and API clients. The CLI uses a Service directly when no server runs, and
 // through the server's local socket (socket.go) when one does, because a
-// running server holds the DuckDB catalog file exclusively.
+// running server keeps what it serves in memory and must see every change.
 package admin
 
 import (

@@ -17,7 +17,7 @@ import (
 )
 
 // openAdmin reaches the catalog through a running server when there is one
-// (it holds the DuckDB file), else opens it here.
+// (so that its in-memory copies see the change), else opens it here.
 func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), error) {
 	if remote, err := admin.Dial(cfg.adminSocket()); err == nil {
 		return remote, func() {}, nil

@@ -24,8 +24,8 @@ func sqlCommand(cfg *config) *cobra.Command {
 lake's committed files (conversations, transcript_segments, classifier_results,
 model_results) and of the export job's snapshots (organizations, users, agents,
 hierarchy, classifiers). Works while earshot serve runs: it asks the server for
-the manifest and never opens the catalog file. --org limits every view to one
-organization's files.`,
+the manifest (or, with none running, reads it from the catalog). --org limits
+every view to one organization's files.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if !slices.Contains(analyst.Formats, format) {

@@ -5,7 +5,7 @@ import "sync"
 // orgCache keeps what was read of each organization (its hierarchy, its
 // classifiers, its manifest) in memory between changes: the query API
 // reads them on every request, and they change seldom. Every change goes
-// through this process (DuckDB lets one process hold the catalog), which
+// through the serving process (other commands use its admin socket), which
 // invalidates the organization after its transaction. A read that
 // overlapped a change is returned but not kept: the generation it started
 // under moved.
