@@ -282,3 +282,26 @@ func fetchToken(t *testing.T, addr, id, secret string) map[string]any {
 	}
 	return tok
 }
+
+// --catalog names where the catalog is; an engine this release does not
+// have is refused with its name.
+func TestCatalogFlag(t *testing.T) {
+	data, elsewhere := t.TempDir(), filepath.Join(t.TempDir(), "my-catalog.db")
+	if _, err := run(t, "admin", "org", "create", "acme", "--data", data, "--catalog", "sqlite://"+elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(elsewhere); err != nil {
+		t.Fatalf("the catalog is not where --catalog says: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "catalog.db")); err == nil {
+		t.Fatal("a catalog was made in the data directory too")
+	}
+	out, err := run(t, "admin", "org", "list", "--data", data, "--catalog", "sqlite://"+elsewhere)
+	if err != nil || !strings.Contains(out, `"acme"`) {
+		t.Fatalf("org list: %v %s", err, out)
+	}
+	if _, err := run(t, "admin", "org", "list", "--data", data, "--catalog", "mysql://db/earshot"); err == nil ||
+		!strings.Contains(err.Error(), "mysql:// is not a catalog engine of this release") {
+		t.Fatalf("an unknown engine: %v", err)
+	}
+}
