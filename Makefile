@@ -30,7 +30,7 @@ FUZZ_TARGETS := ./api/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzP
                 ./pipeline/asr/lm:FuzzReadDictionary ./pipeline/asr/sherpa:FuzzCheckONNX \
                 ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./api:FuzzAppendJSONString
 
-.PHONY: all deps build run test unit fuzz bench bench-query lint clean
+.PHONY: all deps build run test unit fuzz bench bench-ingest bench-query lint clean
 
 all: build
 
@@ -77,6 +77,10 @@ fuzz:
 ## bench: benchmarks, each printed beside its baseline
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-ingest: ingest end to end (10,000 chats in 100 tar archives through a fresh server), beside BASELINE=BINARY when given
+bench-ingest: deps build
+	$(BIN) bench ingest $(if $(BASELINE),--baseline $(BASELINE))
 
 ## bench-query: /ModelResults and /Conversations/Insights latency over a generated lake (QUERY_SIZE conversations)
 bench-query: deps build
