@@ -206,7 +206,7 @@ func TestReclassify(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Fatalf("%v %v", files, err)
 	}
-	e.lake.SQL().QueryRow(`SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.lake.FileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
+	e.lake.QueryRowContext(context.Background(), `SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.lake.FileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
 	if hits != 1 {
 		t.Fatalf("%d hits", hits)
 	}

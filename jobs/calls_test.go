@@ -137,7 +137,7 @@ func TestIngestCalls(t *testing.T) {
 	for _, f := range files {
 		paths = append(paths, f.Path)
 	}
-	rows, err := e.lake.SQL().QueryContext(ctx, `SELECT conversation_id, transcript_mode, transcript_engine, transcript_model, call_duration_millis
+	rows, err := e.lake.QueryContext(ctx, `SELECT conversation_id, transcript_mode, transcript_engine, transcript_model, call_duration_millis
 		FROM read_parquet(`+e.lake.FileList(paths)+`) ORDER BY conversation_id`)
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ func TestIngestClassifies(t *testing.T) {
 		for _, f := range files {
 			paths = append(paths, f.Path)
 		}
-		rows, err := e.lake.SQL().QueryContext(ctx, `SELECT `+columns+` FROM read_parquet(`+e.lake.FileList(paths)+`) ORDER BY 1, 2`)
+		rows, err := e.lake.QueryContext(ctx, `SELECT `+columns+` FROM read_parquet(`+e.lake.FileList(paths)+`) ORDER BY 1, 2`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,8 +139,8 @@ func TestReclassifyReplacesResults(t *testing.T) {
 		t.Fatalf("%d files after compaction", len(files))
 	}
 	var got string
-	e.lake.SQL().QueryRow(`SELECT string_agg(classifier_version || ':' || result, ' ' ORDER BY result) FROM read_parquet(` +
-		e.lake.FileList([]string{files[0].Path}) + `)`).Scan(&got)
+	e.lake.QueryRowContext(context.Background(), `SELECT string_agg(classifier_version || ':' || result, ' ' ORDER BY result) FROM read_parquet(`+
+		e.lake.FileList([]string{files[0].Path})+`)`).Scan(&got)
 	if got != "2:false 2:true" {
 		t.Fatalf("compacted results %q, want version 2 only", got)
 	}
@@ -174,7 +174,7 @@ func TestIngestRedactsPII(t *testing.T) {
 			paths = append(paths, f.Path)
 		}
 		var out string
-		e.lake.SQL().QueryRow(`SELECT string_agg(` + column + `, ' | ') FROM read_parquet(` + e.lake.FileList(paths) + `)`).Scan(&out)
+		e.lake.QueryRowContext(context.Background(), `SELECT string_agg(`+column+`, ' | ') FROM read_parquet(`+e.lake.FileList(paths)+`)`).Scan(&out)
 		return out
 	}
 	if got := read("transcript_segments", "text"); strings.Contains(got, "4111") || strings.Contains(got, "ann@") ||

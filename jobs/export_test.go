@@ -58,7 +58,7 @@ func TestExport(t *testing.T) {
 	}
 	count := func(query string, args ...any) int {
 		var n int
-		if err := engine.SQL().QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		if err := engine.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -85,7 +85,7 @@ func TestExport(t *testing.T) {
 
 	var schema strings.Builder
 	for _, table := range []string{"agents", "classifiers", "hierarchy", "organizations", "users"} {
-		rows, err := engine.SQL().QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
+		rows, err := engine.QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
 			filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgs[0].ID))))
 		if err != nil {
 			t.Fatal(err)

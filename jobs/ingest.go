@@ -42,10 +42,9 @@ type Queue struct {
 // BatchConversations is about how many conversations a batch holds at
 // most: after each batch the next claims as many uploads as the last
 // ones' average would fill it with (at least one, at most BatchSize).
-// A batch is processed, held in memory and written at once; measured, ten
-// archives of a hundred chats a batch ingest faster than a hundred at once
-// and with half the memory, while single chats still go BatchSize at a
-// time.
+// A batch is processed, held in memory and written at once: smaller
+// batches of archives ingest faster and with less memory (measured in
+// docs/perf/), while single chats still go BatchSize at a time.
 const BatchConversations = 1000
 
 // Ingest claims pending uploads, processes them with a bounded pool of

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -50,8 +51,11 @@ func TestIngestSurvivesCrashes(t *testing.T) {
 	t.Logf("EARSHOT_CRASH_SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
 	signals := make([]syscall.Signal, 0, crashKills+crashTerms)
-	for i := range crashKills + crashTerms {
-		signals = append(signals, map[bool]syscall.Signal{true: syscall.SIGKILL, false: syscall.SIGTERM}[i < crashKills])
+	for range crashKills {
+		signals = append(signals, syscall.SIGKILL)
+	}
+	for range crashTerms {
+		signals = append(signals, syscall.SIGTERM)
 	}
 	rng.Shuffle(len(signals), func(i, j int) { signals[i], signals[j] = signals[j], signals[i] })
 
@@ -277,7 +281,7 @@ func lakeHasEachOnce(t *testing.T, data string, ids map[string]bool) {
 	}
 	rows.Close()
 	lake := testlake.Engine(t, filepath.Join(data, "bucket"))
-	rows, err = lake.SQL().Query(`SELECT conversation_id, run_id FROM read_parquet(` + lake.FileList(paths) + `)`)
+	rows, err = lake.QueryContext(context.Background(), `SELECT conversation_id, run_id FROM read_parquet(`+lake.FileList(paths)+`)`)
 	if err != nil {
 		t.Fatal(err)
 	}

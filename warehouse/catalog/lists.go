@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
 // anyOf is the condition "column is one of a list", the list bound as one
@@ -47,20 +46,6 @@ func (l *strList) Scan(src any) error {
 		return fmt.Errorf("a list column holds %T, want JSON text", src)
 	}
 	return json.Unmarshal(raw, (*[]string)(l))
-}
-
-// stamp is a time to store: in UTC, as every catalog time is, so that
-// the stored texts compare in time order, and to the microsecond, as the
-// lake keeps it, so that the catalog and the lake agree on a boundary.
-func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
-// stampPtr is stamp of an optional time.
-func stampPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := stamp(*t)
-	return &u
 }
 
 // queryStrings is the one text column of a query's rows.

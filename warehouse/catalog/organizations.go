@@ -42,8 +42,8 @@ func (c *Catalog) CreateOrganization(ctx context.Context, name string) (Organiza
 	return org, nil
 }
 
-// now is the catalog's clock: UTC at the microsecond, what the lake stores.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+// now is the catalog's clock, as stored (see stamp).
+func now() time.Time { return stamp(time.Now()) }
 
 // Organization returns one organization by id.
 func (c *Catalog) Organization(ctx context.Context, id string) (Organization, error) {

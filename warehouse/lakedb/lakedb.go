@@ -37,9 +37,6 @@ func Open(ctx context.Context, root string) (*DB, error) {
 	return &DB{db: db, root: root}, nil
 }
 
-// SQL is the DuckDB handle, for the warehouse packages that read the lake.
-func (d *DB) SQL() *sql.DB { return d.db }
-
 // QueryContext runs a query over the lake.
 func (d *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	return d.db.QueryContext(ctx, query, args...)
