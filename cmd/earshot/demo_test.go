@@ -11,7 +11,7 @@ import (
 // make run's promise: on a fresh data directory the demo builds, then the
 // server answers every printed curl command with results, and earshot sql
 // answers beside it (through the server: the catalog file is the server's).
-// The analysts' examples of the README run against the same data. Run
+// The analysts' examples of docs/analyst-sql.md run against the same data. Run
 // again with --if-empty, the demo leaves the data alone and prints the
 // same commands.
 func TestDemoThenServe(t *testing.T) {
@@ -66,10 +66,10 @@ func TestDemoThenServe(t *testing.T) {
 	if err != nil || out != "n\n61\n" {
 		t.Errorf("count of conversations while serving: %v %q", err, out)
 	}
-	for i, example := range readmeSQLExamples(t) {
+	for i, example := range analystSQLExamples(t) {
 		out, err := run(t, "sql", "--data", data, "--org", "demo", example)
 		if err != nil || strings.Contains(out, "(0 rows)") {
-			t.Errorf("README example %d:\n%s\n→ %v\n%s", i+1, example, err, out)
+			t.Errorf("analysts' guide example %d:\n%s\n→ %v\n%s", i+1, example, err, out)
 		}
 	}
 
@@ -79,23 +79,20 @@ func TestDemoThenServe(t *testing.T) {
 	}
 }
 
-// readmeSQLExamples are the ```sql blocks of the README's analyst section.
-func readmeSQLExamples(t *testing.T) []string {
+// analystSQLExamples are the ```sql blocks of the analysts' guide.
+func analystSQLExamples(t *testing.T) []string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	guide, err := os.ReadFile("../../docs/analyst-sql.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)
-	section = section[strings.Index(section, "## Analyst SQL"):]
-	section = section[:strings.Index(section, "\n## ")]
-	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(section, -1)
+	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(guide), -1)
 	var out []string
 	for _, b := range blocks {
 		out = append(out, strings.TrimSpace(b[1]))
 	}
 	if len(out) < 3 {
-		t.Fatalf("the README has %d sql examples", len(out))
+		t.Fatalf("the analysts' guide has %d sql examples", len(out))
 	}
 	return out
 }
