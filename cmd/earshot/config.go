@@ -128,14 +128,10 @@ func (c *config) catalogAddress() string {
 	return catalog.SchemePrefix + filepath.Join(c.DataDir, "catalog.db")
 }
 
-// catalogExists tells whether the catalog's file is there (a catalog
-// that is no file is taken to be).
+// catalogExists tells whether the catalog's file is there.
 func (c *config) catalogExists() bool {
-	path, isFile := strings.CutPrefix(c.catalogAddress(), catalog.SchemePrefix)
-	if !isFile {
-		return !strings.Contains(c.catalogAddress(), "://") && fileExists(c.catalogAddress())
-	}
-	return fileExists(path)
+	path, err := catalog.FilePath(c.catalogAddress())
+	return err == nil && fileExists(path)
 }
 
 // legacyCatalogPath is the DuckDB catalog of releases before the SQLite

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -207,7 +206,10 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 // catalog first (once: the old file is renamed).
 func openCatalog(ctx context.Context, cfg *config) (*catalog.Catalog, error) {
 	if cfg.Catalog == "" && !cfg.catalogExists() && fileExists(cfg.legacyCatalogPath()) {
-		newPath := strings.TrimPrefix(cfg.catalogAddress(), catalog.SchemePrefix)
+		newPath, err := catalog.FilePath(cfg.catalogAddress())
+		if err != nil {
+			return nil, err
+		}
 		fmt.Fprintf(os.Stderr, "earshot: copying the catalog of an earlier release (%s) into %s\n", cfg.legacyCatalogPath(), newPath)
 		copied, err := legacycatalog.Migrate(ctx, cfg.legacyCatalogPath(), newPath)
 		if err != nil {

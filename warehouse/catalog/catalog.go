@@ -38,7 +38,7 @@ const SchemePrefix = "sqlite://"
 // Open opens (creating if needed) the catalog at address — sqlite://PATH,
 // or a bare file path — and applies every pending migration.
 func Open(ctx context.Context, address string) (*Catalog, error) {
-	path, err := sqlitePath(address)
+	path, err := FilePath(address)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +77,9 @@ func init() {
 	}})
 }
 
-// sqlitePath is the file of a catalog address.
-func sqlitePath(address string) (string, error) {
+// FilePath is the file of a catalog address (sqlite://PATH, or a bare
+// path); an address of another engine is an error that names it.
+func FilePath(address string) (string, error) {
 	switch {
 	case strings.HasPrefix(address, SchemePrefix):
 		return strings.TrimPrefix(address, SchemePrefix), nil
