@@ -51,12 +51,12 @@ const agentNotFound = "No agent with this id exists in your organization."
 
 // listAgents is GET /Agent/All?IsActive=; 404 when none.
 func (s *Server) listAgents(c *gin.Context) {
-	listActive(s, c, s.deps.Catalog.Agents, newAgentView, "Your organization has no agents that match.")
+	listActive(s, c, s.deps.People.Agents, newAgentView, "Your organization has no agents that match.")
 }
 
 // getAgent is GET /Agent/{id}.
 func (s *Server) getAgent(c *gin.Context) {
-	getByID(s, c, s.deps.Catalog.Agent, newAgentView, agentNotFound)
+	getByID(s, c, s.deps.People.Agent, newAgentView, agentNotFound)
 }
 
 // readAgentInput reads the fields POST and PUT share.
@@ -78,7 +78,7 @@ func (s *Server) createAgent(c *gin.Context) {
 	in := catalog.AgentInput{FirstName: body.Required("firstName"), LastName: body.Required("lastName"), AgentEmail: body.Required("agentEmail")}
 	readAgentInput(body, &in)
 	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
-		return s.deps.Catalog.CreateAgent(ctx, orgID(c), in)
+		return s.deps.People.CreateAgent(ctx, orgID(c), in)
 	})
 }
 
@@ -106,7 +106,7 @@ func (s *Server) updateAgent(c *gin.Context) {
 		AgentEmail: body.NotBlank("agentEmail"), IsActive: body.Bool("isActive")}
 	readAgentInput(body, &in)
 	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
-		return s.deps.Catalog.UpdateAgent(ctx, orgID(c), id, in)
+		return s.deps.People.UpdateAgent(ctx, orgID(c), id, in)
 	})
 }
 

@@ -47,19 +47,19 @@ func (s *Server) testClassifier(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	compiled, err := s.deps.Classifiers.Compile(org, pipeline.RegistryClassifier(cl))
+	compiled, err := s.deps.Compiler.Compile(org, pipeline.RegistryClassifier(cl))
 	if err != nil {
 		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))
 		return
 	}
-	tree, err := s.deps.Catalog.Hierarchy(ctx, org)
+	tree, err := s.deps.People.Hierarchy(ctx, org)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
 	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
-	err = pipeline.EachProcessed(ctx, s.deps.Catalog, s.deps.Results, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
+	err = pipeline.EachProcessed(ctx, s.deps.Interactions, s.deps.Results, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
 		for _, conv := range convs {
 			if out.Evaluated == maxTestConversations {
 				out.Truncated = true

@@ -68,7 +68,7 @@ func (s *Server) listClassifiers(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	list, err := s.deps.Catalog.Classifiers(c.Request.Context(), orgID(c), f)
+	list, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), f)
 	if err != nil {
 		s.catalogError(c, err, "")
 		return
@@ -78,7 +78,7 @@ func (s *Server) listClassifiers(c *gin.Context) {
 
 // getClassifier is GET /Conversations/Classifiers/{id}.
 func (s *Server) getClassifier(c *gin.Context) {
-	getByID(s, c, s.deps.Catalog.Classifier, newClassifierView, classifierNotFound)
+	getByID(s, c, s.deps.Classifiers.Classifier, newClassifierView, classifierNotFound)
 }
 
 // readClassifierInput reads the fields of POST and PUT; on POST the
@@ -140,7 +140,7 @@ func (s *Server) createClassifier(c *gin.Context) {
 		in.Description = ptrTo("")
 	}
 	s.writeClassifier(c, body, in, nil, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.deps.Catalog.CreateClassifier(ctx, orgID(c), in)
+		return s.deps.Classifiers.CreateClassifier(ctx, orgID(c), in)
 	})
 }
 
@@ -152,13 +152,13 @@ func (s *Server) updateClassifier(c *gin.Context) {
 		return
 	}
 	in := readClassifierInput(body, false)
-	current, err := s.deps.Catalog.Classifier(c.Request.Context(), orgID(c), id)
+	current, err := s.deps.Classifiers.Classifier(c.Request.Context(), orgID(c), id)
 	if err != nil {
 		s.catalogError(c, err, classifierNotFound)
 		return
 	}
 	s.writeClassifier(c, body, in, &current, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.deps.Catalog.UpdateClassifier(ctx, orgID(c), id, in)
+		return s.deps.Classifiers.UpdateClassifier(ctx, orgID(c), id, in)
 	})
 }
 
@@ -180,7 +180,7 @@ func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, in catalo
 	if in.Type != nil {
 		check.Type = *in.Type
 	}
-	if _, err := s.deps.Classifiers.Compile(orgID(c), check); err != nil {
+	if _, err := s.deps.Compiler.Compile(orgID(c), check); err != nil {
 		var de *analysis.DefinitionError
 		if !errors.As(err, &de) {
 			s.catalogError(c, err, classifierNotFound)
@@ -212,7 +212,7 @@ func (s *Server) deleteClassifier(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := s.deps.Catalog.DeleteClassifier(c.Request.Context(), orgID(c), id); err != nil {
+	if err := s.deps.Classifiers.DeleteClassifier(c.Request.Context(), orgID(c), id); err != nil {
 		s.catalogError(c, err, classifierNotFound)
 		return
 	}

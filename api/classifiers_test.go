@@ -101,7 +101,7 @@ func TestClassifierTenancy(t *testing.T) {
 	e := newTestEnv(t, Options{})
 	tokA := e.token(t)
 	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tokA, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)
-	orgB, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	orgB, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
 	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
 	unknown := uuid.NewString()
 	for _, p := range []struct{ method, body string }{{"GET", ""}, {"PUT", `{"name":"Mallory"}`}, {"DELETE", ""}} {
@@ -202,7 +202,7 @@ func TestReclassify(t *testing.T) {
 	}
 	var hits int
 	day := time.Now().UTC()
-	files, err := e.cat.LakeFiles(context.Background(), e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+	files, err := e.cat.Manifest.LakeFiles(context.Background(), e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("%v %v", files, err)
 	}
@@ -211,7 +211,7 @@ func TestReclassify(t *testing.T) {
 		t.Fatalf("%d hits", hits)
 	}
 	// Another organization cannot see the job; bad requests are 400s.
-	orgB, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	orgB, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
 	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
 	mustStatus(t, e.jsonReq("GET", "/Jobs/"+job, tokB, nil), 404)
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tokB, `{"startDate":"`+today+`","endDate":"`+today+`"}`), 404)

@@ -69,7 +69,7 @@ func TestCorpusEndToEnd(t *testing.T) {
 		t.Fatalf("ingest run %+v for %d dialogues", run, len(dialogues))
 	}
 
-	chats, err := e.cat.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100000})
+	chats, err := e.cat.Interactions.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100000})
 	if err != nil || len(chats) != len(dialogues) {
 		t.Fatalf("%d chat records, %v", len(chats), err)
 	}

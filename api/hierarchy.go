@@ -47,11 +47,11 @@ type nodeViews struct {
 }
 
 func (s *Server) newNodeViews(ctx context.Context, org string) (*nodeViews, error) {
-	tree, err := s.deps.Catalog.Hierarchy(ctx, org)
+	tree, err := s.deps.People.Hierarchy(ctx, org)
 	if err != nil {
 		return nil, err
 	}
-	users, err := s.deps.Catalog.Users(ctx, org, nil)
+	users, err := s.deps.People.Users(ctx, org, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (s *Server) createNode(c *gin.Context) {
 	in := catalog.NodeInput{Name: body.Required("name"), Parent: body.GUID("parentId")}
 	readNodeInput(body, &in)
 	s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
-		return s.deps.Catalog.CreateNode(ctx, orgID(c), in)
+		return s.deps.People.CreateNode(ctx, orgID(c), in)
 	})
 }
 
@@ -188,7 +188,7 @@ func (s *Server) updateNode(c *gin.Context) {
 	in := catalog.NodeInput{Name: body.NotBlank("name"), Parent: body.GUIDOrRemove("newParentId"), IsActive: body.Bool("isActive")}
 	readNodeInput(body, &in)
 	s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
-		return s.deps.Catalog.UpdateNode(ctx, orgID(c), id, in)
+		return s.deps.People.UpdateNode(ctx, orgID(c), id, in)
 	})
 }
 

@@ -212,12 +212,12 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 		return req, errs.problem()
 	}
 	ctx := c.Request.Context()
-	tree, err := s.deps.Catalog.Hierarchy(ctx, req.page.OrgID)
+	tree, err := s.deps.People.Hierarchy(ctx, req.page.OrgID)
 	if err != nil {
 		return req, s.internal(c, err)
 	}
 	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "HierarchyCodes", codes)
-	all, err := s.deps.Catalog.Classifiers(ctx, req.page.OrgID, catalog.ClassifierFilter{Categories: categories, Types: types})
+	all, err := s.deps.Classifiers.Classifiers(ctx, req.page.OrgID, catalog.ClassifierFilter{Categories: categories, Types: types})
 	if err != nil {
 		return req, s.internal(c, err)
 	}
@@ -243,6 +243,6 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 // classifierExists tells whether an id names a classifier of the
 // organization (one that other filters may have left out).
 func (s *Server) classifierExists(ctx context.Context, org, id string) bool {
-	_, err := s.deps.Catalog.Classifier(ctx, org, id)
+	_, err := s.deps.Classifiers.Classifier(ctx, org, id)
 	return err == nil
 }

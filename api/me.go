@@ -14,7 +14,7 @@ import (
 // check a token and see which organization it reaches.
 func (s *Server) me(c *gin.Context) {
 	p, _ := tenant.From(c.Request.Context())
-	org, err := s.deps.Catalog.Organization(c.Request.Context(), p.OrgID)
+	org, err := s.deps.Orgs.Organization(c.Request.Context(), p.OrgID)
 	if err != nil {
 		s.deps.Logger.Error("me: organization lookup", "err", err, "org", p.OrgID)
 		problem.Write(c, problem.New(http.StatusInternalServerError, "The server could not read your organization; report the traceId to the operator."))

@@ -178,7 +178,7 @@ func (u *uploadRequest) readMetadata(ctx context.Context, part *multipart.Part) 
 		return p
 	}
 	u.resolved = resolved
-	taken, err := u.s.deps.Catalog.FileNameTaken(ctx, u.org, meta.FileName)
+	taken, err := u.s.deps.Interactions.FileNameTaken(ctx, u.org, meta.FileName)
 	if err != nil {
 		return u.s.internal(u.c, err)
 	}
@@ -295,7 +295,7 @@ func (u *uploadRequest) record(ctx context.Context) *problem.Problem {
 		it.OrigFileName = &u.origName
 	}
 	applyMetadata(&it, m, u.resolved)
-	err := u.s.deps.Catalog.CreateInteraction(ctx, it, m.ApplyHierarchyToAgent)
+	err := u.s.deps.Interactions.CreateInteraction(ctx, it, m.ApplyHierarchyToAgent)
 	if errors.Is(err, catalog.ErrFileNameTaken) {
 		return sentence(uploadmeta.SentenceDuplicate)
 	}
@@ -341,7 +341,7 @@ func (u *uploadRequest) cleanup() {
 // AgentCode is kept on the record without a link (the agent may be created
 // later).
 func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*catalog.UploadRefs, *problem.Problem) {
-	refs, err := s.deps.Catalog.ResolveUploadRefs(c.Request.Context(), org, m.HierarchyID, m.HierarchyCode, m.AgentCode)
+	refs, err := s.deps.People.ResolveUploadRefs(c.Request.Context(), org, m.HierarchyID, m.HierarchyCode, m.AgentCode)
 	switch {
 	case errors.Is(err, catalog.ErrUnknownHierarchy):
 		return nil, sentence(uploadmeta.SentenceHierarchy)

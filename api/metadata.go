@@ -174,7 +174,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		return out, problem.Invalid("Some filters are invalid; see errors.", errs)
 	}
 	if out.NodeIDs != nil {
-		tree, err := s.deps.Catalog.Hierarchy(c.Request.Context(), orgID(c))
+		tree, err := s.deps.People.Hierarchy(c.Request.Context(), orgID(c))
 		if err != nil {
 			return out, s.internal(c, err)
 		}
@@ -288,7 +288,7 @@ func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
 		problem.Write(c, p)
 		return
 	}
-	list, err := s.deps.Catalog.Interactions(c.Request.Context(), orgID(c), filter)
+	list, err := s.deps.Interactions.Interactions(c.Request.Context(), orgID(c), filter)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -326,7 +326,7 @@ func (s *Server) patchMetadata(c *gin.Context) {
 		problem.Write(c, pr)
 		return
 	}
-	it, err := s.deps.Catalog.PatchInteraction(c.Request.Context(), orgID(c), id, p)
+	it, err := s.deps.Interactions.PatchInteraction(c.Request.Context(), orgID(c), id, p)
 	if err != nil {
 		s.catalogError(c, err, "No interaction with this id exists in your organization.")
 		return

@@ -30,7 +30,7 @@ func seedInteractions(t *testing.T, e *testEnv, node string) (ids []string, arch
 		if i%2 == 0 && node != "" {
 			it.HierarchyNodeID = &node
 		}
-		if err := e.cat.CreateInteraction(ctx, it, false); err != nil {
+		if err := e.cat.Interactions.CreateInteraction(ctx, it, false); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Millisecond) // distinct UUIDv7 milliseconds keep id order = creation order
@@ -137,7 +137,7 @@ func TestMetadataPatch(t *testing.T) {
 	}
 
 	// Another organization's id answers like an unknown one.
-	other, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
 	otherTok, _ := e.tokens.Issue("b", other.ID, oauth.Scope)
 	foreign := e.jsonReq("PATCH", "/Metadata/"+id, otherTok, map[string]any{"phone": "x"})
 	unknown := e.jsonReq("PATCH", "/Metadata/"+uuid.NewString(), otherTok, map[string]any{"phone": "x"})

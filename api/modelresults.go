@@ -89,7 +89,7 @@ func (m modelSet) view(modelID string, result *bool, text *string) (int, modelRe
 // readModelIDs checks modelIds against the organization's active
 // classifiers; a bad list is a 400 that lists the ones it may name.
 func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *problem.Problem) {
-	active, err := s.deps.Catalog.Classifiers(c.Request.Context(), orgID(c), catalog.ClassifierFilter{ActiveOnly: true})
+	active, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return modelSet{}, s.internal(c, err)
 	}
@@ -155,7 +155,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	limit := errs.pageSize(get, "pageSize")
 	after := errs.guid(get, "lastId")
 	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", false)
-	tree, err := s.deps.Catalog.Hierarchy(c.Request.Context(), orgID(c))
+	tree, err := s.deps.People.Hierarchy(c.Request.Context(), orgID(c))
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -173,7 +173,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		reviews, err := s.deps.Catalog.Reviews(ctx, q.OrgID, results.IDs(rows))
+		reviews, err := s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +190,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	}
 	var unprocessed []catalog.Interaction
 	if withUnprocessed {
-		unprocessed, err = s.deps.Catalog.Interactions(ctx, orgID(c), catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to,
+		unprocessed, err = s.deps.Interactions.Interactions(ctx, orgID(c), catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to,
 			Statuses: []string{catalog.StatusProcessing, catalog.StatusFailedToProcess}, NodeIDs: nodes, AfterID: after, Limit: limit})
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
@@ -217,7 +217,7 @@ func (s *Server) readPageResults(ctx context.Context, org string, models modelSe
 	if err != nil {
 		return pageResults{}, err
 	}
-	reviews, err := s.deps.Catalog.Reviews(ctx, org, results.IDs(convs))
+	reviews, err := s.deps.Reviews.Reviews(ctx, org, results.IDs(convs))
 	return pageResults{machine: machine, reviews: reviews}, err
 }
 

@@ -42,7 +42,7 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		if f.IDs == nil && f.ClientCallIDs == nil {
 			continue
 		}
-		list, err := s.deps.Catalog.Interactions(ctx, org, f)
+		list, err := s.deps.Interactions.Interactions(ctx, org, f)
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
 			return

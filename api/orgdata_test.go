@@ -192,7 +192,7 @@ func TestTenancyIsolation(t *testing.T) {
 	tokA := e.token(t)
 	a := buildOrg(t, e, tokA, "")
 
-	orgB, err := e.cat.CreateOrganization(ctx, "globex")
+	orgB, err := e.cat.Orgs.CreateOrganization(ctx, "globex")
 	if err != nil {
 		t.Fatal(err)
 	}

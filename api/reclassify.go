@@ -64,7 +64,7 @@ func (s *Server) classifierRange(c *gin.Context) (cl catalog.Classifier, from, t
 		problem.Write(c, p)
 		return cl, from, to, false
 	}
-	cl, err := s.deps.Catalog.Classifier(c.Request.Context(), orgID(c), id)
+	cl, err := s.deps.Classifiers.Classifier(c.Request.Context(), orgID(c), id)
 	if err != nil {
 		s.catalogError(c, err, classifierNotFound)
 		return cl, from, to, false
@@ -92,5 +92,5 @@ func (s *Server) reclassify(c *gin.Context) {
 
 // getJob is GET /Jobs/{id}: a job started for the caller's organization.
 func (s *Server) getJob(c *gin.Context) {
-	getByID(s, c, s.deps.Catalog.OrgJobRun, newJobView, "No job with this id exists in your organization.")
+	getByID(s, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
 }

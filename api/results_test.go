@@ -205,7 +205,7 @@ func TestModelResultsWalkMatchesCatalog(t *testing.T) {
 	}
 	// A code stands for its node and every node below it.
 	region := e.orgs[0].Regions[0]
-	tree, _ := e.cat.Hierarchy(context.Background(), e.orgs[0].ID)
+	tree, _ := e.cat.People.Hierarchy(context.Background(), e.orgs[0].ID)
 	inRegion := e.walk(t, base+"&hierarchyCodes=R1", "lastId", 100)
 	descendants, _ := json.Marshal(tree.Descendants(region))
 	wantRegion := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND hierarchy_node_id IN (SELECT value FROM json_each(?))", string(descendants))

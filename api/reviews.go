@@ -65,7 +65,7 @@ func (s *Server) postReview(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	it, err := s.deps.Catalog.Interaction(ctx, org, *conversationID)
+	it, err := s.deps.Interactions.Interaction(ctx, org, *conversationID)
 	if errors.Is(err, catalog.ErrNotFound) || (err == nil && it.LakeRunID == nil) {
 		problem.Write(c, problem.New(http.StatusNotFound, reviewNotFound))
 		return
@@ -74,7 +74,7 @@ func (s *Server) postReview(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	if _, err := s.deps.Catalog.AddReview(ctx, catalog.Review{OrgID: org, ConversationID: it.ID, EventType: *eventType,
+	if _, err := s.deps.Reviews.AddReview(ctx, catalog.Review{OrgID: org, ConversationID: it.ID, EventType: *eventType,
 		Reviewer: *reviewer, Results: given}); err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

@@ -20,12 +20,16 @@ import (
 	"github.com/earshot/earshot/warehouse/results"
 )
 
-// Catalog is what the handlers of this package need from the catalog.
-type Catalog interface {
+// OrgStore is what the handlers need of organizations and their API
+// clients (catalog.OrgStore).
+type OrgStore interface {
 	oauth.ClientStore
 	Organization(ctx context.Context, id string) (catalog.Organization, error)
-	Ping(ctx context.Context) error
+}
 
+// PeopleStore is what the handlers need of roles, users, the hierarchy and
+// agents (catalog.PeopleStore).
+type PeopleStore interface {
 	Roles(ctx context.Context, orgID string, active *bool) ([]catalog.Role, error)
 	Users(ctx context.Context, orgID string, active *bool) ([]catalog.User, error)
 	User(ctx context.Context, orgID, id string) (catalog.User, error)
@@ -42,20 +46,35 @@ type Catalog interface {
 	CreateAgent(ctx context.Context, orgID string, in catalog.AgentInput) (catalog.Agent, error)
 	UpdateAgent(ctx context.Context, orgID, id string, in catalog.AgentInput) (catalog.Agent, error)
 	ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (catalog.UploadRefs, error)
+}
 
+// InteractionStore is what the handlers need of uploads and their
+// metadata (catalog.InteractionStore).
+type InteractionStore interface {
 	FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error)
 	CreateInteraction(ctx context.Context, it catalog.Interaction, applyNodeToAgent bool) error
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
+}
 
+// ClassifierStore is what the handlers need of classifier definitions
+// (catalog.ClassifierStore).
+type ClassifierStore interface {
 	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
 	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	DeleteClassifier(ctx context.Context, orgID, id string) error
-	OrgJobRun(ctx context.Context, orgID, id string) (catalog.JobRun, error)
+}
 
+// JobRunStore gives an organization's job run (catalog.JobStore).
+type JobRunStore interface {
+	OrgJobRun(ctx context.Context, orgID, id string) (catalog.JobRun, error)
+}
+
+// ReviewStore keeps human reviews (catalog.ReviewStore).
+type ReviewStore interface {
 	Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]catalog.Review, error)
 	AddReview(ctx context.Context, r catalog.Review) (catalog.Review, error)
 }
@@ -95,10 +114,17 @@ type Pinger interface {
 
 // Deps are the services the API is built on.
 type Deps struct {
-	Catalog Catalog
-	Results ResultReader
-	// Classifiers checks classifier definitions (registry.Compiler).
-	Classifiers ClassifierCompiler
+	// Catalog is the open catalog, which /readyz checks; its stores follow.
+	Catalog      Pinger
+	Orgs         OrgStore
+	People       PeopleStore
+	Interactions InteractionStore
+	Classifiers  ClassifierStore
+	JobRuns      JobRunStore
+	Reviews      ReviewStore
+	Results      ResultReader
+	// Compiler checks classifier definitions (registry.Compiler).
+	Compiler ClassifierCompiler
 	// Jobs starts reclassifications.
 	Jobs       JobStarter
 	Storage    Storage

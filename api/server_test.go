@@ -93,7 +93,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 		t.Fatal(err)
 	}
 	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
-	reader := &results.Reader{Catalog: cat, Lake: engine}
+	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
 	keysOnce.Do(func() {
 		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
 		defer os.RemoveAll(kdir) // the keys live in memory once loaded
@@ -102,13 +102,13 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	org, err := cat.CreateOrganization(ctx, "acme")
+	org, err := cat.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret := oauth.NewClientSecret()
 	hash, _ := oauth.HashSecret(secret)
-	client, err := cat.CreateClient(ctx, catalog.APIClient{ID: oauth.NewClientID(), OrgID: org.ID, Name: "test", SecretHash: hash})
+	client, err := cat.Orgs.CreateClient(ctx, catalog.APIClient{ID: oauth.NewClientID(), OrgID: org.ID, Name: "test", SecretHash: hash})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +119,12 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 		opts.MaxUploadBytes = 1 << 30
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := jobs.NewRunner(cat, "api-test", logger, nil)
-	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
+	runner := jobs.NewRunner(cat.Jobs, "api-test", logger, nil)
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
 	deps := Deps{
-		Catalog: cat, Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
-		Registry: prometheus.NewRegistry(), Logger: logger, Classifiers: registry.Compiler{}, Jobs: runner,
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
+		Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
+		Registry: prometheus.NewRegistry(), Logger: logger, Compiler: registry.Compiler{}, Jobs: runner,
 	}
 	for _, mod := range mods {
 		mod(&deps)

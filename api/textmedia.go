@@ -83,7 +83,7 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 	id := meta.ID
 	if id == "" {
 		id = catalog.NewID()
-	} else if _, err := s.deps.Catalog.Interaction(ctx, org, id); err == nil {
+	} else if _, err := s.deps.Interactions.Interaction(ctx, org, id); err == nil {
 		problem.Write(c, problem.Field("Id", "is taken.", "An interaction with this Id already exists."))
 		return
 	}
@@ -98,7 +98,7 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	if taken, err := s.deps.Catalog.FileNameTaken(ctx, org, meta.FileName); err != nil || taken {
+	if taken, err := s.deps.Interactions.FileNameTaken(ctx, org, meta.FileName); err != nil || taken {
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
 		} else {
@@ -119,7 +119,7 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 		ArrivedOn: u.arrived, ChatMessageCount: &count, Source: "text", ModifiedOn: u.arrived,
 	}
 	applyMetadata(&it, meta, resolved)
-	err = s.deps.Catalog.CreateInteraction(ctx, it, meta.ApplyHierarchyToAgent)
+	err = s.deps.Interactions.CreateInteraction(ctx, it, meta.ApplyHierarchyToAgent)
 	if err != nil {
 		u.unstage()
 		if errors.Is(err, catalog.ErrFileNameTaken) {

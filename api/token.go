@@ -78,7 +78,7 @@ func (s *Server) token(c *gin.Context) {
 		invalidClient()
 		return
 	}
-	client, err := oauth.Authenticate(c.Request.Context(), s.deps.Catalog, clientID, secret)
+	client, err := oauth.Authenticate(c.Request.Context(), s.deps.Orgs, clientID, secret)
 	if errors.Is(err, oauth.ErrInvalidClient) {
 		invalidClient()
 		return

@@ -104,7 +104,7 @@ func TestTokenErrors(t *testing.T) {
 		body, h := formBody(form)
 		bodies[name] = e.do("POST", "/connect/token", body, h).Body.String()
 	}
-	if err := e.cat.SetClientDisabled(ctx, e.clientID, true); err != nil {
+	if err := e.cat.Orgs.SetClientDisabled(ctx, e.clientID, true); err != nil {
 		t.Fatal(err)
 	}
 	body, h := formBody(good)

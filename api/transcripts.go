@@ -62,7 +62,7 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 			errs[id] = &transcriptError{http.StatusInternalServerError, "The server could not read this transcript; report the traceId to the operator."}
 		}
 	}
-	found, err := s.deps.Catalog.Interactions(ctx, org, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
+	found, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
 	if err != nil {
 		internal("interactions", err)
 		return nil, errs

@@ -23,9 +23,9 @@ import (
 func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := jobs.NewRunner(e.cat, "api-test", log, nil)
+	runner := jobs.NewRunner(e.cat.Jobs, "api-test", log, nil)
 	runner.Register("ingest", &jobs.Ingest{
-		Catalog: e.cat, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
+		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []jobs.Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 100}},
 		Owner: "api-test", Workers: 2, Lease: time.Minute, Log: log,
 	})
@@ -75,7 +75,7 @@ func TestTranscripts(t *testing.T) {
 	golden(t, "transcript_words", r.Body.Bytes())
 
 	var chatID, emptyID string
-	items, _ := e.cat.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{IDs: []string{archiveID}, Limit: 10})
+	items, _ := e.cat.Interactions.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{IDs: []string{archiveID}, Limit: 10})
 	for _, it := range items[1:] {
 		if strings.HasSuffix(it.FileName, "empty.json") {
 			emptyID = it.ID
@@ -107,7 +107,7 @@ func TestTranscripts(t *testing.T) {
 	}
 
 	// Another organization's conversation is unknown to it.
-	other, _ := e.cat.CreateOrganization(context.Background(), "globex")
+	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
 	otherTok, _ := e.tokens.Issue("b", other.ID, "acxapi")
 	foreign := e.jsonReq("GET", "/Conversations/Transcriptions/"+single, otherTok, nil)
 	unknownID := uuid.NewString()

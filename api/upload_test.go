@@ -83,7 +83,7 @@ func (e *testEnv) stagedKeys(t *testing.T) []string {
 }
 
 func (e *testEnv) records(t *testing.T) []catalog.Interaction {
-	list, err := e.cat.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{Limit: 1000})
+	list, err := e.cat.Interactions.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestMediaUploadStagesAndRecords(t *testing.T) {
 			if res["fileName"] != name || res["fileSizeKb"] != float64(1) {
 				t.Fatalf("result %v", res)
 			}
-			it, err := e.cat.Interaction(context.Background(), e.org.ID, res["id"].(string))
+			it, err := e.cat.Interactions.Interaction(context.Background(), e.org.ID, res["id"].(string))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +301,7 @@ func TestMediaUploadResolvesAgentAndHierarchy(t *testing.T) {
 	}
 	// An unknown AgentCode is kept without a link.
 	r = mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "x.wav", "UploadType", "Audio", "AgentCode", "NEW-7"), file("x.wav", wavBytes)), 200)
-	it, _ := e.cat.Interaction(context.Background(), e.org.ID, r.json(t)["id"].(string))
+	it, _ := e.cat.Interactions.Interaction(context.Background(), e.org.ID, r.json(t)["id"].(string))
 	if it.AgentID != nil || *it.AgentCode != "NEW-7" {
 		t.Fatalf("unknown agent code: %+v", it)
 	}
@@ -325,7 +325,7 @@ func TestMediaUploadSignedURL(t *testing.T) {
 	tok := e.token(t)
 	r := mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "remote.wav", "UploadType", "Audio"),
 		formPart{name: "signedUrl", content: store.URL + "/calls/1.wav"}), 200)
-	it, _ := e.cat.Interaction(context.Background(), e.org.ID, r.json(t)["id"].(string))
+	it, _ := e.cat.Interactions.Interaction(context.Background(), e.org.ID, r.json(t)["id"].(string))
 	if it.Source != "signedUrl" || it.FileSizeBytes != int64(len(wavBytes)) {
 		t.Fatalf("record %+v", it)
 	}
@@ -356,7 +356,7 @@ func TestTextMediaUpload(t *testing.T) {
 	if r.json(t)["id"] != "01a1fe85-79a6-78a0-a477-b0835648ac35" || r.json(t)["fileName"] != "01a1fe85-79a6-78a0-a477-b0835648ac35.json" {
 		t.Fatalf("result %s", r.Body)
 	}
-	it, _ := e.cat.Interaction(context.Background(), e.org.ID, "01a1fe85-79a6-78a0-a477-b0835648ac35")
+	it, _ := e.cat.Interactions.Interaction(context.Background(), e.org.ID, "01a1fe85-79a6-78a0-a477-b0835648ac35")
 	if *it.ChatMessageCount != 2 || it.MediaType != "Chat" || it.Source != "text" {
 		t.Fatalf("record %+v", it)
 	}
@@ -387,11 +387,11 @@ func TestTextMediaUpload(t *testing.T) {
 	}
 }
 
-// racingCatalog answers the early duplicate check with "free", as it would
-// for two uploads that check at the same moment: the insert must decide.
-type racingCatalog struct{ Catalog }
+// racingInteractions answers the early duplicate check with "free", as it
+// would for two uploads that check at the same moment: the insert must decide.
+type racingInteractions struct{ InteractionStore }
 
-func (racingCatalog) FileNameTaken(context.Context, string, string) (bool, error) { return false, nil }
+func (racingInteractions) FileNameTaken(context.Context, string, string) (bool, error) { return false, nil }
 
 // failingStorage loses every write.
 type failingStorage struct{ Storage }
@@ -402,7 +402,7 @@ func (failingStorage) Put(context.Context, string, io.Reader, blob.PutOptions) (
 
 func TestUploadFailuresLeaveNothing(t *testing.T) {
 	t.Run("the insert loses the race: the staged object is removed", func(t *testing.T) {
-		e := newTestEnv(t, Options{}, func(d *Deps) { d.Catalog = racingCatalog{d.Catalog} })
+		e := newTestEnv(t, Options{}, func(d *Deps) { d.Interactions = racingInteractions{d.Interactions} })
 		tok := e.token(t)
 		for _, path := range []string{"/Media/Upload", "/TextMedia/Upload"} {
 			parts := []formPart{meta("FileName", "twice.wav", "UploadType", "Audio"), file("twice.wav", wavBytes)}

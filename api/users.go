@@ -43,12 +43,12 @@ const userNotFound = "No user with this id exists in your organization."
 
 // listUsers is GET /User/All?IsActive=.
 func (s *Server) listUsers(c *gin.Context) {
-	listActive(s, c, s.deps.Catalog.Users, newUserView, "")
+	listActive(s, c, s.deps.People.Users, newUserView, "")
 }
 
 // getUser is GET /User/{id}.
 func (s *Server) getUser(c *gin.Context) {
-	getByID(s, c, s.deps.Catalog.User, newUserView, userNotFound)
+	getByID(s, c, s.deps.People.User, newUserView, userNotFound)
 }
 
 // findUser is GET /User?UserName=.
@@ -58,7 +58,7 @@ func (s *Server) findUser(c *gin.Context) {
 		problem.Write(c, problem.Field("UserName", "is required.", "The query parameter UserName is required."))
 		return
 	}
-	u, err := s.deps.Catalog.UserByName(c.Request.Context(), orgID(c), strings.TrimSpace(name))
+	u, err := s.deps.People.UserByName(c.Request.Context(), orgID(c), strings.TrimSpace(name))
 	if err != nil {
 		s.catalogError(c, err, "No user with this userName exists in your organization.")
 		return
@@ -81,7 +81,7 @@ func (s *Server) createUser(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	u, err := s.deps.Catalog.CreateUser(c.Request.Context(), orgID(c), in)
+	u, err := s.deps.People.CreateUser(c.Request.Context(), orgID(c), in)
 	if err != nil {
 		s.catalogError(c, err, userNotFound)
 		return
@@ -104,7 +104,7 @@ func (s *Server) updateUser(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	u, err := s.deps.Catalog.UpdateUser(c.Request.Context(), orgID(c), id, in)
+	u, err := s.deps.People.UpdateUser(c.Request.Context(), orgID(c), id, in)
 	if err != nil {
 		s.catalogError(c, err, userNotFound)
 		return
@@ -150,7 +150,7 @@ type permissionView struct {
 
 // listRoles is GET /Roles/All?IsActive=.
 func (s *Server) listRoles(c *gin.Context) {
-	listActive(s, c, s.deps.Catalog.Roles, newRoleView, "")
+	listActive(s, c, s.deps.People.Roles, newRoleView, "")
 }
 
 func newRoleView(r catalog.Role) roleView {

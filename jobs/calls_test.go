@@ -38,7 +38,7 @@ func overlap(want, got []string) float64 {
 func TestIngestCalls(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	if err := e.cat.SetAudioSettings(ctx, catalog.AudioSettings{OrgID: e.org.ID, AgentChannel: 1}); err != nil {
+	if err := e.cat.Settings.SetAudioSettings(ctx, catalog.AudioSettings{OrgID: e.org.ID, AgentChannel: 1}); err != nil {
 		t.Fatal(err)
 	}
 	dialogue := []synth.Turn{
@@ -84,7 +84,7 @@ func TestIngestCalls(t *testing.T) {
 		t.Fatalf("counts %v", run.Counts)
 	}
 	get := func(id string) catalog.Interaction {
-		list, err := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{id}, Limit: 1})
+		list, err := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{id}, Limit: 1})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("%s: %v %v", id, list, err)
 		}
@@ -129,7 +129,7 @@ func TestIngestCalls(t *testing.T) {
 	}
 
 	// The conversation rows record the mode, the engine and the model.
-	files, err := e.cat.LakeFiles(ctx, e.org.ID, "conversations", time.Now().AddDate(0, 0, -1), time.Now().AddDate(0, 0, 1))
+	files, err := e.cat.Manifest.LakeFiles(ctx, e.org.ID, "conversations", time.Now().AddDate(0, 0, -1), time.Now().AddDate(0, 0, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestIngestClassifies(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	create := func(name, typ, def string) catalog.Classifier {
-		c, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput(name, typ, def))
+		c, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput(name, typ, def))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,14 +33,14 @@ func TestIngestClassifies(t *testing.T) {
 	}
 	cancel := create("Cancellation", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"],"speaker":"Customer"}]}]}`)
 	// Version 2 is what runs.
-	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, cancel.ID, catalog.ClassifierInput{
+	if _, err := e.cat.Classifiers.UpdateClassifier(ctx, e.org.ID, cancel.ID, catalog.ClassifierInput{
 		Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["cancel","declined"],"speaker":"Customer"}]}]}`)}); err != nil {
 		t.Fatal(err)
 	}
 	sentiment := create("Customer sentiment", "Core AI Model", `{"model":"sentiment","speaker":"Customer"}`)
 	queue := create("Billing queue", "Metadata", `{"conditions":[{"field":"extendedMetadataValues.queue","op":"eq","value":"billing"}]}`)
 	off := create("Switched off", "Classifier", `{"groups":[{"rules":[{"phrases":["hello"]}]}]}`)
-	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, off.ID, catalog.ClassifierInput{IsActive: new(bool)}); err != nil {
+	if _, err := e.cat.Classifiers.UpdateClassifier(ctx, e.org.ID, off.ID, catalog.ClassifierInput{IsActive: new(bool)}); err != nil {
 		t.Fatal(err)
 	}
 	textID := e.stage(t, "cancel.txt", []byte(textChat))
@@ -55,7 +55,7 @@ func TestIngestClassifies(t *testing.T) {
 	}
 	day := time.Now().UTC()
 	read := func(table, columns string) []string {
-		files, err := e.cat.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+		files, err := e.cat.Manifest.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s files: %v %v", table, files, err)
 		}
@@ -108,7 +108,7 @@ func TestIngestClassifies(t *testing.T) {
 func TestReclassifyReplacesResults(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	cl, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("Topic", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`))
+	cl, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("Topic", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestReclassifyReplacesResults(t *testing.T) {
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.cat.UpdateClassifier(ctx, e.org.ID, cl.ID, catalog.ClassifierInput{
+	if _, err := e.cat.Classifiers.UpdateClassifier(ctx, e.org.ID, cl.ID, catalog.ClassifierInput{
 		Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["help"]}]}]}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,14 +127,14 @@ func TestReclassifyReplacesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.runner.Wait()
-	done, err := e.cat.OrgJobRun(ctx, e.org.ID, run.ID)
+	done, err := e.cat.Jobs.OrgJobRun(ctx, e.org.ID, run.ID)
 	if err != nil || done.Status != "succeeded" || done.Counts["conversations"] != 2 || done.Counts["lake_files"] != 4 {
 		t.Fatalf("%+v %v", done, err) // one page per conversation: two files a page
 	}
 	if _, err := e.runner.Run(ctx, "compact"); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := e.cat.LakeFiles(ctx, e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+	files, _ := e.cat.Manifest.LakeFiles(ctx, e.org.ID, "classifier_results", day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
 	if len(files) != 1 {
 		t.Fatalf("%d files after compaction", len(files))
 	}
@@ -155,10 +155,10 @@ func TestReclassifyReplacesResults(t *testing.T) {
 func TestIngestRedactsPII(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
-	if err := e.cat.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: e.org.ID, RedactPII: true}); err != nil {
+	if err := e.cat.Settings.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: e.org.ID, RedactPII: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("PII", "Core AI Model", `{"model":"pii"}`)); err != nil {
+	if _, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("PII", "Core AI Model", `{"model":"pii"}`)); err != nil {
 		t.Fatal(err)
 	}
 	e.stage(t, "pay.txt", []byte("[00:00:01] Agent: How would you like to pay?\n[00:00:05] Customer: My card is 4111 1111 1111 1111, mail me at ann@example.com"))
@@ -168,7 +168,7 @@ func TestIngestRedactsPII(t *testing.T) {
 	}
 	day := time.Now().UTC()
 	read := func(table, column string) string {
-		files, _ := e.cat.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
+		files, _ := e.cat.Manifest.LakeFiles(ctx, e.org.ID, table, day.AddDate(0, 0, -1), day.AddDate(0, 0, 1))
 		var paths []string
 		for _, f := range files {
 			paths = append(paths, f.Path)

@@ -14,11 +14,17 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// CompactCatalog is what compaction needs from the catalog.
-type CompactCatalog interface {
+// CompactManifest is what compaction needs of the lake manifest
+// (catalog.ManifestStore).
+type CompactManifest interface {
 	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
 	LakePaths(ctx context.Context) ([]string, error)
+}
+
+// DayRuns gives each conversation of an organization's day its current
+// run (catalog.InteractionStore).
+type DayRuns interface {
 	RunsOfDay(ctx context.Context, orgID string, day time.Time) (map[string]string, error)
 }
 
@@ -43,7 +49,8 @@ const OrphanAge = time.Hour
 // re-run are dropped), swaps the manifest entries in one transaction and
 // then deletes the old files.
 type Compact struct {
-	Catalog    CompactCatalog
+	Manifest   CompactManifest
+	Runs       DayRuns
 	Partitions PartitionReader
 	Lake       LakeWriter
 	Bucket     LakeBucket
@@ -54,7 +61,7 @@ type Compact struct {
 // Run compacts every partition with more than one file.
 func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"partitions": 0, "files_removed": 0, "files_written": 0, "rows": 0}
-	parts, err := j.Catalog.CompactionCandidates(ctx)
+	parts, err := j.Manifest.CompactionCandidates(ctx)
 	if err != nil {
 		return counts, err
 	}
@@ -72,7 +79,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 				return counts, err
 			}
 		}
-		if err := j.Catalog.SwapLakeFiles(ctx, run.ID, p.Paths, files); err != nil {
+		if err := j.Manifest.SwapLakeFiles(ctx, run.ID, p.Paths, files); err != nil {
 			for _, f := range files {
 				j.Bucket.Delete(context.WithoutCancel(ctx), f.Path)
 			}
@@ -105,7 +112,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 	var removed int64
 	cutoff := time.Now().Add(-OrphanAge)
-	paths, err := j.Catalog.LakePaths(ctx)
+	paths, err := j.Manifest.LakePaths(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +147,7 @@ func (j *Compact) removeOrphans(ctx context.Context) (int64, error) {
 // read loads a partition's current rows: only each conversation's current
 // run (its run in the catalog).
 func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, error) {
-	runs, err := j.Catalog.RunsOfDay(ctx, p.OrgID, p.Date)
+	runs, err := j.Runs.RunsOfDay(ctx, p.OrgID, p.Date)
 	if err != nil {
 		return lake.Batch{}, err
 	}

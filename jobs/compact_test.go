@@ -17,7 +17,7 @@ import (
 func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t) // batches of 2 uploads: several files per partition
-	cl, err := e.cat.CreateClassifier(ctx, e.org.ID, classifierInput("Refund", "Classifier", `{"groups":[{"rules":[{"phrases":["refund"]}]}]}`))
+	cl, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("Refund", "Classifier", `{"groups":[{"rules":[{"phrases":["refund"]}]}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestCompact(t *testing.T) {
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
-	chats, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100})
+	chats, _ := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 100})
 	before, err := e.reader.Transcripts(ctx, e.org.ID, chats)
 	if err != nil || len(before) != 15 {
 		t.Fatalf("transcripts before: %d %v", len(before), err)
@@ -44,7 +44,7 @@ func TestCompact(t *testing.T) {
 	// Every conversations file records its counts by node and the
 	// classifiers every conversation of it has a result of.
 	manifest := func() []catalog.LakeFile {
-		files, err := e.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations"})
+		files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations"})
 		if err != nil || len(files) == 0 {
 			t.Fatalf("manifest: %v %v", files, err)
 		}

@@ -28,17 +28,29 @@ func ExportPath(table, orgID string) string {
 	return ExportPrefix + table + "/org=" + orgID + "/snapshot.parquet"
 }
 
+// OrgLister lists every organization (catalog.OrgStore).
+type OrgLister interface {
+	Organizations(ctx context.Context) ([]catalog.Organization, error)
+}
+
+// Snapshotter runs an export query over the catalog, row by row
+// (catalog.Catalog).
+type Snapshotter interface {
+	Snapshot(ctx context.Context, query, orgID string, fn func(columns []string, values []any) error) ([]string, int64, error)
+}
+
 // Export is the nightly export job: it snapshots each organization's
 // users, agents, hierarchy, classifiers and the organization itself into
 // the lake, so that analysts join them to the lake tables from any engine
 // (earshot sql, BigQuery, Trino) without the catalog. A snapshot replaces
 // the previous one in one write.
 type Export struct {
-	Catalog *catalog.Catalog
-	Parquet ParquetWriter
-	Bucket  blob.Bucket
-	Cache   string // the local lake cache to write through to (a gs:// bucket), or ""
-	Log     *slog.Logger
+	Orgs      OrgLister
+	Snapshots Snapshotter
+	Parquet   ParquetWriter
+	Bucket    blob.Bucket
+	Cache     string // the local lake cache to write through to (a gs:// bucket), or ""
+	Log       *slog.Logger
 }
 
 // ParquetWriter writes rows given as JSON lines to a Parquet file
@@ -53,7 +65,7 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := j.Catalog.Organizations(ctx)
+	orgs, err := j.Orgs.Organizations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +175,7 @@ func (j *Export) writeRows(ctx context.Context, path, query, orgID string) ([]st
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	cols, n, err := j.Catalog.Snapshot(ctx, query, orgID, func(columns []string, values []any) error {
+	cols, n, err := j.Snapshots.Snapshot(ctx, query, orgID, func(columns []string, values []any) error {
 		row := make(map[string]any, len(columns))
 		for i, c := range columns {
 			row[c] = snapshotValue(snapshotType(c), values[i])

@@ -34,11 +34,11 @@ func TestExport(t *testing.T) {
 		orgs = append(orgs, org)
 		for u := range 2 + i {
 			s := func(v string) *string { return &v }
-			if _, err := cat.CreateUser(ctx, org.ID, catalog.UserInput{UserName: s(fmt.Sprintf("%s-u%d", name, u)), FirstName: s("Ann"),
+			if _, err := cat.People.CreateUser(ctx, org.ID, catalog.UserInput{UserName: s(fmt.Sprintf("%s-u%d", name, u)), FirstName: s("Ann"),
 				LastName: s("Lee"), Email: s(fmt.Sprintf("u%d@%s.example", u, name))}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := cat.CreateAgent(ctx, org.ID, catalog.AgentInput{FirstName: s("Bo"), LastName: s("Ray"),
+			if _, err := cat.People.CreateAgent(ctx, org.ID, catalog.AgentInput{FirstName: s("Bo"), LastName: s("Ray"),
 				AgentEmail: s(fmt.Sprintf("a%d@%s.example", u, name)), AgentCode: s(fmt.Sprintf("A%d", u))}); err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestExport(t *testing.T) {
 	}
 	lakeRoot := filepath.Join(dir, "bucket")
 	engine := testlake.Engine(t, lakeRoot)
-	job := &jobs.Export{Catalog: cat, Parquet: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	job := &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for range 2 {
 		counts, err := job.Run(ctx, catalog.JobRun{})
 		if err != nil {

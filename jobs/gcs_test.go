@@ -47,34 +47,34 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	}
 	defer cat.Close()
 	engine := testlake.Engine(t, cache)
-	reader := &results.Reader{Catalog: cat, Lake: engine}
-	org, _ := cat.CreateOrganization(ctx, "acme")
+	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
+	org, _ := cat.Orgs.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	writer := &lake.Writer{Bucket: gcs, Cache: cache}
-	runner := NewRunner(cat, "gcs-worker", log, nil)
-	runner.Register("ingest", &Ingest{Catalog: cat, Lake: writer, Open: gcs.Get,
+	runner := NewRunner(cat.Jobs, "gcs-worker", log, nil)
+	runner.Register("ingest", &Ingest{Uploads: cat.Interactions, Lake: writer, Open: gcs.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
 		Owner: "gcs-worker", Workers: 1, Lease: time.Minute, Log: log})
-	runner.Register("compact", &Compact{Catalog: cat, Partitions: engine, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
+	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: writer, Bucket: gcs, Cache: cache, Log: log})
 
 	for i := range 2 {
 		id := catalog.NewID()
 		key := "staging/" + org.ID + "/" + id + "/day.tar"
 		gcs.Put(ctx, key, bytes.NewReader(tarOf(t, map[string]string{"a.json": earshotChat, "b.txt": textChat}, "")), blob.PutOptions{})
 		now := time.Now().UTC()
-		cat.CreateInteraction(ctx, catalog.Interaction{ID: id, OrgID: org.ID, MediaType: "Chat", Status: "Processing",
+		cat.Interactions.CreateInteraction(ctx, catalog.Interaction{ID: id, OrgID: org.ID, MediaType: "Chat", Status: "Processing",
 			FileName: "day" + string(rune('0'+i)) + ".tar", StagedKey: &key, ArrivedOn: now, LocaleID: 1033, Source: "file", ModifiedOn: now}, false)
 	}
 	if _, err := runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := cat.LakePaths(ctx)
+	paths, _ := cat.Manifest.LakePaths(ctx)
 	for _, p := range paths {
 		if _, err := srv.GetObject("lake-test", "earshot/"+p); err != nil {
 			t.Fatalf("%s is not in the bucket: %v", p, err)
 		}
 	}
-	chats, _ := cat.Interactions(ctx, org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 10})
+	chats, _ := cat.Interactions.Interactions(ctx, org.ID, catalog.InteractionFilter{MediaType: "ProcessedChat", Limit: 10})
 	want, err := reader.Transcripts(ctx, org.ID, chats)
 	if err != nil || len(want) != 4 {
 		t.Fatalf("transcripts from the cache: %d %v", len(want), err)

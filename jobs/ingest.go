@@ -13,8 +13,9 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// IngestCatalog is what the ingest job needs from the catalog.
-type IngestCatalog interface {
+// Uploads is what the ingest job needs of the catalog's interactions
+// (catalog.InteractionStore): claims, leases and the commit.
+type Uploads interface {
 	ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]catalog.Interaction, error)
 	RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error)
 	CommitIngest(ctx context.Context, ic catalog.IngestCommit) error
@@ -50,7 +51,7 @@ const BatchConversations = 1000
 // Ingest claims pending uploads, processes them with a bounded pool of
 // workers, writes their rows to the lake and commits each batch at once.
 type Ingest struct {
-	Catalog    IngestCatalog
+	Uploads    Uploads
 	Lake       LakeWriter
 	Open       pipeline.Opener
 	Processors []pipeline.Processor
@@ -86,7 +87,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		claimed, err := j.Catalog.ClaimPending(ctx, j.Owner, q.MediaTypes, limit, j.Lease)
+		claimed, err := j.Uploads.ClaimPending(ctx, j.Owner, q.MediaTypes, limit, j.Lease)
 		if err != nil {
 			return fmt.Errorf("claim: %w", err)
 		}
@@ -155,7 +156,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			}
 			return files, nil
 		}
-		err = j.Catalog.CommitIngest(ctx, commit)
+		err = j.Uploads.CommitIngest(ctx, commit)
 		<-written
 		counts["lake_files"] += int64(len(files))
 		if writeErr != nil {
@@ -196,7 +197,7 @@ func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Int
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				held, err := j.Catalog.RenewLeases(ctx, j.Owner, ids, j.Lease)
+				held, err := j.Uploads.RenewLeases(ctx, j.Owner, ids, j.Lease)
 				switch {
 				case err != nil:
 					j.Log.Warn("leases could not be renewed; retrying", "uploads", len(ids), "err", err)

@@ -41,20 +41,20 @@ func newEnv(t testing.TB) *env {
 	ctx := context.Background()
 	cat, bucket, dir := testlake.New(t)
 	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
-	reader := &results.Reader{Catalog: cat, Lake: engine}
-	org, _ := cat.CreateOrganization(ctx, "acme")
+	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
+	org, _ := cat.Orgs.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	runner := NewRunner(cat, "test-worker", log, nil)
+	runner := NewRunner(cat.Jobs, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
-		Catalog: cat, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat},
-			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat}},
-		Analyzer: &pipeline.Analyzer{Source: cat, Log: log},
+		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People},
+			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
+		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})
-	runner.Register("compact", &Compact{Catalog: cat, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
-	runner.Register("reclassify", &Reclassify{Catalog: cat, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
+	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Log: log})
+	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Log: log, Page: 1})
 	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, org: org, runner: runner}
 }
 
@@ -81,7 +81,7 @@ func (e *env) stageAs(t testing.TB, mediaType, fileName string, data []byte, edi
 	if edit != nil {
 		edit(&it)
 	}
-	if err := e.cat.CreateInteraction(ctx, it, false); err != nil {
+	if err := e.cat.Interactions.CreateInteraction(ctx, it, false); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -154,7 +154,7 @@ func TestIngestChats(t *testing.T) {
 	}
 
 	get := func(id string) catalog.Interaction {
-		it, err := e.cat.Interaction(ctx, e.org.ID, id)
+		it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestIngestChats(t *testing.T) {
 		t.Fatalf("single: %+v", it)
 	}
 
-	children, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
+	children, _ := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
 	byName := map[string]catalog.Interaction{}
 	for _, c := range children[1:] {
 		byName[c.FileName] = c
@@ -217,7 +217,7 @@ func TestIngestChats(t *testing.T) {
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
+	again, _ := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{tarID}, Limit: 100})
 	if len(again) != 5 {
 		t.Fatalf("after a re-run the archive has %d records", len(again))
 	}
@@ -233,7 +233,7 @@ func TestIngestChats(t *testing.T) {
 			}
 		}
 	}
-	runs, _ := e.cat.JobRuns(ctx, "ingest", 10)
+	runs, _ := e.cat.Jobs.JobRuns(ctx, "ingest", 10)
 	if len(runs) != 2 || runs[0].Status != "succeeded" {
 		t.Fatalf("job runs %+v", runs)
 	}
@@ -245,11 +245,11 @@ func TestIngestChatMetadata(t *testing.T) {
 	e := newEnv(t)
 	withMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"ClientCallId":"chat-9","CallDirection":"outbound","TimeStamp":"2025-10-03T08:00:00Z","ExtendedMetadataValues":{"tier":"gold"}}}`
 	badMeta := `{"messages":[{"participant":"Agent","text":"hi"}],"metadata":{"LocaleId":1036}}`
-	node, err := e.cat.CreateNode(ctx, e.org.ID, catalog.NodeInput{Name: ptr("Billing"), Code: ptr("BILL")})
+	node, err := e.cat.People.CreateNode(ctx, e.org.ID, catalog.NodeInput{Name: ptr("Billing"), Code: ptr("BILL")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent, err := e.cat.CreateAgent(ctx, e.org.ID, catalog.AgentInput{FirstName: ptr("Ann"), LastName: ptr("Lee"), AgentCode: ptr("A-7")})
+	agent, err := e.cat.People.CreateAgent(ctx, e.org.ID, catalog.AgentInput{FirstName: ptr("Ann"), LastName: ptr("Lee"), AgentCode: ptr("A-7")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestIngestChatMetadata(t *testing.T) {
 	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 		t.Fatal(err)
 	}
-	list, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{archiveID}, Limit: 10})
+	list, _ := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{IDs: []string{archiveID}, Limit: 10})
 	byName := map[string]catalog.Interaction{}
 	for _, it := range list[1:] {
 		byName[it.FileName] = it

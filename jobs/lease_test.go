@@ -33,15 +33,15 @@ func TestLeaseRenewedWhileProcessing(t *testing.T) {
 	id := e.stage(t, "slow.json", []byte(ccaiChat))
 	lease := 300 * time.Millisecond
 	job := &Ingest{
-		Catalog: e.cat, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
-		Processors: []pipeline.Processor{slowChats{Chats: pipeline.Chats{Limits: archive.DefaultLimits, Directory: e.cat}, delay: 4 * lease}},
+		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
+		Processors: []pipeline.Processor{slowChats{Chats: pipeline.Chats{Limits: archive.DefaultLimits, Directory: e.cat.People}, delay: 4 * lease}},
 		Queues:     []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
 		Owner:      "worker-a", Workers: 1, Lease: lease, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	intruder := make(chan []catalog.Interaction, 1)
 	go func() {
 		time.Sleep(2 * lease)
-		claimed, err := e.cat.ClaimPending(ctx, "worker-b", []string{catalog.MediaChat}, 10, lease)
+		claimed, err := e.cat.Interactions.ClaimPending(ctx, "worker-b", []string{catalog.MediaChat}, 10, lease)
 		if err != nil {
 			t.Error(err)
 		}
@@ -57,7 +57,7 @@ func TestLeaseRenewedWhileProcessing(t *testing.T) {
 	if counts["conversations"] != 1 {
 		t.Fatalf("counts %v", counts)
 	}
-	if it, err := e.cat.Interaction(ctx, e.org.ID, id); err != nil || it.Status != catalog.StatusReadyToSample {
+	if it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, id); err != nil || it.Status != catalog.StatusReadyToSample {
 		t.Fatalf("%+v %v", it.Status, err)
 	}
 }

@@ -33,7 +33,7 @@ func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result
 		}
 	}
 	for org, list := range names {
-		taken, err := j.Catalog.TakenFileNames(ctx, org, list, except[org])
+		taken, err := j.Uploads.TakenFileNames(ctx, org, list, except[org])
 		if err != nil {
 			return fmt.Errorf("check chat names: %w", err)
 		}

@@ -34,7 +34,7 @@ func TestUploadWithTakenChatNameFailsAlone(t *testing.T) {
 	}
 	for id, want := range map[string]string{single: "ReadyToSample", clashesWithCatalog: "FailedToProcess", good: "ReadyToSample",
 		first: "ReadyToSample", second: "FailedToProcess"} {
-		it, err := e.cat.Interaction(ctx, e.org.ID, id)
+		it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, id)
 		if err != nil || it.Status != want {
 			t.Fatalf("%s: %s, want %s (%v)", it.FileName, it.Status, want, err)
 		}
@@ -43,11 +43,11 @@ func TestUploadWithTakenChatNameFailsAlone(t *testing.T) {
 			t.Fatalf("%s failures %+v", it.FileName, it.ProcessFailures)
 		}
 	}
-	chats, _ := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: catalog.MediaProcessedChat, Limit: 100})
+	chats, _ := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: catalog.MediaProcessedChat, Limit: 100})
 	if len(chats) != 2 {
 		t.Fatalf("%d chats recorded, want good.tar's and a.tar's", len(chats))
 	}
-	if pending, _ := e.cat.PendingCount(ctx); pending != 0 {
+	if pending, _ := e.cat.Interactions.PendingCount(ctx); pending != 0 {
 		t.Fatalf("%d uploads still pending", pending)
 	}
 	// Their lake rows are no one's: the failed uploads wrote none.

@@ -23,12 +23,23 @@ type ReclassifyParams struct {
 	To           time.Time `json:"endDate"`
 }
 
-// ReclassifyCatalog is what the reclassify job needs from the catalog.
-type ReclassifyCatalog interface {
+// ClassifierGetter gives an organization's classifier (catalog.ClassifierStore).
+type ClassifierGetter interface {
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
+}
+
+// Hierarchies gives an organization's hierarchy (catalog.PeopleStore).
+type Hierarchies interface {
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
-	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+}
+
+// ManifestAdder registers new lake files (catalog.ManifestStore).
+type ManifestAdder interface {
 	AddLakeFiles(ctx context.Context, runID string, files []catalog.LakeFile) error
+}
+
+// Progress records a running job's counts (catalog.JobStore).
+type Progress interface {
 	UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error
 }
 
@@ -39,11 +50,15 @@ type ReclassifyCatalog interface {
 // a later re-ingestion replaces them in turn. Each page of conversations is
 // written and committed on its own; the run's counts show the progress.
 type Reclassify struct {
-	Catalog     ReclassifyCatalog
-	Transcripts pipeline.Transcripts
-	Lake        LakeWriter
-	Compiler    registry.Compiler
-	Log         *slog.Logger
+	Classifiers  ClassifierGetter
+	Hierarchy    Hierarchies
+	Interactions pipeline.Records
+	Manifest     ManifestAdder
+	Progress     Progress
+	Transcripts  pipeline.Transcripts
+	Lake         LakeWriter
+	Compiler     registry.Compiler
+	Log          *slog.Logger
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
@@ -57,7 +72,7 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 		return counts, errors.New("a reclassification needs an organization, a classifier and a date range")
 	}
 	org := *run.OrgID
-	cl, err := j.Catalog.Classifier(ctx, org, p.ClassifierID)
+	cl, err := j.Classifiers.Classifier(ctx, org, p.ClassifierID)
 	if err != nil {
 		return counts, fmt.Errorf("classifier %s: %w", p.ClassifierID, err)
 	}
@@ -66,7 +81,7 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 		return counts, fmt.Errorf("classifier %s version %d: %w", cl.ID, cl.Version, err)
 	}
 	set := registry.NewSet([]*registry.Compiled{compiled})
-	tree, err := j.Catalog.Hierarchy(ctx, org)
+	tree, err := j.Hierarchy.Hierarchy(ctx, org)
 	if err != nil {
 		return counts, err
 	}
@@ -74,11 +89,11 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	if page <= 0 {
 		page = 500
 	}
-	err = pipeline.EachProcessed(ctx, j.Catalog, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
+	err = pipeline.EachProcessed(ctx, j.Interactions, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
 		if err := j.page(ctx, run.ID, org, set, tree, convs, counts); err != nil {
 			return false, err
 		}
-		if err := j.Catalog.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
+		if err := j.Progress.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
 			j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
 		}
 		return true, nil
@@ -114,7 +129,7 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 	if err != nil {
 		return fmt.Errorf("write lake: %w", err)
 	}
-	if err := j.Catalog.AddLakeFiles(ctx, runID, files); err != nil {
+	if err := j.Manifest.AddLakeFiles(ctx, runID, files); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	counts["classifier_results"] += int64(len(b.ClassifierResults))

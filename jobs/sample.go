@@ -8,11 +8,16 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
+// QASampler draws the QA sample (catalog.InteractionStore).
+type QASampler interface {
+	SampleQA(ctx context.Context, rate float64, seed string) (int64, error)
+}
+
 // Sample is the QA sampling job: it moves a share of each agent's
 // ReadyToSample conversations of each week to Sampled, the queue human
 // reviewers work from. Deterministic for a seed, and idempotent.
 type Sample struct {
-	Catalog *catalog.Catalog
+	Sampler QASampler
 	Rate    float64 // share per agent per week, 0..1
 	Seed    string
 	Log     *slog.Logger
@@ -23,7 +28,7 @@ func (j *Sample) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 	if j.Rate < 0 || j.Rate > 1 {
 		return nil, fmt.Errorf("the sample rate %v is not between 0 and 1", j.Rate)
 	}
-	moved, err := j.Catalog.SampleQA(ctx, j.Rate, j.Seed)
+	moved, err := j.Sampler.SampleQA(ctx, j.Rate, j.Seed)
 	if err == nil && moved > 0 {
 		j.Log.Info("sampled conversations for QA", "moved", moved, "rate", j.Rate)
 	}

@@ -67,7 +67,7 @@ func TestSampleShareDeterminismIdempotence(t *testing.T) {
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cat, db := sampleCatalog(t)
-	job := &jobs.Sample{Catalog: cat, Rate: 0.25, Seed: "s1", Log: log}
+	job := &jobs.Sample{Sampler: cat.Interactions, Rate: 0.25, Seed: "s1", Log: log}
 	counts, err := job.Run(ctx, catalog.JobRun{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,16 +88,16 @@ func TestSampleShareDeterminismIdempotence(t *testing.T) {
 	// Deterministic: the same seed on the same data chooses the same
 	// conversations; another seed chooses others.
 	same, sameDB := sampleCatalog(t)
-	(&jobs.Sample{Catalog: same, Rate: 0.25, Seed: "s1", Log: log}).Run(ctx, catalog.JobRun{})
+	(&jobs.Sample{Sampler: same.Interactions, Rate: 0.25, Seed: "s1", Log: log}).Run(ctx, catalog.JobRun{})
 	if _, again := groups(t, sameDB); !slices.Equal(again, sampled) {
 		t.Fatal("the same seed chose different conversations")
 	}
 	other, otherDB := sampleCatalog(t)
-	(&jobs.Sample{Catalog: other, Rate: 0.25, Seed: "s2", Log: log}).Run(ctx, catalog.JobRun{})
+	(&jobs.Sample{Sampler: other.Interactions, Rate: 0.25, Seed: "s2", Log: log}).Run(ctx, catalog.JobRun{})
 	if _, diff := groups(t, otherDB); slices.Equal(diff, sampled) {
 		t.Fatal("another seed chose the same conversations")
 	}
-	if _, err := (&jobs.Sample{Catalog: cat, Rate: 1.5, Log: log}).Run(ctx, catalog.JobRun{}); err == nil {
+	if _, err := (&jobs.Sample{Sampler: cat.Interactions, Rate: 1.5, Log: log}).Run(ctx, catalog.JobRun{}); err == nil {
 		t.Fatal("a rate above 1 was accepted")
 	}
 }

@@ -32,7 +32,7 @@ func TestViewsKeepTheCurrentRun(t *testing.T) {
 	}
 
 	// The API's answer: the catalog's processed conversations and their turns.
-	processed, err := e.cat.Interactions(ctx, e.org.ID, catalog.InteractionFilter{Statuses: []string{catalog.StatusReadyToSample},
+	processed, err := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{Statuses: []string{catalog.StatusReadyToSample},
 		Limit: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestViewsKeepTheCurrentRun(t *testing.T) {
 		}
 	}
 
-	files, err := e.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
+	files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,21 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// ClassifierSource reads what classification needs from the catalog.
+// ClassifierSource lists an organization's classifiers
+// (catalog.ClassifierStore).
 type ClassifierSource interface {
 	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
+}
+
+// HierarchySource gives an organization's hierarchy, which classifiers
+// are scoped by (catalog.PeopleStore).
+type HierarchySource interface {
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
+}
+
+// PrivacySource gives an organization's privacy settings: whether
+// personal data is redacted (catalog.SettingStore).
+type PrivacySource interface {
 	PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error)
 }
 
@@ -28,9 +39,11 @@ type ClassifierSource interface {
 // conversations and adds their results to the batch, so they are
 // committed with the conversations (one commit, the same run).
 type Analyzer struct {
-	Source   ClassifierSource
-	Compiler registry.Compiler
-	Log      *slog.Logger
+	Classifiers ClassifierSource
+	Hierarchy   HierarchySource
+	Privacy     PrivacySource
+	Compiler    registry.Compiler
+	Log         *slog.Logger
 	// Refresh is how often an organization's classifiers are read again
 	// (default 10 s): a change reaches ingestion within it.
 	Refresh time.Duration
@@ -60,15 +73,15 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	if s, ok := a.sets[org]; ok && time.Since(s.loaded) < refresh {
 		return s, nil
 	}
-	list, err := a.Source.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	list, err := a.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	tree, err := a.Source.Hierarchy(ctx, org)
+	tree, err := a.Hierarchy.Hierarchy(ctx, org)
 	if err != nil {
 		return nil, err
 	}
-	privacy, err := a.Source.PrivacySettings(ctx, org)
+	privacy, err := a.Privacy.PrivacySettings(ctx, org)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func (s *Service) OperatorAccess(ctx context.Context, orgID string) (APIAccess, 
 	if s.tokens == nil {
 		return APIAccess{}, fmt.Errorf("%w: this process serves no API", ErrInvalid)
 	}
-	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
 		return APIAccess{}, err
 	}
 	tok, err := s.tokens.Issue("operator", orgID, oauth.Scope)
@@ -108,13 +108,13 @@ func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, erro
 
 // JobRuns lists recent job runs, newest first.
 func (s *Service) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
-	return s.cat.JobRuns(ctx, job, limit)
+	return s.cat.Jobs.JobRuns(ctx, job, limit)
 }
 
 // LakeFiles lists the committed lake files of an organization ("": of
 // all): earshot sql reads these and no others (never an uncommitted one).
 func (s *Service) LakeFiles(ctx context.Context, orgID string) ([]catalog.LakeFile, error) {
-	return s.cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID})
+	return s.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID})
 }
 
 // Credentials are a client's id and secret, shown once at creation.
@@ -134,28 +134,28 @@ func (s *Service) CreateOrg(ctx context.Context, name string) (catalog.Organizat
 	if name == "" || len(name) > 200 {
 		return catalog.Organization{}, fmt.Errorf("%w: an organization name must be 1 to 200 characters", ErrInvalid)
 	}
-	return s.cat.CreateOrganization(ctx, name)
+	return s.cat.Orgs.CreateOrganization(ctx, name)
 }
 
 // AudioSettings returns an organization's speech settings.
 func (s *Service) AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error) {
-	return s.cat.AudioSettings(ctx, orgID)
+	return s.cat.Settings.AudioSettings(ctx, orgID)
 }
 
 // PrivacySettings returns an organization's privacy settings.
 func (s *Service) PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error) {
-	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
 		return catalog.PrivacySettings{}, err
 	}
-	return s.cat.PrivacySettings(ctx, orgID)
+	return s.cat.Settings.PrivacySettings(ctx, orgID)
 }
 
 // SetPrivacySettings replaces an organization's privacy settings.
 func (s *Service) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (catalog.PrivacySettings, error) {
-	if err := s.cat.SetPrivacySettings(ctx, in); err != nil {
+	if err := s.cat.Settings.SetPrivacySettings(ctx, in); err != nil {
 		return catalog.PrivacySettings{}, err
 	}
-	return s.cat.PrivacySettings(ctx, in.OrgID)
+	return s.cat.Settings.PrivacySettings(ctx, in.OrgID)
 }
 
 // SetAudioSettings replaces an organization's speech settings; the files
@@ -172,15 +172,15 @@ func (s *Service) SetAudioSettings(ctx context.Context, in catalog.AudioSettings
 			return catalog.AudioSettings{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 	}
-	if err := s.cat.SetAudioSettings(ctx, in); err != nil {
+	if err := s.cat.Settings.SetAudioSettings(ctx, in); err != nil {
 		return catalog.AudioSettings{}, err
 	}
-	return s.cat.AudioSettings(ctx, in.OrgID)
+	return s.cat.Settings.AudioSettings(ctx, in.OrgID)
 }
 
 // ListOrgs lists every organization.
 func (s *Service) ListOrgs(ctx context.Context) ([]catalog.Organization, error) {
-	return s.cat.Organizations(ctx)
+	return s.cat.Orgs.Organizations(ctx)
 }
 
 // CreateClient adds an API client with a new id and secret to an organization.
@@ -207,7 +207,7 @@ func (s *Service) createClient(ctx context.Context, orgID, name, id, secret stri
 	if err != nil {
 		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	_, err = s.cat.CreateClient(ctx, catalog.APIClient{ID: id, OrgID: orgID, Name: name, SecretHash: hash})
+	_, err = s.cat.Orgs.CreateClient(ctx, catalog.APIClient{ID: id, OrgID: orgID, Name: name, SecretHash: hash})
 	if err != nil {
 		return Credentials{}, err
 	}
@@ -216,17 +216,17 @@ func (s *Service) createClient(ctx context.Context, orgID, name, id, secret stri
 
 // ListClients lists the clients of an organization, or all when orgID is "".
 func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
-	return s.cat.Clients(ctx, orgID)
+	return s.cat.Orgs.Clients(ctx, orgID)
 }
 
 // SetClientDisabled disables or re-enables a client.
 func (s *Service) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
-	return s.cat.SetClientDisabled(ctx, id, disabled)
+	return s.cat.Orgs.SetClientDisabled(ctx, id, disabled)
 }
 
 // CreateUser adds a user to an organization.
 func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {
-	if _, err := s.cat.Organization(ctx, orgID); err != nil {
+	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
 		return catalog.User{}, err
 	}
 	for field, v := range map[string]string{"user name": u.UserName, "first name": u.FirstName, "last name": u.LastName, "e-mail": u.Email} {
@@ -244,12 +244,12 @@ func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (cata
 	if u.RoleName != "" {
 		in.RoleName = &u.RoleName
 	}
-	return s.cat.CreateUser(ctx, orgID, in)
+	return s.cat.People.CreateUser(ctx, orgID, in)
 }
 
 // ListUsers lists an organization's users.
 func (s *Service) ListUsers(ctx context.Context, orgID string) ([]catalog.User, error) {
-	return s.cat.Users(ctx, orgID, nil)
+	return s.cat.People.Users(ctx, orgID, nil)
 }
 
 // DefaultOrgName is the organization a fresh install starts with.
@@ -260,7 +260,7 @@ const DefaultOrgName = "default"
 // given) and writes the credentials to credentialsPath, mode 0600. It
 // reports whether it did anything.
 func (s *Service) Bootstrap(ctx context.Context, credentialsPath, tokenURL, fixedID, fixedSecret string) (bool, error) {
-	orgs, err := s.cat.Organizations(ctx)
+	orgs, err := s.cat.Orgs.Organizations(ctx)
 	if err != nil || len(orgs) > 0 {
 		return false, err
 	}

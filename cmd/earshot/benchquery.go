@@ -58,7 +58,7 @@ organization earshot bench gen created.`,
 				return err
 			}
 			defer st.close()
-			orgs, err := st.cat.Organizations(ctx)
+			orgs, err := st.cat.Orgs.Organizations(ctx)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,7 @@ organization earshot bench gen created.`,
 // queryCases are the benchmarked pages: the generated range starts on the
 // first arrival day in the lake.
 func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryCase, error) {
-	files, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org})
+	files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org})
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 		return nil, fmt.Errorf("the lake of organization %s is empty (earshot bench gen first)", org)
 	}
 	first, last := files[0].Date, files[len(files)-1].Date // by date
-	classifiers, err := cat.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	classifiers, err := cat.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 	for _, cl := range classifiers {
 		models = append(models, cl.ID)
 	}
-	tree, err := cat.Hierarchy(ctx, org)
+	tree, err := cat.People.Hierarchy(ctx, org)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryC
 // the first id of the middle one of its conversations files, found in the
 // manifest so that setting up a deep page reads no lake file.
 func midCursor(ctx context.Context, cat *catalog.Catalog, q results.PageQuery) (string, error) {
-	files, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
+	files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
 	if err != nil || len(files) == 0 {
 		return "", fmt.Errorf("no conversations to page through: %v", err)
 	}

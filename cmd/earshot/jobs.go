@@ -53,7 +53,7 @@ func openLake(ctx context.Context, cfg *config, cat *catalog.Catalog) (lakeParts
 	if err != nil {
 		return lakeParts{}, err
 	}
-	return lakeParts{engine: engine, reader: &results.Reader{Catalog: cat, Lake: engine}}, nil
+	return lakeParts{engine: engine, reader: &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}}, nil
 }
 
 // newJobRunner registers every job on the catalog, the lake and the bucket.
@@ -65,31 +65,31 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	if cached {
 		writer.Cache, cache = root, root
 	}
-	runner := jobs.NewRunner(cat, owner, log, reg)
+	runner := jobs.NewRunner(cat.Jobs, owner, log, reg)
 	engine, err := cfg.speechEngine()
 	if err != nil {
 		// validate() reported it before any job could start; a command
 		// that runs no calls still gets its other jobs.
 		log.Warn("calls cannot be transcribed", "err", err)
 	}
-	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat}
+	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat.Settings}
 	if cfg.ASRSpanishHMM != "" {
 		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
 	}
 	runner.Register("ingest", &jobs.Ingest{
-		Catalog: cat, Lake: writer, Open: bucket.Get,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat}, calls},
-		Analyzer:   &pipeline.Analyzer{Source: cat, Compiler: cfg.classifierCompiler(), Log: log},
+		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People}, calls},
+		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
 			{MediaTypes: []string{catalog.MediaAudio}, BatchSize: cfg.IngestAudioBatch},
 		},
 		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
-	runner.Register("compact", &jobs.Compact{Catalog: cat, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("sample", &jobs.Sample{Catalog: cat, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
-	runner.Register("export", &jobs.Export{Catalog: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Catalog: cat, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
+	runner.Register("compact", &jobs.Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
+	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
 	return runner
 }
 

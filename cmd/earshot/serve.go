@@ -74,7 +74,7 @@ func serve(ctx context.Context, cfg *config) error {
 	st.runner.SetBase(ctx)
 	defer st.runner.Wait()
 	if host, err := os.Hostname(); err == nil {
-		if n, err := st.cat.FailInterruptedRuns(ctx, host, workerName()); err != nil || n > 0 {
+		if n, err := st.cat.Jobs.FailInterruptedRuns(ctx, host, workerName()); err != nil || n > 0 {
 			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
 		}
 	}
@@ -171,12 +171,12 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
 	}, func() float64 {
-		n, _ := cat.PendingCount(context.Background())
+		n, _ := cat.Interactions.PendingCount(context.Background())
 		return float64(n)
 	}))
 	st.runner = newJobRunner(cfg, cat, lk, bucket, log, registry)
 	if root, cached := lakeRoot(cfg); cached {
-		paths, err := cat.LakePaths(ctx)
+		paths, err := cat.Manifest.LakePaths(ctx)
 		if err == nil {
 			var n int
 			n, err = lake.Fill(ctx, bucket, root, paths)
@@ -191,7 +191,8 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
-		Catalog: cat, Results: lk.reader, Classifiers: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
+		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {

@@ -53,7 +53,7 @@ func scanAgent(s scanner) (Agent, error) {
 }
 
 // Agents lists an organization's agents by id; active filters when not nil.
-func (c *Catalog) Agents(ctx context.Context, orgID string, active *bool) ([]Agent, error) {
+func (c *PeopleStore) Agents(ctx context.Context, orgID string, active *bool) ([]Agent, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents
 		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
 	if err != nil {
@@ -72,12 +72,12 @@ func (c *Catalog) Agents(ctx context.Context, orgID string, active *bool) ([]Age
 }
 
 // Agent returns an agent of the organization; ErrNotFound for any other id.
-func (c *Catalog) Agent(ctx context.Context, orgID, id string) (Agent, error) {
+func (c *PeopleStore) Agent(ctx context.Context, orgID, id string) (Agent, error) {
 	return agentWhere(ctx, c.db, orgID, "id = ?", id)
 }
 
 // AgentByCode finds an agent by its agentCode, ignoring case.
-func (c *Catalog) AgentByCode(ctx context.Context, orgID, code string) (Agent, error) {
+func (c *PeopleStore) AgentByCode(ctx context.Context, orgID, code string) (Agent, error) {
 	return agentWhere(ctx, c.db, orgID, "agent_code_key = ?", strings.ToLower(code))
 }
 
@@ -90,9 +90,9 @@ func agentWhere(ctx context.Context, q querier, orgID, cond string, arg any) (Ag
 }
 
 // CreateAgent adds an agent.
-func (c *Catalog) CreateAgent(ctx context.Context, orgID string, in AgentInput) (Agent, error) {
+func (c *PeopleStore) CreateAgent(ctx context.Context, orgID string, in AgentInput) (Agent, error) {
 	a := Agent{ID: uuid.Must(uuid.NewV7()).String(), OrgID: orgID, IsActive: true, OSMs: []string{}}
-	err := c.InTx(ctx, func(tx *sql.Tx) error { return c.writeAgent(ctx, tx, a, in, true) })
+	err := c.inTx(ctx, func(tx *sql.Tx) error { return c.writeAgent(ctx, tx, a, in, true) })
 	if err != nil {
 		return Agent{}, err
 	}
@@ -100,8 +100,8 @@ func (c *Catalog) CreateAgent(ctx context.Context, orgID string, in AgentInput) 
 }
 
 // UpdateAgent changes an agent of the organization.
-func (c *Catalog) UpdateAgent(ctx context.Context, orgID, id string, in AgentInput) (Agent, error) {
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+func (c *PeopleStore) UpdateAgent(ctx context.Context, orgID, id string, in AgentInput) (Agent, error) {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		a, err := agentWhere(ctx, tx, orgID, "id = ?", id)
 		if err != nil {
 			return err
@@ -114,7 +114,7 @@ func (c *Catalog) UpdateAgent(ctx context.Context, orgID, id string, in AgentInp
 	return c.Agent(ctx, orgID, id)
 }
 
-func (c *Catalog) writeAgent(ctx context.Context, tx *sql.Tx, a Agent, in AgentInput, create bool) error {
+func (c *PeopleStore) writeAgent(ctx context.Context, tx *sql.Tx, a Agent, in AgentInput, create bool) error {
 	set(&a.FirstName, in.FirstName)
 	set(&a.LastName, in.LastName)
 	set(&a.AgentEmail, in.AgentEmail)

@@ -20,7 +20,7 @@ type AudioSettings struct {
 
 // AudioSettings returns an organization's speech settings (the defaults
 // when none were set).
-func (c *Catalog) AudioSettings(ctx context.Context, orgID string) (AudioSettings, error) {
+func (c *SettingStore) AudioSettings(ctx context.Context, orgID string) (AudioSettings, error) {
 	s := AudioSettings{OrgID: orgID}
 	var lm, dict sql.NullString
 	err := c.db.QueryRowContext(ctx, `SELECT agent_channel, language_model, dictionary FROM org_audio_settings WHERE org_id = ?`, orgID).
@@ -33,7 +33,7 @@ func (c *Catalog) AudioSettings(ctx context.Context, orgID string) (AudioSetting
 }
 
 // SetAudioSettings replaces an organization's speech settings.
-func (c *Catalog) SetAudioSettings(ctx context.Context, s AudioSettings) error {
+func (c *SettingStore) SetAudioSettings(ctx context.Context, s AudioSettings) error {
 	if s.AgentChannel != 0 && s.AgentChannel != 1 {
 		return fieldErr("agentChannel", ErrInvalid, "The agent channel is 0 (left) or 1 (right).")
 	}

@@ -22,14 +22,42 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// Catalog is an open catalog database.
+// Catalog is an open catalog database: one handle shared by a store per
+// domain. Consumers take the store they need (or declare the few methods
+// they use); no store hands out the database itself.
 type Catalog struct {
-	db *sql.DB
-	// Kept in memory between changes (see orgCache).
-	trees       orgCache[*Tree]
-	classifiers orgCache[[]Classifier]
-	manifest    orgCache[[]LakeFile]
-	reviews     orgCache[*reviewIndex]
+	handle
+	Orgs         *OrgStore         // organizations and their API clients
+	People       *PeopleStore      // roles, users, the hierarchy and agents
+	Interactions *InteractionStore // uploads, ingest claims, statuses and commits
+	Classifiers  *ClassifierStore
+	Manifest     *ManifestStore // the lake's files
+	Jobs         *JobStore      // job runs
+	Reviews      *ReviewStore
+	Settings     *SettingStore // per-organization audio and privacy settings
+}
+
+// handle is the database every store of a catalog shares.
+type handle struct{ db *sql.DB }
+
+// newCatalog builds the stores over db. What a store keeps in memory is
+// its own; a commit that changes another domain's rows (an ingest adds
+// lake files) drops that domain's copy through the shared cache.
+func newCatalog(db *sql.DB) *Catalog {
+	h := handle{db: db}
+	manifest := &orgCache[[]LakeFile]{}
+	reviews := &orgCache[*reviewIndex]{}
+	return &Catalog{
+		handle:       h,
+		Orgs:         &OrgStore{handle: h},
+		People:       &PeopleStore{handle: h, trees: &orgCache[*Tree]{}},
+		Interactions: &InteractionStore{handle: h, manifest: manifest, reviews: reviews},
+		Classifiers:  &ClassifierStore{handle: h, classifiers: &orgCache[[]Classifier]{}},
+		Manifest:     &ManifestStore{handle: h, manifest: manifest},
+		Jobs:         &JobStore{handle: h},
+		Reviews:      &ReviewStore{handle: h, reviews: reviews},
+		Settings:     &SettingStore{handle: h},
+	}
 }
 
 // SchemePrefix is how a catalog address names its engine.
@@ -50,7 +78,7 @@ func Open(ctx context.Context, address string) (*Catalog, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c := &Catalog{db: db}
+	c := newCatalog(db)
 	if err := c.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -125,10 +153,10 @@ func (c *Catalog) Ping(ctx context.Context) error {
 // busy past its timeout.
 const maxAttempts = 8
 
-// InTx runs fn in a transaction and commits it. A transaction that fails
+// inTx runs fn in a transaction and commits it. A transaction that fails
 // because the database stayed busy is retried from the start (fn must be
 // repeatable); any other error rolls back and is returned as is.
-func (c *Catalog) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (h handle) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -139,7 +167,7 @@ func (c *Catalog) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 			case <-time.After(backoff + rand.N(backoff)):
 			}
 		}
-		err = c.runTx(ctx, fn)
+		err = h.runTx(ctx, fn)
 		if !isConflict(err) {
 			return err
 		}
@@ -147,8 +175,8 @@ func (c *Catalog) InTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return fmt.Errorf("catalog: gave up after %d busy attempts: %w", maxAttempts, err)
 }
 
-func (c *Catalog) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := c.db.BeginTx(ctx, nil)
+func (h handle) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func benchUploads(b *testing.B, c *Catalog, orgID string, n int) {
 			StagedKey: &key, ArrivedOn: now, LocaleID: 1033, Source: "file"}
 		rows[i] = interactionRow(it, now, nil)
 	}
-	if err := c.InTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -62,14 +62,14 @@ func BenchmarkClaimCommit(b *testing.B) {
 				b.Fatal(err)
 			}
 			c.db.SetMaxOpenConns(1) // the pragma is per connection
-			org, _ := c.CreateOrganization(ctx, "acme")
+			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 			var claimTime, commitTime time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				benchUploads(b, c, org.ID, uploads)
 				b.StartTimer()
 				start := time.Now()
-				claimed, err := c.ClaimPending(ctx, "bench", []string{MediaChat}, uploads, time.Minute)
+				claimed, err := c.Interactions.ClaimPending(ctx, "bench", []string{MediaChat}, uploads, time.Minute)
 				if err != nil || len(claimed) != uploads {
 					b.Fatalf("claimed %d: %v", len(claimed), err)
 				}
@@ -78,7 +78,7 @@ func BenchmarkClaimCommit(b *testing.B) {
 				ic := benchCommit(claimed, "bench", chats)
 				b.StartTimer()
 				start = time.Now()
-				if err := c.CommitIngest(ctx, ic); err != nil {
+				if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
 					b.Fatal(err)
 				}
 				commitTime += time.Since(start)
@@ -102,7 +102,7 @@ func BenchmarkConversationStates(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	org, _ := c.CreateOrganization(ctx, "acme")
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 	const total = 200_000
 	now := time.Now().UTC()
 	run := NewID()
@@ -114,7 +114,7 @@ func BenchmarkConversationStates(b *testing.B) {
 			FileName: ids[i] + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
 		rows[i] = interactionRow(it, now, &run)
 	}
-	if err := c.InTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
 		b.Fatal(err)
 	}
 	dense := ids[total/2 : total/2+1000]
@@ -129,7 +129,7 @@ func BenchmarkConversationStates(b *testing.B) {
 	}{{"dense-1000", dense, false}, {"sparse-1000", sparse, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				states, err := c.ConversationStates(ctx, org.ID, bc.ids, bc.sparse)
+				states, err := c.Interactions.ConversationStates(ctx, org.ID, bc.ids, bc.sparse)
 				if err != nil || len(states) != 1000 {
 					b.Fatalf("%d states, %v", len(states), err)
 				}
@@ -138,7 +138,7 @@ func BenchmarkConversationStates(b *testing.B) {
 	}
 	b.Run("baseline-interactions-1000", func(b *testing.B) {
 		for b.Loop() {
-			its, err := c.Interactions(ctx, org.ID, InteractionFilter{IDs: sparse, ExactIDs: true, Limit: 1000})
+			its, err := c.Interactions.Interactions(ctx, org.ID, InteractionFilter{IDs: sparse, ExactIDs: true, Limit: 1000})
 			if err != nil || len(its) != 1000 {
 				b.Fatalf("%d interactions, %v", len(its), err)
 			}

@@ -32,7 +32,7 @@ func TestMigrationsApplyOnceAndSurviveReopen(t *testing.T) {
 	if err != nil || v1 < 1 {
 		t.Fatalf("schema version %d, %v", v1, err)
 	}
-	if _, err := c.CreateOrganization(ctx, "acme"); err != nil {
+	if _, err := c.Orgs.CreateOrganization(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -47,7 +47,7 @@ func TestMigrationsApplyOnceAndSurviveReopen(t *testing.T) {
 	if err := c.db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != v1 {
 		t.Fatalf("schema_migrations rows = %d (%v), want %d", n, err, v1)
 	}
-	orgs, _ := c.Organizations(ctx)
+	orgs, _ := c.Orgs.Organizations(ctx)
 	if len(orgs) != 1 || orgs[0].Name != "acme" {
 		t.Fatalf("orgs after reopen: %+v", orgs)
 	}
@@ -85,45 +85,45 @@ func TestFailedMigrationLeavesNoTrace(t *testing.T) {
 func TestOrganizationsAndClients(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
-	org, err := c.CreateOrganization(ctx, "acme")
+	org, err := c.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateOrganization(ctx, "acme"); !errors.Is(err, ErrExists) {
+	if _, err := c.Orgs.CreateOrganization(ctx, "acme"); !errors.Is(err, ErrExists) {
 		t.Fatalf("duplicate org name: %v", err)
 	}
-	if _, err := c.Organization(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.Orgs.Organization(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown org: %v", err)
 	}
-	if _, err := c.CreateClient(ctx, APIClient{ID: "c1", OrgID: "missing", Name: "x", SecretHash: "h"}); !errors.Is(err, ErrNotFound) {
+	if _, err := c.Orgs.CreateClient(ctx, APIClient{ID: "c1", OrgID: "missing", Name: "x", SecretHash: "h"}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("client of unknown org: %v", err)
 	}
-	cl, err := c.CreateClient(ctx, APIClient{ID: "c1", OrgID: org.ID, Name: "etl", SecretHash: "h"})
+	cl, err := c.Orgs.CreateClient(ctx, APIClient{ID: "c1", OrgID: org.ID, Name: "etl", SecretHash: "h"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateClient(ctx, APIClient{ID: "c1", OrgID: org.ID, Name: "again", SecretHash: "h"}); !errors.Is(err, ErrExists) {
+	if _, err := c.Orgs.CreateClient(ctx, APIClient{ID: "c1", OrgID: org.ID, Name: "again", SecretHash: "h"}); !errors.Is(err, ErrExists) {
 		t.Fatalf("duplicate client id: %v", err)
 	}
-	got, err := c.Client(ctx, "c1")
+	got, err := c.Orgs.Client(ctx, "c1")
 	if err != nil || got.OrgID != org.ID || got.Disabled || got.SecretHash != "h" || !got.CreatedOn.Equal(cl.CreatedOn) {
 		t.Fatalf("client = %+v, %v", got, err)
 	}
-	if err := c.SetClientDisabled(ctx, "c1", true); err != nil {
+	if err := c.Orgs.SetClientDisabled(ctx, "c1", true); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.Client(ctx, "c1"); !got.Disabled {
+	if got, _ := c.Orgs.Client(ctx, "c1"); !got.Disabled {
 		t.Fatal("client not disabled")
 	}
-	if err := c.SetClientDisabled(ctx, "zz", true); !errors.Is(err, ErrNotFound) {
+	if err := c.Orgs.SetClientDisabled(ctx, "zz", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("disable unknown: %v", err)
 	}
-	other, _ := c.CreateOrganization(ctx, "globex")
-	c.CreateClient(ctx, APIClient{ID: "c2", OrgID: other.ID, Name: "etl", SecretHash: "h"})
-	if list, _ := c.Clients(ctx, org.ID); len(list) != 1 || list[0].ID != "c1" {
+	other, _ := c.Orgs.CreateOrganization(ctx, "globex")
+	c.Orgs.CreateClient(ctx, APIClient{ID: "c2", OrgID: other.ID, Name: "etl", SecretHash: "h"})
+	if list, _ := c.Orgs.Clients(ctx, org.ID); len(list) != 1 || list[0].ID != "c1" {
 		t.Fatalf("clients of acme: %+v", list)
 	}
-	if list, _ := c.Clients(ctx, ""); len(list) != 2 {
+	if list, _ := c.Orgs.Clients(ctx, ""); len(list) != 2 {
 		t.Fatalf("all clients: %+v", list)
 	}
 }
@@ -143,7 +143,7 @@ func TestInTxRetriesConflicts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := c.InTx(ctx, func(tx *sql.Tx) error {
+			err := c.inTx(ctx, func(tx *sql.Tx) error {
 				var n int
 				if err := tx.QueryRow(`SELECT n FROM counter WHERE id = 1`).Scan(&n); err != nil {
 					return err

@@ -10,6 +10,13 @@ import (
 	"time"
 )
 
+// ClassifierStore keeps classifier definitions and their versions (kept in
+// memory between changes).
+type ClassifierStore struct {
+	handle
+	classifiers *orgCache[[]Classifier]
+}
+
 // Classifier is the current version of an organization's classifier.
 type Classifier struct {
 	ID, OrgID    string
@@ -58,7 +65,7 @@ func scanClassifier(s scanner) (Classifier, error) {
 // Classifiers lists an organization's classifiers (not deleted) by id.
 // The list is kept in memory between changes: the query API checks every
 // request's models against it.
-func (c *Catalog) Classifiers(ctx context.Context, orgID string, f ClassifierFilter) ([]Classifier, error) {
+func (c *ClassifierStore) Classifiers(ctx context.Context, orgID string, f ClassifierFilter) ([]Classifier, error) {
 	all, err := c.classifiers.load(orgID, func() ([]Classifier, error) { return loadClassifiers(ctx, c.db, orgID) })
 	if err != nil {
 		return nil, err
@@ -101,7 +108,7 @@ func loadClassifiers(ctx context.Context, q querier, orgID string) ([]Classifier
 }
 
 // Classifier returns one classifier (not deleted) of the organization.
-func (c *Catalog) Classifier(ctx context.Context, orgID, id string) (Classifier, error) {
+func (c *ClassifierStore) Classifier(ctx context.Context, orgID, id string) (Classifier, error) {
 	return classifierByID(ctx, c.db, orgID, id)
 }
 
@@ -115,19 +122,19 @@ func classifierByID(ctx context.Context, q querier, orgID, id string) (Classifie
 }
 
 // CreateClassifier stores version 1 of a new classifier.
-func (c *Catalog) CreateClassifier(ctx context.Context, orgID string, in ClassifierInput) (Classifier, error) {
+func (c *ClassifierStore) CreateClassifier(ctx context.Context, orgID string, in ClassifierInput) (Classifier, error) {
 	t := now()
 	cl := Classifier{ID: NewID(), OrgID: orgID, Version: 1, IsActive: true, CreatedOn: t, ModifiedOn: t}
 	in.apply(&cl)
-	err := c.InTx(ctx, func(tx *sql.Tx) error { return writeClassifier(ctx, tx, cl, true) })
+	err := c.inTx(ctx, func(tx *sql.Tx) error { return writeClassifier(ctx, tx, cl, true) })
 	c.classifiers.invalidate(orgID)
 	return cl, err
 }
 
 // UpdateClassifier changes a classifier; every change is a new version.
-func (c *Catalog) UpdateClassifier(ctx context.Context, orgID, id string, in ClassifierInput) (Classifier, error) {
+func (c *ClassifierStore) UpdateClassifier(ctx context.Context, orgID, id string, in ClassifierInput) (Classifier, error) {
 	var cl Classifier
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if cl, err = classifierByID(ctx, tx, orgID, id); err != nil {
 			return err
@@ -143,7 +150,7 @@ func (c *Catalog) UpdateClassifier(ctx context.Context, orgID, id string, in Cla
 
 // DeleteClassifier removes a classifier from use; its versions stay for
 // the results they produced.
-func (c *Catalog) DeleteClassifier(ctx context.Context, orgID, id string) error {
+func (c *ClassifierStore) DeleteClassifier(ctx context.Context, orgID, id string) error {
 	res, err := c.db.ExecContext(ctx, `UPDATE classifiers SET deleted_on = ?, is_active = false
 		WHERE org_id = ? AND id = ? AND deleted_on IS NULL`, now(), orgID, id)
 	c.classifiers.invalidate(orgID)
@@ -157,7 +164,7 @@ func (c *Catalog) DeleteClassifier(ctx context.Context, orgID, id string) error 
 }
 
 // ClassifierVersion is one version's definition as it was written.
-func (c *Catalog) ClassifierVersion(ctx context.Context, orgID, id string, version int) (json.RawMessage, error) {
+func (c *ClassifierStore) ClassifierVersion(ctx context.Context, orgID, id string, version int) (json.RawMessage, error) {
 	var def string
 	err := c.db.QueryRowContext(ctx, `SELECT definition FROM classifier_versions WHERE org_id = ? AND classifier_id = ? AND version = ?`,
 		orgID, id, version).Scan(&def)

@@ -23,9 +23,9 @@ const clientColumns = `id, org_id, name, secret_hash, disabled, created_on`
 
 // CreateClient stores a new client. The organization must exist; an id that
 // is taken gives ErrExists.
-func (c *Catalog) CreateClient(ctx context.Context, client APIClient) (APIClient, error) {
+func (c *OrgStore) CreateClient(ctx context.Context, client APIClient) (APIClient, error) {
 	client.CreatedOn = now()
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, client.OrgID).Scan(&n); err != nil {
 			return err
@@ -45,7 +45,7 @@ func (c *Catalog) CreateClient(ctx context.Context, client APIClient) (APIClient
 
 // Client returns one client by id, whatever its organization: the token
 // endpoint does not know the organization before it has found the client.
-func (c *Catalog) Client(ctx context.Context, id string) (APIClient, error) {
+func (c *OrgStore) Client(ctx context.Context, id string) (APIClient, error) {
 	row := c.db.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM api_clients WHERE id = ?`, id)
 	client, err := scanClient(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -55,7 +55,7 @@ func (c *Catalog) Client(ctx context.Context, id string) (APIClient, error) {
 }
 
 // Clients lists the clients of one organization, or of all when orgID is "".
-func (c *Catalog) Clients(ctx context.Context, orgID string) ([]APIClient, error) {
+func (c *OrgStore) Clients(ctx context.Context, orgID string) ([]APIClient, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+clientColumns+` FROM api_clients
 		WHERE ? = '' OR org_id = ? ORDER BY org_id, created_on, id`, orgID, orgID)
 	if err != nil {
@@ -75,7 +75,7 @@ func (c *Catalog) Clients(ctx context.Context, orgID string) ([]APIClient, error
 
 // SetClientDisabled disables (or enables again) a client. Tokens it already
 // holds stay valid until they expire; new ones are refused.
-func (c *Catalog) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
+func (c *OrgStore) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
 	res, err := c.db.ExecContext(ctx, `UPDATE api_clients SET disabled = ? WHERE id = ?`, disabled, id)
 	if err != nil {
 		return err

@@ -79,10 +79,10 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 // archives' chat records, records failures, moves statuses and, last,
 // registers the lake files. Before it, nothing of the batch is visible; after it,
 // all of it. A re-run replaces an upload's chats and current lake rows.
-func (c *Catalog) CommitIngest(ctx context.Context, ic IngestCommit) error {
+func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) error {
 	var written []LakeFile
 	defer func() { c.manifest.invalidate(orgsOf(written)...) }()
-	return c.InTx(ctx, func(tx *sql.Tx) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
 		ids := make([]string, len(ic.Outcomes))
 		for i, o := range ic.Outcomes {
 			ids[i] = o.Upload.ID
@@ -174,7 +174,7 @@ func lakeRun(status, run string) *string {
 
 // LakeFiles lists the manifest's files of a table for an organization and
 // an inclusive range of partition dates.
-func (c *Catalog) LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]LakeFile, error) {
+func (c *ManifestStore) LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]LakeFile, error) {
 	return c.ManifestFiles(ctx, ManifestQuery{OrgID: orgID, Table: table, From: from, To: to})
 }
 
@@ -187,7 +187,7 @@ type Partition struct {
 }
 
 // CompactionCandidates lists the partitions made of more than one file.
-func (c *Catalog) CompactionCandidates(ctx context.Context) ([]Partition, error) {
+func (c *ManifestStore) CompactionCandidates(ctx context.Context) ([]Partition, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, path FROM lake_files
 		WHERE (org_id, table_name, part_date) IN
 		      (SELECT org_id, table_name, part_date FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1)
@@ -259,13 +259,13 @@ var ErrManifestChanged = errors.New("the partition's files changed during compac
 // SwapLakeFiles replaces files in the manifest with their compacted
 // successors in one transaction: readers see either the old files or the
 // new ones, never both or neither.
-func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
+func (c *ManifestStore) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
 	if len(replacements) == 0 {
 		defer c.manifest.invalidateAll() // whose the old files were is not known here
 	} else {
 		defer c.manifest.invalidate(orgsOf(replacements)...) // a partition's successors are its organization's
 	}
-	return c.InTx(ctx, func(tx *sql.Tx) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE `+anyOf("path"), list(old)).Scan(&n); err != nil {
 			return err
@@ -294,7 +294,7 @@ func (c *Catalog) SwapLakeFiles(ctx context.Context, runID string, old []string,
 
 // AddLakeFiles lists new files in the manifest in one transaction (a
 // reclassification's results: no status moves).
-func (c *Catalog) AddLakeFiles(ctx context.Context, runID string, files []LakeFile) error {
+func (c *ManifestStore) AddLakeFiles(ctx context.Context, runID string, files []LakeFile) error {
 	return c.SwapLakeFiles(ctx, runID, nil, files)
 }
 
@@ -310,6 +310,6 @@ func orgsOf(files []LakeFile) []string {
 }
 
 // LakePaths lists every file of the manifest.
-func (c *Catalog) LakePaths(ctx context.Context) ([]string, error) {
+func (c *ManifestStore) LakePaths(ctx context.Context) ([]string, error) {
 	return queryStrings(ctx, c.db, `SELECT path FROM lake_files ORDER BY path`)
 }

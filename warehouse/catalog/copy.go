@@ -28,7 +28,7 @@ var ErrNotEmpty = fmt.Errorf("the catalog already has organizations: %w", ErrExi
 func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int64, error) {
 	copied := map[string]int64{}
 	defer c.invalidateAll()
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		clear(copied)
 		var orgs int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations`).Scan(&orgs); err != nil {
@@ -84,8 +84,8 @@ func copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (i
 
 // invalidateAll drops everything kept in memory.
 func (c *Catalog) invalidateAll() {
-	c.trees.invalidateAll()
-	c.classifiers.invalidateAll()
-	c.manifest.invalidateAll()
-	c.reviews.invalidateAll()
+	c.People.trees.invalidateAll()
+	c.Classifiers.classifiers.invalidateAll()
+	c.Manifest.manifest.invalidateAll()
+	c.Reviews.reviews.invalidateAll()
 }

@@ -40,7 +40,7 @@ type NodeInput struct {
 
 // Hierarchy returns the organization's hierarchy, from memory when it has
 // not changed since it was last read.
-func (c *Catalog) Hierarchy(ctx context.Context, orgID string) (*Tree, error) {
+func (c *PeopleStore) Hierarchy(ctx context.Context, orgID string) (*Tree, error) {
 	return c.trees.load(orgID, func() (*Tree, error) {
 		nodes, err := loadNodes(ctx, c.db, orgID)
 		if err != nil {
@@ -78,7 +78,7 @@ func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {
 }
 
 // CreateNode adds a node to the organization's hierarchy.
-func (c *Catalog) CreateNode(ctx context.Context, orgID string, in NodeInput) (Node, error) {
+func (c *PeopleStore) CreateNode(ctx context.Context, orgID string, in NodeInput) (Node, error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	err := c.hierarchyTx(ctx, orgID, func(tx *sql.Tx, tree *Tree) error {
 		n := Node{ID: id, OrgID: orgID, IsActive: true, AdministrativeContacts: []string{}, EscalationContacts: []string{}, ManagerContacts: []string{}}
@@ -98,7 +98,7 @@ func (c *Catalog) CreateNode(ctx context.Context, orgID string, in NodeInput) (N
 
 // UpdateNode changes a node; moving it below itself or below one of its own
 // descendants is refused.
-func (c *Catalog) UpdateNode(ctx context.Context, orgID, id string, in NodeInput) (Node, error) {
+func (c *PeopleStore) UpdateNode(ctx context.Context, orgID, id string, in NodeInput) (Node, error) {
 	err := c.hierarchyTx(ctx, orgID, func(tx *sql.Tx, tree *Tree) error {
 		n, ok := tree.Node(id)
 		if !ok {
@@ -125,7 +125,7 @@ func (c *Catalog) UpdateNode(ctx context.Context, orgID, id string, in NodeInput
 	return c.node(ctx, orgID, id)
 }
 
-func (c *Catalog) node(ctx context.Context, orgID, id string) (Node, error) {
+func (c *PeopleStore) node(ctx context.Context, orgID, id string) (Node, error) {
 	tree, err := c.Hierarchy(ctx, orgID)
 	if err != nil {
 		return Node{}, err
@@ -139,8 +139,8 @@ func (c *Catalog) node(ctx context.Context, orgID, id string) (Node, error) {
 
 // hierarchyTx runs fn with the organization's hierarchy as the transaction
 // sees it, and drops the cached tree after a change.
-func (c *Catalog) hierarchyTx(ctx context.Context, orgID string, fn func(tx *sql.Tx, tree *Tree) error) error {
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+func (c *PeopleStore) hierarchyTx(ctx context.Context, orgID string, fn func(tx *sql.Tx, tree *Tree) error) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		nodes, err := loadNodes(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func (c *Catalog) hierarchyTx(ctx context.Context, orgID string, fn func(tx *sql
 
 // writeNode applies in to n, checks contacts and codes, and writes the node
 // and its codes.
-func (c *Catalog) writeNode(ctx context.Context, tx *sql.Tx, tree *Tree, n Node, in NodeInput, create bool) error {
+func (c *PeopleStore) writeNode(ctx context.Context, tx *sql.Tx, tree *Tree, n Node, in NodeInput, create bool) error {
 	set(&n.Name, in.Name)
 	if in.Category != nil {
 		n.Category = emptyToNil(*in.Category)

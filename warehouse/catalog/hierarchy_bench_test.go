@@ -13,13 +13,13 @@ import (
 func BenchmarkHierarchyLookup(b *testing.B) {
 	ctx := context.Background()
 	c := openTest(b)
-	org, _ := c.CreateOrganization(ctx, "acme")
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 	parents := []string{""}
 	for level := range 3 {
 		var next []string
 		for _, p := range parents {
 			for i := range 10 {
-				n, err := c.CreateNode(ctx, org.ID, NodeInput{Name: ptr(fmt.Sprint(level, "-", i)), Parent: ptr(p), Code: ptr(fmt.Sprintf("%s/%d", p, i))})
+				n, err := c.People.CreateNode(ctx, org.ID, NodeInput{Name: ptr(fmt.Sprint(level, "-", i)), Parent: ptr(p), Code: ptr(fmt.Sprintf("%s/%d", p, i))})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -28,7 +28,7 @@ func BenchmarkHierarchyLookup(b *testing.B) {
 		}
 		parents = next
 	}
-	tree, _ := c.Hierarchy(ctx, org.ID)
+	tree, _ := c.People.Hierarchy(ctx, org.ID)
 	region := tree.Children("")[3]
 	code := *region.Code
 	lookup := func(t *Tree) {
@@ -39,7 +39,7 @@ func BenchmarkHierarchyLookup(b *testing.B) {
 	}
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
-			t, err := c.Hierarchy(ctx, org.ID)
+			t, err := c.People.Hierarchy(ctx, org.ID)
 			if err != nil {
 				b.Fatal(err)
 			}

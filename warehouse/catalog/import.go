@@ -19,7 +19,7 @@ type Import struct {
 }
 
 // CommitImport makes an import visible in one transaction.
-func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
+func (c *InteractionStore) CommitImport(ctx context.Context, im Import) error {
 	t := now()
 	its := make([][]any, len(im.Interactions))
 	for i, it := range im.Interactions {
@@ -39,7 +39,7 @@ func (c *Catalog) CommitImport(ctx context.Context, im Import) error {
 	}
 	defer c.manifest.invalidate(orgsOf(im.Files)...)
 	defer c.reviews.invalidateAll() // an import is rare: whose reviews it holds need not be sorted out
-	return c.InTx(ctx, func(tx *sql.Tx) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
 		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
 			return err
 		}

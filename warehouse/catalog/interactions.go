@@ -11,6 +11,17 @@ import (
 	"github.com/google/uuid"
 )
 
+// InteractionStore keeps uploads and conversations: their metadata,
+// ingest claims and leases, statuses, and the commits that record what
+// ingest and import wrote to the lake.
+type InteractionStore struct {
+	handle
+	// The manifest and reviews kept in memory, dropped when a commit
+	// changes them.
+	manifest *orgCache[[]LakeFile]
+	reviews  *orgCache[*reviewIndex]
+}
+
 // Media types and statuses of interactions (CONTRACT §4).
 const (
 	MediaAudio         = "Audio"
@@ -96,7 +107,7 @@ var ErrFileNameTaken = errors.New("an interaction with this file name already ex
 
 // FileNameTaken is the early, cheap check an upload makes before staging;
 // the unique index on insert is what decides.
-func (c *Catalog) FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error) {
+func (c *InteractionStore) FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error) {
 	var n int
 	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&n)
 	return n > 0, err
@@ -106,9 +117,9 @@ func (c *Catalog) FileNameTaken(ctx context.Context, orgID, fileName string) (bo
 // has already gives ErrFileNameTaken. With applyNodeToAgent, the
 // interaction's hierarchy node joins its agent's nodes in the same
 // transaction.
-func (c *Catalog) CreateInteraction(ctx context.Context, it Interaction, applyNodeToAgent bool) error {
+func (c *InteractionStore) CreateInteraction(ctx context.Context, it Interaction, applyNodeToAgent bool) error {
 	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
-	return c.InTx(ctx, func(tx *sql.Tx) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
@@ -136,7 +147,7 @@ func orEmpty(m map[string]string) map[string]string {
 }
 
 // Interaction returns one interaction of the organization with its failures.
-func (c *Catalog) Interaction(ctx context.Context, orgID, id string) (Interaction, error) {
+func (c *InteractionStore) Interaction(ctx context.Context, orgID, id string) (Interaction, error) {
 	list, err := c.Interactions(ctx, orgID, InteractionFilter{IDs: []string{id}, ExactIDs: true, Limit: 1})
 	if err != nil {
 		return Interaction{}, err
@@ -162,7 +173,7 @@ type InteractionFilter struct {
 }
 
 // Interactions lists an organization's interactions by id.
-func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionFilter) ([]Interaction, error) {
+func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f InteractionFilter) ([]Interaction, error) {
 	where := []string{"org_id = ?"}
 	args := []any{orgID}
 	add := func(cond string, a ...any) {
@@ -230,7 +241,7 @@ func (c *Catalog) Interactions(ctx context.Context, orgID string, f InteractionF
 	return out, c.attachFailures(ctx, orgID, out, byID)
 }
 
-func (c *Catalog) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
+func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
 	ids := make([]string, len(its))
 	for i, it := range its {
 		ids[i] = it.ID
@@ -265,8 +276,8 @@ type InteractionPatch struct {
 }
 
 // PatchInteraction changes the editable metadata of an interaction.
-func (c *Catalog) PatchInteraction(ctx context.Context, orgID, id string, p InteractionPatch) (Interaction, error) {
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+func (c *InteractionStore) PatchInteraction(ctx context.Context, orgID, id string, p InteractionPatch) (Interaction, error) {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		it, err := scanInteraction(tx.QueryRowContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE org_id = ? AND id = ?`, orgID, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
@@ -308,7 +319,7 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 // TakenFileNames are those of names that interactions of the organization
 // already have, leaving out the chats of the uploads in except (an
 // archive processed again replaces its own chats).
-func (c *Catalog) TakenFileNames(ctx context.Context, orgID string, names, except []string) ([]string, error) {
+func (c *InteractionStore) TakenFileNames(ctx context.Context, orgID string, names, except []string) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}

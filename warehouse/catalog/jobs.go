@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// JobStore records job runs.
+type JobStore struct{ handle }
+
 // JobRun is one run of a job.
 type JobRun struct {
 	ID        string           `json:"id"`
@@ -24,7 +27,7 @@ type JobRun struct {
 }
 
 // StartJobRun records the start of a run.
-func (c *Catalog) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
+func (c *JobStore) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{}}
 	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts) VALUES (?, ?, ?, ?, ?, '{}')`,
 		r.ID, r.Job, r.Owner, r.StartedOn, r.Status)
@@ -33,7 +36,7 @@ func (c *Catalog) StartJobRun(ctx context.Context, job, owner string) (JobRun, e
 
 // StartJobRunFor records the start of a run for an organization, with its
 // parameters.
-func (c *Catalog) StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (JobRun, error) {
+func (c *JobStore) StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{},
 		OrgID: &orgID, Params: params}
 	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts, org_id, params)
@@ -45,7 +48,7 @@ func (c *Catalog) StartJobRunFor(ctx context.Context, job, owner, orgID string, 
 // process of this host started and that is no longer alive (owner
 // "HOST:PID" with another PID than alive's): a server killed in the middle
 // of a reclassification. It returns how many it marked.
-func (c *Catalog) FailInterruptedRuns(ctx context.Context, host, alive string) (int64, error) {
+func (c *JobStore) FailInterruptedRuns(ctx context.Context, host, alive string) (int64, error) {
 	res, err := c.db.ExecContext(ctx, `UPDATE job_runs SET status = 'failed', ended_on = ?,
 		error = 'interrupted: the process running it stopped; start it again'
 		WHERE status = 'running' AND substr(owner, 1, length(?)) = ? AND owner <> ?`, now(), host+":", host+":", alive)
@@ -56,7 +59,7 @@ func (c *Catalog) FailInterruptedRuns(ctx context.Context, host, alive string) (
 }
 
 // UpdateJobRunCounts records a running job's counts so far (its progress).
-func (c *Catalog) UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error {
+func (c *JobStore) UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error {
 	data, _ := json.Marshal(counts)
 	_, err := c.db.ExecContext(ctx, `UPDATE job_runs SET counts = ? WHERE id = ? AND status = 'running'`, string(data), id)
 	return err
@@ -64,7 +67,7 @@ func (c *Catalog) UpdateJobRunCounts(ctx context.Context, id string, counts map[
 
 // OrgJobRun is a run started for the organization (another's answers
 // ErrNotFound).
-func (c *Catalog) OrgJobRun(ctx context.Context, orgID, id string) (JobRun, error) {
+func (c *JobStore) OrgJobRun(ctx context.Context, orgID, id string) (JobRun, error) {
 	runs, err := c.jobRuns(ctx, `WHERE org_id = ? AND id = ?`, orgID, id)
 	if err != nil {
 		return JobRun{}, err
@@ -76,7 +79,7 @@ func (c *Catalog) OrgJobRun(ctx context.Context, orgID, id string) (JobRun, erro
 }
 
 // FinishJobRun records the end of a run, its counts and its error.
-func (c *Catalog) FinishJobRun(ctx context.Context, r JobRun, counts map[string]int64, runErr error) (JobRun, error) {
+func (c *JobStore) FinishJobRun(ctx context.Context, r JobRun, counts map[string]int64, runErr error) (JobRun, error) {
 	end := now()
 	r.EndedOn, r.Counts, r.Status = &end, counts, "succeeded"
 	if runErr != nil {
@@ -90,11 +93,11 @@ func (c *Catalog) FinishJobRun(ctx context.Context, r JobRun, counts map[string]
 }
 
 // JobRuns lists the latest runs, newest first; job "" means every job.
-func (c *Catalog) JobRuns(ctx context.Context, job string, limit int) ([]JobRun, error) {
+func (c *JobStore) JobRuns(ctx context.Context, job string, limit int) ([]JobRun, error) {
 	return c.jobRuns(ctx, `WHERE ? = '' OR job = ? ORDER BY id DESC LIMIT ?`, job, job, limit)
 }
 
-func (c *Catalog) jobRuns(ctx context.Context, where string, args ...any) ([]JobRun, error) {
+func (c *JobStore) jobRuns(ctx context.Context, where string, args ...any) ([]JobRun, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT id, job, owner, started_on, ended_on, status, counts, error, org_id, params
 		FROM job_runs `+where, args...)
 	if err != nil {
@@ -125,9 +128,9 @@ func (c *Catalog) jobRuns(ctx context.Context, where string, args ...any) ([]Job
 
 // ClaimPending leases up to limit pending uploads (status Processing, not
 // leased or with an expired lease) of the given media types to owner.
-func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]Interaction, error) {
+func (c *InteractionStore) ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]Interaction, error) {
 	var ids []string
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		ids = ids[:0]
 		t := now()
 		rows, err := tx.QueryContext(ctx, `UPDATE interactions SET lease_owner = ?, lease_expires = ?
@@ -171,7 +174,7 @@ func (c *Catalog) ClaimPending(ctx context.Context, owner string, mediaTypes []s
 // RenewLeases extends owner's leases on the given uploads (still being
 // processed) to lease from now, and reports how many it still held: fewer
 // than len(ids) means another worker took some over.
-func (c *Catalog) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
+func (c *InteractionStore) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
 	t := now()
 	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_expires = ?
 		WHERE `+anyOf("id")+` AND lease_owner = ? AND status = 'Processing'`, t.Add(lease), list(ids), owner)
@@ -183,7 +186,7 @@ func (c *Catalog) RenewLeases(ctx context.Context, owner string, ids []string, l
 }
 
 // PendingCount is how many uploads wait for the ingest job (the queue depth).
-func (c *Catalog) PendingCount(ctx context.Context) (int64, error) {
+func (c *InteractionStore) PendingCount(ctx context.Context) (int64, error) {
 	var n int64
 	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE status = 'Processing'`).Scan(&n)
 	return n, err

@@ -8,6 +8,14 @@ import (
 	json "github.com/goccy/go-json"
 )
 
+// ManifestStore keeps the lake's manifest: which Parquet files hold which
+// organization's rows of which table and day (kept in memory between
+// changes).
+type ManifestStore struct {
+	handle
+	manifest *orgCache[[]LakeFile]
+}
+
 // ManifestQuery selects files in the manifest, usually of one table of one
 // organization: the pruning every lake read does before DuckDB opens a
 // file. Zero fields do not filter.
@@ -29,7 +37,7 @@ type ManifestQuery struct {
 // organization's manifest is kept in memory between commits (every page
 // of the query API prunes by it); the files returned share their
 // NodeCounts and CompleteClassifiers with it and must not be changed.
-func (c *Catalog) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFile, error) {
+func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFile, error) {
 	read := func() ([]LakeFile, error) { return loadManifest(ctx, c.db, q.OrgID) }
 	var all []LakeFile
 	var err error

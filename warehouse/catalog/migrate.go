@@ -71,7 +71,7 @@ func (c *Catalog) applyMigrations(ctx context.Context, fsys fs.FS) error {
 		if applied[m.version] {
 			continue
 		}
-		err := c.InTx(ctx, func(tx *sql.Tx) error {
+		err := c.inTx(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, m.body); err != nil {
 				return err
 			}

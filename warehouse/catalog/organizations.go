@@ -10,6 +10,9 @@ import (
 	"github.com/google/uuid"
 )
 
+// OrgStore keeps organizations and their API clients.
+type OrgStore struct{ handle }
+
 // Organization is a tenant: every row of every later table belongs to one.
 type Organization struct {
 	ID        string    `json:"id"`
@@ -19,13 +22,13 @@ type Organization struct {
 
 // CreateOrganization adds an organization with a new UUIDv7 id. A name that
 // is taken gives ErrExists.
-func (c *Catalog) CreateOrganization(ctx context.Context, name string) (Organization, error) {
+func (c *OrgStore) CreateOrganization(ctx context.Context, name string) (Organization, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Organization{}, err
 	}
 	org := Organization{ID: id.String(), Name: name, CreatedOn: now()}
-	err = c.InTx(ctx, func(tx *sql.Tx) error {
+	err = c.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)`,
 			org.ID, org.Name, org.CreatedOn)
 		if isUniqueViolation(err) {
@@ -46,7 +49,7 @@ func (c *Catalog) CreateOrganization(ctx context.Context, name string) (Organiza
 func now() time.Time { return stamp(time.Now()) }
 
 // Organization returns one organization by id.
-func (c *Catalog) Organization(ctx context.Context, id string) (Organization, error) {
+func (c *OrgStore) Organization(ctx context.Context, id string) (Organization, error) {
 	var org Organization
 	err := c.db.QueryRowContext(ctx, `SELECT id, name, created_on FROM organizations WHERE id = ?`, id).
 		Scan(&org.ID, &org.Name, &org.CreatedOn)
@@ -57,7 +60,7 @@ func (c *Catalog) Organization(ctx context.Context, id string) (Organization, er
 }
 
 // Organizations lists every organization by id (creation order).
-func (c *Catalog) Organizations(ctx context.Context) ([]Organization, error) {
+func (c *OrgStore) Organizations(ctx context.Context) ([]Organization, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT id, name, created_on FROM organizations ORDER BY id`)
 	if err != nil {
 		return nil, err

@@ -63,15 +63,15 @@ func TestOrgCache(t *testing.T) {
 func TestManifestKeptBetweenCommits(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
-	org, _ := c.CreateOrganization(ctx, "acme")
-	other, _ := c.CreateOrganization(ctx, "other")
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	other, _ := c.Orgs.CreateOrganization(ctx, "other")
 	day := time.Date(2025, 11, 3, 0, 0, 0, 0, time.UTC)
 	file := func(orgID, path, minID, maxID string) LakeFile {
 		return LakeFile{Path: path, Table: "conversations", OrgID: orgID, Date: day, Rows: 1, Bytes: 1, MinID: minID, MaxID: maxID,
 			NodeCounts: map[string]int64{"": 1}, CompleteClassifiers: []string{}}
 	}
 	paths := func(orgID string) []string {
-		files, err := c.ManifestFiles(ctx, ManifestQuery{OrgID: orgID, Table: "conversations"})
+		files, err := c.Manifest.ManifestFiles(ctx, ManifestQuery{OrgID: orgID, Table: "conversations"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,19 +80,19 @@ func TestManifestKeptBetweenCommits(t *testing.T) {
 	if got := paths(org.ID); len(got) != 0 {
 		t.Fatalf("empty manifest: %v", got)
 	}
-	if err := c.AddLakeFiles(ctx, "run1", []LakeFile{file(org.ID, "a1", "01", "02"), file(other.ID, "b1", "01", "02")}); err != nil {
+	if err := c.Manifest.AddLakeFiles(ctx, "run1", []LakeFile{file(org.ID, "a1", "01", "02"), file(other.ID, "b1", "01", "02")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(org.ID); len(got) != 1 || got[0] != "a1" {
 		t.Fatalf("after adding: %v", got)
 	}
-	if err := c.AddLakeFiles(ctx, "run2", []LakeFile{file(org.ID, "a2", "03", "04")}); err != nil {
+	if err := c.Manifest.AddLakeFiles(ctx, "run2", []LakeFile{file(org.ID, "a2", "03", "04")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(org.ID); len(got) != 2 {
 		t.Fatalf("after adding another: %v", got)
 	}
-	if err := c.SwapLakeFiles(ctx, "run3", []string{"a1", "a2"}, []LakeFile{file(org.ID, "a3", "01", "04")}); err != nil {
+	if err := c.Manifest.SwapLakeFiles(ctx, "run3", []string{"a1", "a2"}, []LakeFile{file(org.ID, "a3", "01", "04")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(org.ID); len(got) != 1 || got[0] != "a3" {
@@ -101,11 +101,11 @@ func TestManifestKeptBetweenCommits(t *testing.T) {
 	if got := paths(other.ID); len(got) != 1 || got[0] != "b1" {
 		t.Fatalf("the other organization's: %v", got)
 	}
-	files, _ := c.ManifestFiles(ctx, ManifestQuery{OrgID: org.ID, AfterID: "04"})
+	files, _ := c.Manifest.ManifestFiles(ctx, ManifestQuery{OrgID: org.ID, AfterID: "04"})
 	if len(files) != 0 {
 		t.Fatalf("after the last id: %v", Paths(files))
 	}
-	if files, _ := c.ManifestFiles(ctx, ManifestQuery{}); len(files) != 2 {
+	if files, _ := c.Manifest.ManifestFiles(ctx, ManifestQuery{}); len(files) != 2 {
 		t.Fatalf("every organization's: %v", Paths(files))
 	}
 }

@@ -20,7 +20,7 @@ var ErrUnknownHierarchy = errors.New("the hierarchy id/code names no node of the
 // hierarchy id and/or code (from the in-memory tree), and the agent of its
 // agent code. An unknown agent code is not an error: the record keeps the
 // code without a link.
-func (c *Catalog) ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (UploadRefs, error) {
+func (c *PeopleStore) ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (UploadRefs, error) {
 	var refs UploadRefs
 	if hierarchyID != nil || hierarchyCode != nil {
 		tree, err := c.Hierarchy(ctx, orgID)

@@ -8,6 +8,13 @@ import (
 	"time"
 )
 
+// ReviewStore keeps human reviews of classifier results (an index by
+// conversation kept in memory, added to in place).
+type ReviewStore struct {
+	handle
+	reviews *orgCache[*reviewIndex]
+}
+
 // Review event types (CONTRACT §7).
 const (
 	EventModelResults   = "ModelResults"
@@ -35,7 +42,7 @@ type ReviewResult struct {
 
 // AddReview records a review set; the caller has checked the conversation
 // and the models.
-func (c *Catalog) AddReview(ctx context.Context, r Review) (Review, error) {
+func (c *ReviewStore) AddReview(ctx context.Context, r Review) (Review, error) {
 	r.ID, r.EventTime = NewID(), now()
 	results, err := json.Marshal(r.Results)
 	if err != nil {
@@ -93,7 +100,7 @@ func loadReviews(ctx context.Context, q querier, orgID string) (*reviewIndex, er
 // Reviews are the review sets of conversations of an organization, each
 // conversation's oldest first. They share their results with the kept
 // index and must not be changed.
-func (c *Catalog) Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]Review, error) {
+func (c *ReviewStore) Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]Review, error) {
 	out := map[string][]Review{}
 	if len(conversationIDs) == 0 {
 		return out, nil
@@ -127,7 +134,7 @@ type ConversationState struct {
 // their range, the range is read in one index scan and the few others
 // dropped here; when they are sparse in it (a page filtered by hierarchy)
 // each is looked up by its key.
-func (c *Catalog) ConversationStates(ctx context.Context, orgID string, ids []string, sparse bool) (map[string]ConversationState, error) {
+func (c *InteractionStore) ConversationStates(ctx context.Context, orgID string, ids []string, sparse bool) (map[string]ConversationState, error) {
 	out := make(map[string]ConversationState, len(ids))
 	if len(ids) == 0 {
 		return out, nil

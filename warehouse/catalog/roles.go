@@ -5,6 +5,13 @@ import (
 	"database/sql"
 )
 
+// PeopleStore keeps an organization's people and how they are organized:
+// roles, users, the hierarchy (kept in memory between changes) and agents.
+type PeopleStore struct {
+	handle
+	trees *orgCache[*Tree]
+}
+
 // Permission is one thing a role may do.
 type Permission struct {
 	Name        string
@@ -85,12 +92,12 @@ func insertStandardRoles(ctx context.Context, tx *sql.Tx, orgID string) error {
 // ensureStandardRoles backfills the standard roles of organizations created
 // before roles existed.
 func (c *Catalog) ensureStandardRoles(ctx context.Context) error {
-	orgs, err := c.Organizations(ctx)
+	orgs, err := c.Orgs.Organizations(ctx)
 	if err != nil {
 		return err
 	}
 	for _, org := range orgs {
-		if err := c.InTx(ctx, func(tx *sql.Tx) error { return insertStandardRoles(ctx, tx, org.ID) }); err != nil {
+		if err := c.inTx(ctx, func(tx *sql.Tx) error { return insertStandardRoles(ctx, tx, org.ID) }); err != nil {
 			return err
 		}
 	}
@@ -98,7 +105,7 @@ func (c *Catalog) ensureStandardRoles(ctx context.Context) error {
 }
 
 // Roles lists an organization's roles by name; active filters when not nil.
-func (c *Catalog) Roles(ctx context.Context, orgID string, active *bool) ([]Role, error) {
+func (c *PeopleStore) Roles(ctx context.Context, orgID string, active *bool) ([]Role, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT name, is_active, permissions FROM roles
 		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY name`, orgID, active, active)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 // data choose the same conversations, and a second run finds every group
 // full and changes nothing. Conversations without an agent form one group
 // per week. It returns how many it moved.
-func (c *Catalog) SampleQA(ctx context.Context, rate float64, seed string) (int64, error) {
+func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed string) (int64, error) {
 	var moved int64
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `WITH processed AS (
 				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
 				       date(arrived_on, '-6 days', 'weekday 1') AS week, md5(? || id) AS draw

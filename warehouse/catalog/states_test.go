@@ -16,7 +16,7 @@ func TestConversationStatesDenseAndSparse(t *testing.T) {
 	ctx := context.Background()
 	orgs := map[string]string{}
 	for _, name := range []string{"org-a", "org-b"} {
-		o, err := c.CreateOrganization(ctx, name)
+		o, err := c.Orgs.CreateOrganization(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,11 +34,11 @@ func TestConversationStatesDenseAndSparse(t *testing.T) {
 		}
 	}
 	ids := []string{"id-1", "id-3", "id-5"}
-	sparse, err := c.ConversationStates(ctx, orgs["org-a"], ids, true)
+	sparse, err := c.Interactions.ConversationStates(ctx, orgs["org-a"], ids, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dense, err := c.ConversationStates(ctx, orgs["org-a"], ids, false)
+	dense, err := c.Interactions.ConversationStates(ctx, orgs["org-a"], ids, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,28 +84,28 @@ func ids(nodes []Node) []string {
 func TestHierarchyOperations(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
-	org, _ := c.CreateOrganization(ctx, "acme")
-	other, _ := c.CreateOrganization(ctx, "globex")
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	other, _ := c.Orgs.CreateOrganization(ctx, "globex")
 
 	// A chain 12 deep.
 	var chain []string
 	parent := ""
 	for i := range 12 {
-		n, err := c.CreateNode(ctx, org.ID, NodeInput{Name: ptr(fmt.Sprint("level ", i)), Parent: ptr(parent), Code: ptr(fmt.Sprint("L", i))})
+		n, err := c.People.CreateNode(ctx, org.ID, NodeInput{Name: ptr(fmt.Sprint("level ", i)), Parent: ptr(parent), Code: ptr(fmt.Sprint("L", i))})
 		if err != nil {
 			t.Fatalf("level %d: %v", i, err)
 		}
 		chain = append(chain, n.ID)
 		parent = n.ID
 	}
-	tree, _ := c.Hierarchy(ctx, org.ID)
+	tree, _ := c.People.Hierarchy(ctx, org.ID)
 	if got := tree.Descendants(chain[0]); !slices.Equal(got, chain) {
 		t.Fatalf("descendants of the root: %v", got)
 	}
 	if tree.Depth(chain[11]) != 11 {
 		t.Fatalf("depth %d", tree.Depth(chain[11]))
 	}
-	side, _ := c.CreateNode(ctx, org.ID, NodeInput{Name: ptr("side")})
+	side, _ := c.People.CreateNode(ctx, org.ID, NodeInput{Name: ptr("side")})
 
 	type step struct {
 		name    string
@@ -128,7 +128,7 @@ func TestHierarchyOperations(t *testing.T) {
 		{"reuse a freed code", chain[0], NodeInput{Code: ptr("L0"), HierarchyCodes: &[]string{}}, nil, ""},
 	}
 	for _, s := range steps {
-		_, err := c.UpdateNode(ctx, org.ID, s.node, s.in)
+		_, err := c.People.UpdateNode(ctx, org.ID, s.node, s.in)
 		if s.wantErr == nil {
 			if err != nil {
 				t.Fatalf("%s: %v", s.name, err)
@@ -140,7 +140,7 @@ func TestHierarchyOperations(t *testing.T) {
 			t.Fatalf("%s: got %v, want %v on %s", s.name, err, s.wantErr, s.field)
 		}
 	}
-	tree, _ = c.Hierarchy(ctx, org.ID)
+	tree, _ = c.People.Hierarchy(ctx, org.ID)
 	if got := tree.Descendants(side.ID); !slices.Equal(got, append([]string{side.ID}, chain[6:]...)) {
 		t.Fatalf("after the move, descendants of side: %v", got)
 	}
@@ -151,13 +151,13 @@ func TestHierarchyOperations(t *testing.T) {
 		t.Fatal("extra code lookup after update")
 	}
 	// Codes are per organization; ids of another organization do not exist here.
-	if _, err := c.CreateNode(ctx, other.ID, NodeInput{Name: ptr("x"), Code: ptr("SIDE")}); err != nil {
+	if _, err := c.People.CreateNode(ctx, other.ID, NodeInput{Name: ptr("x"), Code: ptr("SIDE")}); err != nil {
 		t.Fatalf("same code in another organization: %v", err)
 	}
-	if _, err := c.UpdateNode(ctx, other.ID, side.ID, NodeInput{Name: ptr("stolen")}); !errors.Is(err, ErrNotFound) {
+	if _, err := c.People.UpdateNode(ctx, other.ID, side.ID, NodeInput{Name: ptr("stolen")}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("update across organizations: %v", err)
 	}
-	if _, err := c.CreateNode(ctx, other.ID, NodeInput{Name: ptr("x"), Parent: ptr(side.ID)}); !errors.Is(err, ErrInvalid) {
+	if _, err := c.People.CreateNode(ctx, other.ID, NodeInput{Name: ptr("x"), Parent: ptr(side.ID)}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("parent across organizations: %v", err)
 	}
 }
@@ -165,12 +165,12 @@ func TestHierarchyOperations(t *testing.T) {
 func TestUsersAndAgents(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
-	org, _ := c.CreateOrganization(ctx, "acme")
-	roles, _ := c.Roles(ctx, org.ID, nil)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	roles, _ := c.People.Roles(ctx, org.ID, nil)
 	if len(roles) != 4 || roles[0].Name != "Administrator" || len(roles[0].Permissions) != len(Permissions) {
 		t.Fatalf("standard roles: %+v", roles)
 	}
-	u, err := c.CreateUser(ctx, org.ID, UserInput{UserName: ptr("Ann"), FirstName: ptr("Ann"), LastName: ptr("Lee"), Email: ptr("ann@x.io")})
+	u, err := c.People.CreateUser(ctx, org.ID, UserInput{UserName: ptr("Ann"), FirstName: ptr("Ann"), LastName: ptr("Lee"), Email: ptr("ann@x.io")})
 	if err != nil || u.RoleName != DefaultRole {
 		t.Fatalf("create user: %+v %v", u, err)
 	}
@@ -179,32 +179,32 @@ func TestUsersAndAgents(t *testing.T) {
 		"email case-insensitive":    {UserName: ptr("ann2"), FirstName: ptr("a"), LastName: ptr("b"), Email: ptr("ANN@x.io")},
 	} {
 		var fe *FieldError
-		if _, err := c.CreateUser(ctx, org.ID, in); !errors.Is(err, ErrExists) || !errors.As(err, &fe) {
+		if _, err := c.People.CreateUser(ctx, org.ID, in); !errors.Is(err, ErrExists) || !errors.As(err, &fe) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := c.CreateUser(ctx, org.ID, UserInput{UserName: ptr("bo"), FirstName: ptr("a"), LastName: ptr("b"), Email: ptr("bo@x.io"), RoleName: ptr("Wizard")}); !errors.Is(err, ErrInvalid) {
+	if _, err := c.People.CreateUser(ctx, org.ID, UserInput{UserName: ptr("bo"), FirstName: ptr("a"), LastName: ptr("b"), Email: ptr("bo@x.io"), RoleName: ptr("Wizard")}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("unknown role: %v", err)
 	}
-	if got, err := c.UserByName(ctx, org.ID, "aNN"); err != nil || got.ID != u.ID {
+	if got, err := c.People.UserByName(ctx, org.ID, "aNN"); err != nil || got.ID != u.ID {
 		t.Fatalf("by name: %v", err)
 	}
-	u2, err := c.UpdateUser(ctx, org.ID, u.ID, UserInput{UserName: ptr("ann.lee"), RoleName: ptr("Supervisor")})
+	u2, err := c.People.UpdateUser(ctx, org.ID, u.ID, UserInput{UserName: ptr("ann.lee"), RoleName: ptr("Supervisor")})
 	if err != nil || u2.UserName != "ann.lee" || u2.RoleName != "Supervisor" || u2.Email != "ann@x.io" {
 		t.Fatalf("update user: %+v %v", u2, err)
 	}
 
-	node, _ := c.CreateNode(ctx, org.ID, NodeInput{Name: ptr("East")})
-	a, err := c.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("Bo"), LastName: ptr("Ng"), AgentEmail: ptr("bo@x.io"),
+	node, _ := c.People.CreateNode(ctx, org.ID, NodeInput{Name: ptr("East")})
+	a, err := c.People.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("Bo"), LastName: ptr("Ng"), AgentEmail: ptr("bo@x.io"),
 		AgentCode: ptr("A-1"), UserID: ptr(u.ID), OSMs: &[]string{node.ID}})
 	if err != nil || *a.UserID != u.ID || a.OSMs[0] != node.ID {
 		t.Fatalf("create agent: %+v %v", a, err)
 	}
-	if got, _ := c.User(ctx, org.ID, u.ID); got.AgentID == nil || *got.AgentID != a.ID {
+	if got, _ := c.People.User(ctx, org.ID, u.ID); got.AgentID == nil || *got.AgentID != a.ID {
 		t.Fatal("user's agentId not derived")
 	}
-	noCode1, err1 := c.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("C"), LastName: ptr("D"), AgentEmail: ptr("c@x.io")})
-	_, err2 := c.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("E"), LastName: ptr("F"), AgentEmail: ptr("e@x.io")})
+	noCode1, err1 := c.People.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("C"), LastName: ptr("D"), AgentEmail: ptr("c@x.io")})
+	_, err2 := c.People.CreateAgent(ctx, org.ID, AgentInput{FirstName: ptr("E"), LastName: ptr("F"), AgentEmail: ptr("e@x.io")})
 	if err1 != nil || err2 != nil {
 		t.Fatalf("two agents without codes: %v %v", err1, err2)
 	}
@@ -214,19 +214,19 @@ func TestUsersAndAgents(t *testing.T) {
 		"unknown user":      {UserID: ptr("nobody")},
 		"unknown node":      {OSMs: &[]string{"nowhere"}},
 	} {
-		if _, err := c.UpdateAgent(ctx, org.ID, noCode1.ID, in); err == nil {
+		if _, err := c.People.UpdateAgent(ctx, org.ID, noCode1.ID, in); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	a2, err := c.UpdateAgent(ctx, org.ID, a.ID, AgentInput{UserID: ptr(""), OSMs: &[]string{}, IsActive: ptr(false)})
+	a2, err := c.People.UpdateAgent(ctx, org.ID, a.ID, AgentInput{UserID: ptr(""), OSMs: &[]string{}, IsActive: ptr(false)})
 	if err != nil || a2.UserID != nil || len(a2.OSMs) != 0 || a2.IsActive {
 		t.Fatalf("unlink: %+v %v", a2, err)
 	}
-	if got, err := c.AgentByCode(ctx, org.ID, "A-1"); err != nil || got.ID != a.ID {
+	if got, err := c.People.AgentByCode(ctx, org.ID, "A-1"); err != nil || got.ID != a.ID {
 		t.Fatalf("by code: %v", err)
 	}
 	active := true
-	if list, _ := c.Agents(ctx, org.ID, &active); len(list) != 2 {
+	if list, _ := c.People.Agents(ctx, org.ID, &active); len(list) != 2 {
 		t.Fatalf("active agents: %d", len(list))
 	}
 }

@@ -56,7 +56,7 @@ func scanUser(s scanner) (User, error) {
 
 // Users lists an organization's users by id; active (not disabled) filters
 // when not nil.
-func (c *Catalog) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
+func (c *PeopleStore) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
 		WHERE u.org_id = ? AND (? IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
 	if err != nil {
@@ -75,16 +75,16 @@ func (c *Catalog) Users(ctx context.Context, orgID string, active *bool) ([]User
 }
 
 // User returns a user of the organization; ErrNotFound for any other id.
-func (c *Catalog) User(ctx context.Context, orgID, id string) (User, error) {
+func (c *PeopleStore) User(ctx context.Context, orgID, id string) (User, error) {
 	return c.userWhere(ctx, c.db, orgID, "u.id = ?", id)
 }
 
 // UserByName finds a user by user name, case-insensitively.
-func (c *Catalog) UserByName(ctx context.Context, orgID, userName string) (User, error) {
+func (c *PeopleStore) UserByName(ctx context.Context, orgID, userName string) (User, error) {
 	return c.userWhere(ctx, c.db, orgID, "u.user_name_key = ?", strings.ToLower(userName))
 }
 
-func (c *Catalog) userWhere(ctx context.Context, q querier, orgID, cond string, arg any) (User, error) {
+func (c *PeopleStore) userWhere(ctx context.Context, q querier, orgID, cond string, arg any) (User, error) {
 	u, err := scanUser(q.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.org_id = ? AND `+cond, orgID, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, ErrNotFound
@@ -94,13 +94,13 @@ func (c *Catalog) userWhere(ctx context.Context, q querier, orgID, cond string, 
 
 // CreateUser adds a user. userName and email must be new to the
 // organization (case-insensitively); roleName must name an active role.
-func (c *Catalog) CreateUser(ctx context.Context, orgID string, in UserInput) (User, error) {
+func (c *PeopleStore) CreateUser(ctx context.Context, orgID string, in UserInput) (User, error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	if in.RoleName == nil {
 		role := DefaultRole
 		in.RoleName = &role
 	}
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkUserInput(ctx, tx, orgID, "", in); err != nil {
 			return err
 		}
@@ -120,8 +120,8 @@ func (c *Catalog) CreateUser(ctx context.Context, orgID string, in UserInput) (U
 }
 
 // UpdateUser changes the given fields of a user of the organization.
-func (c *Catalog) UpdateUser(ctx context.Context, orgID, id string, in UserInput) (User, error) {
-	err := c.InTx(ctx, func(tx *sql.Tx) error {
+func (c *PeopleStore) UpdateUser(ctx context.Context, orgID, id string, in UserInput) (User, error) {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		cur, err := c.userWhere(ctx, tx, orgID, "u.id = ?", id)
 		if err != nil {
 			return err

@@ -114,7 +114,7 @@ func TestDuckDBDDLRuns(t *testing.T) {
 	if _, err := w.Write(ctx, run, segs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&jobs.Export{Catalog: cat, Parquet: testlake.Engine(t, filepath.Join(dir, "bucket")), Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Run(ctx, catalog.JobRun{}); err != nil {
+	if _, err := (&jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: testlake.Engine(t, filepath.Join(dir, "bucket")), Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}).Run(ctx, catalog.JobRun{}); err != nil {
 		t.Fatal(err)
 	}
 	var ddl bytes.Buffer

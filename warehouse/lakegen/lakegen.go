@@ -97,7 +97,7 @@ func Commit(ctx context.Context, cat *catalog.Catalog, w Writer, orgs []Org, o O
 			return err
 		}
 		im.Files = files
-		if err := cat.CommitImport(ctx, im); err != nil {
+		if err := cat.Interactions.CommitImport(ctx, im); err != nil {
 			return err
 		}
 		if o.Progress != nil {
@@ -111,13 +111,13 @@ func Commit(ctx context.Context, cat *catalog.Catalog, w Writer, orgs []Org, o O
 // its classifiers: all phrase classifiers but one sentiment model, whose
 // result is a label.
 func CreateOrg(ctx context.Context, cat *catalog.Catalog, name string, classifiers int) (Org, error) {
-	org, err := cat.CreateOrganization(ctx, name)
+	org, err := cat.Orgs.CreateOrganization(ctx, name)
 	if err != nil {
 		return Org{}, err
 	}
 	g := Org{ID: org.ID, Codes: map[string]string{}}
 	node := func(name, code, parent string) (string, error) {
-		n, err := cat.CreateNode(ctx, org.ID, catalog.NodeInput{Name: &name, Code: &code, Parent: &parent})
+		n, err := cat.People.CreateNode(ctx, org.ID, catalog.NodeInput{Name: &name, Code: &code, Parent: &parent})
 		g.Codes[n.ID] = code
 		return n.ID, err
 	}
@@ -152,7 +152,7 @@ func CreateOrg(ctx context.Context, cat *catalog.Catalog, name string, classifie
 			in.Name, in.Type, in.CategoryName = ptr("Customer sentiment"), ptr(analysis.TypeCoreModel), ptr("SE Suite")
 			in.Definition = json.RawMessage(`{"model":"sentiment","speaker":"Customer"}`)
 		}
-		cl, err := cat.CreateClassifier(ctx, org.ID, in)
+		cl, err := cat.Classifiers.CreateClassifier(ctx, org.ID, in)
 		if err != nil {
 			return g, err
 		}

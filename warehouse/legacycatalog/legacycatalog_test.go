@@ -71,44 +71,44 @@ func TestMigrateFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	orgs, err := cat.Organizations(ctx)
+	orgs, err := cat.Orgs.Organizations(ctx)
 	if err != nil || len(orgs) != 2 || orgs[0].Name != "demo" {
 		t.Fatalf("organizations %+v %v", orgs, err)
 	}
 	demo := orgs[0].ID
-	tree, err := cat.Hierarchy(ctx, demo)
+	tree, err := cat.People.Hierarchy(ctx, demo)
 	if err != nil || tree.Len() != 14 {
 		t.Fatalf("hierarchy: %v", err)
 	}
-	agents, err := cat.Agents(ctx, demo, nil)
+	agents, err := cat.People.Agents(ctx, demo, nil)
 	if err != nil || len(agents) != 16 || len(agents[0].OSMs) == 0 {
 		t.Fatalf("agents %d %v (first %+v)", len(agents), err, agents[0])
 	}
-	roles, err := cat.Roles(ctx, demo, nil)
+	roles, err := cat.People.Roles(ctx, demo, nil)
 	if err != nil || len(roles) != 4 || len(roles[0].Permissions) == 0 {
 		t.Fatalf("roles %+v %v", roles, err)
 	}
-	chats, err := cat.Interactions(ctx, demo, catalog.InteractionFilter{MediaType: catalog.MediaProcessedChat, Limit: 100})
+	chats, err := cat.Interactions.Interactions(ctx, demo, catalog.InteractionFilter{MediaType: catalog.MediaProcessedChat, Limit: 100})
 	if err != nil || len(chats) != 12 || chats[0].LakeRunID == nil || chats[0].UploadID == nil {
 		t.Fatalf("chats %d %v", len(chats), err)
 	}
-	files, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: demo, Table: "conversations"})
+	files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: demo, Table: "conversations"})
 	if err != nil || len(files) == 0 || files[0].NodeCounts == nil || files[0].Date.IsZero() {
 		t.Fatalf("manifest %+v %v", files, err)
 	}
-	states, err := cat.ConversationStates(ctx, demo, []string{chats[0].ID}, true)
+	states, err := cat.Interactions.ConversationStates(ctx, demo, []string{chats[0].ID}, true)
 	if err != nil || states[chats[0].ID].Status == "" {
 		t.Fatalf("states %+v %v", states, err)
 	}
-	privacy, err := cat.PrivacySettings(ctx, demo)
+	privacy, err := cat.Settings.PrivacySettings(ctx, demo)
 	if err != nil || !privacy.RedactPII {
 		t.Fatalf("privacy %+v %v", privacy, err)
 	}
-	audio, err := cat.AudioSettings(ctx, demo)
+	audio, err := cat.Settings.AudioSettings(ctx, demo)
 	if err != nil || audio.AgentChannel != 1 {
 		t.Fatalf("audio %+v %v", audio, err)
 	}
-	runs, err := cat.JobRuns(ctx, "", 10)
+	runs, err := cat.Jobs.JobRuns(ctx, "", 10)
 	if err != nil || len(runs) < 4 || runs[0].StartedOn.IsZero() {
 		t.Fatalf("job runs %+v %v", runs, err)
 	}
@@ -126,7 +126,7 @@ func TestMigrateFailureKeepsTheOldCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cat.CreateOrganization(ctx, "already"); err != nil {
+	if _, err := cat.Orgs.CreateOrganization(ctx, "already"); err != nil {
 		t.Fatal(err)
 	}
 	cat.Close()

@@ -109,7 +109,7 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		for _, f := range files {
 			days = append(days, f.Date)
 		}
-		resultFiles, err := r.Catalog.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", Dates: days})
+		resultFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", Dates: days})
 		if err != nil || len(resultFiles) == 0 {
 			return 0, err
 		}

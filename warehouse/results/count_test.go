@@ -36,12 +36,12 @@ func TestCountMatchesScan(t *testing.T) {
 	}
 	// A classifier whose results only some conversations of day 3 have (a
 	// reclassification of part of the range).
-	day3, err := cat.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org.ID, Table: "conversations", Dates: []time.Time{o.Start.AddDate(0, 0, 2)}})
+	day3, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org.ID, Table: "conversations", Dates: []time.Time{o.Start.AddDate(0, 0, 2)}})
 	if err != nil || len(day3) == 0 {
 		t.Fatal(err, day3)
 	}
 	var partial []string
-	r := &Reader{Catalog: cat, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
 	rows, _, err := r.lakeConversations(ctx, PageQuery{OrgID: org.ID, Window: Window{From: o.Start, To: o.Start.AddDate(0, 0, 4)}}, day3, "", 1000)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestCountMatchesScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.CommitImport(ctx, catalog.Import{RunID: run, Files: files}); err != nil {
+	if err := cat.Interactions.CommitImport(ctx, catalog.Import{RunID: run, Files: files}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -145,7 +145,7 @@ func (r *Reader) resultPaths(ctx context.Context, orgID, table string, convs []C
 			days = append(days, day)
 		}
 	}
-	files, err := r.Catalog.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID, Table: table, Dates: days, MaxID: hi})
+	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID, Table: table, Dates: days, MaxID: hi})
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -22,8 +22,23 @@ import (
 // Reader reads pages of conversations and their results, and transcripts:
 // the catalog prunes and says what is current, the lake engine reads.
 type Reader struct {
-	Catalog *catalog.Catalog
-	Lake    Lake
+	Manifest      Manifest
+	Conversations Conversations
+	Lake          Lake
+}
+
+// Manifest lists the lake files a query reads (catalog.ManifestStore).
+type Manifest interface {
+	ManifestFiles(ctx context.Context, q catalog.ManifestQuery) ([]catalog.LakeFile, error)
+	LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]catalog.LakeFile, error)
+}
+
+// Conversations is what a page needs of the catalog about the
+// conversations it shows: their states (status, dates after a PATCH,
+// review counts) and current runs (catalog.InteractionStore).
+type Conversations interface {
+	ConversationStates(ctx context.Context, orgID string, ids []string, sparse bool) (map[string]catalog.ConversationState, error)
+	CurrentRuns(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }
 
 // Lake runs DuckDB statements over the lake's files (lakedb.DB).
@@ -157,7 +172,7 @@ func (r *Reader) conversationFiles(ctx context.Context, q PageQuery) ([]catalog.
 	} else {
 		mq.From, mq.To = q.From, q.To
 	}
-	files, err := r.Catalog.ManifestFiles(ctx, mq)
+	files, err := r.Manifest.ManifestFiles(ctx, mq)
 	slices.SortFunc(files, func(a, b catalog.LakeFile) int { return strings.Compare(a.MinID, b.MinID) })
 	return files, err
 }
@@ -251,7 +266,7 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 			ids = append(ids, c.ID)
 		}
 	}
-	states, err := r.Catalog.ConversationStates(ctx, q.OrgID, ids, q.sparse())
+	states, err := r.Conversations.ConversationStates(ctx, q.OrgID, ids, q.sparse())
 	if err != nil {
 		return nil, err
 	}

@@ -43,11 +43,11 @@ func (r *Reader) Transcripts(ctx context.Context, orgID string, its []catalog.In
 			to = day
 		}
 	}
-	runs, err := r.Catalog.CurrentRuns(ctx, orgID, ids)
+	runs, err := r.Conversations.CurrentRuns(ctx, orgID, ids)
 	if err != nil || len(runs) == 0 {
 		return out, err
 	}
-	files, err := r.Catalog.LakeFiles(ctx, orgID, "transcript_segments", from, to)
+	files, err := r.Manifest.LakeFiles(ctx, orgID, "transcript_segments", from, to)
 	if err != nil {
 		return nil, err
 	}
