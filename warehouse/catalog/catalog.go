@@ -1,6 +1,8 @@
-// Package catalog is Earshot's small, transactional state: organizations,
-// API clients, users, the hierarchy, agents, classifiers, interactions and
-// their ingest leases, the lake manifest, job runs, reviews and settings.
+// Package catalog is Earshot's small, transactional state, kept by a store
+// per domain over one database handle (see Catalog): organizations and API
+// clients, people (roles, users, the hierarchy, agents), interactions and
+// their ingest leases, classifiers, the lake manifest, job runs, reviews
+// and settings.
 // It is a row store: SQLite by default (one file in the data directory, in
 // WAL mode, every commit synced), which other processes may open beside a
 // running server. The lake itself is read by DuckDB (warehouse/lakedb),

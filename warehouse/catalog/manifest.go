@@ -2,7 +2,10 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -121,3 +124,134 @@ func Paths(files []LakeFile) []string {
 func day(t time.Time) time.Time {
 	return t.UTC().Truncate(24 * time.Hour)
 }
+
+// LakeFiles lists the manifest's files of a table for an organization and
+// an inclusive range of partition dates.
+func (c *ManifestStore) LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]LakeFile, error) {
+	return c.ManifestFiles(ctx, ManifestQuery{OrgID: orgID, Table: table, From: from, To: to})
+}
+
+// Partition is one (organization, table, date) of the lake with its files.
+type Partition struct {
+	OrgID string
+	Table string
+	Date  time.Time
+	Paths []string
+}
+
+// CompactionCandidates lists the partitions made of more than one file.
+func (c *ManifestStore) CompactionCandidates(ctx context.Context) ([]Partition, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, path FROM lake_files
+		WHERE (org_id, table_name, part_date) IN
+		      (SELECT org_id, table_name, part_date FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1)
+		ORDER BY org_id, table_name, part_date, path`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Partition{}
+	for rows.Next() {
+		var p Partition
+		var path string
+		if err := rows.Scan(&p.OrgID, &p.Table, &p.Date, &path); err != nil {
+			return nil, err
+		}
+		p.Date = day(p.Date)
+		if n := len(out); n > 0 && out[n-1].OrgID == p.OrgID && out[n-1].Table == p.Table && out[n-1].Date.Equal(p.Date) {
+			out[n-1].Paths = append(out[n-1].Paths, path)
+			continue
+		}
+		p.Paths = []string{path}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// completeInAll is what a compacted conversations file inherits: the
+// classifiers complete in every one of the files it merges (each of its
+// conversations comes from one of them). Compaction reads no results, so
+// it cannot tell more.
+func completeInAll(ctx context.Context, tx *sql.Tx, paths []string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT complete_classifiers FROM lake_files WHERE `+anyOf("path")+` AND table_name = ?`,
+		list(paths), tableConversations)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	first := true
+	for rows.Next() {
+		var raw *string
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var list []string
+		if raw != nil {
+			if err := json.Unmarshal([]byte(*raw), &list); err != nil {
+				return nil, err
+			}
+		}
+		if first {
+			out, first = list, false
+			continue
+		}
+		out = slices.DeleteFunc(out, func(id string) bool { return !slices.Contains(list, id) })
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, rows.Err()
+}
+
+// ErrManifestChanged: the files a compaction read are no longer all in the
+// manifest (another compaction swapped them); its output is discarded.
+var ErrManifestChanged = errors.New("the partition's files changed during compaction")
+
+// SwapLakeFiles replaces files in the manifest with their compacted
+// successors in one transaction: readers see either the old files or the
+// new ones, never both or neither.
+func (c *ManifestStore) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
+	if len(replacements) == 0 {
+		defer c.manifest.invalidateAll() // whose the old files were is not known here
+	} else {
+		defer c.manifest.invalidate(orgsOf(replacements)...) // a partition's successors are its organization's
+	}
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE `+anyOf("path"), list(old)).Scan(&n); err != nil {
+			return err
+		}
+		if n != len(old) {
+			return ErrManifestChanged
+		}
+		inherited, err := completeInAll(ctx, tx, old)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE `+anyOf("path"), list(old)); err != nil {
+			return err
+		}
+		t := now()
+		var rows [][]any
+		for _, f := range replacements {
+			if f.Table == tableConversations && len(old) > 0 {
+				f.CompleteClassifiers = inherited
+			}
+			rows = append(rows, lakeFileRow(f, runID, t))
+		}
+		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows)
+	})
+}
+
+// AddLakeFiles lists new files in the manifest in one transaction (a
+// reclassification's results: no status moves).
+func (c *ManifestStore) AddLakeFiles(ctx context.Context, runID string, files []LakeFile) error {
+	return c.SwapLakeFiles(ctx, runID, nil, files)
+}
+
+// LakePaths lists every file of the manifest.
+func (c *ManifestStore) LakePaths(ctx context.Context) ([]string, error) {
+	return queryStrings(ctx, c.db, `SELECT path FROM lake_files ORDER BY path`)
+}
+
+const tableConversations = "conversations"

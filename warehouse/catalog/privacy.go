@@ -4,11 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 )
-
-// SettingStore keeps each organization's audio and privacy settings.
-type SettingStore struct{ handle }
 
 // PrivacySettings are an organization's privacy settings.
 type PrivacySettings struct {
@@ -34,20 +30,4 @@ func (c *SettingStore) PrivacySettings(ctx context.Context, orgID string) (Priva
 func (c *SettingStore) SetPrivacySettings(ctx context.Context, s PrivacySettings) error {
 	return c.setOrgSetting(ctx, s.OrgID, `INSERT OR REPLACE INTO org_privacy_settings (org_id, redact_pii, modified_on) VALUES (?, ?, ?)`,
 		s.OrgID, s.RedactPII, now())
-}
-
-// setOrgSetting writes an organization's settings row (an INSERT OR
-// REPLACE), checking in the same transaction that the organization exists.
-func (c *SettingStore) setOrgSetting(ctx context.Context, orgID, upsert string, args ...any) error {
-	return c.inTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations WHERE id = ?`, orgID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("organization %s: %w", orgID, ErrNotFound)
-		}
-		_, err := tx.ExecContext(ctx, upsert, args...)
-		return err
-	})
 }

@@ -5,13 +5,6 @@ import (
 	"database/sql"
 )
 
-// PeopleStore keeps an organization's people and how they are organized:
-// roles, users, the hierarchy (kept in memory between changes) and agents.
-type PeopleStore struct {
-	handle
-	trees *orgCache[*Tree]
-}
-
 // Permission is one thing a role may do.
 type Permission struct {
 	Name        string
