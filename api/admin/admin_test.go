@@ -21,7 +21,7 @@ func newService(t *testing.T) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cat.Close() })
-	svc := NewService(cat, nil)
+	svc := NewService(CatalogStores(cat), nil)
 	svc.SetClassifierCompiler(registry.Compiler{})
 	return svc
 }

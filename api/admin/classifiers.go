@@ -25,7 +25,7 @@ func (s *Service) SetClassifierCompiler(c ClassifierCompiler) { s.compiler = c }
 // before anything is written; an error names the spec and the place in its
 // definition.
 func (s *Service) ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error) {
-	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
+	if _, err := s.stores.Orgs.Organization(ctx, orgID); err != nil {
 		return nil, err
 	}
 	if s.compiler == nil {
@@ -58,7 +58,7 @@ func (s *Service) ImportClassifiers(ctx context.Context, orgID string, specs []s
 		inputs[i] = catalog.ClassifierInput{Name: &name, Description: &description, Type: &typ, CategoryName: &category,
 			Reportable: &reportable, Groupable: &groupable, IsActive: &active, Definition: sp.Definition}
 	}
-	existing, err := s.cat.Classifiers.Classifiers(ctx, orgID, catalog.ClassifierFilter{})
+	existing, err := s.stores.Classifiers.Classifiers(ctx, orgID, catalog.ClassifierFilter{})
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +70,9 @@ func (s *Service) ImportClassifiers(ctx context.Context, orgID string, specs []s
 	for _, in := range inputs {
 		var c catalog.Classifier
 		if id, ok := byName[strings.ToLower(*in.Name)]; ok {
-			c, err = s.cat.Classifiers.UpdateClassifier(ctx, orgID, id, in)
+			c, err = s.stores.Classifiers.UpdateClassifier(ctx, orgID, id, in)
 		} else {
-			c, err = s.cat.Classifiers.CreateClassifier(ctx, orgID, in)
+			c, err = s.stores.Classifiers.CreateClassifier(ctx, orgID, in)
 		}
 		if err != nil {
 			return out, err

@@ -61,7 +61,7 @@ var (
 
 // Service carries out admin operations on an open catalog.
 type Service struct {
-	cat      *catalog.Catalog
+	stores   Stores
 	jobs     JobRunner
 	tokens   TokenIssuer
 	baseURL  string
@@ -88,15 +88,17 @@ func (s *Service) OperatorAccess(ctx context.Context, orgID string) (APIAccess, 
 	if s.tokens == nil {
 		return APIAccess{}, fmt.Errorf("%w: this process serves no API", ErrInvalid)
 	}
-	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
+	if _, err := s.stores.Orgs.Organization(ctx, orgID); err != nil {
 		return APIAccess{}, err
 	}
 	tok, err := s.tokens.Issue("operator", orgID, oauth.Scope)
 	return APIAccess{Token: tok, BaseURL: s.baseURL}, err
 }
 
-// NewService wraps an open catalog and the jobs it can run.
-func NewService(cat *catalog.Catalog, jobs JobRunner) *Service { return &Service{cat: cat, jobs: jobs} }
+// NewService works on the catalog's stores and runs its jobs.
+func NewService(stores Stores, jobs JobRunner) *Service {
+	return &Service{stores: stores, jobs: jobs}
+}
 
 // RunJob runs a job once, now, and returns its recorded run.
 func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, error) {
@@ -108,13 +110,13 @@ func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, erro
 
 // JobRuns lists recent job runs, newest first.
 func (s *Service) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
-	return s.cat.Jobs.JobRuns(ctx, job, limit)
+	return s.stores.Jobs.JobRuns(ctx, job, limit)
 }
 
 // LakeFiles lists the committed lake files of an organization ("": of
 // all): earshot sql reads these and no others (never an uncommitted one).
 func (s *Service) LakeFiles(ctx context.Context, orgID string) ([]catalog.LakeFile, error) {
-	return s.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID})
+	return s.stores.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID})
 }
 
 // Credentials are a client's id and secret, shown once at creation.
@@ -134,28 +136,28 @@ func (s *Service) CreateOrg(ctx context.Context, name string) (catalog.Organizat
 	if name == "" || len(name) > 200 {
 		return catalog.Organization{}, fmt.Errorf("%w: an organization name must be 1 to 200 characters", ErrInvalid)
 	}
-	return s.cat.Orgs.CreateOrganization(ctx, name)
+	return s.stores.Orgs.CreateOrganization(ctx, name)
 }
 
 // AudioSettings returns an organization's speech settings.
 func (s *Service) AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error) {
-	return s.cat.Settings.AudioSettings(ctx, orgID)
+	return s.stores.Settings.AudioSettings(ctx, orgID)
 }
 
 // PrivacySettings returns an organization's privacy settings.
 func (s *Service) PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error) {
-	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
+	if _, err := s.stores.Orgs.Organization(ctx, orgID); err != nil {
 		return catalog.PrivacySettings{}, err
 	}
-	return s.cat.Settings.PrivacySettings(ctx, orgID)
+	return s.stores.Settings.PrivacySettings(ctx, orgID)
 }
 
 // SetPrivacySettings replaces an organization's privacy settings.
 func (s *Service) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (catalog.PrivacySettings, error) {
-	if err := s.cat.Settings.SetPrivacySettings(ctx, in); err != nil {
+	if err := s.stores.Settings.SetPrivacySettings(ctx, in); err != nil {
 		return catalog.PrivacySettings{}, err
 	}
-	return s.cat.Settings.PrivacySettings(ctx, in.OrgID)
+	return s.stores.Settings.PrivacySettings(ctx, in.OrgID)
 }
 
 // SetAudioSettings replaces an organization's speech settings; the files
@@ -172,15 +174,15 @@ func (s *Service) SetAudioSettings(ctx context.Context, in catalog.AudioSettings
 			return catalog.AudioSettings{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 	}
-	if err := s.cat.Settings.SetAudioSettings(ctx, in); err != nil {
+	if err := s.stores.Settings.SetAudioSettings(ctx, in); err != nil {
 		return catalog.AudioSettings{}, err
 	}
-	return s.cat.Settings.AudioSettings(ctx, in.OrgID)
+	return s.stores.Settings.AudioSettings(ctx, in.OrgID)
 }
 
 // ListOrgs lists every organization.
 func (s *Service) ListOrgs(ctx context.Context) ([]catalog.Organization, error) {
-	return s.cat.Orgs.Organizations(ctx)
+	return s.stores.Orgs.Organizations(ctx)
 }
 
 // CreateClient adds an API client with a new id and secret to an organization.
@@ -207,7 +209,7 @@ func (s *Service) createClient(ctx context.Context, orgID, name, id, secret stri
 	if err != nil {
 		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	_, err = s.cat.Orgs.CreateClient(ctx, catalog.APIClient{ID: id, OrgID: orgID, Name: name, SecretHash: hash})
+	_, err = s.stores.Orgs.CreateClient(ctx, catalog.APIClient{ID: id, OrgID: orgID, Name: name, SecretHash: hash})
 	if err != nil {
 		return Credentials{}, err
 	}
@@ -216,17 +218,17 @@ func (s *Service) createClient(ctx context.Context, orgID, name, id, secret stri
 
 // ListClients lists the clients of an organization, or all when orgID is "".
 func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
-	return s.cat.Orgs.Clients(ctx, orgID)
+	return s.stores.Orgs.Clients(ctx, orgID)
 }
 
 // SetClientDisabled disables or re-enables a client.
 func (s *Service) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
-	return s.cat.Orgs.SetClientDisabled(ctx, id, disabled)
+	return s.stores.Orgs.SetClientDisabled(ctx, id, disabled)
 }
 
 // CreateUser adds a user to an organization.
 func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {
-	if _, err := s.cat.Orgs.Organization(ctx, orgID); err != nil {
+	if _, err := s.stores.Orgs.Organization(ctx, orgID); err != nil {
 		return catalog.User{}, err
 	}
 	for field, v := range map[string]string{"user name": u.UserName, "first name": u.FirstName, "last name": u.LastName, "e-mail": u.Email} {
@@ -244,12 +246,12 @@ func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (cata
 	if u.RoleName != "" {
 		in.RoleName = &u.RoleName
 	}
-	return s.cat.People.CreateUser(ctx, orgID, in)
+	return s.stores.People.CreateUser(ctx, orgID, in)
 }
 
 // ListUsers lists an organization's users.
 func (s *Service) ListUsers(ctx context.Context, orgID string) ([]catalog.User, error) {
-	return s.cat.People.Users(ctx, orgID, nil)
+	return s.stores.People.Users(ctx, orgID, nil)
 }
 
 // DefaultOrgName is the organization a fresh install starts with.
@@ -260,7 +262,7 @@ const DefaultOrgName = "default"
 // given) and writes the credentials to credentialsPath, mode 0600. It
 // reports whether it did anything.
 func (s *Service) Bootstrap(ctx context.Context, credentialsPath, tokenURL, fixedID, fixedSecret string) (bool, error) {
-	orgs, err := s.cat.Orgs.Organizations(ctx)
+	orgs, err := s.stores.Orgs.Organizations(ctx)
 	if err != nil || len(orgs) > 0 {
 		return false, err
 	}

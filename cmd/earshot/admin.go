@@ -42,7 +42,7 @@ func openAdmin(ctx context.Context, cfg *config) (admin.Operations, func(), erro
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	runner := newJobRunner(cfg, cat, lk, bucket, log, nil)
-	svc := admin.NewService(cat, runner)
+	svc := admin.NewService(admin.CatalogStores(cat), runner)
 	svc.SetClassifierCompiler(cfg.classifierCompiler())
 	return svc, func() { bucket.Close(); lk.engine.Close(); cat.Close() }, nil
 }

@@ -187,7 +187,7 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 			return nil, fmt.Errorf("lake cache: %w", err)
 		}
 	}
-	st.admin = admin.NewService(cat, st.runner)
+	st.admin = admin.NewService(admin.CatalogStores(cat), st.runner)
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.handler, err = api.New(api.Deps{
