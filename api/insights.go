@@ -106,7 +106,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 			return nil, err
 		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			res := cands.Current(batch)
+			res := cands.Current(results.Runs(batch))
 			out := batch[:0]
 			for _, cv := range batch {
 				if req.narrowed && len(res[cv.ID]) == 0 {

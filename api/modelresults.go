@@ -178,7 +178,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 			return nil, err
 		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			maps.Copy(found.machine, cands.Current(batch))
+			maps.Copy(found.machine, cands.Current(results.Runs(batch)))
 			maps.Copy(found.reviews, reviews)
 			return batch, nil
 		}, nil

@@ -49,7 +49,8 @@ func newEnv(t testing.TB) *env {
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
-		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
+		// Refresh: tests change classifiers between runs.
+		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log, Refresh: time.Nanosecond},
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})

@@ -2,8 +2,11 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/earshot/earshot/warehouse/analyst"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -81,5 +84,108 @@ func TestViewsKeepTheCurrentRun(t *testing.T) {
 	var segments int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM transcript_segments`).Scan(&segments); err != nil || segments != turns {
 		t.Fatalf("the transcript_segments view has %d turns (%v), the API %d", segments, err, turns)
+	}
+}
+
+// The views state the lake's current-row rule in SQL, over every run's
+// files; compaction applies it in Go (lake/current.go) and keeps only the
+// rows it chose. Both must choose the same rows of every table, after
+// archives processed again, a reclassification, and a re-run after it.
+func TestViewsChooseWhatCompactionKeeps(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	cl, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("Topic", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := e.stage(t, "a.tar", tarOf(t, map[string]string{"1.json": earshotChat, "2.txt": textChat}, ""))
+	e.stage(t, "b.tar", tarOf(t, map[string]string{"1.json": earshotChat, "2.json": ccaiChat}, ""))
+	e.stage(t, "single.txt", []byte(textChat))
+	chat := e.stage(t, "again.json", []byte(ccaiChat))
+	// processAgain processes an archive (whose chats are replaced by new
+	// ones) and a chat (the same conversation, a newer run) again.
+	processAgain := func() {
+		t.Helper()
+		if _, err := e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id IN (?, ?)`, archive, chat); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	processAgain()
+	if _, err := e.cat.Classifiers.UpdateClassifier(ctx, e.org.ID, cl.ID, catalog.ClassifierInput{
+		Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["help"]}]}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC()
+	if _, err := e.runner.Start(ctx, "reclassify", e.org.ID, ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	e.runner.Wait()
+	// A run after the classifier is gone has no result of it: the older
+	// runs' results of the conversations it processed are not current.
+	if err := e.cat.Classifiers.DeleteClassifier(ctx, e.org.ID, cl.ID); err != nil {
+		t.Fatal(err)
+	}
+	processAgain()
+
+	columns := map[string]string{
+		"conversations":       "conversation_id, run_id",
+		"transcript_segments": "conversation_id, run_id, segment_index",
+		"classifier_results":  "conversation_id, classifier_id, run_id, classifier_version, result",
+		"model_results":       "conversation_id, model_id, run_id, model_version, result",
+	}
+	// rowsOf lists a query's rows, each row's columns joined, in order.
+	rowsOf := func(q interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	}, cols, from string) []string {
+		t.Helper()
+		rows, err := q.QueryContext(ctx, `SELECT concat_ws('|', `+cols+`) AS r FROM `+from+` ORDER BY r`)
+		if err != nil {
+			t.Fatalf("%s: %v", from, err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		return out
+	}
+	files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byView := analyst.Files{}
+	for _, f := range files {
+		byView[f.Table] = append(byView[f.Table], f.Path)
+	}
+	db, err := analyst.Open(ctx, e.lake.Root(), byView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	viewRows := map[string][]string{}
+	for table, cols := range columns {
+		viewRows[table] = rowsOf(db, cols, table)
+	}
+
+	if _, err := e.runner.Run(ctx, "compact"); err != nil {
+		t.Fatal(err)
+	}
+	for table, cols := range columns {
+		compacted, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := rowsOf(e.lake, cols, `read_parquet(`+e.lake.FileList(catalog.Paths(compacted))+`)`)
+		if len(kept) == 0 || !slices.Equal(viewRows[table], kept) {
+			t.Errorf("%s: the view chose\n%v\ncompaction kept\n%v", table, viewRows[table], kept)
+		}
 	}
 }

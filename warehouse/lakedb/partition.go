@@ -8,41 +8,19 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// currentRuns is the FROM clause of a partition's files joined to the
-// current run of each conversation, which the catalog gives as two bound
-// lists (ids and runs) for DuckDB to zip.
-func (d *DB) currentRuns(paths []string) string {
-	return `read_parquet(` + d.FileList(paths) + `, hive_partitioning = false) l
-		JOIN (SELECT unnest(?::VARCHAR[]) AS id, unnest(?::VARCHAR[]) AS lake_run_id) i ON i.id = l.conversation_id`
-}
-
-// currentResults is the FROM clause of a results table's current rows: per
-// conversation and classifier, the newest run not older than the
-// conversation's own run (a reclassification replaces the ingest's result;
-// a later re-ingestion replaces both).
-func (d *DB) currentResults(paths []string, classifier string) string {
-	return d.currentRuns(paths) + ` AND l.run_id >= i.lake_run_id
-		QUALIFY row_number() OVER (PARTITION BY l.conversation_id, l.` + classifier + ` ORDER BY l.run_id DESC) = 1`
-}
-
 // ReadPartition loads the current rows of a partition's files (the
-// partition's table, its arrival date): only each conversation's current
-// run, as runs (conversation id → run, from the catalog) names it, and
-// of a results table each classifier's current result.
+// partition's table, its arrival date), by the lake's rule (lake/current.go):
+// runs names each conversation's current run (from the catalog).
 func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[string]string) (lake.Batch, error) {
 	var b lake.Batch
-	ids, runIDs := make([]string, 0, len(runs)), make([]string, 0, len(runs))
-	for id, run := range runs {
-		ids, runIDs = append(ids, id), append(runIDs, run)
-	}
-	from := d.currentRuns(p.Paths) + ` AND i.lake_run_id = l.run_id`
+	from := `read_parquet(` + d.FileList(p.Paths) + `, hive_partitioning = false) l`
 	db := d.db
 	switch p.Table {
 	case lake.TableConversations:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.upload_id, l.media_type, l.file_name,
 			l.arrived_on, l.interaction_date, l.hierarchy_node_id, l.agent_id, l.agent_code, l.client_call_id, l.call_direction,
 			l.locale_id, l.call_duration_millis, l.chat_message_count, l.extended_metadata, l.transcript_mode,
-			l.transcript_engine, l.transcript_model FROM `+from, ids, runIDs)
+			l.transcript_engine, l.transcript_model FROM `+from)
 		if err != nil {
 			return b, err
 		}
@@ -54,13 +32,15 @@ func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[st
 				&c.ChatMessageCount, &c.ExtendedMetadata, &c.TranscriptMode, &c.TranscriptEngine, &c.TranscriptModel); err != nil {
 				return b, err
 			}
-			c.ArrivedOn = c.ArrivedOn.UTC()
-			b.Conversations = append(b.Conversations, c)
+			if lake.IsCurrent(runs, c.ID, c.RunID) {
+				c.ArrivedOn = c.ArrivedOn.UTC()
+				b.Conversations = append(b.Conversations, c)
+			}
 		}
 		return b, rows.Err()
 	case lake.TableSegments:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.segment_index, l.speaker, l.start_ms,
-			l.end_ms, l.text, l.confidence, l.words FROM `+from, ids, runIDs)
+			l.end_ms, l.text, l.confidence, l.words FROM `+from)
 		if err != nil {
 			return b, err
 		}
@@ -81,16 +61,19 @@ func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[st
 				wd.Confidence, _ = m["confidence"].(float32)
 				s.Words = append(s.Words, wd)
 			}
-			b.Segments = append(b.Segments, s)
+			if lake.IsCurrent(runs, s.ConversationID, s.RunID) {
+				b.Segments = append(b.Segments, s)
+			}
 		}
 		return b, rows.Err()
 	case lake.TableClassifierResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.classifier_id, l.classifier_version,
-			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+d.currentResults(p.Paths, "classifier_id"), ids, runIDs)
+			l.classifier_type, l.category_name, l.result, l.reasoning, l.score, l.evidence FROM `+from)
 		if err != nil {
 			return b, err
 		}
 		defer rows.Close()
+		var cands lake.Candidates[lake.ClassifierResult]
 		for rows.Next() {
 			r := lake.ClassifierResult{ArrivedOn: p.Date}
 			var evidence []any
@@ -107,16 +90,18 @@ func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[st
 				ev.Text, _ = m["text"].(string)
 				r.Evidence = append(r.Evidence, ev)
 			}
-			b.ClassifierResults = append(b.ClassifierResults, r)
+			cands.Add(r.ConversationID, r.RunID, r.ClassifierID, r)
 		}
+		b.ClassifierResults = flatten(cands.Current(runs))
 		return b, rows.Err()
 	case lake.TableModelResults:
 		rows, err := db.QueryContext(ctx, `SELECT l.conversation_id, l.run_id, l.org_id, l.event_type, l.event_time, l.model_id,
-			l.model_version, l.result, l.text_result FROM `+d.currentResults(p.Paths, "model_id"), ids, runIDs)
+			l.model_version, l.result, l.text_result FROM `+from)
 		if err != nil {
 			return b, err
 		}
 		defer rows.Close()
+		var cands lake.Candidates[lake.ModelResult]
 		for rows.Next() {
 			r := lake.ModelResult{ArrivedOn: p.Date}
 			if err := rows.Scan(&r.ConversationID, &r.RunID, &r.OrgID, &r.EventType, &r.EventTime, &r.ModelID, &r.Version,
@@ -124,9 +109,19 @@ func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[st
 				return b, err
 			}
 			r.EventTime = r.EventTime.UTC()
-			b.ModelResults = append(b.ModelResults, r)
+			cands.Add(r.ConversationID, r.RunID, r.ModelID, r)
 		}
+		b.ModelResults = flatten(cands.Current(runs))
 		return b, rows.Err()
 	}
 	return b, fmt.Errorf("unknown lake table %q", p.Table)
+}
+
+// flatten is every conversation's rows (the writer sorts them).
+func flatten[T any](byConversation map[string][]T) []T {
+	var out []T
+	for _, rows := range byConversation {
+		out = append(out, rows...)
+	}
+	return out
 }

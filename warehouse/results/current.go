@@ -8,124 +8,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// Candidates are the lake rows of a results table for a batch of
-// conversations, every run's, before the current ones are chosen.
-type Candidates[T any] struct {
-	rows []candidate[T]
-}
+// Candidates are a results table's rows for a batch of conversations, of
+// every run, before the current ones are chosen (lake.Candidates).
+type Candidates[T any] = lake.Candidates[T]
 
-type candidate[T any] struct {
-	conv, run, classifier string
-	row                   T
-}
-
-// Current keeps, per conversation of convs and classifier, the row of the
-// newest run not older than the conversation's own run: a
-// reclassification replaces the ingest's result, a later re-ingestion
-// replaces both (the rule compaction applies too). Each conversation's
-// rows come in classifier id order.
-//
-// The rows arrive sorted by conversation and classifier (the files are,
-// and DuckDB keeps their order; see inOrder for when it does not), so one
-// pass over them decides, without a map entry per row.
-func (c *Candidates[T]) Current(convs []Conversation) map[string][]T {
-	rows := inOrder(c.rows)
-	convRun := make(map[string]string, len(convs))
-	for _, conv := range convs {
-		convRun[conv.ID] = conv.RunID
-	}
-	out := make(map[string][]T, len(convs))
-	kept := make([]T, 0, len(rows))
-	for i := 0; i < len(rows); {
-		conv := rows[i].conv
-		end := i
-		for end < len(rows) && rows[end].conv == conv {
-			end++
-		}
-		run, ok := convRun[conv]
-		start := len(kept)
-		for ok && i < end {
-			classifier, newest := rows[i].classifier, -1
-			for ; i < end && rows[i].classifier == classifier; i++ {
-				if rows[i].run >= run {
-					newest = i // runs ascend: the last one kept is the newest
-				}
-			}
-			if newest >= 0 {
-				kept = append(kept, rows[newest].row)
-			}
-		}
-		if len(kept) > start {
-			out[conv] = kept[start:len(kept):len(kept)]
-		}
-		i = end
+// Runs are the conversations' current runs, which results are chosen by
+// (Candidates.Current).
+func Runs(convs []Conversation) map[string]string {
+	out := make(map[string]string, len(convs))
+	for _, c := range convs {
+		out[c.ID] = c.RunID
 	}
 	return out
-}
-
-// inOrder returns rows sorted, using rows' memory as well as its own.
-// DuckDB keeps a scan's order, but a join on a sparse page's ids hands
-// over its threads' sorted outputs interleaved; files of re-runs not yet
-// compacted overlap too. Either way the rows are a few sorted pieces, which
-// are merged (as a natural merge sort does, O(n log pieces)) instead of
-// sorted row by row: sorting a hierarchy page's 20,000 rows took 10–25 ms,
-// merging its two pieces takes ~1.
-func inOrder[T any](rows []candidate[T]) []candidate[T] {
-	var pieces [][]candidate[T]
-	start := 0
-	for i := 1; i <= len(rows); i++ {
-		if i == len(rows) || compareCandidates(rows[i-1], rows[i]) > 0 {
-			pieces = append(pieces, rows[start:i])
-			start = i
-		}
-	}
-	if len(pieces) <= 1 {
-		return rows
-	}
-	src, dst := rows, make([]candidate[T], len(rows))
-	for len(pieces) > 1 {
-		var merged [][]candidate[T] // pieces still points into src
-		at := 0
-		for i := 0; i < len(pieces); i += 2 {
-			out := dst[at:at]
-			if i+1 == len(pieces) {
-				out = append(out, pieces[i]...)
-			} else {
-				out = mergeCandidates(out, pieces[i], pieces[i+1])
-			}
-			merged = append(merged, out)
-			at += len(out)
-		}
-		pieces, src, dst = merged, dst, src
-	}
-	return src
-}
-
-// mergeCandidates appends the merge of two sorted runs to out.
-func mergeCandidates[T any](out, a, b []candidate[T]) []candidate[T] {
-	for len(a) > 0 && len(b) > 0 {
-		if compareCandidates(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
-// compareCandidates orders by conversation, classifier and run, each
-// compared only when the ones before are equal (cmp.Or would compare all
-// three every time).
-func compareCandidates[T any](a, b candidate[T]) int {
-	if c := strings.Compare(a.conv, b.conv); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.classifier, b.classifier); c != 0 {
-		return c
-	}
-	return strings.Compare(a.run, b.run)
 }
 
 // resultPaths are the files of a results table that can hold rows of the
@@ -205,7 +102,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 		query += ` AND ` + key + ` IN (SELECT unnest(?::VARCHAR[]))`
 	}
 	args = append(args, classifierIDs)
-	out.rows = make([]candidate[T], 0, len(convs)*len(classifierIDs))
+	out.Grow(len(convs) * len(classifierIDs))
 	var current string // the conversation of the row before (rows come by conversation)
 	inPage := false
 	var lastRun string // a conversation's rows are mostly of one run
@@ -226,7 +123,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 				lastRun = in.of(v)
 			}
 			c := classifiers.of(classifier.Value(i))
-			out.rows = append(out.rows, candidate[T]{conv: current, run: lastRun, classifier: c, row: decode(cols, i, c, in)})
+			out.Add(current, lastRun, c, decode(cols, i, c, in))
 		}
 		return nil
 	}, query, args...)

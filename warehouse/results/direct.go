@@ -26,13 +26,13 @@ func (r *Reader) Direct(ctx context.Context, q PageQuery, table string, classifi
 		if err != nil {
 			return 0, err
 		}
-		return len(convs) + len(cands.rows), nil
+		return len(convs) + cands.Len(), nil
 	case "model_results":
 		cands, err := r.ModelCandidates(ctx, q, convs, classifierIDs)
 		if err != nil {
 			return 0, err
 		}
-		return len(convs) + len(cands.rows), nil
+		return len(convs) + cands.Len(), nil
 	}
 	return 0, fmt.Errorf("no results table %q", table)
 }

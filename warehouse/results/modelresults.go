@@ -22,7 +22,7 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 	if err != nil {
 		return nil, err
 	}
-	return cands.Current(convs), nil
+	return cands.Current(Runs(convs)), nil
 }
 
 // ModelCandidates reads the model_results rows of the models for

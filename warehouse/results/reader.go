@@ -255,10 +255,11 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	return rows, rows[len(rows)-1].ID, nil
 }
 
-// verify keeps the rows of each conversation's current run whose
-// conversation is processed, with its state from the catalog: status,
-// and the client call id and interaction date as last patched (a patched
-// interaction date outside the window leaves the page).
+// verify keeps the rows of each conversation's current run (the lake's
+// rule, lake/current.go) whose conversation is processed, with its state
+// from the catalog: status, and the client call id and interaction date as
+// last patched (a patched interaction date outside the window leaves the
+// page).
 func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) ([]Conversation, error) {
 	ids := make([]string, 0, len(rows))
 	for i, c := range rows {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // Transcript reads one conversation's current segments.
@@ -63,25 +64,24 @@ func (r *Reader) Transcripts(ctx context.Context, orgID string, its []catalog.In
 	if len(paths) == 0 {
 		return out, nil
 	}
-	var pairs []string
-	for id, run := range runs {
-		pairs = append(pairs, id+"/"+run)
-	}
 	// File paths come from the manifest (never from a request) and are
 	// quoted; the ids are bound parameters.
-	rows, err := r.Lake.QueryContext(ctx, `SELECT conversation_id, speaker, start_ms, end_ms, text, confidence, words
+	rows, err := r.Lake.QueryContext(ctx, `SELECT conversation_id, run_id, speaker, start_ms, end_ms, text, confidence, words
 		FROM read_parquet(`+r.Lake.FileList(paths)+`)
-		WHERE list_contains(?, conversation_id || '/' || run_id) ORDER BY conversation_id, segment_index`, pairs)
+		WHERE conversation_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY conversation_id, segment_index`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read transcripts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
+		var id, run string
 		var s catalog.TranscriptSegment
 		var words []any
-		if err := rows.Scan(&id, &s.Speaker, &s.StartMs, &s.EndMs, &s.Text, &s.Confidence, &words); err != nil {
+		if err := rows.Scan(&id, &run, &s.Speaker, &s.StartMs, &s.EndMs, &s.Text, &s.Confidence, &words); err != nil {
 			return nil, err
+		}
+		if !lake.IsCurrent(runs, id, run) {
+			continue
 		}
 		for _, w := range words {
 			m, _ := w.(map[string]any)

@@ -1,4 +1,4 @@
-package results
+package lake
 
 import (
 	"fmt"
@@ -21,14 +21,14 @@ func TestCurrent(t *testing.T) {
 		cand("c2", "k1", "r1"), cand("c2", "k2", "r1"),
 		cand("c3", "k1", "r9"),
 	}
-	convs := []Conversation{{ID: "c1", RunID: "r2"}, {ID: "c2", RunID: "r1"}}
+	runs := map[string]string{"c1": "r2", "c2": "r1"}
 	want := map[string][]string{"c1": {"c1/k1@r3", "c1/k2@r2"}, "c2": {"c2/k1@r1", "c2/k2@r1"}}
 	for name, order := range map[string][]candidate[string]{
 		"sorted":   slices.Clone(rows),
 		"reversed": func() []candidate[string] { r := slices.Clone(rows); slices.Reverse(r); return r }(),
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := (&Candidates[string]{rows: order}).Current(convs)
+			got := (&Candidates[string]{rows: order}).Current(runs)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("got %v, want %v", got, want)
 			}
