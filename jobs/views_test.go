@@ -53,19 +53,7 @@ func TestViewsKeepTheCurrentRun(t *testing.T) {
 		}
 	}
 
-	files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byView := analyst.Files{}
-	for _, f := range files {
-		byView[f.Table] = append(byView[f.Table], f.Path)
-	}
-	db, err := analyst.Open(ctx, e.lake.Root(), byView)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := e.analystViews(t)
 	rows, err := db.QueryContext(ctx, `SELECT conversation_id FROM conversations ORDER BY conversation_id`)
 	if err != nil {
 		t.Fatal(err)
@@ -157,19 +145,7 @@ func TestViewsChooseWhatCompactionKeeps(t *testing.T) {
 		}
 		return out
 	}
-	files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byView := analyst.Files{}
-	for _, f := range files {
-		byView[f.Table] = append(byView[f.Table], f.Path)
-	}
-	db, err := analyst.Open(ctx, e.lake.Root(), byView)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := e.analystViews(t)
 	viewRows := map[string][]string{}
 	for table, cols := range columns {
 		viewRows[table] = rowsOf(db, cols, table)
@@ -188,4 +164,25 @@ func TestViewsChooseWhatCompactionKeeps(t *testing.T) {
 			t.Errorf("%s: the view chose\n%v\ncompaction kept\n%v", table, viewRows[table], kept)
 		}
 	}
+}
+
+// analystViews opens earshot sql's views over the organization's lake files
+// as the manifest lists them now.
+func (e *env) analystViews(t *testing.T) *sql.DB {
+	t.Helper()
+	ctx := context.Background()
+	files, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byView := analyst.Files{}
+	for _, f := range files {
+		byView[f.Table] = append(byView[f.Table], f.Path)
+	}
+	db, err := analyst.Open(ctx, e.lake.Root(), byView)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
