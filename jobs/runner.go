@@ -1,6 +1,6 @@
-// Package jobs runs Earshot's batch jobs — ingest, compact and reclassify;
-// sample and export as they arrive — on a cron schedule inside
-// `earshot serve` or once from the command line, recording every run in the
+// Package jobs runs Earshot's batch jobs — ingest, compact, sample and
+// export on a cron schedule inside `earshot serve` or once from the command
+// line, reclassify when the API starts it — recording every run in the
 // catalog and counting runs in the metrics.
 package jobs
 

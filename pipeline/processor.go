@@ -11,9 +11,9 @@ import (
 // Opener opens an upload's staged object.
 type Opener func(ctx context.Context, key string) (io.ReadCloser, error)
 
-// Processor turns one claimed upload into its outcome and its lake rows.
-// Audio is one more Processor (next issue); analysis will run on the
-// Result's batch before it is written.
+// Processor turns one claimed upload into its outcome and its lake rows
+// (Chats, Calls); the Analyzer then classifies the Result's batch before it
+// is written.
 type Processor interface {
 	// Accepts tells whether this processor handles the upload.
 	Accepts(up catalog.Interaction) bool

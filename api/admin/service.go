@@ -1,5 +1,6 @@
 // Package admin is the operators' interface to the catalog: organizations
-// and API clients. The CLI uses a Service directly when no server runs, and
+// and their audio and privacy settings, API clients, users, classifiers,
+// the lake manifest and job runs. The CLI uses a Service directly when no server runs, and
 // through the server's local socket (socket.go) when one does, because a
 // running server keeps what it serves in memory and must see every change.
 package admin

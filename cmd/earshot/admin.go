@@ -67,7 +67,7 @@ func withAdmin(cfg *config, fn func(ctx context.Context, a admin.Operations, arg
 }
 
 func adminCommand(cfg *config) *cobra.Command {
-	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations and API clients (works while the server runs)"}
+	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations (with their audio and privacy settings), API clients, users and classifiers (works while the server runs)"}
 
 	org := &cobra.Command{Use: "org", Short: "Organizations"}
 	org.AddCommand(&cobra.Command{

@@ -96,7 +96,7 @@ func newJobRunner(cfg *config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 func jobsCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export; reclassify takes its parameters through the API)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			return a.RunJob(ctx, args[0])
 		}),

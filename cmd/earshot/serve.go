@@ -31,7 +31,7 @@ import (
 func serveCommand(cfg *config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the API (and, in later releases, run the scheduled jobs)",
+		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -78,7 +78,7 @@ func serve(ctx context.Context, cfg *config) error {
 			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
 		}
 	}
-	stopJobs, err := st.runner.Schedule(ctx, map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport})
+	stopJobs, err := st.runner.Schedule(ctx, cfg.schedules())
 	if err != nil {
 		return err
 	}
@@ -200,6 +200,12 @@ func openStack(ctx context.Context, cfg *config, log *slog.Logger, opts api.Opti
 		return nil, err
 	}
 	return st, nil
+}
+
+// schedules are the jobs serve runs on a schedule, by name, with their
+// cron specifications.
+func (cfg *config) schedules() map[string]string {
+	return map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport}
 }
 
 // openCatalog opens the catalog. A data directory that has only the
