@@ -391,7 +391,9 @@ func TestTextMediaUpload(t *testing.T) {
 // would for two uploads that check at the same moment: the insert must decide.
 type racingInteractions struct{ InteractionStore }
 
-func (racingInteractions) FileNameTaken(context.Context, string, string) (bool, error) { return false, nil }
+func (racingInteractions) FileNameTaken(context.Context, string, string) (bool, error) {
+	return false, nil
+}
 
 // failingStorage loses every write.
 type failingStorage struct{ Storage }
