@@ -47,3 +47,31 @@ func TestHelpNamesEveryJob(t *testing.T) {
 		}
 	}
 }
+
+// Job settings are flags of the commands that run jobs, not of every
+// command.
+func TestJobFlagsWhereJobsRun(t *testing.T) {
+	root := rootCommand()
+	for _, c := range []struct {
+		path  []string
+		flags map[string]bool // flag name → whether the command has it
+	}{
+		{[]string{"version"}, map[string]bool{"asr-engine": false, "ingest-batch": false, "llm-model": false, "schedule-ingest": false}},
+		{[]string{"sql"}, map[string]bool{"asr-engine": false, "ingest-workers": false}},
+		{[]string{"serve"}, map[string]bool{"asr-engine": true, "ingest-batch": true, "llm-model": true, "schedule-ingest": true}},
+		{[]string{"jobs", "run"}, map[string]bool{"asr-engine": true, "ingest-batch": true, "schedule-ingest": false}},
+		{[]string{"ingest"}, map[string]bool{"ingest-workers": true, "schedule-ingest": false}},
+		{[]string{"admin", "org", "list"}, map[string]bool{"llm-model": true}},
+	} {
+		cmd, _, err := root.Find(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range c.flags {
+			has := cmd.Flags().Lookup(name) != nil || cmd.PersistentFlags().Lookup(name) != nil || cmd.InheritedFlags().Lookup(name) != nil
+			if has != want {
+				t.Errorf("%v: flag --%s present %v, want %v", c.path, name, has, want)
+			}
+		}
+	}
+}

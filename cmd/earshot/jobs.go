@@ -115,13 +115,18 @@ func jobsCommand(cfg *config) *cobra.Command {
 	return cmd
 }
 
-// jobFlags are the job settings of serve (and of jobs run without a server).
-func jobFlags(cmd *cobra.Command, cfg *config) {
-	f := cmd.PersistentFlags()
+// scheduleFlags are when serve runs the scheduled jobs.
+func scheduleFlags(cmd *cobra.Command, cfg *config) {
+	f := cmd.Flags()
 	f.StringVar(&cfg.ScheduleIngest, "schedule-ingest", cfg.ScheduleIngest, `cron schedule of the ingest job, "off" to disable (env EARSHOT_SCHEDULE_INGEST)`)
 	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
 	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
 	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
+}
+
+// jobFlags are the settings of the jobs, on every command that may run them.
+func jobFlags(cmd *cobra.Command, cfg *config) {
+	f := cmd.PersistentFlags()
 	f.Float64Var(&cfg.SampleRate, "sample-rate", cfg.SampleRate, "share of each agent's conversations of a week the sample job moves to Sampled, 0..1 (env EARSHOT_SAMPLE_RATE)")
 	f.StringVar(&cfg.SampleSeed, "sample-seed", cfg.SampleSeed, "seed of the sample job's choice: the same seed and data choose the same conversations (env EARSHOT_SAMPLE_SEED)")
 	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")

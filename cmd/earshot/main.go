@@ -31,7 +31,14 @@ func rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: catalog, signing keys, local bucket, admin socket (env EARSHOT_DATA)")
 	root.PersistentFlags().StringVar(&cfg.Catalog, "catalog", cfg.Catalog, "catalog address: sqlite://PATH (default sqlite://DATA/catalog.db) (env EARSHOT_CATALOG)")
-	jobFlags(root, &cfg)
-	root.AddCommand(serveCommand(&cfg), adminCommand(&cfg), jobsCommand(&cfg), ingestCommand(&cfg), sqlCommand(&cfg), demoCommand(&cfg), warehouseCommand(&cfg), asrCommand(), benchCommand(&cfg), versionCommand())
+	serve := serveCommand(&cfg)
+	scheduleFlags(serve, &cfg)
+	// The commands that run jobs (admin and jobs do when no server runs).
+	jobRunners := []*cobra.Command{serve, adminCommand(&cfg), jobsCommand(&cfg), ingestCommand(&cfg), demoCommand(&cfg)}
+	for _, cmd := range jobRunners {
+		jobFlags(cmd, &cfg)
+	}
+	root.AddCommand(jobRunners...)
+	root.AddCommand(sqlCommand(&cfg), warehouseCommand(&cfg), asrCommand(), benchCommand(&cfg), versionCommand())
 	return root
 }
