@@ -102,7 +102,9 @@ func TestReadPartitionGivesBackWhatWasWritten(t *testing.T) {
 	check(lake.TableConversations, convs, []lake.Conversation{conv("c1", "r3"), conv("c2", "r1")})
 
 	segs := read(lake.TableSegments).Segments
-	slices.SortFunc(segs, func(a, b lake.Segment) int { return cmp.Or(cmp.Compare(a.ConversationID, b.ConversationID), cmp.Compare(a.Index, b.Index)) })
+	slices.SortFunc(segs, func(a, b lake.Segment) int {
+		return cmp.Or(cmp.Compare(a.ConversationID, b.ConversationID), cmp.Compare(a.Index, b.Index))
+	})
 	check(lake.TableSegments, segs, []lake.Segment{segment("c1", "r3", 0), segment("c1", "r3", 1), segment("c2", "r1", 0), segment("c2", "r1", 1)})
 
 	results := read(lake.TableClassifierResults).ClassifierResults
