@@ -5,9 +5,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/dates"
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
+	"github.com/earshot/earshot/internal/contract/dates"
 )
 
 // me is GET /Me [extension]: who the token speaks for. Integrators use it to

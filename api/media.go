@@ -18,7 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

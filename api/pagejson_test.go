@@ -8,7 +8,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
-	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/earshot/earshot/api/signedurl"
-	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

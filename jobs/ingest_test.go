@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/internal/testlake"
 
 	"github.com/earshot/earshot/pipeline"

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/earshot/earshot/api/uploadmeta"
+	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/pipeline/chat"
 	"github.com/earshot/earshot/warehouse/catalog"

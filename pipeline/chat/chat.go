@@ -14,13 +14,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/earshot/earshot/api/dates"
+	json "github.com/goccy/go-json"
+
+	"github.com/earshot/earshot/internal/contract/dates"
 )
 
 // Participants.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/earshot/earshot/api/dates"
+	"github.com/earshot/earshot/internal/contract/dates"
 )
 
 // The contract's 400 sentences, exactly.
