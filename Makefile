@@ -58,8 +58,13 @@ run: deps build
 	./$(BIN) demo --data $(DATA) --if-empty
 	./$(BIN) serve --data $(DATA)
 
-## test: everything — vet, unit and integration tests (real DuckDB, real files, fake-gcs-server), fuzzing
-test: deps lint unit fuzz
+## test: everything — vet, unit and integration tests (real DuckDB, real files, fake-gcs-server), fuzzing; each stage's time printed
+test:
+	@for stage in deps lint unit fuzz; do \
+	  start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$stage || exit 1; \
+	  echo "== make $$stage: $$(( $$(date +%s) - start )) s"; \
+	done
 
 unit:
 	$(GO) test -race -count=1 ./...
