@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -12,9 +11,6 @@ import (
 )
 
 const (
-	// maxTestWindow bounds a dry run's date range, as Insights bounds a
-	// filtered query.
-	maxTestWindow = 31 * 24 * time.Hour
 	// maxTestConversations are evaluated at most; the answer says when
 	// there were more.
 	maxTestConversations = 5000

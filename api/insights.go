@@ -17,13 +17,6 @@ import (
 	"github.com/earshot/earshot/warehouse/results"
 )
 
-// Insights date windows (CONTRACT §8): without any classifier or
-// hierarchy filter a request may span 7 days, with one 31.
-const (
-	insightsWindow         = 7 * 24 * time.Hour
-	insightsFilteredWindow = 31 * 24 * time.Hour
-)
-
 // insightItem is one conversation of /Conversations/Insights.
 type insightItem struct {
 	ConversationID    string          `json:"conversationId"`
@@ -195,17 +188,18 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 	filtered := classifierIDs != nil || hierarchyIDs != nil || codes != nil || categories != nil || types != nil
 	if from != nil && to != nil {
 		req.page.From, req.page.To = *from, *to
-		limit, days := insightsWindow, "7"
+		limit := unfilteredWindow
 		if filtered {
-			limit, days = insightsFilteredWindow, "31"
+			limit = filteredWindow
 		}
 		switch {
 		case to.Before(*from):
 			errs.add("EndDate", "must not be before StartDate.")
 		case to.Sub(*from) > limit && filtered:
-			errs.add("EndDate", "must be at most "+days+" days after StartDate.")
+			errs.add("EndDate", "must be at most "+days(limit)+" days after StartDate.")
 		case to.Sub(*from) > limit:
-			errs.add("EndDate", "must be at most 7 days after StartDate without a classifier or hierarchy filter (31 days with one).")
+			errs.add("EndDate", "must be at most "+days(unfilteredWindow)+" days after StartDate without a classifier or hierarchy filter ("+
+				days(filteredWindow)+" days with one).")
 		}
 	}
 	if len(errs) > 0 {

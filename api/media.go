@@ -350,9 +350,3 @@ func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metad
 	}
 	return &refs, nil
 }
-
-// internal logs an unexpected error and returns the 500 to answer with.
-func (s *Server) internal(c *gin.Context, err error) *problem.Problem {
-	s.deps.Logger.Error("internal error", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
-	return problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator.")
-}

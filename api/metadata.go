@@ -85,11 +85,8 @@ type metadataFilters struct {
 	clientCallIDs, hierarchyIDs, ids                        []string
 }
 
-const (
-	defaultPageSize = 100
-	maxPageSize     = 1000
-	maxListValues   = 100
-)
+// maxListValues is the most values a list filter of /Metadata takes.
+const maxListValues = 100
 
 var (
 	mediaTypes = []string{catalog.MediaAudio, catalog.MediaChat, catalog.MediaProcessedChat}
@@ -132,7 +129,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 	if f.pageSize != "" {
 		n, err := strconv.Atoi(f.pageSize)
 		if err != nil || n < 1 || n > maxPageSize {
-			bad("PageSize", "must be a whole number from 1 to 1000.")
+			bad("PageSize", pageSizeMessage)
 		}
 		out.Limit = n
 	}
@@ -188,28 +185,6 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		out.NodeIDs = nodes
 	}
 	return out, nil
-}
-
-func oneOf(v string, allowed []string) string {
-	for _, a := range allowed {
-		if strings.EqualFold(v, a) {
-			return a
-		}
-	}
-	return ""
-}
-
-func csv(v string, ok bool) []string {
-	if !ok {
-		return nil
-	}
-	out := []string{}
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // getMetadata is GET /Metadata.

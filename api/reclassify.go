@@ -31,8 +31,8 @@ func newJobView(r catalog.JobRun) jobView {
 
 // dateRange reads a body's startDate and endDate (a date-only end is the
 // end of that day), both required, the end not before the start and at
-// most maxWindow after it.
-func dateRange(body *reqbody.Object, maxWindow time.Duration) (from, to time.Time, ok bool) {
+// most filteredWindow after it.
+func dateRange(body *reqbody.Object) (from, to time.Time, ok bool) {
 	f, t := body.Date("startDate"), body.EndDate("endDate")
 	for name, v := range map[string]*time.Time{"startDate": f, "endDate": t} {
 		if v == nil && !body.Has(name) {
@@ -44,8 +44,8 @@ func dateRange(body *reqbody.Object, maxWindow time.Duration) (from, to time.Tim
 		return from, to, false
 	case t.Before(*f):
 		body.Fail("endDate", "must not be before startDate.")
-	case t.Sub(*f) > maxWindow:
-		body.Fail("endDate", "must be at most 31 days after startDate.")
+	case t.Sub(*f) > filteredWindow:
+		body.Fail("endDate", "must be at most "+days(filteredWindow)+" days after startDate.")
 	default:
 		return *f, *t, true
 	}
@@ -59,7 +59,7 @@ func (s *Server) classifierRange(c *gin.Context) (cl catalog.Classifier, from, t
 	if !ok {
 		return cl, from, to, false
 	}
-	from, to, _ = dateRange(body, maxTestWindow)
+	from, to, _ = dateRange(body)
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return cl, from, to, false

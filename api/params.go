@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,14 @@ import (
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
+
+// Page sizes of every paged operation (CONTRACT §1).
+const (
+	defaultPageSize = 100
+	maxPageSize     = 1000
+)
+
+var pageSizeMessage = fmt.Sprintf("must be a whole number from 1 to %d.", maxPageSize)
 
 // paramReader reads a request parameter by its contract name, in any
 // casing: from the query string, or from a JSON body (POST
@@ -27,7 +36,7 @@ type fieldErrors map[string][]string
 
 func (e fieldErrors) add(param, message string) { e[param] = append(e[param], message) }
 
-// pageSize reads a page size: 1 to 1000, default 100.
+// pageSize reads a page size: 1 to maxPageSize, default defaultPageSize.
 func (e fieldErrors) pageSize(get paramReader, name string) int {
 	v, ok := get(name)
 	if !ok {
@@ -35,7 +44,7 @@ func (e fieldErrors) pageSize(get paramReader, name string) int {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxPageSize {
-		e.add(name, "must be a whole number from 1 to 1000.")
+		e.add(name, pageSizeMessage)
 	}
 	return n
 }
@@ -166,4 +175,29 @@ func (e fieldErrors) problem() *problem.Problem {
 		return nil
 	}
 	return problem.Invalid("Some parameters are invalid; see errors.", e)
+}
+
+// oneOf is the allowed value v names in any casing, "" when none.
+func oneOf(v string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(v, a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// csv splits a comma-separated parameter into its non-empty values; nil
+// when the parameter is absent.
+func csv(v string, ok bool) []string {
+	if !ok {
+		return nil
+	}
+	out := []string{}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
