@@ -61,8 +61,7 @@ func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
 	case errors.Is(err, catalog.ErrNotFound):
 		problem.Write(c, problem.New(http.StatusNotFound, notFound))
 	default:
-		s.deps.Logger.Error("catalog", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
-		problem.Write(c, problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator."))
+		problem.Write(c, s.internal(c, err))
 	}
 }
 
