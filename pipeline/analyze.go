@@ -52,7 +52,8 @@ type Analyzer struct {
 	sets map[string]*orgSet
 }
 
-// orgSet is an organization's compiled classifiers and hierarchy.
+// orgSet is an organization's compiled classifiers and hierarchy; never
+// changed once made (workers read it without the lock).
 type orgSet struct {
 	set       *registry.Set
 	tree      *catalog.Tree
@@ -90,7 +91,10 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 		fmt.Fprintf(&sig, "%s:%d ", c.ID, c.Version)
 	}
 	if s, ok := a.sets[org]; ok && s.signature == sig.String() {
-		s.tree, s.redactPII, s.loaded = tree, privacy.RedactPII, time.Now()
+		// A new orgSet, not the old one changed: workers read theirs
+		// without the lock.
+		s = &orgSet{set: s.set, tree: tree, redactPII: privacy.RedactPII, signature: s.signature, loaded: time.Now()}
+		a.sets[org] = s
 		return s, nil
 	}
 	var compiled []*registry.Compiled
