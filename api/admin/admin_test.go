@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -178,5 +179,40 @@ func TestBootstrap(t *testing.T) {
 	json.Unmarshal(data, &creds)
 	if creds.ClientID == "fixed-id" || len(creds.ClientSecret) < 40 {
 		t.Fatalf("generated credentials = %+v", creds)
+	}
+}
+
+// The socket carries every operation, and refuses what is not one.
+func TestSocketCarriesEveryOperation(t *testing.T) {
+	ops := operations(&Service{})
+	iface := reflect.TypeFor[Operations]()
+	for i := range iface.NumMethod() {
+		if _, ok := ops[iface.Method(i).Name]; !ok {
+			t.Errorf("the socket lacks %s", iface.Method(i).Name)
+		}
+	}
+	if len(ops) != iface.NumMethod() {
+		t.Errorf("the socket has %d operations, Operations %d", len(ops), iface.NumMethod())
+	}
+	svc := newService(t)
+	sock := filepath.Join(t.TempDir(), "admin.sock")
+	stop, err := Listen(context.Background(), sock, Handler(svc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	remote, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := remote.call(context.Background(), "DropEverything", &out); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown operation: %v", err)
+	}
+	if err := remote.call(context.Background(), "CreateOrg", &out, "a", "b"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "2 arguments, want 1") {
+		t.Errorf("wrong arity: %v", err)
+	}
+	if err := remote.call(context.Background(), "JobRuns", &out, "ingest", "many"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "argument 2") {
+		t.Errorf("wrong argument type: %v", err)
 	}
 }

@@ -1,8 +1,9 @@
 // Package admin is the operators' interface to the catalog: organizations
 // and their audio and privacy settings, API clients, users, classifiers,
-// the lake manifest and job runs. The CLI uses a Service directly when no server runs, and
-// through the server's local socket (socket.go) when one does, because a
-// running server keeps what it serves in memory and must see every change.
+// the lake manifest and job runs. The CLI uses a Service directly when no
+// server runs, and through the server's local socket (socket.go) when one
+// does, because a running server keeps what it serves in memory and must
+// see every change.
 package admin
 
 import (
@@ -109,8 +110,11 @@ func (s *Service) RunJob(ctx context.Context, name string) (catalog.JobRun, erro
 	return s.jobs.Run(ctx, name)
 }
 
-// JobRuns lists recent job runs, newest first.
+// JobRuns lists recent job runs, newest first (20 without a positive limit).
 func (s *Service) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
+	if limit <= 0 {
+		limit = 20
+	}
 	return s.stores.Jobs.JobRuns(ctx, job, limit)
 }
 

@@ -9,138 +9,123 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// The admin socket speaks small JSON over HTTP on a Unix socket in the data
-// directory (mode 0600: only the operator's account can reach it).
-//
-//	GET  /orgs                     POST /orgs {"name"}
-//	GET  /clients?org=ID           POST /clients {"orgId","name"}
-//	POST /clients/{id}/disable     POST /clients/{id}/enable
-//	GET  /users?org=ID             POST /users?org=ID {"userName","firstName","lastName","email","roleName"}
-//	POST /jobs/{name}/run          GET  /jobs/runs?job=NAME&limit=N
-//	POST /access?org=ID            a token for the API (earshot ingest)
-//	GET  /audio?org=ID             PUT  /audio {"orgId","agentChannel","languageModel","dictionary"}
-//
-// Errors: {"error": "...", "kind": "not_found"|"exists"|"invalid"|"rejected"|"internal"}.
+// The admin socket is a thin transport for Operations: HTTP on a Unix
+// socket in the data directory (mode 0600: only the operator's account can
+// reach it), one request per call, POST /call/{Operation} with the call's
+// arguments (after the context) as a JSON array; the answer is the result
+// as JSON, or {"error": "...", "kind": "not_found"|"exists"|"invalid"|
+// "rejected"|"internal"} with status 400.
 
-// Handler serves the admin socket protocol for svc.
-func Handler(svc *Service) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /orgs", func(w http.ResponseWriter, r *http.Request) {
-		orgs, err := svc.ListOrgs(r.Context())
-		reply(w, orgs, err)
-	})
-	mux.HandleFunc("POST /orgs", func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Name string }
-		if !decode(w, r, &req) {
-			return
-		}
-		org, err := svc.CreateOrg(r.Context(), req.Name)
-		reply(w, org, err)
-	})
-	mux.HandleFunc("GET /clients", func(w http.ResponseWriter, r *http.Request) {
-		clients, err := svc.ListClients(r.Context(), r.URL.Query().Get("org"))
-		reply(w, clients, err)
-	})
-	mux.HandleFunc("POST /clients", func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ OrgID, Name string }
-		if !decode(w, r, &req) {
-			return
-		}
-		creds, err := svc.CreateClient(r.Context(), req.OrgID, req.Name)
-		reply(w, creds, err)
-	})
-	for action, disabled := range map[string]bool{"disable": true, "enable": false} {
-		mux.HandleFunc("POST /clients/{id}/"+action, func(w http.ResponseWriter, r *http.Request) {
-			err := svc.SetClientDisabled(r.Context(), r.PathValue("id"), disabled)
-			reply(w, map[string]any{"clientId": r.PathValue("id"), "disabled": disabled}, err)
-		})
+// operation is one of Operations, reading its arguments from the wire.
+type operation func(ctx context.Context, args []json.RawMessage) (any, error)
+
+// operations are every operation of svc by name: the same names and
+// arguments Remote sends.
+func operations(svc *Service) map[string]operation {
+	return map[string]operation{
+		"CreateOrg":          op1(svc.CreateOrg),
+		"ListOrgs":           op0(svc.ListOrgs),
+		"CreateClient":       op2(svc.CreateClient),
+		"ListClients":        op1(svc.ListClients),
+		"SetClientDisabled":  op2(noResult(svc.SetClientDisabled)),
+		"CreateUser":         op2(svc.CreateUser),
+		"ListUsers":          op1(svc.ListUsers),
+		"RunJob":             op1(svc.RunJob),
+		"OperatorAccess":     op1(svc.OperatorAccess),
+		"JobRuns":            op2(svc.JobRuns),
+		"LakeFiles":          op1(svc.LakeFiles),
+		"AudioSettings":      op1(svc.AudioSettings),
+		"SetAudioSettings":   op1(svc.SetAudioSettings),
+		"ImportClassifiers":  op2(svc.ImportClassifiers),
+		"PrivacySettings":    op1(svc.PrivacySettings),
+		"SetPrivacySettings": op1(svc.SetPrivacySettings),
 	}
-	mux.HandleFunc("GET /users", func(w http.ResponseWriter, r *http.Request) {
-		users, err := svc.ListUsers(r.Context(), r.URL.Query().Get("org"))
-		reply(w, users, err)
-	})
-	mux.HandleFunc("POST /users", func(w http.ResponseWriter, r *http.Request) {
-		var u NewUser
-		if !decode(w, r, &u) {
-			return
-		}
-		user, err := svc.CreateUser(r.Context(), r.URL.Query().Get("org"), u)
-		reply(w, user, err)
-	})
-	mux.HandleFunc("POST /jobs/{name}/run", func(w http.ResponseWriter, r *http.Request) {
-		run, err := svc.RunJob(r.Context(), r.PathValue("name"))
-		if err != nil && run.ID != "" { // the job ran and failed: the run says how
-			reply(w, run, nil)
-			return
-		}
-		reply(w, run, err)
-	})
-	mux.HandleFunc("POST /access", func(w http.ResponseWriter, r *http.Request) {
-		access, err := svc.OperatorAccess(r.Context(), r.URL.Query().Get("org"))
-		reply(w, access, err)
-	})
-	mux.HandleFunc("GET /audio", func(w http.ResponseWriter, r *http.Request) {
-		settings, err := svc.AudioSettings(r.Context(), r.URL.Query().Get("org"))
-		reply(w, settings, err)
-	})
-	mux.HandleFunc("PUT /audio", func(w http.ResponseWriter, r *http.Request) {
-		var in catalog.AudioSettings
-		if !decode(w, r, &in) {
-			return
-		}
-		settings, err := svc.SetAudioSettings(r.Context(), in)
-		reply(w, settings, err)
-	})
-	mux.HandleFunc("GET /privacy", func(w http.ResponseWriter, r *http.Request) {
-		settings, err := svc.PrivacySettings(r.Context(), r.URL.Query().Get("org"))
-		reply(w, settings, err)
-	})
-	mux.HandleFunc("PUT /privacy", func(w http.ResponseWriter, r *http.Request) {
-		var in catalog.PrivacySettings
-		if !decode(w, r, &in) {
-			return
-		}
-		settings, err := svc.SetPrivacySettings(r.Context(), in)
-		reply(w, settings, err)
-	})
-	mux.HandleFunc("POST /classifiers/import", func(w http.ResponseWriter, r *http.Request) {
-		var specs []starter.Spec
-		if !decode(w, r, &specs) {
-			return
-		}
-		imported, err := svc.ImportClassifiers(r.Context(), r.URL.Query().Get("org"), specs)
-		reply(w, imported, err)
-	})
-	mux.HandleFunc("GET /jobs/runs", func(w http.ResponseWriter, r *http.Request) {
-		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-		if limit <= 0 {
-			limit = 20
-		}
-		runs, err := svc.JobRuns(r.Context(), r.URL.Query().Get("job"), limit)
-		reply(w, runs, err)
-	})
-	mux.HandleFunc("GET /lake/files", func(w http.ResponseWriter, r *http.Request) {
-		files, err := svc.LakeFiles(r.Context(), r.URL.Query().Get("org"))
-		reply(w, files, err)
-	})
-	return mux
 }
 
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(v); err != nil {
-		reply(w, nil, fmt.Errorf("%w: body: %w", ErrInvalid, err))
-		return false
+func op0[R any](f func(context.Context) (R, error)) operation {
+	return func(ctx context.Context, args []json.RawMessage) (any, error) {
+		if err := arity(args, 0); err != nil {
+			return nil, err
+		}
+		return f(ctx)
 	}
-	return true
+}
+
+func op1[A, R any](f func(context.Context, A) (R, error)) operation {
+	return func(ctx context.Context, args []json.RawMessage) (any, error) {
+		var a A
+		if err := unpack(args, &a); err != nil {
+			return nil, err
+		}
+		return f(ctx, a)
+	}
+}
+
+func op2[A, B, R any](f func(context.Context, A, B) (R, error)) operation {
+	return func(ctx context.Context, args []json.RawMessage) (any, error) {
+		var a A
+		var b B
+		if err := unpack(args, &a, &b); err != nil {
+			return nil, err
+		}
+		return f(ctx, a, b)
+	}
+}
+
+// noResult gives an operation that answers only an error an empty result.
+func noResult[A, B any](f func(context.Context, A, B) error) func(context.Context, A, B) (struct{}, error) {
+	return func(ctx context.Context, a A, b B) (struct{}, error) { return struct{}{}, f(ctx, a, b) }
+}
+
+func arity(args []json.RawMessage, n int) error {
+	if len(args) != n {
+		return fmt.Errorf("%w: %d arguments, want %d", ErrInvalid, len(args), n)
+	}
+	return nil
+}
+
+// unpack reads the call's arguments into targets, in order.
+func unpack(args []json.RawMessage, targets ...any) error {
+	if err := arity(args, len(targets)); err != nil {
+		return err
+	}
+	for i, t := range targets {
+		if err := json.Unmarshal(args[i], t); err != nil {
+			return fmt.Errorf("%w: argument %d: %w", ErrInvalid, i+1, err)
+		}
+	}
+	return nil
+}
+
+// Handler serves the admin socket for svc.
+func Handler(svc *Service) http.Handler {
+	ops := operations(svc)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /call/{operation}", func(w http.ResponseWriter, r *http.Request) {
+		op, ok := ops[r.PathValue("operation")]
+		if !ok {
+			reply(w, nil, fmt.Errorf("%w: no operation %q", ErrInvalid, r.PathValue("operation")))
+			return
+		}
+		var args []json.RawMessage
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&args); err != nil {
+			reply(w, nil, fmt.Errorf("%w: arguments: %w", ErrInvalid, err))
+			return
+		}
+		out, err := op(r.Context(), args)
+		if run, ok := out.(catalog.JobRun); ok && err != nil && run.ID != "" {
+			err = nil // the job ran and failed: its run says how
+		}
+		reply(w, out, err)
+	})
+	return mux
 }
 
 // errorKinds maps sentinel errors to the wire and back.
@@ -212,13 +197,16 @@ func Dial(path string) (*Remote, error) {
 	return &Remote{client: &http.Client{Transport: transport, Timeout: 30 * time.Second}}, nil
 }
 
-func (r *Remote) call(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		data, _ := json.Marshal(in)
-		body = bytes.NewReader(data)
+// call sends one operation with its arguments and reads its result into out.
+func (r *Remote) call(ctx context.Context, op string, out any, args ...any) error {
+	if args == nil {
+		args = []any{}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://admin"+path, body)
+	body, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://admin/call/"+op, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -238,89 +226,79 @@ func (r *Remote) call(ctx context.Context, method, path string, in, out any) err
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-func (r *Remote) CreateOrg(ctx context.Context, name string) (org catalog.Organization, err error) {
-	err = r.call(ctx, "POST", "/orgs", map[string]string{"name": name}, &org)
-	return org, err
+// remote calls an operation of the server and returns its result.
+func remote[R any](ctx context.Context, r *Remote, op string, args ...any) (R, error) {
+	var out R
+	err := r.call(ctx, op, &out, args...)
+	return out, err
 }
 
-func (r *Remote) ListOrgs(ctx context.Context) (orgs []catalog.Organization, err error) {
-	err = r.call(ctx, "GET", "/orgs", nil, &orgs)
-	return orgs, err
+func (r *Remote) CreateOrg(ctx context.Context, name string) (catalog.Organization, error) {
+	return remote[catalog.Organization](ctx, r, "CreateOrg", name)
 }
 
-func (r *Remote) CreateClient(ctx context.Context, orgID, name string) (creds Credentials, err error) {
-	err = r.call(ctx, "POST", "/clients", map[string]string{"orgId": orgID, "name": name}, &creds)
-	return creds, err
+func (r *Remote) ListOrgs(ctx context.Context) ([]catalog.Organization, error) {
+	return remote[[]catalog.Organization](ctx, r, "ListOrgs")
 }
 
-func (r *Remote) ListClients(ctx context.Context, orgID string) (clients []catalog.APIClient, err error) {
-	err = r.call(ctx, "GET", "/clients?org="+url.QueryEscape(orgID), nil, &clients)
-	return clients, err
+func (r *Remote) CreateClient(ctx context.Context, orgID, name string) (Credentials, error) {
+	return remote[Credentials](ctx, r, "CreateClient", orgID, name)
+}
+
+func (r *Remote) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
+	return remote[[]catalog.APIClient](ctx, r, "ListClients", orgID)
 }
 
 func (r *Remote) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
-	action := "enable"
-	if disabled {
-		action = "disable"
-	}
-	return r.call(ctx, "POST", "/clients/"+url.PathEscape(id)+"/"+action, nil, &map[string]any{})
+	_, err := remote[struct{}](ctx, r, "SetClientDisabled", id, disabled)
+	return err
 }
 
-func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (user catalog.User, err error) {
-	err = r.call(ctx, "POST", "/users?org="+url.QueryEscape(orgID), u, &user)
-	return user, err
+func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {
+	return remote[catalog.User](ctx, r, "CreateUser", orgID, u)
 }
 
-func (r *Remote) ListUsers(ctx context.Context, orgID string) (users []catalog.User, err error) {
-	err = r.call(ctx, "GET", "/users?org="+url.QueryEscape(orgID), nil, &users)
-	return users, err
+func (r *Remote) ListUsers(ctx context.Context, orgID string) ([]catalog.User, error) {
+	return remote[[]catalog.User](ctx, r, "ListUsers", orgID)
 }
 
-func (r *Remote) RunJob(ctx context.Context, name string) (run catalog.JobRun, err error) {
+func (r *Remote) RunJob(ctx context.Context, name string) (catalog.JobRun, error) {
 	r.client.Timeout = 0 // a job takes as long as it takes; the context bounds it
-	err = r.call(ctx, "POST", "/jobs/"+url.PathEscape(name)+"/run", nil, &run)
+	run, err := remote[catalog.JobRun](ctx, r, "RunJob", name)
 	if err == nil && run.Error != nil {
 		err = errors.New(*run.Error)
 	}
 	return run, err
 }
 
-func (r *Remote) LakeFiles(ctx context.Context, orgID string) (files []catalog.LakeFile, err error) {
-	err = r.call(ctx, "GET", "/lake/files?org="+url.QueryEscape(orgID), nil, &files)
-	return files, err
+func (r *Remote) LakeFiles(ctx context.Context, orgID string) ([]catalog.LakeFile, error) {
+	return remote[[]catalog.LakeFile](ctx, r, "LakeFiles", orgID)
 }
 
-func (r *Remote) JobRuns(ctx context.Context, job string, limit int) (runs []catalog.JobRun, err error) {
-	err = r.call(ctx, "GET", fmt.Sprintf("/jobs/runs?job=%s&limit=%d", url.QueryEscape(job), limit), nil, &runs)
-	return runs, err
+func (r *Remote) JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error) {
+	return remote[[]catalog.JobRun](ctx, r, "JobRuns", job, limit)
 }
 
-func (r *Remote) OperatorAccess(ctx context.Context, orgID string) (access APIAccess, err error) {
-	err = r.call(ctx, "POST", "/access?org="+url.QueryEscape(orgID), nil, &access)
-	return access, err
+func (r *Remote) OperatorAccess(ctx context.Context, orgID string) (APIAccess, error) {
+	return remote[APIAccess](ctx, r, "OperatorAccess", orgID)
 }
 
-func (r *Remote) AudioSettings(ctx context.Context, orgID string) (s catalog.AudioSettings, err error) {
-	err = r.call(ctx, "GET", "/audio?org="+url.QueryEscape(orgID), nil, &s)
-	return s, err
+func (r *Remote) AudioSettings(ctx context.Context, orgID string) (catalog.AudioSettings, error) {
+	return remote[catalog.AudioSettings](ctx, r, "AudioSettings", orgID)
 }
 
-func (r *Remote) SetAudioSettings(ctx context.Context, in catalog.AudioSettings) (s catalog.AudioSettings, err error) {
-	err = r.call(ctx, "PUT", "/audio", in, &s)
-	return s, err
+func (r *Remote) SetAudioSettings(ctx context.Context, in catalog.AudioSettings) (catalog.AudioSettings, error) {
+	return remote[catalog.AudioSettings](ctx, r, "SetAudioSettings", in)
 }
 
-func (r *Remote) ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) (out []catalog.Classifier, err error) {
-	err = r.call(ctx, "POST", "/classifiers/import?org="+url.QueryEscape(orgID), specs, &out)
-	return out, err
+func (r *Remote) ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error) {
+	return remote[[]catalog.Classifier](ctx, r, "ImportClassifiers", orgID, specs)
 }
 
-func (r *Remote) PrivacySettings(ctx context.Context, orgID string) (s catalog.PrivacySettings, err error) {
-	err = r.call(ctx, "GET", "/privacy?org="+url.QueryEscape(orgID), nil, &s)
-	return s, err
+func (r *Remote) PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error) {
+	return remote[catalog.PrivacySettings](ctx, r, "PrivacySettings", orgID)
 }
 
-func (r *Remote) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (s catalog.PrivacySettings, err error) {
-	err = r.call(ctx, "PUT", "/privacy", in, &s)
-	return s, err
+func (r *Remote) SetPrivacySettings(ctx context.Context, in catalog.PrivacySettings) (catalog.PrivacySettings, error) {
+	return remote[catalog.PrivacySettings](ctx, r, "SetPrivacySettings", in)
 }
