@@ -9,7 +9,6 @@ import (
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/internal/contract/dates"
-	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -81,7 +80,7 @@ func (s *Server) reclassify(c *gin.Context) {
 	if !ok {
 		return
 	}
-	run, err := s.deps.Jobs.Start(c.Request.Context(), "reclassify", orgID(c), jobs.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
+	run, err := s.deps.Jobs.Start(c.Request.Context(), "reclassify", orgID(c), catalog.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

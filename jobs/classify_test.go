@@ -122,7 +122,7 @@ func TestReclassifyReplacesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := time.Now().UTC()
-	run, err := e.runner.Start(ctx, "reclassify", e.org.ID, ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)})
+	run, err := e.runner.Start(ctx, "reclassify", e.org.ID, catalog.ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,15 +14,6 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// ReclassifyParams are what a reclassification is asked to do: one
-// classifier's current version over the conversations that arrived in
-// [From, To].
-type ReclassifyParams struct {
-	ClassifierID string    `json:"classifierId"`
-	From         time.Time `json:"startDate"`
-	To           time.Time `json:"endDate"`
-}
-
 // ClassifierGetter gives an organization's classifier (catalog.ClassifierStore).
 type ClassifierGetter interface {
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
@@ -67,7 +58,7 @@ type Reclassify struct {
 // Run does one reclassification (run.OrgID, run.Params).
 func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"conversations": 0, "classifier_results": 0, "classifier_failures": 0, "lake_files": 0}
-	var p ReclassifyParams
+	var p catalog.ReclassifyParams
 	if run.OrgID == nil || json.Unmarshal(run.Params, &p) != nil || p.ClassifierID == "" {
 		return counts, errors.New("a reclassification needs an organization, a classifier and a date range")
 	}

@@ -110,7 +110,7 @@ func TestViewsChooseWhatCompactionKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	day := time.Now().UTC()
-	if _, err := e.runner.Start(ctx, "reclassify", e.org.ID, ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)}); err != nil {
+	if _, err := e.runner.Start(ctx, "reclassify", e.org.ID, catalog.ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)}); err != nil {
 		t.Fatal(err)
 	}
 	e.runner.Wait()

@@ -25,6 +25,15 @@ type JobRun struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
+// ReclassifyParams are what a reclassification is asked to do (a reclassify
+// run's Params): one classifier's current version over the conversations
+// that arrived in [From, To].
+type ReclassifyParams struct {
+	ClassifierID string    `json:"classifierId"`
+	From         time.Time `json:"startDate"`
+	To           time.Time `json:"endDate"`
+}
+
 // StartJobRun records the start of a run.
 func (c *JobStore) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{}}
