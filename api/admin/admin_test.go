@@ -194,17 +194,7 @@ func TestSocketCarriesEveryOperation(t *testing.T) {
 	if len(ops) != iface.NumMethod() {
 		t.Errorf("the socket has %d operations, Operations %d", len(ops), iface.NumMethod())
 	}
-	svc := newService(t)
-	sock := filepath.Join(t.TempDir(), "admin.sock")
-	stop, err := Listen(context.Background(), sock, Handler(svc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	remote, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	remote := serveSocket(t, newService(t))
 	var out any
 	if err := remote.call(context.Background(), "DropEverything", &out); !errors.Is(err, ErrInvalid) {
 		t.Errorf("unknown operation: %v", err)
@@ -215,4 +205,20 @@ func TestSocketCarriesEveryOperation(t *testing.T) {
 	if err := remote.call(context.Background(), "JobRuns", &out, "ingest", "many"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "argument 2") {
 		t.Errorf("wrong argument type: %v", err)
 	}
+}
+
+// serveSocket serves svc on an admin socket for the test and dials it.
+func serveSocket(t *testing.T, svc *Service) *Remote {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "admin.sock")
+	stop, err := Listen(context.Background(), sock, Handler(svc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	remote, err := Dial(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return remote
 }
