@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -88,6 +89,8 @@ type metadataFilters struct {
 // maxListValues is the most values a list filter of /Metadata takes.
 const maxListValues = 100
 
+var listLimitMessage = fmt.Sprintf("must list at most %d values.", maxListValues)
+
 var (
 	mediaTypes = []string{catalog.MediaAudio, catalog.MediaChat, catalog.MediaProcessedChat}
 	statuses   = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
@@ -96,53 +99,52 @@ var (
 // metadataFilter checks the filters and turns them into a catalog filter,
 // naming every bad parameter in one 400.
 func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.InteractionFilter, *problem.Problem) {
-	errs := map[string][]string{}
-	bad := func(k, m string) { errs[k] = append(errs[k], m) }
+	errs := fieldErrors{}
 	out := catalog.InteractionFilter{Limit: defaultPageSize}
 	if f.startDate != "" {
 		t, err := dates.Parse(f.startDate)
 		if err != nil {
-			bad("StartDate", "must be a date such as "+dates.Accepted+".")
+			errs.add("StartDate", "must be a date such as "+dates.Accepted+".")
 		}
 		out.ArrivedFrom = &t
 	}
 	if f.endDate != "" {
 		t, err := dates.ParseEnd(f.endDate)
 		if err != nil {
-			bad("EndDate", "must be a date such as "+dates.Accepted+".")
+			errs.add("EndDate", "must be a date such as "+dates.Accepted+".")
 		}
 		out.ArrivedTo = &t
 	}
 	if out.ArrivedFrom != nil && out.ArrivedTo != nil && len(errs) == 0 && out.ArrivedTo.Before(*out.ArrivedFrom) {
-		bad("EndDate", "must not be before StartDate.")
+		errs.add("EndDate", "must not be before StartDate.")
 	}
 	if f.mediaType != "" {
 		if out.MediaType = oneOf(f.mediaType, mediaTypes); out.MediaType == "" {
-			bad("MediaType", "must be one of "+strings.Join(mediaTypes, ", ")+".")
+			errs.add("MediaType", "must be one of "+strings.Join(mediaTypes, ", ")+".")
 		}
 	}
 	if f.status != "" {
 		if out.Status = oneOf(f.status, statuses); out.Status == "" {
-			bad("Status", "must be one of "+strings.Join(statuses, ", ")+".")
+			errs.add("Status", "must be one of "+strings.Join(statuses, ", ")+".")
 		}
 	}
 	if f.pageSize != "" {
 		n, err := strconv.Atoi(f.pageSize)
 		if err != nil || n < 1 || n > maxPageSize {
-			bad("PageSize", pageSizeMessage)
+			errs.add("PageSize", pageSizeMessage)
 		}
 		out.Limit = n
 	}
 	if f.lastID != "" {
 		if id, err := uuid.Parse(f.lastID); err != nil {
-			bad("LastId", "must be a GUID.")
+			errs.add("LastId", "must be a GUID.")
 		} else {
 			out.AfterID = id.String()
 		}
 	}
 	if f.clientCallIDs != nil {
 		if len(f.clientCallIDs) > maxListValues {
-			bad("ClientCallId", "must list at most 100 values.")
+			errs.add("ClientCallId", listLimitMessage)
 		}
 		out.ClientCallIDs = f.clientCallIDs
 	}
@@ -155,13 +157,13 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 			continue
 		}
 		if len(list.in) > maxListValues {
-			bad(list.name, "must list at most 100 values.")
+			errs.add(list.name, listLimitMessage)
 		}
 		*list.dst = []string{}
 		for _, v := range list.in {
 			id, err := uuid.Parse(v)
 			if err != nil {
-				bad(list.name, "must be GUIDs separated by commas.")
+				errs.add(list.name, "must be GUIDs separated by commas.")
 				break
 			}
 			*list.dst = append(*list.dst, id.String())
