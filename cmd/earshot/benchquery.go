@@ -110,7 +110,7 @@ organization earshot bench gen created.`,
 					return fmt.Errorf("%s direct: %w", c.name, err)
 				}
 				// Counted once, after the timed requests: latency is the time to
-				// the whole body, not the client's scan of it (~4 ms a page).
+				// the whole body, not the client's scan of it.
 				items := bytes.Count(body.Bytes(), []byte(`"conversationId":`))
 				hp50, hp99, dp50, dp99 := pct(httpTimes, 50), pct(httpTimes, 99), pct(direct, 50), pct(direct, 99)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", c.name, ms(hp50), ms(hp99), ms(dp50), ms(dp99), float64(hp50)/float64(dp50), items)

@@ -60,8 +60,8 @@ func (c *ReviewStore) AddReview(ctx context.Context, r Review) (Review, error) {
 // reviewIndex is an organization's review sets by conversation, each
 // conversation's oldest first, kept in memory: every result page looks
 // its conversations up, and the catalog could only scan the whole table
-// for them (~10 ms at 100,000 reviews). Reviews are added, never changed,
-// so the index grows in place (some 300 bytes a review).
+// for them. Reviews are added, never changed, so the index grows in place
+// (measured in the design notes, "Query pages").
 type reviewIndex struct {
 	mu     sync.RWMutex
 	byConv map[string][]Review

@@ -7,8 +7,9 @@ import (
 
 // VADER's compound score, computed as github.com/jonreiter/govader
 // computes it, from govader's own lexicon and word lists, without its
-// per-call regular expressions, string copies and maps: govader took 40% of
-// a conversation's classification time, its scoring rules are a page. Texts
+// per-call regular expressions, string copies and maps, which made govader
+// the largest share of a conversation's classification time; its scoring
+// rules are a page. Texts
 // with non-ASCII characters (emoji, which VADER first spells out in words)
 // go to govader itself. TestCompoundMatchesVADER and FuzzCompound hold the
 // two to the same score for every text.
