@@ -32,6 +32,17 @@ func IsCurrent(runs map[string]string, conversationID, run string) bool {
 	return ok && run == current
 }
 
+// Candidates are the rows of a results table for a batch of
+// conversations, of every run, before the current ones are chosen.
+type Candidates[T any] struct {
+	rows []candidate[T]
+}
+
+type candidate[T any] struct {
+	conv, run, classifier string
+	row                   T
+}
+
 // Add adds a row of conversation and run for classifier (or model).
 // Rows added in conversation, classifier and run order are chosen from in
 // one pass; others are sorted first.
@@ -44,17 +55,6 @@ func (c *Candidates[T]) Len() int { return len(c.rows) }
 
 // Grow makes room for n more rows.
 func (c *Candidates[T]) Grow(n int) { c.rows = slices.Grow(c.rows, n) }
-
-// Candidates are the rows of a results table for a batch of
-// conversations, of every run, before the current ones are chosen.
-type Candidates[T any] struct {
-	rows []candidate[T]
-}
-
-type candidate[T any] struct {
-	conv, run, classifier string
-	row                   T
-}
 
 // Current keeps the current rows (the rule above): per conversation that
 // runs names and classifier, the row of the newest run not older than the
