@@ -70,7 +70,7 @@ unit:
 	$(GO) test -race -count=1 ./...
 	@# The optional sherpa-onnx engine: it builds, and is tested up to where a model is needed.
 	$(GO) test -race -count=1 -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
-	$(GO) build -tags sherpa,duckdb_arrow -o /dev/null ./cmd/earshot
+	$(GO) build -race -tags sherpa,duckdb_arrow -o /dev/null ./cmd/earshot
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -94,13 +94,15 @@ bench-query: deps build
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-## lint: formatting, vet and staticcheck
+## lint: formatting, vet and staticcheck. They check the -race build the tests
+## compile: the tree is then compiled once for both, not once each.
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) vet -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
-	$(GO) run $(STATICCHECK) ./...
+	$(GO) vet -race ./...
+	$(GO) vet -race -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
+	GOBIN=$(CURDIR)/bin $(GO) install $(STATICCHECK)
+	GOFLAGS="$(GOFLAGS) -race" bin/staticcheck ./...
 
 clean:
 	rm -rf bin
