@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/earshot/earshot/warehouse/analyst"
+	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -185,4 +187,74 @@ func (e *env) analystViews(t *testing.T) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// An archive processed again whose re-run fails wholly (its staged object
+// no longer reads as an archive) keeps the chats of its earlier run: the
+// upload says why it failed, its chats stay listed, in the views and after
+// compaction.
+func TestFailedRerunKeepsEarlierChats(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	archive := e.stage(t, "a.tar", tarOf(t, map[string]string{"1.json": earshotChat, "2.txt": textChat}, ""))
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	chats := func() []string {
+		t.Helper()
+		its, err := e.cat.Interactions.Interactions(ctx, e.org.ID, catalog.InteractionFilter{MediaType: catalog.MediaProcessedChat, Statuses: []string{catalog.StatusReadyToSample}, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range its {
+			ids = append(ids, it.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	before := chats()
+	if len(before) != 2 {
+		t.Fatalf("chats after the first run: %v", before)
+	}
+	up, err := e.cat.Interactions.Interaction(ctx, e.org.ID, archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.bucket.Put(ctx, *up.StagedKey, strings.NewReader("not a tar archive at all"), blob.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, archive); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	up, err = e.cat.Interactions.Interaction(ctx, e.org.ID, archive)
+	if err != nil || up.Status != catalog.StatusFailedToProcess || len(up.ProcessFailures) == 0 {
+		t.Fatalf("the failed re-run's upload: %+v %v", up, err)
+	}
+	if after := chats(); !slices.Equal(after, before) {
+		t.Fatalf("chats after the failed re-run %v, before %v", after, before)
+	}
+	var inView int
+	if err := e.analystViews(t).QueryRowContext(ctx, `SELECT count(*) FROM conversations`).Scan(&inView); err != nil || inView != 2 {
+		t.Fatalf("the conversations view has %d (%v)", inView, err)
+	}
+	if _, err := e.runner.Run(ctx, "compact"); err != nil {
+		t.Fatal(err)
+	}
+	transcripts, err := e.reader.Transcripts(ctx, e.org.ID, mustInteractions(t, e, before))
+	if err != nil || len(transcripts) != 2 {
+		t.Fatalf("transcripts after compaction: %d %v", len(transcripts), err)
+	}
+}
+
+func mustInteractions(t *testing.T, e *env, ids []string) []catalog.Interaction {
+	t.Helper()
+	its, err := e.cat.Interactions.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
+	if err != nil || len(its) != len(ids) {
+		t.Fatalf("%d of %d interactions: %v", len(its), len(ids), err)
+	}
+	return its
 }

@@ -96,12 +96,20 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 			return ErrLeaseLost
 		}
 		t := now()
-		// A re-run replaces the chats an earlier run found in these archives.
+		// A re-run replaces the chats an earlier run found in these archives,
+		// unless it failed wholly: then the earlier chats stay as they were
+		// (nothing replaces them, and their rows are still in the lake).
+		replaced := []string{}
+		for _, o := range ic.Outcomes {
+			if o.Status != StatusFailedToProcess || len(o.Children) > 0 {
+				replaced = append(replaced, o.Upload.ID)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM process_failures WHERE interaction_id IN
-			(SELECT id FROM interactions WHERE `+anyOf("upload_id")+`) OR `+anyOf("interaction_id"), list(ids), list(ids)); err != nil {
+			(SELECT id FROM interactions WHERE `+anyOf("upload_id")+`) OR `+anyOf("interaction_id"), list(replaced), list(ids)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE `+anyOf("upload_id"), list(ids)); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE `+anyOf("upload_id"), list(replaced)); err != nil {
 			return err
 		}
 		var children, failures [][]any
