@@ -19,11 +19,6 @@ type ClassifierGetter interface {
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
 }
 
-// Hierarchies gives an organization's hierarchy (catalog.PeopleStore).
-type Hierarchies interface {
-	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
-}
-
 // ManifestAdder registers new lake files (catalog.ManifestStore).
 type ManifestAdder interface {
 	AddLakeFiles(ctx context.Context, runID string, files []catalog.LakeFile) error
@@ -42,7 +37,7 @@ type Progress interface {
 // written and committed on its own; the run's counts show the progress.
 type Reclassify struct {
 	Classifiers  ClassifierGetter
-	Hierarchy    Hierarchies
+	Hierarchy    pipeline.HierarchySource
 	Interactions pipeline.Records
 	Manifest     ManifestAdder
 	Progress     Progress

@@ -54,21 +54,8 @@ func scanAgent(s scanner) (Agent, error) {
 
 // Agents lists an organization's agents by id; active filters when not nil.
 func (c *PeopleStore) Agents(ctx context.Context, orgID string, active *bool) ([]Agent, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT `+agentColumns+` FROM agents
+	return queryAll(ctx, c.db, scanAgent, `SELECT `+agentColumns+` FROM agents
 		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Agent{}
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 // Agent returns an agent of the organization; ErrNotFound for any other id.

@@ -35,20 +35,7 @@ func (c *InteractionStore) ClaimPending(ctx context.Context, owner string, media
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+anyOf("id")+` ORDER BY id`, list(ids))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Interaction{}
-	for rows.Next() {
-		it, err := scanInteraction(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, it)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, c.db, scanInteraction, `SELECT `+interactionColumns+` FROM interactions WHERE `+anyOf("id")+` ORDER BY id`, list(ids))
 }
 
 // RenewLeases extends owner's leases on the given uploads (still being

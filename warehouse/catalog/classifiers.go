@@ -90,21 +90,8 @@ func (c *ClassifierStore) Classifiers(ctx context.Context, orgID string, f Class
 
 // loadClassifiers reads an organization's classifiers (not deleted) by id.
 func loadClassifiers(ctx context.Context, q querier, orgID string) ([]Classifier, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+classifierColumns+` FROM classifiers
+	return queryAll(ctx, q, scanClassifier, `SELECT `+classifierColumns+` FROM classifiers
 		WHERE org_id = ? AND deleted_on IS NULL ORDER BY id`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Classifier
-	for rows.Next() {
-		cl, err := scanClassifier(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cl)
-	}
-	return out, rows.Err()
 }
 
 // Classifier returns one classifier (not deleted) of the organization.

@@ -56,21 +56,8 @@ func (c *OrgStore) Client(ctx context.Context, id string) (APIClient, error) {
 
 // Clients lists the clients of one organization, or of all when orgID is "".
 func (c *OrgStore) Clients(ctx context.Context, orgID string) ([]APIClient, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT `+clientColumns+` FROM api_clients
+	return queryAll(ctx, c.db, scanClient, `SELECT `+clientColumns+` FROM api_clients
 		WHERE ? = '' OR org_id = ? ORDER BY org_id, created_on, id`, orgID, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []APIClient{}
-	for rows.Next() {
-		client, err := scanClient(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, client)
-	}
-	return out, rows.Err()
 }
 
 // SetClientDisabled disables (or enables again) a client. Tokens it already

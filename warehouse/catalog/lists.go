@@ -48,20 +48,26 @@ func (l *strList) Scan(src any) error {
 	return json.Unmarshal(raw, (*[]string)(l))
 }
 
-// queryStrings is the one text column of a query's rows.
-func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+// queryAll is a query's rows, each read by scan; an empty list, not nil,
+// when there are none.
+func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	out := []T{}
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// queryStrings is the one text column of a query's rows.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	return queryAll(ctx, q, func(s scanner) (v string, err error) { return v, s.Scan(&v) }, query, args...)
 }

@@ -57,21 +57,8 @@ func scanUser(s scanner) (User, error) {
 // Users lists an organization's users by id; active (not disabled) filters
 // when not nil.
 func (c *PeopleStore) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users u
+	return queryAll(ctx, c.db, scanUser, `SELECT `+userColumns+` FROM users u
 		WHERE u.org_id = ? AND (? IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []User{}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
 }
 
 // User returns a user of the organization; ErrNotFound for any other id.

@@ -56,6 +56,22 @@ type Word struct {
 	Confidence float32
 }
 
+// ListWords are the words of a segment as a query of the lake scans its
+// words column: a list of structs, each a map by field name.
+func ListWords(list []any) []Word {
+	var out []Word
+	for _, v := range list {
+		m, _ := v.(map[string]any)
+		var w Word
+		w.Word, _ = m["word"].(string)
+		w.StartMs, _ = m["start_ms"].(int64)
+		w.EndMs, _ = m["end_ms"].(int64)
+		w.Confidence, _ = m["confidence"].(float32)
+		out = append(out, w)
+	}
+	return out
+}
+
 // ClassifierResult is one row of classifier_results: a classifier
 // version's answer for a conversation.
 type ClassifierResult struct {

@@ -52,16 +52,8 @@ func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[st
 				&s.Confidence, &words); err != nil {
 				return b, err
 			}
-			for _, w := range words {
-				m, _ := w.(map[string]any)
-				var wd lake.Word
-				wd.Word, _ = m["word"].(string)
-				wd.StartMs, _ = m["start_ms"].(int64)
-				wd.EndMs, _ = m["end_ms"].(int64)
-				wd.Confidence, _ = m["confidence"].(float32)
-				s.Words = append(s.Words, wd)
-			}
 			if lake.IsCurrent(runs, s.ConversationID, s.RunID) {
+				s.Words = lake.ListWords(words)
 				b.Segments = append(b.Segments, s)
 			}
 		}

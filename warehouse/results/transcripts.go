@@ -83,14 +83,8 @@ func (r *Reader) Transcripts(ctx context.Context, orgID string, its []catalog.In
 		if !lake.IsCurrent(runs, id, run) {
 			continue
 		}
-		for _, w := range words {
-			m, _ := w.(map[string]any)
-			tw := catalog.TranscriptWord{}
-			tw.Word, _ = m["word"].(string)
-			tw.StartMs, _ = m["start_ms"].(int64)
-			tw.EndMs, _ = m["end_ms"].(int64)
-			tw.Confidence, _ = m["confidence"].(float32)
-			s.Words = append(s.Words, tw)
+		for _, w := range lake.ListWords(words) {
+			s.Words = append(s.Words, catalog.TranscriptWord(w))
 		}
 		out[id] = append(out[id], s)
 	}
