@@ -3,6 +3,8 @@
 
 GO        ?= go
 BIN       := bin/earshot
+# The lab binary: earshot with the demo and the benchmarks (earshot hands them over to it).
+LAB       := bin/earshot-lab
 DATA      ?= ./data
 # Count-based: a duration-based -fuzztime can fail spuriously with "context deadline
 # exceeded" on Go 1.26 (golang/go#75804, fixed in Go 1.27).
@@ -49,9 +51,10 @@ deps:
 	@$(GO) list -deps -test ./... >/dev/null
 	@$(GO) list -tags sherpa,duckdb_arrow -deps ./pipeline/asr/sherpa >/dev/null
 
-## build: compile bin/earshot (TAGS=sherpa adds the sherpa-onnx engine)
+## build: compile bin/earshot and, beside it, bin/earshot-lab (TAGS=sherpa adds the sherpa-onnx engine)
 build:
 	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/earshot
+	$(GO) build -tags '$(BUILD_TAGS)' -o $(LAB) ./cmd/earshot-lab
 
 ## run: build, load the demo into a fresh data dir (skipped when it has data), and serve on http://127.0.0.1:8080
 run: deps build

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot/earshot/internal/corpus"
+	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 

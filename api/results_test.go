@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/warehouse/lake"
-	"github.com/earshot/earshot/warehouse/lakegen"
 )
 
 // resultsEnv is a test server over a generated lake: two organizations of

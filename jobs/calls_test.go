@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/pipeline/asr/spoken"
-	"github.com/earshot/earshot/pipeline/audio/synth"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 

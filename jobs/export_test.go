@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/catalog"
-	"github.com/earshot/earshot/warehouse/lakegen"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

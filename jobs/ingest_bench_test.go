@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/internal/corpus"
-	"github.com/earshot/earshot/internal/memwatch"
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/memwatch"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/warehouse/catalog"

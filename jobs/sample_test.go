@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
-	"github.com/earshot/earshot/warehouse/lakegen"
 )
 
 // sampleCatalog is a catalog with 1,500 generated conversations over 3

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/pipeline/audio/synth"
+	"github.com/earshot/earshot/internal/lab/synth"
 )
 
 // speak makes a file with flite and converts it with ffmpeg (args between

@@ -16,11 +16,11 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
-	"github.com/earshot/earshot/warehouse/lakegen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
-	"github.com/earshot/earshot/warehouse/lakegen"
 )
 
 // Count from the manifest must equal a scan of every file, whatever the

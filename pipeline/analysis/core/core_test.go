@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot/earshot/internal/corpus"
+	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/words"
 )

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/earshot/earshot/internal/corpus"
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/topics"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
-	"github.com/earshot/earshot/pipeline/analysis/topics"
 )
 
 // minedTopics are the topics mined from sgd-train, once.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
-	"github.com/earshot/earshot/pipeline/audio/synth"
 )
 
 // End to end: a model built from a few lines of a restaurant line's

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/pipeline/asr"
-	"github.com/earshot/earshot/pipeline/audio/synth"
 )
 
 func TestRecognizeFliteSpeech(t *testing.T) {

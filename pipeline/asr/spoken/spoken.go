@@ -1,6 +1,6 @@
 // Package spoken writes text the way it is spoken: lower case, no
 // punctuation, numbers in words. Reference transcripts are scored in this
-// form (pipeline/asr/wer) and language models are trained on it
+// form (internal/lab/wer) and language models are trained on it
 // (pipeline/asr/lm), so both agree with what a recognizer outputs.
 package spoken
 

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/internal/cli"
+	"github.com/earshot/earshot/internal/lab/dialogues"
+)
+
+// benchIngestCommand measures ingest as operators run it: a fresh data
+// directory, a server, the starter classifiers, archives uploaded through
+// the API, then `earshot jobs run ingest`, timed, and the server's memory.
+func benchIngestCommand(cfg *cli.Config) *cobra.Command {
+	var archives, chats int
+	var keep, baseline string
+	cmd := &cobra.Command{
+		Use:   "ingest",
+		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
+		Long: `Starts earshot serve on a fresh data directory (the bootstrap organization
+with the starter classifiers imported), uploads --archives tar archives of
+--chats generated chats each through the upload API, then times
+` + "`earshot jobs run ingest`" + ` (the server runs it) and reads the server's peak
+and current resident memory. --baseline runs the same with another earshot
+binary (an earlier release) and prints both.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			binaries := [][2]string{{"this build", self}}
+			if baseline != "" {
+				binaries = append(binaries, [2]string{"baseline " + filepath.Base(baseline), baseline})
+			}
+			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver CPU\tserver peak RSS\tserver RSS after\t")
+			for _, bin := range binaries {
+				data := keep
+				if data == "" || bin[1] != self {
+					dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(dir)
+					data = dir
+				}
+				res, err := benchIngest(c.Context(), bin[1], data, archives, chats, c.ErrOrStderr())
+				if err != nil {
+					return fmt.Errorf("%s: %w", bin[0], err)
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.0f\t%.2f s\t%d MB\t%d MB\t\n", bin[0], res.conversations, archives,
+					res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.cpu.Seconds(), res.peakRSS>>20, res.rss>>20)
+			}
+			tw.Flush()
+			fmt.Fprintln(c.OutOrStdout(), "target: ≥ 10,000 conv/s end to end")
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&archives, "archives", 100, "tar archives uploaded")
+	cmd.Flags().IntVar(&chats, "chats", 100, "generated chats in each archive")
+	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
+	return cmd
+}
+
+type ingestResult struct {
+	conversations int64
+	wall, cpu     time.Duration // cpu: the server's, user and system
+	peakRSS, rss  int64
+}
+
+func benchIngest(ctx context.Context, self, data string, archives, chats int, log io.Writer) (ingestResult, error) {
+	var res ingestResult
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return res, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	server := exec.CommandContext(ctx, self, "serve", "--data", data, "--addr", addr, "--log-level", "warn",
+		"--schedule-ingest", "off", "--schedule-compact", "off", "--schedule-sample", "off", "--schedule-export", "off")
+	server.Stderr = log
+	if err := server.Start(); err != nil {
+		return res, err
+	}
+	defer func() {
+		server.Process.Signal(syscall.SIGTERM)
+		server.Wait()
+	}()
+	base := "http://" + addr
+	if err := waitReady(ctx, base); err != nil {
+		return res, err
+	}
+	if out, err := exec.CommandContext(ctx, self, "admin", "classifiers", "import", "default", "--starter", "--data", data).CombinedOutput(); err != nil {
+		return res, fmt.Errorf("import the starter classifiers: %v\n%s", err, out)
+	}
+	bearer, err := bootstrapToken(base, filepath.Join(data, "credentials.json"))
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(log, "uploading %d archives of %d chats…\n", archives, chats)
+	gen := dialogues.New(2025)
+	start := time.Now().UTC().Add(-time.Hour)
+	bodies := make([][]byte, archives)
+	for a := range bodies {
+		if bodies[a], err = chatArchive(gen, start, a, chats); err != nil {
+			return res, err
+		}
+	}
+	errs := make([]error, len(bodies))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for a, body := range bodies {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[a] = uploadArchive(ctx, base, bearer, fmt.Sprintf("bench-%03d.tar", a), body)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	fmt.Fprintln(log, "running earshot jobs run ingest…")
+	cpuBefore, err := processCPU(server.Process.Pid)
+	if err != nil {
+		return res, err
+	}
+	began := time.Now()
+	out, err := exec.CommandContext(ctx, self, "jobs", "run", "ingest", "--data", data).Output()
+	res.wall = time.Since(began)
+	cpuAfter, cerr := processCPU(server.Process.Pid)
+	res.cpu = cpuAfter - cpuBefore
+	if err := errors.Join(err, cerr); err != nil {
+		return res, fmt.Errorf("jobs run ingest: %w", err)
+	}
+	var run struct {
+		Status string           `json:"status"`
+		Counts map[string]int64 `json:"counts"`
+	}
+	if err := json.Unmarshal(out, &run); err != nil || run.Status != "succeeded" {
+		return res, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
+	}
+	res.conversations = run.Counts["conversations"]
+	res.peakRSS, res.rss, err = processMemory(server.Process.Pid)
+	return res, err
+}
+
+// chatArchive is a tar of chats generated from start on.
+func chatArchive(gen *dialogues.Generator, start time.Time, archive, chats int) ([]byte, error) {
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	for i := range chats {
+		body, err := gen.Dialogue(start.Add(time.Duration(archive*chats+i) * time.Second)).EarshotJSON(nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.WriteHeader(&tar.Header{Name: fmt.Sprintf("chats/%04d.json", i), Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			return nil, err
+		}
+		w.Write(body)
+	}
+	err := w.Close()
+	return buf.Bytes(), err
+}
+
+// waitReady waits for /readyz to answer 200.
+func waitReady(ctx context.Context, base string) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return errors.New("the server was not ready within 60 s")
+}
+
+// bootstrapToken is a token for the bootstrap client of a fresh server.
+func bootstrapToken(base, credentialsPath string) (string, error) {
+	raw, err := os.ReadFile(credentialsPath)
+	if err != nil {
+		return "", err
+	}
+	var creds map[string]string
+	if err := json.Unmarshal(raw, &creds); err != nil {
+		return "", err
+	}
+	resp, err := http.PostForm(base+"/connect/token", url.Values{"grant_type": {"client_credentials"},
+		"client_id": {creds["client_id"]}, "client_secret": {creds["client_secret"]}})
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
+		return "", fmt.Errorf("token: %s %v", resp.Status, err)
+	}
+	return "Bearer " + tok.AccessToken, nil
+}
+
+// uploadArchive sends one archive through POST /Media/Upload.
+func uploadArchive(ctx context.Context, base, bearer, name string, body []byte) error {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("metadata", `{"FileName":"`+name+`","UploadType":"Chat"}`)
+	part, _ := mw.CreateFormFile("file", name)
+	part.Write(body)
+	mw.Close()
+	req, err := http.NewRequestWithContext(ctx, "POST", base+"/Media/Upload", &buf)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("upload %s: %s %s", name, resp.Status, msg)
+	}
+	return nil
+}
+
+// processCPU is the CPU time a process has used (utime and stime of
+// /proc/PID/stat, in clock ticks of 1/100 s).
+func processCPU(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command (in parentheses, which may hold spaces).
+	_, rest, _ := strings.Cut(string(raw), ") ")
+	fields := strings.Fields(rest)
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// processMemory is a process's peak and current resident memory in bytes
+// (VmHWM and VmRSS of /proc/PID/status).
+func processMemory(pid int) (peak, current int64, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if !ok || (key != "VmHWM" && key != "VmRSS") {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if key == "VmHWM" {
+			peak = kb << 10
+		} else {
+			current = kb << 10
+		}
+	}
+	return peak, current, nil
+}

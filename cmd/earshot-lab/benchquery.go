@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api"
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/cli"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// queryCase is one benchmarked request and the same page queried directly.
+type queryCase struct {
+	name   string
+	path   string // request path and query, without the cursor
+	cursor string // cursor parameter name
+	deep   bool
+	page   results.PageQuery
+	table  string
+	// classifiers are the ones whose results the page lists.
+	classifiers []string
+}
+
+func benchQueryCommand(cfg *cli.Config) *cobra.Command {
+	var runs int
+	var profile string
+	cmd := &cobra.Command{
+		Use:   "query",
+		Short: "Latency of /ModelResults and /Conversations/Insights pages over a lake from earshot bench gen",
+		Long: `Serves the API of the data directory on a loopback port and times 1000-item
+pages through HTTP (p50, p99 over --runs requests): /ModelResults over the
+whole range and /Conversations/Insights over 7 and 31 days, first and deep
+pages (the cursor halfway through the range), with and without a hierarchy
+filter; beside each, the same page's lake queries run directly in DuckDB on
+the same files (no catalog check, JSON or HTTP). It reads the first
+organization earshot bench gen created.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			st, err := cli.OpenStack(ctx, cfg, log, api.Options{PublicURL: "http://127.0.0.1"})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			orgs, err := st.Catalog.Orgs.Organizations(ctx)
+			if err != nil {
+				return err
+			}
+			i := slices.IndexFunc(orgs, func(o catalog.Organization) bool { return o.Name == "generated-1" })
+			if i < 0 {
+				return fmt.Errorf("no organization generated-1 in %s: run earshot bench gen first", cfg.DataDir)
+			}
+			org := orgs[i].ID
+			token, err := st.Tokens.Issue(oauth.NewClientID(), org, oauth.Scope)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: st.Handler}
+			go srv.Serve(ln)
+			defer srv.Close()
+			base := "http://" + ln.Addr().String()
+			cases, err := queryCases(ctx, st.Catalog, org)
+			if err != nil {
+				return err
+			}
+			reader := st.Reader
+			if profile != "" {
+				stop, err := startCPUProfile(profile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "query\tHTTP p50\tHTTP p99\tDuckDB p50\tDuckDB p99\tHTTP/DuckDB p50\titems\t")
+			for _, c := range cases {
+				if c.deep {
+					if c.page.AfterID, err = midCursor(ctx, st.Catalog, c.page); err != nil {
+						return err
+					}
+				}
+				target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
+				var body bytes.Buffer
+				httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body) })
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.name, err)
+				}
+				direct, err := timeRuns(runs, func() error { _, err := reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
+				if err != nil {
+					return fmt.Errorf("%s direct: %w", c.name, err)
+				}
+				// Counted once, after the timed requests: latency is the time to
+				// the whole body, not the client's scan of it.
+				items := bytes.Count(body.Bytes(), []byte(`"conversationId":`))
+				hp50, hp99, dp50, dp99 := pct(httpTimes, 50), pct(httpTimes, 99), pct(direct, 50), pct(direct, 99)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", c.name, ms(hp50), ms(hp99), ms(dp50), ms(dp99), float64(hp50)/float64(dp50), items)
+			}
+			tw.Flush()
+			fmt.Fprintln(out, "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.5× DuckDB")
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&runs, "runs", 50, "requests per query (after 3 warm-up requests)")
+	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of the runs to this file (go tool pprof)")
+	return cmd
+}
+
+// queryCases are the benchmarked pages: the generated range starts on the
+// first arrival day in the lake.
+func queryCases(ctx context.Context, cat *catalog.Catalog, org string) ([]queryCase, error) {
+	files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the lake of organization %s is empty (earshot bench gen first)", org)
+	}
+	first, last := files[0].Date, files[len(files)-1].Date // by date
+	classifiers, err := cat.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var models []string
+	for _, cl := range classifiers {
+		models = append(models, cl.ID)
+	}
+	tree, err := cat.People.Hierarchy(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	r1, _ := tree.ByCode("R1")
+	region := tree.Descendants(r1.ID)
+	start := first.AddDate(0, 0, 30) // a window inside the range
+	week, month := start.Add(7*24*time.Hour), start.Add(31*24*time.Hour)
+	day := func(t time.Time) string { return url.QueryEscape(t.Format(time.RFC3339)) }
+	mr := "/ModelResults?pageSize=1000&modelIds=" + strings.Join(models, ",")
+	insights := func(to time.Time, extra string) string {
+		return "/Conversations/Insights?PageSize=1000&StartDate=" + day(start) + "&EndDate=" + day(to) + extra
+	}
+	all := results.PageQuery{OrgID: org, Window: results.Window{From: first, To: last.Add(24*time.Hour - time.Microsecond)}, Limit: 1000}
+	w7 := results.PageQuery{OrgID: org, Window: results.Window{From: start, To: week}, Limit: 1000}
+	w31 := results.PageQuery{OrgID: org, Window: results.Window{From: start, To: month}, Limit: 1000}
+	w7h, w31h := w7, w31
+	w7h.NodeIDs, w31h.NodeIDs = region, region
+	allh := all
+	allh.NodeIDs = region
+	types := "&ClassifierTypes=" + url.QueryEscape("Classifier,Core AI Model")
+	return []queryCase{
+		{"ModelResults, all 92 days, first page", mr, "lastId", false, all, "model_results", models},
+		{"ModelResults, all 92 days, deep page", mr, "lastId", true, all, "model_results", models},
+		{"ModelResults, hierarchy R1, first page", mr + "&hierarchyCodes=R1", "lastId", false, allh, "model_results", models},
+		{"Insights, 7 days, first page", insights(week, ""), "LastId", false, w7, "classifier_results", models},
+		{"Insights, 7 days, deep page", insights(week, ""), "LastId", true, w7, "classifier_results", models},
+		{"Insights, 7 days, hierarchy R1, first page", insights(week, "&HierarchyCodes=R1"), "LastId", false, w7h, "classifier_results", models},
+		{"Insights, 31 days, hierarchy R1, first page", insights(month, "&HierarchyCodes=R1"), "LastId", false, w31h, "classifier_results", models},
+		{"Insights, 31 days, hierarchy R1, deep page", insights(month, "&HierarchyCodes=R1"), "LastId", true, w31h, "classifier_results", models},
+		{"Insights, 31 days, classifier types, first page", insights(month, types), "LastId", false, w31, "classifier_results", models},
+	}, nil
+}
+
+// midCursor is a cursor halfway through a page query's conversations:
+// the first id of the middle one of its conversations files, found in the
+// manifest so that setting up a deep page reads no lake file.
+func midCursor(ctx context.Context, cat *catalog.Catalog, q results.PageQuery) (string, error) {
+	files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("no conversations to page through: %v", err)
+	}
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.MinID
+	}
+	slices.Sort(ids)
+	return ids[len(ids)/2], nil
+}
+
+// getPage requests a page and reads its body whole into buf (reused, so
+// that the client's own buffer growth is not timed), failing on any
+// status but 200.
+func getPage(ctx context.Context, target, token string, buf *bytes.Buffer) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	_, err = buf.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %d %s", target, resp.StatusCode, buf.Bytes())
+	}
+	return err
+}
+
+func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
+	var out []time.Duration
+	for i := range runs + 3 {
+		began := time.Now()
+		if err := fn(); err != nil {
+			return nil, err
+		}
+		if i >= 3 {
+			out = append(out, time.Since(began))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// startCPUProfile profiles the process into a file until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// OpenAdmin reaches the catalog through a running server when there is one
+// (so that its in-memory copies see the change), else opens it here.
+func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), error) {
+	if remote, err := admin.Dial(cfg.adminSocket()); err == nil {
+		return remote, func() {}, nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	cat, err := OpenCatalog(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	lk, err := openLake(ctx, cfg, cat)
+	if err != nil {
+		cat.Close()
+		return nil, nil, err
+	}
+	bucket, err := blob.Open(ctx, cfg.BucketURL())
+	if err != nil {
+		lk.engine.Close()
+		cat.Close()
+		return nil, nil, err
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	runner := newJobRunner(cfg, cat, lk, bucket, log, nil)
+	svc := admin.NewService(admin.CatalogStores(cat), runner)
+	svc.SetClassifierCompiler(cfg.classifierCompiler())
+	return svc, func() { bucket.Close(); lk.engine.Close(); cat.Close() }, nil
+}
+
+// withAdmin runs fn against the catalog and prints its result as JSON.
+func withAdmin(cfg *Config, fn func(ctx context.Context, a admin.Operations, args []string) (any, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		a, done, err := OpenAdmin(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer done()
+		out, err := fn(ctx, a, args)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+}
+
+func adminCommand(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations (with their audio and privacy settings), API clients, users and classifiers (works while the server runs)"}
+
+	org := &cobra.Command{Use: "org", Short: "Organizations"}
+	org.AddCommand(&cobra.Command{
+		Use: "create NAME", Short: "Create an organization", Args: cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.CreateOrg(ctx, args[0])
+		}),
+	}, &cobra.Command{
+		Use: "list", Short: "List organizations", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) { return a.ListOrgs(ctx) }),
+	}, audioCommand(cfg), privacyCommand(cfg))
+
+	client := &cobra.Command{Use: "client", Short: "API clients (OAuth 2.0 client credentials)"}
+	var orgRef, name string
+	create := &cobra.Command{
+		Use: "create --org ID|NAME", Short: "Create a client; prints its client_id and client_secret (shown only once)", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			orgID, err := resolveOrg(ctx, a, orgRef)
+			if err != nil {
+				return nil, err
+			}
+			return a.CreateClient(ctx, orgID, name)
+		}),
+	}
+	create.Flags().StringVar(&orgRef, "org", "", "organization id or name (required)")
+	create.Flags().StringVar(&name, "name", "api client", "a label for the client")
+	create.MarkFlagRequired("org")
+	var listOrg string
+	list := &cobra.Command{
+		Use: "list", Short: "List clients (secrets are never shown)", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			orgID := ""
+			if listOrg != "" {
+				var err error
+				if orgID, err = resolveOrg(ctx, a, listOrg); err != nil {
+					return nil, err
+				}
+			}
+			return a.ListClients(ctx, orgID)
+		}),
+	}
+	list.Flags().StringVar(&listOrg, "org", "", "only this organization (id or name)")
+	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false))
+
+	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg))
+	return cmd
+}
+
+func userCommand(cfg *Config) *cobra.Command {
+	user := &cobra.Command{Use: "user", Short: "Users of an organization (dashboard accounts)"}
+	var orgRef string
+	var u admin.NewUser
+	create := &cobra.Command{
+		Use: "create --org ID|NAME --user-name NAME --first-name F --last-name L --email E [--role ROLE]", Short: "Create a user", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			orgID, err := resolveOrg(ctx, a, orgRef)
+			if err != nil {
+				return nil, err
+			}
+			return a.CreateUser(ctx, orgID, u)
+		}),
+	}
+	f := create.Flags()
+	f.StringVar(&orgRef, "org", "", "organization id or name (required)")
+	f.StringVar(&u.UserName, "user-name", "", "sign-in name, unique in the organization (required)")
+	f.StringVar(&u.FirstName, "first-name", "", "first name (required)")
+	f.StringVar(&u.LastName, "last-name", "", "last name (required)")
+	f.StringVar(&u.Email, "email", "", "e-mail address, unique in the organization (required)")
+	f.StringVar(&u.RoleName, "role", "", "Administrator, Analyst, Supervisor or Agent (default Agent)")
+	for _, name := range []string{"org", "user-name", "first-name", "last-name", "email"} {
+		create.MarkFlagRequired(name)
+	}
+	var listOrg string
+	list := &cobra.Command{
+		Use: "list --org ID|NAME", Short: "List an organization's users", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			orgID, err := resolveOrg(ctx, a, listOrg)
+			if err != nil {
+				return nil, err
+			}
+			return a.ListUsers(ctx, orgID)
+		}),
+	}
+	list.Flags().StringVar(&listOrg, "org", "", "organization id or name (required)")
+	list.MarkFlagRequired("org")
+	user.AddCommand(create, list)
+	return user
+}
+
+func setDisabledCommand(cfg *Config, verb string, disabled bool) *cobra.Command {
+	return &cobra.Command{
+		Use: verb + " CLIENT_ID", Short: verb + " a client: it can (not) get new tokens", Args: cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
+				return nil, err
+			}
+			return map[string]any{"clientId": args[0], "disabled": disabled}, nil
+		}),
+	}
+}
+
+// resolveOrg accepts an organization's id or its name.
+func resolveOrg(ctx context.Context, a admin.Operations, ref string) (string, error) {
+	orgs, err := a.ListOrgs(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range orgs {
+		if o.ID == ref || o.Name == ref {
+			return o.ID, nil
+		}
+	}
+	return "", fmt.Errorf("no organization has the id or name %q (see: earshot admin org list)", ref)
+}
+
+// audioCommand shows or changes an organization's speech settings.
+func audioCommand(cfg *Config) *cobra.Command {
+	var agentChannel int
+	var lm, dict string
+	cmd := &cobra.Command{
+		Use:   "audio ID|NAME [--agent-channel 0|1] [--language-model PATH --dictionary PATH]",
+		Short: "Show or set an organization's speech settings (stereo agent channel, own language model)",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		current, err := a.AudioSettings(ctx, orgID)
+		if err != nil {
+			return nil, err
+		}
+		f := cmd.Flags()
+		if !f.Changed("agent-channel") && !f.Changed("language-model") && !f.Changed("dictionary") {
+			return current, nil
+		}
+		if f.Changed("agent-channel") {
+			current.AgentChannel = agentChannel
+		}
+		if f.Changed("language-model") || f.Changed("dictionary") {
+			current.LanguageModel, current.Dictionary = lm, dict
+		}
+		return a.SetAudioSettings(ctx, current)
+	})
+	cmd.Flags().IntVar(&agentChannel, "agent-channel", 0, "stereo channel the agent is on: 0 (left) or 1 (right); the customer is on the other")
+	cmd.Flags().StringVar(&lm, "language-model", "", `the organization's own language model (absolute path; "" with --dictionary "" for the default)`)
+	cmd.Flags().StringVar(&dict, "dictionary", "", "the pronunciation dictionary that goes with it (absolute path)")
+	return cmd
+}
+
+func classifiersCommand(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "classifiers", Short: "An organization's classifiers"}
+	var useStarter bool
+	imp := &cobra.Command{
+		Use:   "import ID|NAME [FILE | --starter]",
+		Short: "Create or update classifiers from a JSON file (an array of POST /Conversations/Classifiers bodies), by name",
+		Long: `Create an organization's classifiers from a JSON file: an array of objects with the
+fields of POST /Conversations/Classifiers (name, description, classifierType,
+categoryName, reportable, groupable, definition). A classifier whose name the
+organization already has is updated (a new version). Every definition is checked
+before anything is written. --starter imports the example set shipped with
+Earshot (pipeline/analysis/starter/classifiers.json).`,
+		Args: cobra.RangeArgs(1, 2),
+	}
+	imp.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		var data []byte
+		switch {
+		case useStarter && len(args) == 1:
+			data = starter.JSON
+		case !useStarter && len(args) == 2:
+			var err error
+			if data, err = os.ReadFile(args[1]); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errors.New("give a FILE or --starter")
+		}
+		specs, err := starter.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("the file is not a JSON array of classifiers: %w", err)
+		}
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		imported, err := a.ImportClassifiers(ctx, orgID, specs)
+		if err != nil {
+			return nil, err
+		}
+		type row struct {
+			ID      string `json:"id"`
+			Name    string `json:"name"`
+			Type    string `json:"classifierType"`
+			Version int    `json:"version"`
+		}
+		out := make([]row, len(imported))
+		for i, c := range imported {
+			out[i] = row{c.ID, c.Name, c.Type, c.Version}
+		}
+		return out, nil
+	})
+	imp.Flags().BoolVar(&useStarter, "starter", false, "import the starter set: greeting, identity verification, escalation request, cancellation intent, empathy, dead air, PII spoken, negative customer sentiment")
+	cmd.AddCommand(imp)
+	return cmd
+}
+
+func privacyCommand(cfg *Config) *cobra.Command {
+	var redact bool
+	cmd := &cobra.Command{
+		Use:   "privacy ID|NAME [--redact-pii=true|false]",
+		Short: "Show or set an organization's privacy settings (redact personal data from stored transcripts)",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !cmd.Flags().Changed("redact-pii") {
+			return a.PrivacySettings(ctx, orgID)
+		}
+		return a.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: orgID, RedactPII: redact})
+	})
+	cmd.Flags().BoolVar(&redact, "redact-pii", false, "replace card numbers, SSNs, phone numbers and e-mail addresses in transcripts with [card], [ssn], … before they are stored")
+	return cmd
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/pflag"
+
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Config is every setting of earshot, each a flag with an EARSHOT_*
+// variable of the same name (--rate-limit = EARSHOT_RATE_LIMIT).
+type Config struct {
+	DataDir string
+	// Catalog is the catalog's address; "" = sqlite://DATA/catalog.db.
+	Catalog        string
+	Addr           string
+	Bucket         string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
+	PublicURL      string // "" = http://ADDR
+	TokenTTL       time.Duration
+	RateLimit      float64
+	RateBurst      int
+	MaxUpload      string // human size, e.g. 2.5GB
+	TrustedProxies []string
+	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
+	SignedURLAllowHTTP bool
+	SignedURLTimeout   time.Duration
+
+	ScheduleIngest  string
+	ScheduleCompact string
+	ScheduleSample  string
+	ScheduleExport  string
+	// SampleRate is the QA sampling share per agent per week; SampleSeed
+	// makes its choice repeatable.
+	SampleRate    float64
+	SampleSeed    string
+	IngestWorkers int
+	IngestBatch   int
+	IngestLease   time.Duration
+	// IngestAudioBatch is how many calls one batch claims.
+	IngestAudioBatch int
+	// ASREngine is pocketsphinx (default) or sherpa-onnx.
+	ASREngine string
+	// ASRModelDir is PocketSphinx's model directory ("" = pkg-config's).
+	ASRModelDir string
+	// ASRSherpaModel is the sherpa-onnx model directory; ASRSherpaThreads
+	// its ONNX threads per worker.
+	ASRSherpaModel   string
+	ASRSherpaThreads int
+	// ASRSpanish* are the model files for LocaleId 2058 calls.
+	ASRSpanishHMM, ASRSpanishLM, ASRSpanishDict string
+	// LLM* are the OpenAI-compatible endpoint of LLM Model classifiers.
+	LLMBaseURL, LLMModel       string
+	LLMTimeout                 time.Duration
+	LLMRetries, LLMConcurrency int
+	// compiler is made from the LLM settings on first use (classifierCompiler).
+	compiler        *registry.Compiler
+	LogLevel        string
+	ShutdownTimeout time.Duration
+}
+
+func defaultConfig() Config {
+	return Config{
+		DataDir:          "./data",
+		Addr:             "127.0.0.1:8080",
+		TokenTTL:         time.Hour,
+		RateLimit:        50,
+		RateBurst:        100,
+		MaxUpload:        "2.5GB",
+		LogLevel:         "info",
+		ShutdownTimeout:  30 * time.Second,
+		SignedURLTimeout: 10 * time.Minute,
+		ScheduleIngest:   "@every 1m",
+		ScheduleCompact:  "0 2 * * *",
+		ScheduleSample:   "30 1 * * *",
+		ScheduleExport:   "30 2 * * *",
+		SampleRate:       0.05,
+		SampleSeed:       "earshot",
+		IngestWorkers:    2,
+		IngestBatch:      200,
+		IngestLease:      10 * time.Minute,
+		IngestAudioBatch: 4,
+		ASREngine:        engineSphinx,
+		ASRSherpaThreads: 1,
+		LLMTimeout:       60 * time.Second,
+		LLMRetries:       3,
+		LLMConcurrency:   4,
+	}
+}
+
+const envPrefix = "EARSHOT_"
+
+// envName is the variable of a flag: --rate-limit → EARSHOT_RATE_LIMIT.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// applyEnv sets every flag not given on the command line from its
+// EARSHOT_* variable, when that is set.
+func applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || err != nil {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, serr)
+			}
+		}
+	})
+	return err
+}
+
+// catalogAddress is where the catalog is: --catalog, by default the
+// SQLite file in the data directory.
+func (c *Config) catalogAddress() string {
+	if c.Catalog != "" {
+		return c.Catalog
+	}
+	return catalog.SchemePrefix + filepath.Join(c.DataDir, "catalog.db")
+}
+
+// CatalogExists tells whether the catalog's file is there.
+func (c *Config) CatalogExists() bool {
+	path, err := catalog.FilePath(c.catalogAddress())
+	return err == nil && fileExists(path)
+}
+
+// legacyCatalogPath is the DuckDB catalog of releases before the SQLite
+// catalog, in the data directory.
+func (c *Config) legacyCatalogPath() string { return filepath.Join(c.DataDir, "catalog.duckdb") }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (c *Config) keysDir() string         { return filepath.Join(c.DataDir, "keys") }
+func (c *Config) CredentialsPath() string { return filepath.Join(c.DataDir, "credentials.json") }
+func (c *Config) adminSocket() string     { return filepath.Join(c.DataDir, "admin.sock") }
+
+// BucketURL is the object storage's address: --bucket, else DATA/bucket.
+func (c *Config) BucketURL() string {
+	if c.Bucket != "" {
+		return c.Bucket
+	}
+	return "file://" + filepath.Join(c.DataDir, "bucket")
+}
+
+// ClientURL is the base URL clients reach the API at: --public-url, else
+// http://ADDR.
+func (c *Config) ClientURL() string {
+	if c.PublicURL != "" {
+		return strings.TrimSuffix(c.PublicURL, "/")
+	}
+	return "http://" + c.Addr
+}
+
+// validate checks the settings serve depends on and returns the upload
+// limit in bytes.
+func (c *Config) validate() (maxUploadBytes int64, err error) {
+	n, err := humanize.ParseBytes(c.MaxUpload)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--max-upload %q: want a size such as 2.5GB or 500MiB", c.MaxUpload)
+	}
+	if c.TokenTTL < time.Minute || c.TokenTTL > 24*time.Hour {
+		return 0, fmt.Errorf("--token-ttl %s: want 1m to 24h", c.TokenTTL)
+	}
+	if c.RateLimit < 0 || c.RateBurst < 1 {
+		return 0, fmt.Errorf("--rate-limit must be ≥ 0 (0 = off) and --rate-burst ≥ 1")
+	}
+	if c.SampleRate < 0 || c.SampleRate > 1 {
+		return 0, fmt.Errorf("--sample-rate %v: want a share from 0 to 1", c.SampleRate)
+	}
+	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestAudioBatch < 1 || c.IngestLease < time.Second {
+		return 0, fmt.Errorf("--ingest-workers, --ingest-batch and --ingest-audio-batch must be ≥ 1 and --ingest-lease ≥ 1s")
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return 0, err
+	}
+	if _, err := c.speechEngine(); err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// workerName names this process in job runs and leases.
+func workerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// LakeRoot is the local directory DuckDB reads lake files from: the bucket
+// itself when it is a directory, else a cache in the data directory (then
+// cached is true).
+func LakeRoot(cfg *Config) (dir string, cached bool) {
+	if u := cfg.BucketURL(); strings.HasPrefix(u, "file://") {
+		abs, _ := filepath.Abs(strings.TrimPrefix(u, "file://"))
+		return abs, false
+	}
+	return filepath.Join(cfg.DataDir, "lake-cache"), true
+}
+
+// lakeParts are the lake engine over the lake's local directory and the
+// reader of results and transcripts on it and the catalog.
+type lakeParts struct {
+	engine *lakedb.DB
+	reader *results.Reader
+}
+
+func openLake(ctx context.Context, cfg *Config, cat *catalog.Catalog) (lakeParts, error) {
+	root, _ := LakeRoot(cfg)
+	engine, err := lakedb.Open(ctx, root)
+	if err != nil {
+		return lakeParts{}, err
+	}
+	return lakeParts{engine: engine, reader: &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}}, nil
+}
+
+// newJobRunner registers every job on the catalog, the lake and the bucket.
+func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
+	owner := workerName()
+	root, cached := LakeRoot(cfg)
+	writer := &lake.Writer{Bucket: bucket}
+	cache := ""
+	if cached {
+		writer.Cache, cache = root, root
+	}
+	runner := jobs.NewRunner(cat.Jobs, owner, log, reg)
+	engine, err := cfg.speechEngine()
+	if err != nil {
+		// validate() reported it before any job could start; a command
+		// that runs no calls still gets its other jobs.
+		log.Warn("calls cannot be transcribed", "err", err)
+	}
+	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat.Settings}
+	if cfg.ASRSpanishHMM != "" {
+		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
+	}
+	runner.Register("ingest", &jobs.Ingest{
+		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People}, calls},
+		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
+		Queues: []jobs.Queue{
+			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
+			{MediaTypes: []string{catalog.MediaAudio}, BatchSize: cfg.IngestAudioBatch},
+		},
+		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
+	})
+	runner.Register("compact", &jobs.Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
+	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
+	return runner
+}
+
+func jobsCommand(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
+	cmd.AddCommand(&cobra.Command{
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export; reclassify takes its parameters through the API)", Args: cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.RunJob(ctx, args[0])
+		}),
+	})
+	var job string
+	var limit int
+	list := &cobra.Command{
+		Use: "list", Short: "Recent job runs, newest first: start, end, status, counts, error", Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			return a.JobRuns(ctx, job, limit)
+		}),
+	}
+	list.Flags().StringVar(&job, "job", "", "only this job")
+	list.Flags().IntVar(&limit, "limit", 20, "how many runs")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+// scheduleFlags are when serve runs the scheduled jobs.
+func scheduleFlags(cmd *cobra.Command, cfg *Config) {
+	f := cmd.Flags()
+	f.StringVar(&cfg.ScheduleIngest, "schedule-ingest", cfg.ScheduleIngest, `cron schedule of the ingest job, "off" to disable (env EARSHOT_SCHEDULE_INGEST)`)
+	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
+	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
+	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
+}
+
+// JobFlags are the settings of the jobs, on every command that may run them.
+func JobFlags(cmd *cobra.Command, cfg *Config) {
+	f := cmd.PersistentFlags()
+	f.Float64Var(&cfg.SampleRate, "sample-rate", cfg.SampleRate, "share of each agent's conversations of a week the sample job moves to Sampled, 0..1 (env EARSHOT_SAMPLE_RATE)")
+	f.StringVar(&cfg.SampleSeed, "sample-seed", cfg.SampleSeed, "seed of the sample job's choice: the same seed and data choose the same conversations (env EARSHOT_SAMPLE_SEED)")
+	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
+	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together at most; archives go fewer at a time, about 1,000 conversations a batch (env EARSHOT_INGEST_BATCH)")
+	f.IntVar(&cfg.IngestAudioBatch, "ingest-audio-batch", cfg.IngestAudioBatch, "calls claimed and committed together (env EARSHOT_INGEST_AUDIO_BATCH)")
+	f.StringVar(&cfg.LLMBaseURL, "llm-base-url", cfg.LLMBaseURL, "OpenAI-compatible API root for LLM Model classifiers, e.g. http://localhost:11434/v1 (Ollama); key in EARSHOT_LLM_API_KEY (env EARSHOT_LLM_BASE_URL)")
+	f.StringVar(&cfg.LLMModel, "llm-model", cfg.LLMModel, "model name at the LLM endpoint (env EARSHOT_LLM_MODEL)")
+	f.DurationVar(&cfg.LLMTimeout, "llm-timeout", cfg.LLMTimeout, "time limit of one LLM request (env EARSHOT_LLM_TIMEOUT)")
+	f.IntVar(&cfg.LLMRetries, "llm-retries", cfg.LLMRetries, "retries of an LLM request after a network error, 429 or 5xx (env EARSHOT_LLM_RETRIES)")
+	f.IntVar(&cfg.LLMConcurrency, "llm-concurrency", cfg.LLMConcurrency, "LLM requests one organization may have in flight (env EARSHOT_LLM_CONCURRENCY)")
+	f.StringVar(&cfg.ASREngine, "asr-engine", cfg.ASREngine, "speech recognition engine: pocketsphinx, or sherpa-onnx in a build with TAGS=sherpa (env EARSHOT_ASR_ENGINE)")
+	f.StringVar(&cfg.ASRSherpaModel, "asr-sherpa-model", cfg.ASRSherpaModel, "sherpa-onnx model directory: Whisper or Zipformer/Parakeet transducer ONNX files (env EARSHOT_ASR_SHERPA_MODEL)")
+	f.IntVar(&cfg.ASRSherpaThreads, "asr-sherpa-threads", cfg.ASRSherpaThreads, "ONNX threads per ingest worker for sherpa-onnx (env EARSHOT_ASR_SHERPA_THREADS)")
+	f.StringVar(&cfg.ASRModelDir, "asr-model-dir", cfg.ASRModelDir, "PocketSphinx model directory; empty: pkg-config's (the pocketsphinx-en-us package) (env EARSHOT_ASR_MODEL_DIR)")
+	f.StringVar(&cfg.ASRSpanishHMM, "asr-spanish-model", cfg.ASRSpanishHMM, "model directory for Spanish (LocaleId 2058) calls, for the chosen engine; without it they fail (env EARSHOT_ASR_SPANISH_MODEL)")
+	f.StringVar(&cfg.ASRSpanishLM, "asr-spanish-lm", cfg.ASRSpanishLM, "language model for Spanish calls (env EARSHOT_ASR_SPANISH_LM)")
+	f.StringVar(&cfg.ASRSpanishDict, "asr-spanish-dict", cfg.ASRSpanishDict, "pronunciation dictionary for Spanish calls (env EARSHOT_ASR_SPANISH_DICT)")
+	f.DurationVar(&cfg.IngestLease, "ingest-lease", cfg.IngestLease, "how long a worker owns a claimed upload before another may take it over (env EARSHOT_INGEST_LEASE)")
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/earshot/earshot/api"
+	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/legacycatalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+func serveCommand(cfg *Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env EARSHOT_ADDR)")
+	f.StringVar(&cfg.Bucket, "bucket", cfg.Bucket, "object storage: file://DIR or gs://BUCKET/PREFIX (default file://DATA/bucket; env EARSHOT_BUCKET)")
+	f.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL clients reach the API at, the tokens' issuer (default http://ADDR; env EARSHOT_PUBLIC_URL)")
+	f.DurationVar(&cfg.TokenTTL, "token-ttl", cfg.TokenTTL, "access token lifetime (env EARSHOT_TOKEN_TTL)")
+	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
+	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
+	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
+	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
+	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
+	f.DurationVar(&cfg.SignedURLTimeout, "signed-url-timeout", cfg.SignedURLTimeout, "how long a signedUrl download may take (env EARSHOT_SIGNED_URL_TIMEOUT)")
+	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
+	return cmd
+}
+
+func serve(ctx context.Context, cfg *Config) error {
+	maxUpload, err := cfg.validate()
+	if err != nil {
+		return err
+	}
+	level, _ := parseLevel(cfg.LogLevel)
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
+		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Background runs (reclassifications) end with the server; st.close
+	// waits for them first.
+	st.runner.SetBase(ctx)
+	defer st.runner.Wait()
+	if host, err := os.Hostname(); err == nil {
+		if n, err := st.Catalog.Jobs.FailInterruptedRuns(ctx, host, workerName()); err != nil || n > 0 {
+			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
+		}
+	}
+	stopJobs, err := st.runner.Schedule(ctx, cfg.schedules())
+	if err != nil {
+		return err
+	}
+	defer stopJobs()
+
+	created, err := st.admin.Bootstrap(ctx, cfg.CredentialsPath(), cfg.ClientURL()+"/connect/token",
+		os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_ID"), os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET"))
+	if err != nil {
+		return err
+	}
+	if created {
+		log.Info("first start: created organization 'default' and an API client", "credentials", cfg.CredentialsPath())
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	st.admin.SetAPI(st.Tokens, "http://"+ln.Addr().String())
+	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(st.admin))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopAdmin()
+	srv := &http.Server{Handler: st.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.ClientURL(), "data", cfg.DataDir,
+		"bucket", cfg.BucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// Stack is everything a server is made of, opened on a data directory.
+type Stack struct {
+	Catalog *catalog.Catalog
+	Reader  *results.Reader
+	bucket  blob.Bucket
+	Tokens  *oauth.Tokens
+	runner  *jobs.Runner
+	admin   *admin.Service
+	Handler *api.Server
+	Close   func()
+}
+
+// OpenStack opens the catalog, the bucket and the keys, and builds the jobs
+// and the API on them.
+func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Options) (*Stack, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, err
+	}
+	cat, err := OpenCatalog(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	lk, err := openLake(ctx, cfg, cat)
+	if err != nil {
+		cat.Close()
+		return nil, err
+	}
+	bucket, err := blob.Open(ctx, cfg.BucketURL())
+	if err != nil {
+		lk.engine.Close()
+		cat.Close()
+		return nil, err
+	}
+	st := &Stack{Catalog: cat, Reader: lk.reader, bucket: bucket, Close: func() { bucket.Close(); lk.engine.Close(); cat.Close() }}
+	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
+	}, func() float64 {
+		n, _ := cat.Interactions.PendingCount(context.Background())
+		return float64(n)
+	}))
+	st.runner = newJobRunner(cfg, cat, lk, bucket, log, registry)
+	if root, cached := LakeRoot(cfg); cached {
+		paths, err := cat.Manifest.LakePaths(ctx)
+		if err == nil {
+			var n int
+			n, err = lake.Fill(ctx, bucket, root, paths)
+			log.Info("lake cache filled from the bucket", "dir", root, "fetched", n, "files", len(paths))
+		}
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("lake cache: %w", err)
+		}
+	}
+	st.admin = admin.NewService(admin.CatalogStores(cat), st.runner)
+	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
+	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
+	st.Handler, err = api.New(api.Deps{
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
+		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
+		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
+	}, opts)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// schedules are the jobs serve runs on a schedule, by name, with their
+// cron specifications.
+func (cfg *Config) schedules() map[string]string {
+	return map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport}
+}
+
+// OpenCatalog opens the catalog. A data directory that has only the
+// DuckDB catalog of an earlier release has it copied into the SQLite
+// catalog first (once: the old file is renamed).
+func OpenCatalog(ctx context.Context, cfg *Config) (*catalog.Catalog, error) {
+	if cfg.Catalog == "" && !cfg.CatalogExists() && fileExists(cfg.legacyCatalogPath()) {
+		newPath, err := catalog.FilePath(cfg.catalogAddress())
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(os.Stderr, "earshot: copying the catalog of an earlier release (%s) into %s\n", cfg.legacyCatalogPath(), newPath)
+		copied, err := legacycatalog.Migrate(ctx, cfg.legacyCatalogPath(), newPath)
+		if err != nil {
+			return nil, err
+		}
+		var rows int64
+		for _, n := range copied {
+			rows += n
+		}
+		fmt.Fprintf(os.Stderr, "earshot: %d rows of %d tables copied and counted; the old file is now %s\n",
+			rows, len(copied), cfg.legacyCatalogPath()+legacycatalog.MigratedSuffix)
+	}
+	return catalog.Open(ctx, cfg.catalogAddress())
+}

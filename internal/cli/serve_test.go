@@ -1,0 +1,263 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/internal/cli/clitest"
+	"github.com/spf13/cobra"
+)
+
+func freeAddr(t *testing.T) string { return clitest.FreeAddr(t) }
+
+// startServe runs `earshot serve` in-process, as the binary would, and
+// waits until it answers /healthz.
+func startServe(t *testing.T, args ...string) (addr string, stop func() error) {
+	t.Helper()
+	return clitest.StartServe(t, func() *cobra.Command { return Root() }, args...)
+}
+
+// The issue's acceptance path: a fresh start writes credentials, a token
+// comes from /connect/token with HTTP Basic, a protected route wants it.
+func TestServeFreshStartTokenAndAuth(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("EARSHOT_BOOTSTRAP_CLIENT_ID", "ops-client")
+	t.Setenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET", "ops-secret-0123456789")
+	addr, stop := startServe(t, "--data", data)
+	defer stop()
+
+	raw, err := os.ReadFile(filepath.Join(data, "credentials.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creds map[string]string
+	json.Unmarshal(raw, &creds)
+	if creds["client_id"] != "ops-client" || creds["client_secret"] != "ops-secret-0123456789" {
+		t.Fatalf("credentials.json = %s", raw)
+	}
+	if st, _ := os.Stat(filepath.Join(data, "credentials.json")); st.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials.json mode %v", st.Mode().Perm())
+	}
+
+	tok := fetchToken(t, addr, creds["client_id"], creds["client_secret"])
+
+	resp, _ := http.Get("http://" + addr + "/Me")
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
+		t.Fatalf("unauthenticated /Me: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/me", nil)
+	req.Header.Set("Authorization", "Bearer "+tok["access_token"].(string))
+	resp, _ = http.DefaultClient.Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("authenticated /me: %d", resp.StatusCode)
+	}
+	if resp, _ := http.Get("http://" + addr + "/readyz"); resp.StatusCode != 200 {
+		t.Fatalf("readyz: %d", resp.StatusCode)
+	}
+}
+
+// A request in flight when the server is told to stop still completes.
+func TestServeShutdownFinishesInFlightRequests(t *testing.T) {
+	data := t.TempDir()
+	addr, stop := startServe(t, "--data", data)
+	var creds map[string]string
+	raw, _ := os.ReadFile(filepath.Join(data, "credentials.json"))
+	json.Unmarshal(raw, &creds)
+
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {creds["client_id"]}, "client_secret": {creds["client_secret"]}}.Encode()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Send the headers and half the body, then ask the server to stop.
+	fmt.Fprintf(conn, "POST /connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", len(form), form[:10])
+	time.Sleep(200 * time.Millisecond)
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	time.Sleep(200 * time.Millisecond)
+	io.WriteString(conn, form[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("in-flight request was cut off: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("access_token")) {
+		t.Fatalf("in-flight request: %d %s", resp.StatusCode, body)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+	// And it no longer accepts connections.
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Fatal("server still answering after shutdown")
+	}
+}
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	return clitest.Run(t, Root(), args...)
+}
+
+// Admin commands work with and without a running server (through its
+// socket, since the server holds the catalog file).
+func TestAdminCommands(t *testing.T) {
+	for _, withServer := range []bool{false, true} {
+		t.Run(fmt.Sprint("server running=", withServer), func(t *testing.T) {
+			data := t.TempDir()
+			if withServer {
+				_, stop := startServe(t, "--data", data)
+				defer stop()
+			}
+			out, err := run(t, "admin", "--data", data, "org", "create", "globex")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var org struct{ ID, Name string }
+			json.Unmarshal([]byte(out), &org)
+			if org.Name != "globex" || org.ID == "" {
+				t.Fatalf("org create printed %s", out)
+			}
+			out, err = run(t, "admin", "client", "create", "--data", data, "--org", "globex")
+			var creds map[string]string
+			json.Unmarshal([]byte(out), &creds)
+			if err != nil || creds["client_id"] == "" || creds["client_secret"] == "" || creds["organization_id"] != org.ID {
+				t.Fatalf("client create: %v %s", err, out)
+			}
+			if _, err := run(t, "admin", "client", "disable", "--data", data, creds["client_id"]); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = run(t, "admin", "client", "list", "--data", data, "--org", org.ID)
+			if !strings.Contains(out, creds["client_id"]) || !strings.Contains(out, `"disabled": true`) || strings.Contains(out, creds["client_secret"]) {
+				t.Fatalf("client list: %s", out)
+			}
+			if _, err := run(t, "admin", "client", "create", "--data", data, "--org", "nope"); err == nil || !strings.Contains(err.Error(), "no organization") {
+				t.Fatalf("unknown org: %v", err)
+			}
+			out, err = run(t, "admin", "user", "create", "--data", data, "--org", "globex", "--user-name", "ann",
+				"--first-name", "Ann", "--last-name", "Lee", "--email", "ann@example.com", "--role", "Analyst")
+			if err != nil || !strings.Contains(out, `"roleName": "Analyst"`) {
+				t.Fatalf("user create: %v %s", err, out)
+			}
+			if _, err := run(t, "admin", "user", "create", "--data", data, "--org", "globex", "--user-name", "ann2",
+				"--first-name", "A", "--last-name", "L", "--email", "a2@example.com", "--role", "Wizard"); err == nil || !strings.Contains(err.Error(), "role") {
+				t.Fatalf("unknown role: %v", err)
+			}
+			out, err = run(t, "admin", "user", "list", "--data", data, "--org", org.ID)
+			if err != nil || !strings.Contains(out, `"userName": "ann"`) {
+				t.Fatalf("user list: %v %s", err, out)
+			}
+			// Speech settings: shown, changed, refused when a file is missing.
+			if out, err = run(t, "admin", "org", "audio", "--data", data, "globex"); err != nil || !strings.Contains(out, `"agentChannel": 0`) {
+				t.Fatalf("audio show: %v %s", err, out)
+			}
+			if out, err = run(t, "admin", "org", "audio", "--data", data, "globex", "--agent-channel", "1"); err != nil || !strings.Contains(out, `"agentChannel": 1`) {
+				t.Fatalf("audio set: %v %s", err, out)
+			}
+			if _, err = run(t, "admin", "org", "audio", "--data", data, "globex", "--language-model", "/nonexistent.lm", "--dictionary", "/nonexistent.dict"); err == nil ||
+				!strings.Contains(err.Error(), "nonexistent") {
+				t.Fatalf("missing model file: %v", err)
+			}
+			if out, _ = run(t, "admin", "org", "audio", "--data", data, "globex"); !strings.Contains(out, `"agentChannel": 1`) || strings.Contains(out, "languageModel") {
+				t.Fatalf("after refused change: %s", out)
+			}
+		})
+	}
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	t.Setenv("EARSHOT_RATE_LIMIT", "7.5")
+	t.Setenv("EARSHOT_TOKEN_TTL", "15m")
+	t.Setenv("EARSHOT_MAX_UPLOAD", "500MiB")
+	cfg := defaultConfig()
+	cmd := serveCommand(&cfg)
+	cmd.Flags().Set("rate-limit", "3") // a flag beats the environment
+	if err := applyEnv(cmd.Flags()); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RateLimit != 3 || cfg.TokenTTL != 15*time.Minute {
+		t.Fatalf("cfg = %+v", cfg)
+	}
+	if n, err := cfg.validate(); err != nil || n != 500<<20 {
+		t.Fatalf("max upload %d, %v", n, err)
+	}
+	t.Setenv("EARSHOT_TOKEN_TTL", "soon")
+	cfg2 := defaultConfig()
+	if err := applyEnv(serveCommand(&cfg2).Flags()); err == nil || !strings.Contains(err.Error(), "EARSHOT_TOKEN_TTL") {
+		t.Fatalf("bad env value: %v", err)
+	}
+	for _, bad := range []func(*Config){
+		func(c *Config) { c.MaxUpload = "lots" },
+		func(c *Config) { c.TokenTTL = time.Second },
+		func(c *Config) { c.LogLevel = "loud" },
+		func(c *Config) { c.RateBurst = 0 },
+		func(c *Config) { c.ASREngine = "whisper.cpp" },
+		func(c *Config) { c.ASREngine = "sherpa-onnx" }, // no model directory
+	} {
+		c := defaultConfig()
+		bad(&c)
+		if _, err := c.validate(); err == nil {
+			t.Errorf("validate accepted %+v", c)
+		}
+	}
+	c := defaultConfig()
+	c.ASREngine, c.ASRSherpaModel = "sherpa-onnx", t.TempDir()
+	if _, err := c.validate(); err == nil || !strings.Contains(err.Error(), "--asr-engine sherpa-onnx: speech recognition is not configured: no sherpa-onnx model in") {
+		t.Errorf("sherpa-onnx without model files: %v", err)
+	}
+}
+
+// fetchToken gets a token with HTTP Basic client credentials, as a client would.
+func fetchToken(t *testing.T, addr, id, secret string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/connect/token", strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(id, secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok map[string]any
+	json.NewDecoder(resp.Body).Decode(&tok)
+	if resp.StatusCode != 200 || tok["access_token"] == nil {
+		t.Fatalf("token: %d %v", resp.StatusCode, tok)
+	}
+	return tok
+}
+
+// --catalog names where the catalog is; an engine this release does not
+// have is refused with its name.
+func TestCatalogFlag(t *testing.T) {
+	data, elsewhere := t.TempDir(), filepath.Join(t.TempDir(), "my-catalog.db")
+	if _, err := run(t, "admin", "org", "create", "acme", "--data", data, "--catalog", "sqlite://"+elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(elsewhere); err != nil {
+		t.Fatalf("the catalog is not where --catalog says: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "catalog.db")); err == nil {
+		t.Fatal("a catalog was made in the data directory too")
+	}
+	out, err := run(t, "admin", "org", "list", "--data", data, "--catalog", "sqlite://"+elsewhere)
+	if err != nil || !strings.Contains(out, `"acme"`) {
+		t.Fatalf("org list: %v %s", err, out)
+	}
+	if _, err := run(t, "admin", "org", "list", "--data", data, "--catalog", "mysql://db/earshot"); err == nil ||
+		!strings.Contains(err.Error(), "mysql:// is not a catalog engine of this release") {
+		t.Fatalf("an unknown engine: %v", err)
+	}
+}

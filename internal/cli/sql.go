@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/warehouse/analyst"
+)
+
+func sqlCommand(cfg *Config) *cobra.Command {
+	var format, orgRef string
+	cmd := &cobra.Command{
+		Use:   "sql [QUERY]",
+		Short: "Read-only SQL over the lake (conversations, transcripts, results) and the catalog snapshots",
+		Long: `Runs QUERY, or an interactive session without one, in DuckDB over views of the
+lake's committed files (conversations, transcript_segments, classifier_results,
+model_results) and of the export job's snapshots (organizations, users, agents,
+hierarchy, classifiers). Works while earshot serve runs: it asks the server for
+the manifest (or, with none running, reads it from the catalog). --org limits
+every view to one organization's files.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains(analyst.Formats, format) {
+				return fmt.Errorf("--format must be one of %s", strings.Join(analyst.Formats, ", "))
+			}
+			ctx := c.Context()
+			root, _ := LakeRoot(cfg)
+			files, err := analystFiles(ctx, cfg, root, orgRef)
+			if err != nil {
+				return err
+			}
+			db, err := analyst.Open(ctx, root, files)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if len(args) == 1 {
+				return analyst.Run(ctx, db, c.OutOrStdout(), args[0], format)
+			}
+			return analyst.Shell(ctx, db, c.InOrStdin(), c.OutOrStdout(), format, term.IsTerminal(int(os.Stdin.Fd())))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "output: table, csv or json")
+	cmd.Flags().StringVar(&orgRef, "org", "", "only this organization's data (id or name)")
+	return cmd
+}
+
+// analystFiles are the files of earshot sql's views: the manifest's
+// committed lake files (from the running server, else the catalog, closed
+// again before the session starts) and the export snapshots.
+func analystFiles(ctx context.Context, cfg *Config, root, orgRef string) (analyst.Files, error) {
+	if !cfg.CatalogExists() {
+		return nil, fmt.Errorf("no Earshot data in %s (run earshot serve, or earshot demo, first)", cfg.DataDir)
+	}
+	ops, done, err := OpenAdmin(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	orgID := ""
+	if orgRef != "" {
+		if orgID, err = resolveOrg(ctx, ops, orgRef); err != nil {
+			return nil, err
+		}
+	}
+	manifest, err := ops.LakeFiles(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	files := analyst.Files{}
+	for _, f := range manifest {
+		files[f.Table] = append(files[f.Table], f.Path)
+	}
+	org := "*"
+	if orgID != "" {
+		org = orgID
+	}
+	snapshots, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(jobs.ExportPath("*", org))))
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range snapshots {
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		table := strings.Split(strings.TrimPrefix(rel, jobs.ExportPrefix), "/")[0]
+		files[table] = append(files[table], rel)
+	}
+	return files, nil
+}

@@ -1,0 +1,215 @@
+// Package callbench measures the call pipeline on calls synthesized from
+// the dialogue corpus: the word error rate against the dialogue text, the
+// real-time factor per worker, the share of words given to the right
+// speaker and the peak memory. `earshot bench asr` and the ASR benchmark
+// of `make bench` run it.
+package callbench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/memwatch"
+	"github.com/earshot/earshot/internal/lab/synth"
+	"github.com/earshot/earshot/internal/lab/wer"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/pipeline/asr/spoken"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Targets of the speech pipeline on 16 kHz synthesized speech.
+const (
+	TargetWER     = 0.15
+	TargetRTF     = 0.25
+	TargetSpeaker = 0.95
+)
+
+// Call is a synthesized stereo call and what was said in it.
+type Call struct {
+	Reference []wer.Word // spoken form, with the speaker of each word
+	WAV       []byte     // 16 kHz stereo, agent on channel 0
+	Seconds   float64
+}
+
+// Synthesize speaks the first turns turns of each dialogue with flite,
+// the agent on channel 0 and the customer on channel 1.
+func Synthesize(ctx context.Context, dialogues []corpus.Dialogue, turns int) ([]Call, error) {
+	var calls []Call
+	for _, d := range dialogues {
+		var script []synth.Turn
+		for _, t := range d.Turns[:min(turns, len(d.Turns))] {
+			script = append(script, synth.Turn{Speaker: t.Participant(), Text: t.Text})
+		}
+		c, err := synth.Stereo(ctx, script, 0)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue %s: %w", d.ID, err)
+		}
+		var ref []wer.Word
+		for _, t := range c.Turns {
+			for _, w := range spoken.Words(t.Text) {
+				ref = append(ref, wer.Word{Text: w, Speaker: t.Speaker})
+			}
+		}
+		calls = append(calls, Call{Reference: ref, WAV: c.WAV, Seconds: float64(c.DurationMs) / 1000})
+	}
+	return calls, nil
+}
+
+// Telephone re-encodes a call as a telephone line carries it: 8 kHz
+// μ-law.
+func Telephone(ctx context.Context, wav []byte) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "earshot-telephone-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	in, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "out.wav")
+	if err := os.WriteFile(in, wav, 0o600); err != nil {
+		return nil, err
+	}
+	if msg, err := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", in, "-ar", "8000", "-c:a", "pcm_mulaw", out).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("ffmpeg: %v: %s", err, msg)
+	}
+	return os.ReadFile(out)
+}
+
+// Config is one measured setting.
+type Config struct {
+	Name    string
+	Engine  asr.Engine
+	Model   asr.Model // the organization's language model and dictionary ("" for the engine's)
+	Workers int
+	// Telephone: the calls go through 8 kHz μ-law first.
+	Telephone bool
+}
+
+// Result is what a run measured.
+type Result struct {
+	Config
+	Calls        int
+	Score        wer.Score
+	AudioSeconds float64
+	// BusySeconds is the time workers spent on calls, summed.
+	BusySeconds float64
+	// Memory is the process's peak resident set during the run (decoders
+	// loading included) and its growth over the start.
+	Memory memwatch.Peak
+}
+
+// RTF is the real-time factor per worker: processing time over audio time.
+func (r Result) RTF() float64 { return r.BusySeconds / r.AudioSeconds }
+
+// settings give every organization the benchmark's language model.
+type settings asr.Model
+
+func (s settings) AudioSettings(_ context.Context, org string) (catalog.AudioSettings, error) {
+	return catalog.AudioSettings{OrgID: org, AgentChannel: 0, LanguageModel: s.LanguageModel, Dictionary: s.Dictionary}, nil
+}
+
+// Run transcribes the calls through the real call processor (ffmpeg,
+// segmenter, recognizer, turn merging) with cfg.Workers workers, decoders
+// loaded before the clock starts.
+func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
+	inputs := make([][]byte, len(calls))
+	for i, c := range calls {
+		inputs[i] = c.WAV
+		if cfg.Telephone {
+			var err error
+			if inputs[i], err = Telephone(ctx, c.WAV); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	workers := max(cfg.Workers, 1)
+	// Memory is watched from before the decoders load: they are most of it.
+	stopWatch := memwatch.Start()
+	recs := &pipeline.Recognizers{Engine: cfg.Engine}
+	defer recs.Close()
+	if err := recs.Preload(cfg.Model, workers); err != nil {
+		stopWatch()
+		return Result{}, err
+	}
+	proc := pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model)}
+
+	res := Result{Config: cfg, Calls: len(calls)}
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				start := time.Now()
+				hyp, err := transcribe(ctx, proc, inputs[i])
+				took := time.Since(start).Seconds()
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				res.Score = res.Score.Add(wer.Align(calls[i].Reference, hyp))
+				res.BusySeconds += took
+				res.AudioSeconds += calls[i].Seconds
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range calls {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	res.Memory = stopWatch()
+	return res, firstErr
+}
+
+func transcribe(ctx context.Context, proc pipeline.Calls, wav []byte) ([]wer.Word, error) {
+	key := "call.wav"
+	up := catalog.Interaction{ID: catalog.NewID(), OrgID: "bench", MediaType: catalog.MediaAudio, FileName: key, StagedKey: &key,
+		LocaleID: 1033, ArrivedOn: time.Now(), ExtendedMetadata: map[string]string{}}
+	open := func(context.Context, string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(wav)), nil }
+	out, err := proc.Process(ctx, up, "bench", open)
+	if err != nil {
+		return nil, err
+	}
+	var hyp []wer.Word
+	for _, s := range out.Batch.Segments {
+		for _, w := range strings.Fields(s.Text) {
+			hyp = append(hyp, wer.Word{Text: strings.ToLower(w), Speaker: s.Speaker})
+		}
+	}
+	return hyp, nil
+}
+
+// WriteTable prints results side by side, with the targets.
+func WriteTable(w io.Writer, results []Result) {
+	fmt.Fprintf(w, "%-30s %5s %7s %6s %5s %4s %4s %8s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%", "peak RSS MiB")
+	for _, r := range results {
+		fmt.Fprintf(w, "%-30s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
+			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
+	}
+	fmt.Fprintf(w, "targets (16 kHz): WER ≤ %.0f%%, RTF ≤ %.2f per worker, speaker ≥ %.0f%%\n", 100*TargetWER, TargetRTF, 100*TargetSpeaker)
+}
+
+// Configs are the settings a benchmark compares: the engine's general
+// language model (the baseline) and a domain one, each on 16 kHz audio and
+// on 8 kHz μ-law telephone audio.
+func Configs(engine asr.Engine, domain asr.Model, workers int) []Config {
+	return []Config{
+		{Name: "wav-16k general-lm", Engine: engine, Workers: workers},
+		{Name: "wav-16k domain-lm", Engine: engine, Model: domain, Workers: workers},
+		{Name: "telephone-8k-mulaw general-lm", Engine: engine, Workers: workers, Telephone: true},
+		{Name: "telephone-8k-mulaw domain-lm", Engine: engine, Model: domain, Workers: workers, Telephone: true},
+	}
+}

@@ -1,0 +1,144 @@
+package topics
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+)
+
+// Timed is a dialogue as a timed conversation, as a call would be: 300 ms a
+// word, 500 ms between turns (talk statistics need times).
+func Timed(d corpus.Dialogue) *analysis.Conversation {
+	c := Conversation(d)
+	var at int64
+	for i := range c.Turns {
+		n := int64(c.Normalized().Count(i))
+		c.Turns[i].StartMs, c.Turns[i].EndMs = at, at+300*n
+		at += 300*n + 500
+	}
+	return c
+}
+
+// ThroughputSet is the throughput benchmark's classifiers: 50 phrase
+// classifiers (the topics, and variants restricted to the customer in the
+// first 30% and to the agent in the last 5 turns), and with core the
+// sentiment, talk and PII models.
+func ThroughputSet(topics []Topic, withCore bool) (*registry.Set, error) {
+	var cs []*registry.Compiled
+	add := func(typ string, def any) error {
+		raw, _ := json.Marshal(def)
+		c, err := registry.Compiler{}.Compile("bench", registry.Classifier{ID: fmt.Sprint(len(cs)), Type: typ, Definition: raw})
+		if err != nil {
+			return err
+		}
+		cs = append(cs, c)
+		return nil
+	}
+	rule := func(phrases []string, extra map[string]any) map[string]any {
+		r := map[string]any{"phrases": phrases}
+		for k, v := range extra {
+			r[k] = v
+		}
+		return map[string]any{"groups": []any{map[string]any{"rules": []any{r}}}}
+	}
+	variants := []map[string]any{nil,
+		{"speaker": "Customer", "window": map[string]any{"firstPercent": 30}},
+		{"speaker": "Agent", "window": map[string]any{"lastTurns": 5}}}
+	for v := 0; len(cs) < 50 && len(topics) > 0; v++ {
+		for _, t := range topics {
+			if len(cs) == 50 {
+				break
+			}
+			if err := add(analysis.TypeClassifier, rule(t.Phrases, variants[v%len(variants)])); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if withCore {
+		for _, def := range []map[string]any{
+			{"model": "sentiment", "speaker": "Customer", "label": "Negative"},
+			{"model": "talk", "measure": "silenceShare", "above": 0.3},
+			{"model": "pii"},
+		} {
+			if err := add(analysis.TypeCoreModel, def); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return registry.NewSet(cs), nil
+}
+
+// Rate is a throughput measured over several rounds, in conversations per
+// second of this process's CPU time (what "per core" means, and what a
+// virtual machine's stolen time does not distort: on this one wall-clock
+// rates swing by a third with the neighbours' load), the median round as
+// the figure, the range beside it, and the median by the wall clock.
+type Rate struct{ Median, Min, Max, Wall float64 }
+
+// Throughput is conversations classified per second on one core: each
+// conversation prepared (built and tokenized) and run through the set (nil:
+// preparing only, the baseline), over the dialogues once a round.
+func Throughput(dialogues []corpus.Dialogue, set *registry.Set, rounds int) Rate {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	runtime.GC()
+	ctx := context.Background()
+	var outcomes []registry.Outcome // reused, as the ingest job does
+	cpu := make([]float64, max(rounds, 1))
+	wall := make([]float64, len(cpu))
+	for r := range cpu {
+		start, startCPU := time.Now(), cpuTime()
+		for _, d := range dialogues {
+			conv := Timed(d)
+			if set != nil {
+				outcomes = set.EvaluateInto(ctx, conv, outcomes)
+			}
+		}
+		wall[r] = float64(len(dialogues)) / time.Since(start).Seconds()
+		cpu[r] = float64(len(dialogues)) / max(cpuTime()-startCPU, time.Microsecond).Seconds()
+	}
+	slices.Sort(cpu)
+	slices.Sort(wall)
+	return Rate{Median: cpu[len(cpu)/2], Min: cpu[0], Max: cpu[len(cpu)-1], Wall: wall[len(wall)/2]}
+}
+
+// cpuTime is the CPU time this process has used (user and system, every
+// thread: the garbage collector's work counts).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// WriteThroughput measures and prints the three settings side by side.
+func WriteThroughput(w io.Writer, topics []Topic, dialogues []corpus.Dialogue, rounds int) error {
+	phrases, err := ThroughputSet(topics, false)
+	if err != nil {
+		return err
+	}
+	all, err := ThroughputSet(topics, true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%-40s %14s  %-13s  %s\n", "sgd-dev conversations, one core", "conv/CPU-s", "range", "conv/s wall")
+	for _, row := range []struct {
+		name string
+		set  *registry.Set
+	}{{"baseline: prepare (build, tokenize)", nil}, {"50 phrase classifiers", phrases}, {"50 phrase + sentiment + talk + pii", all}} {
+		r := Throughput(dialogues, row.set, rounds)
+		fmt.Fprintf(w, "%-40s %14.0f  %-13s  %.0f\n", row.name, r.Median, fmt.Sprintf("%.0f–%.0f", r.Min, r.Max), r.Wall)
+	}
+	fmt.Fprintf(w, "medians of %d rounds; target: 50 phrase + sentiment + talk + pii ≥ 20,000 conv/s per core\n", rounds)
+	return nil
+}
