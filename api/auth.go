@@ -20,9 +20,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		claims, err = s.deps.Tokens.Verify(token)
 	}
 	if err != nil {
-		c.Header("WWW-Authenticate", `Bearer error="invalid_token"`)
-		problem.Write(c, problem.New(http.StatusUnauthorized,
-			"A valid access token is required: send 'Authorization: Bearer <token>' with a token from POST /connect/token that has not expired."))
+		unauthorized(c)
 		return
 	}
 	if !claims.HasScope(oauth.Scope) {
@@ -34,4 +32,11 @@ func (s *Server) authenticate(c *gin.Context) {
 	ctx := tenant.With(c.Request.Context(), tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope})
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()
+}
+
+// unauthorized answers a request without a valid access token.
+func unauthorized(c *gin.Context) {
+	c.Header("WWW-Authenticate", `Bearer error="invalid_token"`)
+	problem.Write(c, problem.New(http.StatusUnauthorized,
+		"A valid access token is required: send 'Authorization: Bearer <token>' with a token from POST /connect/token that has not expired."))
 }

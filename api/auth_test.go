@@ -91,3 +91,17 @@ func TestBearerWithoutScopeIsForbidden(t *testing.T) {
 		t.Fatalf("status %d: %s", r.Code, r.Body)
 	}
 }
+
+// A well-signed token of an organization the catalog does not have (gone,
+// or another installation's with the same keys) is a 401, not a 500.
+func TestTokenOfUnknownOrganization(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok, err := e.tokens.Issue(e.clientID, "01a209e0-0000-7000-8000-000000000000", oauth.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("GET", "/Me", nil, bearer(tok))
+	if r.Code != 401 || r.Header().Get("WWW-Authenticate") == "" {
+		t.Fatalf("status %d: %s", r.Code, r.Body)
+	}
+}

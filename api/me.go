@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -8,6 +9,7 @@ import (
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
 	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // me is GET /Me [extension]: who the token speaks for. Integrators use it to
@@ -15,9 +17,14 @@ import (
 func (s *Server) me(c *gin.Context) {
 	p, _ := tenant.From(c.Request.Context())
 	org, err := s.deps.Orgs.Organization(c.Request.Context(), p.OrgID)
+	if errors.Is(err, catalog.ErrNotFound) {
+		// A token of an organization that is gone (or of another
+		// installation signing with the same keys) speaks for no one.
+		unauthorized(c)
+		return
+	}
 	if err != nil {
-		s.deps.Logger.Error("me: organization lookup", "err", err, "org", p.OrgID)
-		problem.Write(c, problem.New(http.StatusInternalServerError, "The server could not read your organization; report the traceId to the operator."))
+		problem.Write(c, s.internal(c, err))
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{

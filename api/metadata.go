@@ -218,7 +218,10 @@ func (s *Server) postMetadata(c *gin.Context) {
 		case "":
 			return nil
 		case "string":
-			return csv(*body.String(k), true)
+			if v := body.String(k); v != nil { // nil: too long, failed
+				return csv(*v, true)
+			}
+			return nil
 		}
 		if v := body.Strings(k); v != nil {
 			return *v
@@ -246,7 +249,9 @@ func (s *Server) postMetadata(c *gin.Context) {
 func numberText(body *reqbody.Object, k string) string {
 	switch body.Kind(k) {
 	case "string":
-		return *body.String(k)
+		if v := body.String(k); v != nil { // nil: too long, failed
+			return *v
+		}
 	case "number":
 		var n json.Number
 		if body.Decode(k, &n) {
