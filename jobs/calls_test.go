@@ -100,6 +100,10 @@ func TestIngestCalls(t *testing.T) {
 		if it.Status != catalog.StatusFailedToProcess || len(it.ProcessFailures) != 1 || !strings.Contains(it.ProcessFailures[0].Message, reason) {
 			t.Errorf("%s: %s %+v, want %q", it.FileName, it.Status, it.ProcessFailures, reason)
 		}
+		// Reasons are for clients: none names a file of this machine.
+		if msg := it.ProcessFailures[0].Message; strings.Contains(msg, os.TempDir()) || strings.Contains(msg, ".wav:") {
+			t.Errorf("%s: the reason %q names a local file", it.FileName, msg)
+		}
 	}
 
 	stereo, monoIt := get(stereoID), get(monoID)

@@ -233,28 +233,30 @@ func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.In
 }
 
 func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction) (res pipeline.Result) {
-	fail := func(err error) pipeline.Result {
+	// The log keeps the whole error; the client reads its reason.
+	fail := func(err error, reason string) pipeline.Result {
 		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", err)
-		return pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess, Failures: []string{err.Error()}}}
+		return pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess, Failures: []string{reason}}}
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = fail(fmt.Errorf("processing crashed: %v", r))
+			res = fail(fmt.Errorf("processing crashed: %v", r), pipeline.CrashReason)
 		}
 	}()
 	for _, p := range j.Processors {
 		if p.Accepts(up) {
 			r, err := p.Process(ctx, up, runID, j.Open)
 			if err != nil {
-				return fail(err)
+				return fail(err, pipeline.ClientReason(err))
 			}
 			if j.Analyzer != nil {
 				if r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch); err != nil {
-					return fail(err)
+					return fail(err, pipeline.ClientReason(err))
 				}
 			}
 			return r
 		}
 	}
-	return fail(errors.New("no processor handles this upload"))
+	err := errors.New("no processor handles this upload")
+	return fail(err, err.Error())
 }
