@@ -39,6 +39,10 @@ type Options struct {
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 	// TLS overrides the TLS client configuration (tests trust their own CA).
 	TLS *tls.Config
+	// LocalAddrs are this machine's own addresses, refused whatever their
+	// class (a service listening on 0.0.0.0 answers on the public one too);
+	// default: the interfaces' addresses, read at every check.
+	LocalAddrs func() ([]netip.Addr, error)
 }
 
 // Fetcher downloads signed URLs under the guard.
@@ -56,6 +60,9 @@ func New(opts Options) *Fetcher {
 		opts.LookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		}
+	}
+	if opts.LocalAddrs == nil {
+		opts.LocalAddrs = interfaceAddrs
 	}
 	f := &Fetcher{opts: opts}
 	dialer := &net.Dialer{Timeout: 30 * time.Second, Control: f.control}
@@ -128,7 +135,7 @@ func (f *Fetcher) control(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: unexpected address %s", ErrRefused, address)
 	}
 	if !f.allowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s is a forbidden address (loopback, private, link-local, multicast or metadata)", ErrRefused, ap.Addr())
+		return fmt.Errorf("%w: %s is a forbidden address (this machine's, loopback, private, link-local, multicast, reserved or metadata)", ErrRefused, ap.Addr())
 	}
 	return nil
 }
@@ -140,8 +147,33 @@ var forbidden = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),      // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"),     // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),       // reserved, broadcast
+	netip.MustParsePrefix("192.0.2.0/24"),      // documentation (TEST-NET-1)
+	netip.MustParsePrefix("198.51.100.0/24"),   // documentation (TEST-NET-2)
+	netip.MustParsePrefix("203.0.113.0/24"),    // documentation (TEST-NET-3)
+	netip.MustParsePrefix("192.88.99.0/24"),    // 6to4 relays
+	netip.MustParsePrefix("::/96"),             // IPv4-compatible ::a.b.c.d (deprecated; may reach IPv4 space)
 	netip.MustParsePrefix("64:ff9b::/96"),      // NAT64 (could reach IPv4 private space)
+	netip.MustParsePrefix("64:ff9b:1::/48"),    // local-use NAT64
+	netip.MustParsePrefix("100::/64"),          // discard-only
+	netip.MustParsePrefix("2001::/32"),         // Teredo (tunnels to IPv4)
+	netip.MustParsePrefix("2001:db8::/32"),     // documentation
+	netip.MustParsePrefix("2002::/16"),         // 6to4 (embeds any IPv4 address)
 	netip.MustParsePrefix("fd00:ec2::254/128"), // AWS metadata over IPv6 (inside fc00::/7 too)
+}
+
+// interfaceAddrs are the addresses of this machine's network interfaces.
+func interfaceAddrs() ([]netip.Addr, error) {
+	nets, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	var out []netip.Addr
+	for _, n := range nets {
+		if p, err := netip.ParsePrefix(n.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out, nil
 }
 
 func (f *Fetcher) allowed(a netip.Addr) bool {
@@ -157,6 +189,15 @@ func (f *Fetcher) allowed(a netip.Addr) bool {
 	}
 	for _, p := range forbidden {
 		if p.Contains(a) {
+			return false
+		}
+	}
+	local, err := f.opts.LocalAddrs()
+	if err != nil {
+		return false // unknown own addresses: refuse rather than guess
+	}
+	for _, l := range local {
+		if l.Unmap() == a {
 			return false
 		}
 	}

@@ -28,7 +28,10 @@ func stubResolver(names map[string]string) func(context.Context, string) ([]neti
 func TestRefusedTargets(t *testing.T) {
 	f := New(Options{LookupIP: stubResolver(map[string]string{
 		"internal.example": "10.1.2.3", "meta.example": "169.254.169.254", "v6.example": "::1", "mapped.example": "::ffff:127.0.0.1",
-	})})
+		"self.example": "93.184.215.99",
+	}), LocalAddrs: func() ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("93.184.215.99"), netip.MustParseAddr("2600:1f18::99")}, nil
+	}})
 	cases := map[string]string{
 		"loopback":              "https://127.0.0.1/file.wav",
 		"loopback name":         "https://localhost.invalid/file.wav",
@@ -46,6 +49,21 @@ func TestRefusedTargets(t *testing.T) {
 		"ftp":                   "ftp://93.184.215.14/x.wav",
 		"relative":              "/x.wav",
 		"credentials":           "https://user:pw@93.184.215.14/x.wav",
+		"this machine's public": "https://93.184.215.99/x.wav",
+		"name to this machine":  "https://self.example/x.wav",
+		"this machine's v6":     "https://[2600:1f18::99]/x.wav",
+		"test-net-1":            "https://192.0.2.10/x.wav",
+		"test-net-2":            "https://198.51.100.10/x.wav",
+		"test-net-3":            "https://203.0.113.10/x.wav",
+		"6to4 relay":            "https://192.88.99.1/x.wav",
+		"ipv4-compatible":       "https://[::7f00:1]/x.wav",
+		"ipv4-compatible dots":  "https://[::10.0.0.1]/x.wav",
+		"nat64":                 "https://[64:ff9b::a00:1]/x.wav",
+		"local-use nat64":       "https://[64:ff9b:1::a00:1]/x.wav",
+		"discard-only":          "https://[100::1]/x.wav",
+		"teredo":                "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x.wav",
+		"documentation v6":      "https://[2001:db8::1]/x.wav",
+		"6to4":                  "https://[2002:7f00:1::1]/x.wav",
 	}
 	for name, u := range cases {
 		if _, err := f.Open(context.Background(), u); !errors.Is(err, ErrRefused) {
