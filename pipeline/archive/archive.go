@@ -23,7 +23,7 @@ type Limits struct {
 	MaxEntries    int     // entries of any kind
 	MaxEntryBytes int64   // one file, expanded
 	MaxTotalBytes int64   // all files, expanded
-	MaxRatio      float64 // expanded / compressed, per zip entry
+	MaxRatio      float64 // expanded / compressed: per zip entry, over a whole gzip stream
 }
 
 // DefaultLimits suit chat archives: a chat is small, an archive holds many.
@@ -135,12 +135,13 @@ func cleanName(name string) (string, string) {
 func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+		compressed := &counter{r: br}
+		gz, err := gzip.NewReader(compressed)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 		defer gz.Close()
-		r = gz
+		r = streamRatioGuard(gz, compressed, w.Limits.MaxRatio)
 	} else {
 		r = br
 	}
@@ -253,6 +254,44 @@ func ratioGuard(r io.Reader, compressed uint64, ratio float64) io.Reader {
 	}
 	max := int64(float64(compressed+1024) * ratio)
 	return &guard{r: r, left: max, ratio: ratio}
+}
+
+// streamRatioGuard stops reading a decompressed stream once what it gave
+// passes the ratio to what was read of the compressed one (with a first
+// window of slack: headers expand more than the content).
+func streamRatioGuard(r io.Reader, compressed *counter, ratio float64) io.Reader {
+	if ratio <= 0 {
+		return r
+	}
+	return &streamGuard{r: r, compressed: compressed, ratio: ratio}
+}
+
+type streamGuard struct {
+	r          io.Reader
+	compressed *counter
+	expanded   int64
+	ratio      float64
+}
+
+func (g *streamGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.expanded += int64(n)
+	if float64(g.expanded) > float64(g.compressed.n+64<<10)*g.ratio {
+		return n, fmt.Errorf("%w: compression ratio over %.0f:1", ErrCorrupt, g.ratio)
+	}
+	return n, err
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type guard struct {

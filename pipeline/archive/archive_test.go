@@ -248,3 +248,43 @@ func FuzzWalk(f *testing.F) {
 		}
 	})
 }
+
+// A gzip-compressed tar that expands past the ratio (zeros) stops being
+// read there and fails as damaged, whatever its entries' sizes.
+func TestGzipBomb(t *testing.T) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	w := tar.NewWriter(zw)
+	zeros := make([]byte, 4<<20)
+	for i := range 16 {
+		w.WriteHeader(&tar.Header{Name: fmt.Sprintf("z/%02d.json", i), Mode: 0o644, Size: int64(len(zeros)), Typeflag: tar.TypeReg})
+		w.Write(zeros)
+	}
+	w.Close()
+	zw.Close()
+	if ratio := float64(16*len(zeros)) / float64(buf.Len()); ratio < 400 {
+		t.Fatalf("the bomb expands only %.0f:1", ratio)
+	}
+	var read int64
+	_, err := Walker{Limits: DefaultLimits}.WalkTar(bytes.NewReader(buf.Bytes()), func(e Entry) error {
+		read += int64(len(e.Data))
+		return nil
+	})
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "compression ratio over 200:1") {
+		t.Fatalf("err %v", err)
+	}
+	if limit := int64(buf.Len()+64<<10) * 200; read > limit {
+		t.Errorf("read %d bytes of entries, past the ratio's %d", read, limit)
+	}
+
+	// An ordinary gzip-compressed archive of chats is well under it.
+	items := []tarItem{}
+	for i := range 500 {
+		items = append(items, tarItem{name: fmt.Sprintf("c/%03d.json", i), typeflag: tar.TypeReg,
+			body: `{"messages":[{"participant":"Agent","text":"Thanks for calling, how can I help?"},{"participant":"Customer","text":"My card was declined."}]}`})
+	}
+	n := 0
+	if _, err := (Walker{Limits: DefaultLimits}).WalkTar(bytes.NewReader(buildTar(t, items, true)), func(Entry) error { n++; return nil }); err != nil || n != 500 {
+		t.Fatalf("ordinary archive: %d entries, %v", n, err)
+	}
+}
