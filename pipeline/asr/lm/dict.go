@@ -41,12 +41,7 @@ func ReadDictionary(r io.Reader) (Dictionary, error) {
 		if len(fields) < 2 {
 			return nil, fmt.Errorf("dictionary line %d: a word without phones", n)
 		}
-		word := fields[0]
-		// An alternative pronunciation is WORD(N): only a trailing "(digits)"
-		// is the variant mark (the word itself may hold a parenthesis).
-		if i := strings.LastIndexByte(word, '('); i > 0 && strings.HasSuffix(word, ")") && isNumber(word[i+1:len(word)-1]) {
-			word = word[:i]
-		}
+		word, _ := withoutVariantMark(fields[0])
 		for _, p := range fields[1:] {
 			if !Phones[p] {
 				return nil, fmt.Errorf("dictionary line %d: unknown phone %q", n, p)
@@ -55,6 +50,15 @@ func ReadDictionary(r io.Reader) (Dictionary, error) {
 		d[word] = append(d[word], strings.Join(fields[1:], " "))
 	}
 	return d, sc.Err()
+}
+
+// withoutVariantMark reads an alternative pronunciation's WORD(N): only a
+// trailing "(digits)" is the mark (the word itself may hold a parenthesis).
+func withoutVariantMark(word string) (string, bool) {
+	if i := strings.LastIndexByte(word, '('); i > 0 && strings.HasSuffix(word, ")") && isNumber(word[i+1:len(word)-1]) {
+		return word[:i], true
+	}
+	return word, false
 }
 
 func isNumber(s string) bool {
@@ -70,8 +74,11 @@ func (d Dictionary) Write(w io.Writer) error {
 	}
 	slices.Sort(words)
 	for _, word := range words {
+		// A word that itself ends in "(digits)" is marked on every line, or
+		// reading it back would take its first line for a variant.
+		_, looksMarked := withoutVariantMark(word)
 		for i, pron := range d[word] {
-			if i == 0 {
+			if i == 0 && !looksMarked {
 				fmt.Fprintf(bw, "%s %s\n", word, pron)
 			} else {
 				fmt.Fprintf(bw, "%s(%d) %s\n", word, i+1, pron)
