@@ -2,7 +2,6 @@ package api
 
 import (
 	"math"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
 )
 
@@ -58,13 +56,8 @@ func (rl *rateLimiter) middleware(c *gin.Context) {
 	delay := res.DelayFrom(now)
 	if !res.OK() || delay > 0 {
 		res.CancelAt(now)
-		seconds := int(math.Ceil(delay.Seconds()))
-		if seconds < 1 {
-			seconds = 1
-		}
-		c.Header("Retry-After", strconv.Itoa(seconds))
-		problem.Write(c, problem.New(http.StatusTooManyRequests,
-			"Too many requests from this client; retry after "+strconv.Itoa(seconds)+" second(s)."))
+		seconds := max(int(math.Ceil(delay.Seconds())), 1)
+		tooMany(c, seconds, "Too many requests from this client; retry after "+strconv.Itoa(seconds)+" second(s).")
 	}
 }
 

@@ -153,12 +153,14 @@ type Server struct {
 	opts    Options
 	engine  *gin.Engine
 	handler http.Handler
+	// tokens guards /connect/token against floods of wrong secrets.
+	tokens *tokenGuard
 }
 
 // New builds the API.
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{deps: deps, opts: opts}
+	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard()}
 	s.engine = s.routes()
 	if err := s.engine.SetTrustedProxies(opts.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)

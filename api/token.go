@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"mime"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // maxTokenRequestBytes bounds the form of a token request.
@@ -78,8 +80,16 @@ func (s *Server) token(c *gin.Context) {
 		invalidClient()
 		return
 	}
-	client, err := oauth.Authenticate(c.Request.Context(), s.deps.Orgs, clientID, secret)
+	if s.tokens.blocked(c, clientID) {
+		return
+	}
+	var client catalog.APIClient
+	var err error
+	if !s.tokens.check(c, func(ctx context.Context) { client, err = oauth.Authenticate(ctx, s.deps.Orgs, clientID, secret) }) {
+		return
+	}
 	if errors.Is(err, oauth.ErrInvalidClient) {
+		s.tokens.failed(c, clientID)
 		invalidClient()
 		return
 	}
@@ -88,6 +98,7 @@ func (s *Server) token(c *gin.Context) {
 		fail(http.StatusInternalServerError, "server_error", "The server could not check the client; try again.")
 		return
 	}
+	s.tokens.succeeded(c, clientID)
 	token, err := s.deps.Tokens.Issue(client.ID, client.OrgID, scope)
 	if err != nil {
 		s.deps.Logger.Error("token: sign", "err", err)

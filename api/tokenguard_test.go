@@ -1,0 +1,79 @@
+package api
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tokenFrom asks for a token from an address.
+func (e *testEnv) tokenFrom(addr, clientID, secret string) *httptest.ResponseRecorder {
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {clientID}, "client_secret": {secret}}
+	req := httptest.NewRequest("POST", "/connect/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.RemoteAddr = addr + ":40000"
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestWrongSecretsAreLimited(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	// The client authenticates from its own address once: that address is
+	// known for it from then on.
+	if r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret); r.Code != 200 {
+		t.Fatalf("first token: %d %s", r.Code, r.Body)
+	}
+
+	// An attacker's address fails its budget, then gets 429 with
+	// Retry-After, without a secret check, even with the right secret.
+	for i := range failureBurst {
+		if r := e.tokenFrom("198.51.100.7", e.clientID, "wrong"); r.Code != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d %s", i+1, r.Code, r.Body)
+		}
+	}
+	start := time.Now()
+	r := e.tokenFrom("198.51.100.7", e.clientID, e.clientSecret)
+	if secs, _ := strconv.Atoi(r.Header().Get("Retry-After")); r.Code != http.StatusTooManyRequests || secs < 1 ||
+		!strings.Contains(r.Body.String(), "Too many failed authentication attempts") {
+		t.Fatalf("over the budget: %d %q %s", r.Code, r.Header().Get("Retry-After"), r.Body)
+	}
+	if took := time.Since(start); took > 20*time.Millisecond {
+		t.Errorf("a refused attempt took %v: it checked the secret", took)
+	}
+
+	// The client id's own budget is spent too (the attacker used it): a
+	// new address is refused for it, the client's known one is not.
+	if r := e.tokenFrom("203.0.113.9", e.clientID, e.clientSecret); r.Code != http.StatusTooManyRequests {
+		t.Errorf("a new address for the attacked client: %d %s", r.Code, r.Body)
+	}
+	if r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret); r.Code != 200 {
+		t.Errorf("the client's known address: %d %s", r.Code, r.Body)
+	}
+	// Other clients' ids and other addresses are untouched.
+	if r := e.tokenFrom("203.0.113.9", "someone-else", "wrong"); r.Code != http.StatusUnauthorized {
+		t.Errorf("another client id from another address: %d %s", r.Code, r.Body)
+	}
+}
+
+// With every secret-check slot taken, a token request waits, then is told
+// to retry: a flood cannot queue work without bound.
+func TestSecretChecksAreBounded(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	e.srv.tokens.wait = 50 * time.Millisecond
+	for range cap(e.srv.tokens.checks) {
+		e.srv.tokens.checks <- struct{}{}
+	}
+	r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret)
+	if r.Code != http.StatusTooManyRequests || r.Header().Get("Retry-After") != "1" {
+		t.Fatalf("all slots taken: %d %s", r.Code, r.Body)
+	}
+	<-e.srv.tokens.checks
+	if r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret); r.Code != 200 {
+		t.Fatalf("a slot free: %d %s", r.Code, r.Body)
+	}
+}
