@@ -80,25 +80,28 @@ func (s *Server) token(c *gin.Context) {
 		invalidClient()
 		return
 	}
-	if s.tokens.blocked(c, clientID) {
+	attempt := s.tokens.admit(c, clientID)
+	if attempt == nil {
 		return
 	}
 	var client catalog.APIClient
 	var err error
 	if !s.tokens.check(c, func(ctx context.Context) { client, err = oauth.Authenticate(ctx, s.deps.Orgs, clientID, secret) }) {
+		attempt.done(false)
 		return
 	}
 	if errors.Is(err, oauth.ErrInvalidClient) {
-		s.tokens.failed(c, clientID)
+		attempt.failed()
 		invalidClient()
 		return
 	}
 	if err != nil {
+		attempt.done(false)
 		s.deps.Logger.Error("token: client lookup", "err", err)
 		fail(http.StatusInternalServerError, "server_error", "The server could not check the client; try again.")
 		return
 	}
-	s.tokens.succeeded(c, clientID)
+	attempt.succeeded()
 	token, err := s.deps.Tokens.Issue(client.ID, client.OrgID, scope)
 	if err != nil {
 		s.deps.Logger.Error("token: sign", "err", err)

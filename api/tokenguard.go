@@ -23,16 +23,21 @@ import (
 //     from before: guessing one client's secret from many addresses stops,
 //     and the client itself is not locked out by it;
 //   - secrets are checked a few at a time, so that a flood from many
-//     addresses still leaves cores to everyone else.
+//     addresses still leaves cores to everyone else;
+//   - a failed or refused attempt is answered after a pause: a flooding
+//     connection then costs a waiting goroutine, not a core.
 const (
 	failuresPerMinute = 10 // refill of each budget
-	failureBurst      = 20 // a budget when full
+	failureBurst      = 10 // a budget when full
 	// checkWait is how long a request waits for a free secret check before
 	// it is told to retry.
 	checkWait = 2 * time.Second
 	// knownFor is how long an address stays known for a client after it
 	// authenticated from there.
 	knownFor = 24 * time.Hour
+	// failurePause is how long a failed or refused attempt waits for its
+	// answer.
+	failurePause = time.Second
 )
 
 // tokenGuard holds the failure budgets and the secret checks in progress.
@@ -40,9 +45,11 @@ type tokenGuard struct {
 	failures *rateLimiter // keyed "ip:…" and "client:…"
 	checks   chan struct{}
 	wait     time.Duration
+	pause    time.Duration
 
-	mu    sync.Mutex
-	known map[string]time.Time // "client|ip" → last success
+	mu       sync.Mutex
+	known    map[string]time.Time // "client|ip" → last success
+	checking map[string]int       // budget → attempts being checked
 }
 
 func newTokenGuard() *tokenGuard {
@@ -50,7 +57,9 @@ func newTokenGuard() *tokenGuard {
 		failures: newRateLimiter(failuresPerMinute/60.0, failureBurst, nil),
 		checks:   make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
 		wait:     checkWait,
+		pause:    failurePause,
 		known:    map[string]time.Time{},
+		checking: map[string]int{},
 	}
 }
 
@@ -65,26 +74,88 @@ func (g *tokenGuard) budgets(c *gin.Context, clientID string, now time.Time) []s
 	return keys
 }
 
-// blocked answers 429 when a budget of the attempt is spent, and tells
-// whether it did.
-func (g *tokenGuard) blocked(c *gin.Context, clientID string) bool {
+// admit lets an attempt check its secret when every budget it draws on
+// has an attempt left, counting the attempts still being checked (so that
+// concurrent attempts cannot all pass an almost spent budget). Otherwise
+// it answers 429 and returns nil.
+func (g *tokenGuard) admit(c *gin.Context, clientID string) *attempt {
 	now := time.Now()
-	for _, key := range g.budgets(c, clientID, now) {
+	a := &attempt{guard: g, c: c, clientID: clientID, keys: g.budgets(c, clientID, now)}
+	g.mu.Lock()
+	for _, key := range a.keys {
 		lim := g.failures.limiter(key, now)
-		if tokens := lim.TokensAt(now); tokens < 1 {
-			seconds := max(int(math.Ceil((1-tokens)/float64(lim.Limit()))), 1)
+		if left := lim.TokensAt(now) - float64(g.checking[key]); left < 1 {
+			g.mu.Unlock()
+			seconds := max(int(math.Ceil((1-left)/float64(lim.Limit()))), 1)
+			g.pauseFor(c)
 			tooMany(c, seconds, "Too many failed authentication attempts; retry after "+strconv.Itoa(seconds)+" second(s).")
-			return true
+			return nil
 		}
 	}
-	return false
+	for _, key := range a.keys {
+		g.checking[key]++
+	}
+	g.mu.Unlock()
+	return a
 }
 
-// failed spends one attempt of each budget.
-func (g *tokenGuard) failed(c *gin.Context, clientID string) {
+// An attempt is a secret check admitted against its budgets.
+type attempt struct {
+	guard    *tokenGuard
+	c        *gin.Context
+	clientID string
+	keys     []string
+}
+
+// done ends the check; a failed one spends an attempt of each budget.
+func (a *attempt) done(failed bool) {
 	now := time.Now()
-	for _, key := range g.budgets(c, clientID, now) {
-		g.failures.limiter(key, now).AllowN(now, 1)
+	g := a.guard
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, key := range a.keys {
+		if g.checking[key]--; g.checking[key] == 0 {
+			delete(g.checking, key)
+		}
+		if failed {
+			g.failures.limiter(key, now).AllowN(now, 1)
+		}
+	}
+}
+
+// failed spends the attempt, and pauses before the answer.
+func (a *attempt) failed() {
+	a.done(true)
+	a.guard.pauseFor(a.c)
+}
+
+// succeeded ends the attempt and remembers the address for the client.
+func (a *attempt) succeeded() {
+	a.done(false)
+	now := time.Now()
+	g := a.guard
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.known) > 100_000 { // bounded: forget the stale ones
+		for k, last := range g.known {
+			if now.Sub(last) > knownFor {
+				delete(g.known, k)
+			}
+		}
+	}
+	g.known[a.clientID+"|"+a.c.ClientIP()] = now
+}
+
+// pauseFor waits the failure pause, or until the caller goes away.
+func (g *tokenGuard) pauseFor(c *gin.Context) {
+	if g.pause <= 0 {
+		return
+	}
+	t := time.NewTimer(g.pause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.Request.Context().Done():
 	}
 }
 

@@ -77,3 +77,27 @@ func TestSecretChecksAreBounded(t *testing.T) {
 		t.Fatalf("a slot free: %d %s", r.Code, r.Body)
 	}
 }
+
+// A failed attempt and a refused one are answered after the pause; a right
+// secret is not.
+func TestFailedAttemptsPause(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	e.srv.tokens.pause = 200 * time.Millisecond
+	timed := func(secret string, want int) {
+		t.Helper()
+		start := time.Now()
+		r := e.tokenFrom("192.0.2.1", e.clientID, secret)
+		took := time.Since(start)
+		if r.Code != want {
+			t.Fatalf("%d %s, want %d", r.Code, r.Body, want)
+		}
+		if paused := want != 200; paused != (took >= e.srv.tokens.pause) {
+			t.Errorf("status %d answered after %v (pause %v)", r.Code, took, e.srv.tokens.pause)
+		}
+	}
+	timed(e.clientSecret, 200)
+	timed("wrong", http.StatusUnauthorized)
+	e.srv.tokens.failures = newRateLimiter(failuresPerMinute/60.0, 1, nil) // a budget of one attempt
+	timed("wrong", http.StatusUnauthorized)
+	timed("wrong", http.StatusTooManyRequests)
+}

@@ -18,7 +18,7 @@ import (
 
 func benchCommand(cfg *cli.Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: cli.BenchShort}
-	cmd.AddCommand(benchASRCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchQueryCommand(cfg))
+	cmd.AddCommand(benchASRCommand(cfg), benchAuthCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchQueryCommand(cfg))
 	return cmd
 }
 

@@ -92,26 +92,12 @@ type ingestResult struct {
 
 func benchIngest(ctx context.Context, self, data string, archives, chats int, log io.Writer) (ingestResult, error) {
 	var res ingestResult
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	server, err := startServer(ctx, self, data, log)
 	if err != nil {
 		return res, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	server := exec.CommandContext(ctx, self, "serve", "--data", data, "--addr", addr, "--log-level", "warn",
-		"--schedule-ingest", "off", "--schedule-compact", "off", "--schedule-sample", "off", "--schedule-export", "off")
-	server.Stderr = log
-	if err := server.Start(); err != nil {
-		return res, err
-	}
-	defer func() {
-		server.Process.Signal(syscall.SIGTERM)
-		server.Wait()
-	}()
-	base := "http://" + addr
-	if err := waitReady(ctx, base); err != nil {
-		return res, err
-	}
+	defer server.stop()
+	base := server.base
 	if out, err := exec.CommandContext(ctx, self, "admin", "classifiers", "import", "default", "--starter", "--data", data).CombinedOutput(); err != nil {
 		return res, fmt.Errorf("import the starter classifiers: %v\n%s", err, out)
 	}
@@ -144,14 +130,14 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 		return res, err
 	}
 	fmt.Fprintln(log, "running earshot jobs run ingest…")
-	cpuBefore, err := processCPU(server.Process.Pid)
+	cpuBefore, err := processCPU(server.pid)
 	if err != nil {
 		return res, err
 	}
 	began := time.Now()
 	out, err := exec.CommandContext(ctx, self, "jobs", "run", "ingest", "--data", data).Output()
 	res.wall = time.Since(began)
-	cpuAfter, cerr := processCPU(server.Process.Pid)
+	cpuAfter, cerr := processCPU(server.pid)
 	res.cpu = cpuAfter - cpuBefore
 	if err := errors.Join(err, cerr); err != nil {
 		return res, fmt.Errorf("jobs run ingest: %w", err)
@@ -164,7 +150,7 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 		return res, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
 	}
 	res.conversations = run.Counts["conversations"]
-	res.peakRSS, res.rss, err = processMemory(server.Process.Pid)
+	res.peakRSS, res.rss, err = processMemory(server.pid)
 	return res, err
 }
 
@@ -187,6 +173,41 @@ func chatArchive(gen *dialogues.Generator, start time.Time, archive, chats int) 
 }
 
 // waitReady waits for /readyz to answer 200.
+// benchServer is an earshot serve process started for a benchmark.
+type benchServer struct {
+	base string // http://ADDR
+	pid  int
+	stop func()
+}
+
+// startServer runs `BINARY serve` on a loopback port over the data
+// directory, without scheduled jobs, with the extra flags, and waits until
+// it is ready.
+func startServer(ctx context.Context, binary, data string, log io.Writer, flags ...string) (*benchServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	args := append([]string{"serve", "--data", data, "--addr", addr, "--log-level", "warn",
+		"--schedule-ingest", "off", "--schedule-compact", "off", "--schedule-sample", "off", "--schedule-export", "off"}, flags...)
+	server := exec.CommandContext(ctx, binary, args...)
+	server.Stderr = log
+	if err := server.Start(); err != nil {
+		return nil, err
+	}
+	s := &benchServer{base: "http://" + addr, pid: server.Process.Pid, stop: func() {
+		server.Process.Signal(syscall.SIGTERM)
+		server.Wait()
+	}}
+	if err := waitReady(ctx, s.base); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
 func waitReady(ctx context.Context, base string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -205,14 +226,21 @@ func waitReady(ctx context.Context, base string) error {
 	return errors.New("the server was not ready within 60 s")
 }
 
-// bootstrapToken is a token for the bootstrap client of a fresh server.
-func bootstrapToken(base, credentialsPath string) (string, error) {
-	raw, err := os.ReadFile(credentialsPath)
+// readCredentials reads the bootstrap client's credentials.json.
+func readCredentials(path string) (map[string]string, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var creds map[string]string
-	if err := json.Unmarshal(raw, &creds); err != nil {
+	err = json.Unmarshal(raw, &creds)
+	return creds, err
+}
+
+// bootstrapToken is a token for the bootstrap client of a fresh server.
+func bootstrapToken(base, credentialsPath string) (string, error) {
+	creds, err := readCredentials(credentialsPath)
+	if err != nil {
 		return "", err
 	}
 	resp, err := http.PostForm(base+"/connect/token", url.Values{"grant_type": {"client_credentials"},
