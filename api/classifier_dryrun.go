@@ -43,6 +43,12 @@ func (s *Server) testClassifier(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
+	release, err := s.deps.Evaluations.Take(org)
+	if err != nil {
+		noEvaluationSlot(c)
+		return
+	}
+	defer release()
 	compiled, err := s.deps.Compiler.Compile(org, pipeline.RegistryClassifier(cl))
 	if err != nil {
 		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))

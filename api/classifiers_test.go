@@ -217,3 +217,42 @@ func TestReclassify(t *testing.T) {
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tokB, `{"startDate":"`+today+`","endDate":"`+today+`"}`), 404)
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tok, `{"startDate":"`+today+`"}`), 400)
 }
+
+// Dry runs and reclassifications are bounded: while the organization has
+// one running, another is a 429 with Retry-After (and no job is recorded);
+// other organizations are not held up.
+func TestEvaluationsAreBounded(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)
+	today := time.Now().UTC().Format(time.DateOnly)
+	body := `{"startDate":"` + today + `","endDate":"` + today + `"}`
+	release, err := e.srv.deps.Evaluations.Take(e.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"/Test", "/Reclassify"} {
+		r := e.jsonReq("POST", "/Conversations/Classifiers/"+id+op, tok, body)
+		if r.Code != http.StatusTooManyRequests || r.Header().Get("Retry-After") != "10" || !strings.Contains(r.Body.String(), "already has a classifier dry run") {
+			t.Errorf("%s while one runs: %d %q %s", op, r.Code, r.Header().Get("Retry-After"), r.Body)
+		}
+	}
+	if runs, _ := e.cat.Jobs.JobRuns(context.Background(), "reclassify", 10); len(runs) != 0 {
+		t.Errorf("a refused reclassification was recorded: %+v", runs)
+	}
+	other, err := e.srv.deps.Evaluations.Take("another-organization")
+	if err != nil {
+		t.Fatalf("another organization: %v", err)
+	}
+	other()
+	release()
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Test", tok, body), 200)
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tok, body), http.StatusAccepted)
+	e.jobs.Wait()
+	// The job's end gave its slot back.
+	if release, err := e.srv.deps.Evaluations.Take(e.org.ID); err != nil {
+		t.Errorf("after the reclassification: %v", err)
+	} else {
+		release()
+	}
+}

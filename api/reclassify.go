@@ -1,7 +1,9 @@
 package api
 
 import (
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -9,6 +11,7 @@ import (
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -81,6 +84,10 @@ func (s *Server) reclassify(c *gin.Context) {
 		return
 	}
 	run, err := s.deps.Jobs.Start(c.Request.Context(), "reclassify", orgID(c), catalog.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
+	if errors.Is(err, pipeline.ErrNoSlot) {
+		noEvaluationSlot(c)
+		return
+	}
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -93,3 +100,14 @@ func (s *Server) reclassify(c *gin.Context) {
 func (s *Server) getJob(c *gin.Context) {
 	getByID(s, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
 }
+
+// noEvaluationSlot answers a dry run or reclassification refused by the
+// bounds on evaluations.
+func noEvaluationSlot(c *gin.Context) {
+	tooMany(c, evaluationRetrySeconds, "Your organization already has a classifier dry run or reclassification running, or the server "+
+		"is running as many as it may; retry after "+strconv.Itoa(evaluationRetrySeconds)+" seconds.")
+}
+
+// evaluationRetrySeconds is the Retry-After of a refused evaluation: long
+// enough for a dry run to finish.
+const evaluationRetrySeconds = 10

@@ -90,6 +90,12 @@ type ResultReader interface {
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 }
 
+// EvaluationSlots bound the evaluations of classifiers over stored
+// conversations (dry runs, and reclassifications through Jobs).
+type EvaluationSlots interface {
+	Take(orgID string) (release func(), err error)
+}
+
 // JobStarter starts a job for an organization in the background.
 type JobStarter interface {
 	Start(ctx context.Context, name, orgID string, params any) (catalog.JobRun, error)
@@ -126,13 +132,15 @@ type Deps struct {
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler
 	// Jobs starts reclassifications.
-	Jobs       JobStarter
-	Storage    Storage
-	SignedURLs SignedURLs
-	Keys       *oauth.KeySet
-	Tokens     *oauth.Tokens
-	Registry   *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
-	Logger     *slog.Logger
+	Jobs JobStarter
+	// Evaluations bound dry runs (the reclassify job takes the same slots).
+	Evaluations EvaluationSlots
+	Storage     Storage
+	SignedURLs  SignedURLs
+	Keys        *oauth.KeySet
+	Tokens      *oauth.Tokens
+	Registry    *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger      *slog.Logger
 }
 
 // Options are the API's settings.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -120,11 +121,12 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := jobs.NewRunner(cat.Jobs, "api-test", logger, nil)
-	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger})
+	evaluations := pipeline.NewSlots(1, 2)
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger, Slots: evaluations})
 	deps := Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
 		Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
-		Registry: prometheus.NewRegistry(), Logger: logger, Compiler: registry.Compiler{}, Jobs: runner,
+		Registry: prometheus.NewRegistry(), Logger: logger, Compiler: registry.Compiler{}, Jobs: runner, Evaluations: evaluations,
 	}
 	for _, mod := range mods {
 		mod(&deps)

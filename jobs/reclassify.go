@@ -48,6 +48,17 @@ type Reclassify struct {
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
+	// Slots bound reclassifications and dry runs together (nil: unbounded).
+	Slots *pipeline.Slots
+}
+
+// Admit takes an evaluation slot for the organization (pipeline.ErrNoSlot
+// when none is free).
+func (j *Reclassify) Admit(orgID string) (func(), error) {
+	if j.Slots == nil {
+		return func() {}, nil
+	}
+	return j.Slots.Take(orgID)
 }
 
 // Run does one reclassification (run.OrgID, run.Params).

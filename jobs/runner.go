@@ -110,9 +110,16 @@ func (r *Runner) Run(ctx context.Context, name string) (catalog.JobRun, error) {
 // when it ends.
 func (r *Runner) SetBase(ctx context.Context) { r.base = ctx }
 
+// An Admitter is a job that bounds its runs: Admit refuses a run for the
+// organization, or admits it until release is called at its end.
+type Admitter interface {
+	Admit(orgID string) (release func(), err error)
+}
+
 // Start records a run of a job for an organization, with its parameters,
 // and runs it in the background; the recorded run's counts show its
-// progress. Runs of a parameterized job may overlap.
+// progress. Runs of a parameterized job may overlap, within the job's
+// bounds (Admitter): a run refused there is not recorded.
 func (r *Runner) Start(ctx context.Context, name, orgID string, params any) (catalog.JobRun, error) {
 	j, ok := r.jobs[name]
 	if !ok {
@@ -122,13 +129,21 @@ func (r *Runner) Start(ctx context.Context, name, orgID string, params any) (cat
 	if err != nil {
 		return catalog.JobRun{}, err
 	}
+	release := func() {}
+	if a, ok := j.(Admitter); ok {
+		if release, err = a.Admit(orgID); err != nil {
+			return catalog.JobRun{}, err
+		}
+	}
 	run, err := r.rec.StartJobRunFor(ctx, name, r.owner, orgID, data)
 	if err != nil {
+		release()
 		return run, fmt.Errorf("record job start: %w", err)
 	}
 	r.background.Add(1)
 	go func() {
 		defer r.background.Done()
+		defer release()
 		r.execute(r.base, j, run)
 	}()
 	return run, nil

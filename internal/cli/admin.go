@@ -41,7 +41,7 @@ func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), erro
 		return nil, nil, err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	runner := newJobRunner(cfg, cat, lk, bucket, log, nil)
+	runner := newJobRunner(cfg, cat, lk, bucket, newEvaluationSlots(), log, nil)
 	svc := admin.NewService(admin.CatalogStores(cat), runner)
 	svc.SetClassifierCompiler(cfg.classifierCompiler())
 	return svc, func() { bucket.Close(); lk.engine.Close(); cat.Close() }, nil

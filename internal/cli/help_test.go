@@ -22,7 +22,7 @@ func TestHelpNamesEveryJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lk.engine.Close()
-	runner := newJobRunner(&cfg, cat, lk, bucket, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	runner := newJobRunner(&cfg, cat, lk, bucket, newEvaluationSlots(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 
 	root := Root()
 	short := func(path ...string) string {

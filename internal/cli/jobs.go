@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,7 +58,14 @@ func openLake(ctx context.Context, cfg *Config, cat *catalog.Catalog) (lakeParts
 }
 
 // newJobRunner registers every job on the catalog, the lake and the bucket.
-func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.Bucket, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
+// newEvaluationSlots bound classifier dry runs and reclassifications: one
+// at a time per organization, as many as there are cores overall (at least
+// two).
+func newEvaluationSlots() *pipeline.Slots {
+	return pipeline.NewSlots(1, max(2, runtime.GOMAXPROCS(0)))
+}
+
+func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.Bucket, evaluations *pipeline.Slots, log *slog.Logger, reg prometheus.Registerer) *jobs.Runner {
 	owner := workerName()
 	root, cached := LakeRoot(cfg)
 	writer := &lake.Writer{Bucket: bucket}
@@ -89,7 +97,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	runner.Register("compact", &jobs.Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log, Slots: evaluations})
 	return runner
 }
 

@@ -174,7 +174,8 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 		n, _ := cat.Interactions.PendingCount(context.Background())
 		return float64(n)
 	}))
-	st.runner = newJobRunner(cfg, cat, lk, bucket, log, registry)
+	evaluations := newEvaluationSlots()
+	st.runner = newJobRunner(cfg, cat, lk, bucket, evaluations, log, registry)
 	if root, cached := LakeRoot(cfg); cached {
 		paths, err := cat.Manifest.LakePaths(ctx)
 		if err == nil {
@@ -192,7 +193,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
-		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
+		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)
 	if err != nil {
