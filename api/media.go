@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -242,17 +243,14 @@ func (u *uploadRequest) stage(ctx context.Context, r io.Reader) *problem.Problem
 // fetch downloads the signedUrl into object storage.
 func (u *uploadRequest) fetch(ctx context.Context) *problem.Problem {
 	body, err := u.s.deps.SignedURLs.Open(ctx, u.signedURL)
+	if errors.Is(err, signedurl.ErrTooLarge) {
+		return u.tooLarge()
+	}
 	if err != nil {
-		return problem.Field("signedUrl", err.Error(), "The signedUrl could not be downloaded: "+causeOf(err)+".")
+		return problem.Field("signedUrl", err.Error(), "The signedUrl could not be downloaded: "+signedurl.Reason(err)+".")
 	}
 	defer body.Close()
-	if p := u.stage(ctx, body); p != nil {
-		if p.Status == http.StatusBadRequest {
-			p.Detail = "The signedUrl download did not complete; try again."
-		}
-		return p
-	}
-	return nil
+	return u.stage(ctx, body)
 }
 
 // causeOf drops the generic prefix of a signedurl error.
@@ -268,8 +266,11 @@ func causeOf(err error) string {
 func (u *uploadRequest) readFailure(err error) *problem.Problem {
 	var tooBig *http.MaxBytesError
 	if errors.Is(err, errTooLarge) || errors.As(err, &tooBig) {
-		return problem.New(http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("The upload is larger than the limit of %d bytes.", u.s.opts.MaxUploadBytes))
+		return u.tooLarge()
+	}
+	if errors.Is(err, signedurl.ErrIncomplete) {
+		reason := signedurl.Reason(err)
+		return problem.Field("signedUrl", reason, "The signedUrl download did not complete ("+reason+"); nothing was stored. Try again.")
 	}
 	if errors.Is(err, blob.ErrInvalidKey) {
 		return sentence(uploadmeta.SentenceFileName)
@@ -278,6 +279,12 @@ func (u *uploadRequest) readFailure(err error) *problem.Problem {
 		return problem.New(http.StatusBadRequest, "The upload was cut off before it completed; nothing was stored. Send it again.")
 	}
 	return u.s.internal(u.c, err)
+}
+
+// tooLarge answers an upload, or a signedUrl's file, over the size limit:
+// whether its length was declared or found while reading it.
+func (u *uploadRequest) tooLarge() *problem.Problem {
+	return problem.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("The upload is larger than the limit of %d bytes.", u.s.opts.MaxUploadBytes))
 }
 
 // record writes the interaction; the unique file name decides between

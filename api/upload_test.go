@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
@@ -345,6 +346,55 @@ func TestMediaUploadSignedURL(t *testing.T) {
 	}
 	if len(strict.stagedKeys(t)) != 0 || len(strict.records(t)) != 0 {
 		t.Fatal("a refused signedUrl left data behind")
+	}
+}
+
+// A signedUrl's file over the size limit is a 413 whether its length is
+// declared or not; a download slower than the time limit is a 400 that
+// says so. Neither leaves anything behind.
+func TestSignedURLLimits(t *testing.T) {
+	const limit = 1000
+	big := strings.Repeat("x", 3*limit)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/declared.wav", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, big) })
+	mux.HandleFunc("/chunked.wav", func(w http.ResponseWriter, _ *http.Request) {
+		for range 3 {
+			io.WriteString(w, big[:limit])
+			w.(http.Flusher).Flush() // no Content-Length: chunked
+		}
+	})
+	mux.HandleFunc("/slow.wav", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "RIFF")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	store := httptest.NewTLSServer(mux)
+	defer store.Close()
+	loopback := netip.MustParseAddrPort(strings.TrimPrefix(store.URL, "https://")).Addr()
+	e := newTestEnv(t, Options{MaxUploadBytes: limit}, func(d *Deps) {
+		d.SignedURLs = signedurl.New(signedurl.Options{Allow: []netip.Prefix{netip.PrefixFrom(loopback, 32)}, MaxBytes: limit,
+			Timeout: 300 * time.Millisecond, TLS: store.Client().Transport.(*http.Transport).TLSClientConfig})
+	})
+	tok := e.token(t)
+	for path, want := range map[string]struct {
+		status int
+		detail string
+	}{
+		"/declared.wav": {413, "The upload is larger than the limit of 1000 bytes."},
+		"/chunked.wav":  {413, "The upload is larger than the limit of 1000 bytes."},
+		"/slow.wav":     {400, "The signedUrl download did not complete (it took longer than the limit of 300ms)"},
+	} {
+		r := e.upload("/Media/Upload", tok, meta("FileName", "x"+strings.TrimPrefix(path, "/"), "UploadType", "Audio"),
+			formPart{name: "signedUrl", content: store.URL + path})
+		if r.Code != want.status || !strings.HasPrefix(r.json(t)["detail"].(string), want.detail) {
+			t.Errorf("%s: %d %s", path, r.Code, r.Body)
+		}
+	}
+	if len(e.stagedKeys(t)) != 0 || len(e.records(t)) != 0 {
+		t.Fatal("a failed signedUrl left data behind")
 	}
 }
 

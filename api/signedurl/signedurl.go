@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -25,6 +26,12 @@ import (
 // cause for the client.
 var ErrRefused = errors.New("the signedUrl could not be used")
 
+// ErrTooLarge: the file is larger than the size limit.
+var ErrTooLarge = errors.New("the signedUrl's file is too large")
+
+// ErrIncomplete is wrapped by a download that stopped before its end.
+var ErrIncomplete = errors.New("the signedUrl download did not complete")
+
 // MaxRedirects is how many redirects a download may follow.
 const MaxRedirects = 3
 
@@ -32,7 +39,7 @@ const MaxRedirects = 3
 type Options struct {
 	AllowHTTP bool           // accept plain http:// (development only)
 	Allow     []netip.Prefix // ranges exempt from the guard (e.g. a trusted internal store)
-	Timeout   time.Duration  // whole download; default 10 minutes
+	Timeout   time.Duration  // whole download, headers and body; default 10 minutes
 	MaxBytes  int64          // size limit; 0 = none
 	// LookupIP resolves host names; default net.DefaultResolver. Tests
 	// replace it to map names to addresses without DNS.
@@ -94,7 +101,6 @@ func New(opts Options) *Fetcher {
 	}
 	f.client = &http.Client{
 		Transport: transport,
-		Timeout:   opts.Timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > MaxRedirects {
 				return fmt.Errorf("%w: more than %d redirects", ErrRefused, MaxRedirects)
@@ -227,12 +233,21 @@ func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: credentials in the URL are not accepted", ErrRefused)
 	}
+	// The time limit is the request's deadline (not http.Client.Timeout):
+	// the body can then tell a download cut off by it from a complete one.
+	ctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		if timedOut {
+			return nil, fmt.Errorf("%w: it took longer than the limit of %s", ErrRefused, f.opts.Timeout)
+		}
 		if errors.Is(err, ErrRefused) {
 			return nil, innermostRefusal(err)
 		}
@@ -240,13 +255,57 @@ func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error
 	}
 	if resp.StatusCode/100 != 2 {
 		resp.Body.Close()
+		cancel()
 		return nil, fmt.Errorf("%w: it answered %s", ErrRefused, resp.Status)
 	}
 	if f.opts.MaxBytes > 0 && resp.ContentLength > f.opts.MaxBytes {
 		resp.Body.Close()
-		return nil, fmt.Errorf("%w: the file is %s bytes, over the limit of %d", ErrRefused, strconv.FormatInt(resp.ContentLength, 10), f.opts.MaxBytes)
+		cancel()
+		return nil, fmt.Errorf("%w: the file is %s bytes, over the limit of %d", ErrTooLarge, strconv.FormatInt(resp.ContentLength, 10), f.opts.MaxBytes)
 	}
-	return resp.Body, nil
+	return &body{body: resp.Body, ctx: ctx, cancel: cancel, timeout: f.opts.Timeout}, nil
+}
+
+// body is a download's body. Its errors say what went wrong in words, and
+// an end of the body after the deadline is an error too: a transfer cut
+// off by the time limit can end as if it were complete.
+type body struct {
+	body    io.ReadCloser
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.Is(b.ctx.Err(), context.DeadlineExceeded):
+		return n, fmt.Errorf("%w: it took longer than the limit of %s", ErrIncomplete, b.timeout)
+	case b.ctx.Err() != nil:
+		return n, fmt.Errorf("%w: %v", ErrIncomplete, b.ctx.Err())
+	case err == io.EOF:
+		return n, err
+	}
+	return n, fmt.Errorf("%w: %v", ErrIncomplete, err)
+}
+
+func (b *body) Close() error {
+	defer b.cancel()
+	return b.body.Close()
+}
+
+// Reason is what went wrong with a download, in words: the text after
+// this package's error (whatever wraps it).
+func Reason(err error) string {
+	msg := err.Error()
+	for _, sentinel := range []error{ErrIncomplete, ErrTooLarge, ErrRefused} {
+		if i := strings.LastIndex(msg, sentinel.Error()+": "); i >= 0 {
+			return msg[i+len(sentinel.Error())+2:]
+		}
+	}
+	return msg
 }
 
 // innermostRefusal digs our own refusal out of the transport's wrapping

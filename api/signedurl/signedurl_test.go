@@ -123,11 +123,13 @@ func TestDownloadsAndRedirects(t *testing.T) {
 		"redirect to http":           "/to-http",
 		"more than 3 redirects":      "/hop/",
 		"error status":               "/missing",
-		"over the size limit":        "/big.wav",
 	} {
 		if _, err := f.Open(context.Background(), srv.URL+path); !errors.Is(err, ErrRefused) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	if _, err := f.Open(context.Background(), srv.URL+"/big.wav"); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the size limit: %v", err)
 	}
 	// Three redirects are fine.
 	if body, err := f.Open(context.Background(), srv.URL+"/hop/xx"); err != nil {
