@@ -15,6 +15,7 @@ require (
 	github.com/goccy/go-json v0.10.5
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jonreiter/govader v0.0.0-20250429093935-f6505c8d03cc
 	github.com/k2-fsa/sherpa-onnx-go-linux v1.12.20
 	github.com/klauspost/compress v1.20.1

@@ -29,6 +29,19 @@ func (s *Server) authenticate(c *gin.Context) {
 			"The access token lacks the scope '"+oauth.Scope+"' this operation needs; request a token with scope="+oauth.Scope+"."))
 		return
 	}
+	if claims.Generation != nil {
+		// A client's token ends when the client is disabled, deleted or
+		// given a new secret.
+		st, err := s.deps.Orgs.ClientTokenState(c.Request.Context(), claims.Subject)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		if !st.Exists || st.Disabled || st.Generation != *claims.Generation {
+			unauthorized(c)
+			return
+		}
+	}
 	ctx := tenant.With(c.Request.Context(), tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope})
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()

@@ -25,6 +25,7 @@ import (
 type OrgStore interface {
 	oauth.ClientStore
 	Organization(ctx context.Context, id string) (catalog.Organization, error)
+	ClientTokenState(ctx context.Context, id string) (catalog.TokenState, error)
 }
 
 // PeopleStore is what the handlers need of roles, users, the hierarchy and

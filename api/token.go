@@ -102,7 +102,7 @@ func (s *Server) token(c *gin.Context) {
 		return
 	}
 	attempt.succeeded()
-	token, err := s.deps.Tokens.Issue(client.ID, client.OrgID, scope)
+	token, err := s.deps.Tokens.IssueForClient(client, scope)
 	if err != nil {
 		s.deps.Logger.Error("token: sign", "err", err)
 		fail(http.StatusInternalServerError, "server_error", "The server could not sign a token; try again.")

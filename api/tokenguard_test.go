@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot/earshot/api/oauth"
 )
 
 // tokenFrom asks for a token from an address.
@@ -100,4 +103,67 @@ func TestFailedAttemptsPause(t *testing.T) {
 	e.srv.tokens.failures = newRateLimiter(failuresPerMinute/60.0, 1, nil) // a budget of one attempt
 	timed("wrong", http.StatusUnauthorized)
 	timed("wrong", http.StatusTooManyRequests)
+}
+
+// A client's tokens end when it is disabled (and stay ended when it is
+// enabled again), when its secret is rotated, and when it is deleted; the
+// operator's tokens are not a client's.
+func TestClientTokensEndWithTheClient(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	ctx := t.Context()
+	token := func() string {
+		t.Helper()
+		r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret)
+		if r.Code != 200 {
+			t.Fatalf("token: %d %s", r.Code, r.Body)
+		}
+		var body struct {
+			AccessToken string `json:"access_token"`
+		}
+		json.Unmarshal(r.Body.Bytes(), &body)
+		return body.AccessToken
+	}
+	works := func(tok string) bool { return e.do("GET", "/Me", nil, bearer(tok)).Code == 200 }
+
+	before := token()
+	if !works(before) {
+		t.Fatal("a fresh token does not work")
+	}
+	if err := e.cat.Orgs.SetClientDisabled(ctx, e.clientID, true); err != nil {
+		t.Fatal(err)
+	}
+	if works(before) {
+		t.Error("a disabled client's token still works")
+	}
+	if err := e.cat.Orgs.SetClientDisabled(ctx, e.clientID, false); err != nil {
+		t.Fatal(err)
+	}
+	if works(before) {
+		t.Error("enabling the client again brought its old token back")
+	}
+
+	old := token()
+	hash, _ := oauth.HashSecret("a-new-secret-of-enough-length")
+	if err := e.cat.Orgs.SetClientSecret(ctx, e.clientID, hash); err != nil {
+		t.Fatal(err)
+	}
+	if works(old) {
+		t.Error("a token of the old secret still works")
+	}
+	e.clientSecret = "a-new-secret-of-enough-length"
+	current := token()
+	if !works(current) {
+		t.Error("a token of the new secret does not work")
+	}
+
+	operator, _ := e.tokens.Issue("operator", e.org.ID, oauth.Scope)
+	if err := e.cat.Orgs.DeleteClient(ctx, e.clientID); err != nil {
+		t.Fatal(err)
+	}
+	if works(current) {
+		t.Error("a deleted client's token still works")
+	}
+	if !works(operator) {
+		t.Error("the operator's token stopped working")
+	}
 }

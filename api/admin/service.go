@@ -29,6 +29,8 @@ type Operations interface {
 	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
 	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+	RotateClientSecret(ctx context.Context, id string) (Credentials, error)
+	DeleteClient(ctx context.Context, id string) error
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
@@ -226,9 +228,33 @@ func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIC
 	return s.stores.Orgs.Clients(ctx, orgID)
 }
 
-// SetClientDisabled disables or re-enables a client.
+// SetClientDisabled disables or re-enables a client; disabling ends the
+// tokens it holds.
 func (s *Service) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
 	return s.stores.Orgs.SetClientDisabled(ctx, id, disabled)
+}
+
+// RotateClientSecret gives a client a new secret (shown only in the
+// answer) and ends the tokens issued under the old one.
+func (s *Service) RotateClientSecret(ctx context.Context, id string) (Credentials, error) {
+	client, err := s.stores.Orgs.Client(ctx, id)
+	if err != nil {
+		return Credentials{}, err
+	}
+	secret := oauth.NewClientSecret()
+	hash, err := oauth.HashSecret(secret)
+	if err != nil {
+		return Credentials{}, err
+	}
+	if err := s.stores.Orgs.SetClientSecret(ctx, id, hash); err != nil {
+		return Credentials{}, err
+	}
+	return Credentials{ClientID: id, ClientSecret: secret, OrganizationID: client.OrgID}, nil
+}
+
+// DeleteClient removes a client; its tokens end with it.
+func (s *Service) DeleteClient(ctx context.Context, id string) error {
+	return s.stores.Orgs.DeleteClient(ctx, id)
 }
 
 // CreateUser adds a user to an organization.

@@ -35,6 +35,8 @@ func operations(svc *Service) map[string]operation {
 		"CreateClient":       op2(svc.CreateClient),
 		"ListClients":        op1(svc.ListClients),
 		"SetClientDisabled":  op2(noResult(svc.SetClientDisabled)),
+		"RotateClientSecret": op1(svc.RotateClientSecret),
+		"DeleteClient":       op1(noResult1(svc.DeleteClient)),
 		"CreateUser":         op2(svc.CreateUser),
 		"ListUsers":          op1(svc.ListUsers),
 		"RunJob":             op1(svc.RunJob),
@@ -82,6 +84,10 @@ func op2[A, B, R any](f func(context.Context, A, B) (R, error)) operation {
 // noResult gives an operation that answers only an error an empty result.
 func noResult[A, B any](f func(context.Context, A, B) error) func(context.Context, A, B) (struct{}, error) {
 	return func(ctx context.Context, a A, b B) (struct{}, error) { return struct{}{}, f(ctx, a, b) }
+}
+
+func noResult1[A any](f func(context.Context, A) error) func(context.Context, A) (struct{}, error) {
+	return func(ctx context.Context, a A) (struct{}, error) { return struct{}{}, f(ctx, a) }
 }
 
 func arity(args []json.RawMessage, n int) error {
@@ -251,6 +257,15 @@ func (r *Remote) ListClients(ctx context.Context, orgID string) ([]catalog.APICl
 
 func (r *Remote) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
 	_, err := remote[struct{}](ctx, r, "SetClientDisabled", id, disabled)
+	return err
+}
+
+func (r *Remote) RotateClientSecret(ctx context.Context, id string) (Credentials, error) {
+	return remote[Credentials](ctx, r, "RotateClientSecret", id)
+}
+
+func (r *Remote) DeleteClient(ctx context.Context, id string) error {
+	_, err := remote[struct{}](ctx, r, "DeleteClient", id)
 	return err
 }
 

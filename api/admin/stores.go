@@ -29,7 +29,10 @@ type OrgStore interface {
 	Organizations(ctx context.Context) ([]catalog.Organization, error)
 	CreateClient(ctx context.Context, client catalog.APIClient) (catalog.APIClient, error)
 	Clients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
+	Client(ctx context.Context, id string) (catalog.APIClient, error)
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+	SetClientSecret(ctx context.Context, id, secretHash string) error
+	DeleteClient(ctx context.Context, id string) error
 }
 
 // UserStore keeps an organization's users (catalog.PeopleStore).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 )
@@ -17,6 +18,10 @@ const Scope = "acxapi"
 type Claims struct {
 	Org   string `json:"org"`
 	Scope string `json:"scope"`
+	// Generation is the client's token generation when the token was
+	// issued to an API client (IssueForClient); a token without it was
+	// issued to the operator by this installation.
+	Generation *int `json:"gen,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -51,12 +56,26 @@ func NewTokens(keys *KeySet, issuer string, ttl time.Duration) *Tokens {
 // TTL is the lifetime of the tokens issued.
 func (t *Tokens) TTL() time.Duration { return t.ttl }
 
-// Issue signs a token for a client of an organization.
+// Issue signs a token for the operator (or a client id not in the
+// catalog) of an organization: no client state is checked for it.
 func (t *Tokens) Issue(clientID, orgID, scope string) (string, error) {
+	return t.issue(clientID, orgID, scope, nil)
+}
+
+// IssueForClient signs a token for an API client, under its current token
+// generation: disabling the client, rotating its secret or deleting it
+// ends the token.
+func (t *Tokens) IssueForClient(client catalog.APIClient, scope string) (string, error) {
+	gen := client.TokenGeneration
+	return t.issue(client.ID, client.OrgID, scope, &gen)
+}
+
+func (t *Tokens) issue(clientID, orgID, scope string, gen *int) (string, error) {
 	now := t.now().UTC().Truncate(time.Second)
 	claims := Claims{
-		Org:   orgID,
-		Scope: scope,
+		Org:        orgID,
+		Scope:      scope,
+		Generation: gen,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    t.issuer,
 			Subject:   clientID,

@@ -110,7 +110,22 @@ func adminCommand(cfg *Config) *cobra.Command {
 		}),
 	}
 	list.Flags().StringVar(&listOrg, "org", "", "only this organization (id or name)")
-	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false))
+	rotate := &cobra.Command{
+		Use: "rotate CLIENT_ID", Short: "Give a client a new secret (shown only once); its tokens end within a minute", Args: cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.RotateClientSecret(ctx, args[0])
+		}),
+	}
+	deleteClient := &cobra.Command{
+		Use: "delete CLIENT_ID", Short: "Delete a client; its tokens end within a minute", Args: cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			if err := a.DeleteClient(ctx, args[0]); err != nil {
+				return nil, err
+			}
+			return map[string]any{"clientId": args[0], "deleted": true}, nil
+		}),
+	}
+	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, deleteClient)
 
 	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg))
 	return cmd
@@ -159,7 +174,7 @@ func userCommand(cfg *Config) *cobra.Command {
 
 func setDisabledCommand(cfg *Config, verb string, disabled bool) *cobra.Command {
 	return &cobra.Command{
-		Use: verb + " CLIENT_ID", Short: verb + " a client: it can (not) get new tokens", Args: cobra.ExactArgs(1),
+		Use: verb + " CLIENT_ID", Short: verb + " a client (disabling ends its tokens within a minute)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			if err := a.SetClientDisabled(ctx, args[0], disabled); err != nil {
 				return nil, err

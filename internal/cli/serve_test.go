@@ -144,6 +144,22 @@ func TestAdminCommands(t *testing.T) {
 			if !strings.Contains(out, creds["client_id"]) || !strings.Contains(out, `"disabled": true`) || strings.Contains(out, creds["client_secret"]) {
 				t.Fatalf("client list: %s", out)
 			}
+			// Rotation gives a new secret; deletion removes the client.
+			out, err = run(t, "admin", "client", "rotate", "--data", data, creds["client_id"])
+			var rotated map[string]string
+			json.Unmarshal([]byte(out), &rotated)
+			if err != nil || rotated["client_id"] != creds["client_id"] || rotated["client_secret"] == "" || rotated["client_secret"] == creds["client_secret"] {
+				t.Fatalf("client rotate: %v %s", err, out)
+			}
+			if out, err = run(t, "admin", "client", "delete", "--data", data, creds["client_id"]); err != nil || !strings.Contains(out, `"deleted": true`) {
+				t.Fatalf("client delete: %v %s", err, out)
+			}
+			if out, _ = run(t, "admin", "client", "list", "--data", data, "--org", org.ID); strings.Contains(out, creds["client_id"]) {
+				t.Fatalf("a deleted client is listed: %s", out)
+			}
+			if _, err := run(t, "admin", "client", "delete", "--data", data, creds["client_id"]); err == nil {
+				t.Fatal("deleting a deleted client succeeded")
+			}
 			if _, err := run(t, "admin", "client", "create", "--data", data, "--org", "nope"); err == nil || !strings.Contains(err.Error(), "no organization") {
 				t.Fatalf("unknown org: %v", err)
 			}

@@ -51,7 +51,7 @@ func newCatalog(db *sql.DB) *Catalog {
 	reviews := &orgCache[*reviewIndex]{}
 	return &Catalog{
 		handle:       h,
-		Orgs:         &OrgStore{handle: h},
+		Orgs:         &OrgStore{handle: h, tokenStates: newTokenStates()},
 		People:       &PeopleStore{handle: h, trees: &orgCache[*Tree]{}},
 		Interactions: &InteractionStore{handle: h, manifest: manifest, reviews: reviews},
 		Classifiers:  &ClassifierStore{handle: h, classifiers: &orgCache[[]Classifier]{}},

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
 )
 
 // APIClient is an OAuth 2.0 client of one organization. SecretHash is a
@@ -17,9 +19,13 @@ type APIClient struct {
 	SecretHash string    `json:"-"`
 	Disabled   bool      `json:"disabled"`
 	CreatedOn  time.Time `json:"createdOn"`
+	// TokenGeneration is what the client's tokens are issued under;
+	// disabling it or rotating its secret moves it on, ending the tokens
+	// issued before.
+	TokenGeneration int `json:"-"`
 }
 
-const clientColumns = `id, org_id, name, secret_hash, disabled, created_on`
+const clientColumns = `id, org_id, name, secret_hash, disabled, created_on, token_generation`
 
 // CreateClient stores a new client. The organization must exist; an id that
 // is taken gives ErrExists.
@@ -33,8 +39,8 @@ func (c *OrgStore) CreateClient(ctx context.Context, client APIClient) (APIClien
 		if n == 0 {
 			return fmt.Errorf("organization %s: %w", client.OrgID, ErrNotFound)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-			client.ID, client.OrgID, client.Name, client.SecretHash, client.Disabled, client.CreatedOn)
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			client.ID, client.OrgID, client.Name, client.SecretHash, client.Disabled, client.CreatedOn, client.TokenGeneration)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("client %s: %w", client.ID, ErrExists)
 		}
@@ -60,10 +66,27 @@ func (c *OrgStore) Clients(ctx context.Context, orgID string) ([]APIClient, erro
 		WHERE ? = '' OR org_id = ? ORDER BY org_id, created_on, id`, orgID, orgID)
 }
 
-// SetClientDisabled disables (or enables again) a client. Tokens it already
-// holds stay valid until they expire; new ones are refused.
+// SetClientDisabled disables (or enables again) a client. Disabling ends
+// the tokens it holds (enabling it again does not bring them back).
 func (c *OrgStore) SetClientDisabled(ctx context.Context, id string, disabled bool) error {
-	res, err := c.db.ExecContext(ctx, `UPDATE api_clients SET disabled = ? WHERE id = ?`, disabled, id)
+	return c.changeClient(ctx, id, `UPDATE api_clients SET disabled = ?,
+		token_generation = token_generation + CASE WHEN ? THEN 1 ELSE 0 END WHERE id = ?`, disabled, disabled, id)
+}
+
+// SetClientSecret replaces a client's secret hash and ends the tokens
+// issued under the old secret.
+func (c *OrgStore) SetClientSecret(ctx context.Context, id, secretHash string) error {
+	return c.changeClient(ctx, id, `UPDATE api_clients SET secret_hash = ?, token_generation = token_generation + 1 WHERE id = ?`, secretHash, id)
+}
+
+// DeleteClient removes a client; its tokens end with it.
+func (c *OrgStore) DeleteClient(ctx context.Context, id string) error {
+	return c.changeClient(ctx, id, `DELETE FROM api_clients WHERE id = ?`, id)
+}
+
+func (c *OrgStore) changeClient(ctx context.Context, id, statement string, args ...any) error {
+	res, err := c.db.ExecContext(ctx, statement, args...)
+	c.tokenStates.Remove(id)
 	if err != nil {
 		return err
 	}
@@ -73,11 +96,48 @@ func (c *OrgStore) SetClientDisabled(ctx context.Context, id string, disabled bo
 	return nil
 }
 
+// TokenState is what decides whether a client's token is still good: the
+// client exists, is enabled, and is at the token's generation.
+type TokenState struct {
+	Exists, Disabled bool
+	Generation       int
+}
+
+// TokenStateTTL is how long a client's token state is kept: how late a
+// change is seen by a process other than the one that made it (or by this
+// one, when a request read the state while the change was committed).
+const TokenStateTTL = 30 * time.Second
+
+// newTokenStates is the cache of clients' token states.
+func newTokenStates() *expirable.LRU[string, TokenState] {
+	return expirable.NewLRU[string, TokenState](100_000, nil, TokenStateTTL)
+}
+
+// ClientTokenState reads a client's token state, kept for TokenStateTTL:
+// every authenticated request asks. A change made through this store drops
+// the kept state at once.
+func (c *OrgStore) ClientTokenState(ctx context.Context, id string) (TokenState, error) {
+	if st, ok := c.tokenStates.Get(id); ok {
+		return st, nil
+	}
+	var st TokenState
+	err := c.db.QueryRowContext(ctx, `SELECT disabled, token_generation FROM api_clients WHERE id = ?`, id).Scan(&st.Disabled, &st.Generation)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return st, err
+	default:
+		st.Exists = true
+	}
+	c.tokenStates.Add(id, st)
+	return st, nil
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanClient(s scanner) (APIClient, error) {
 	var cl APIClient
-	err := s.Scan(&cl.ID, &cl.OrgID, &cl.Name, &cl.SecretHash, &cl.Disabled, &cl.CreatedOn)
+	err := s.Scan(&cl.ID, &cl.OrgID, &cl.Name, &cl.SecretHash, &cl.Disabled, &cl.CreatedOn, &cl.TokenGeneration)
 	cl.CreatedOn = cl.CreatedOn.UTC()
 	return cl, err
 }

@@ -8,10 +8,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 )
 
 // OrgStore keeps organizations and their API clients.
-type OrgStore struct{ handle }
+type OrgStore struct {
+	handle
+	tokenStates *expirable.LRU[string, TokenState]
+}
 
 // Organization is a tenant: every row of every later table belongs to one.
 type Organization struct {
