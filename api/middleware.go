@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -84,3 +85,24 @@ func recovery(log *slog.Logger) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// drainAfterRefusal lets a client that is still sending an upload read the
+// refusal it was sent early (bad metadata, too large): the server reads and
+// drops the rest of the body, for a while, before the connection closes.
+// Closing a connection with unread data makes the kernel reset it, and a
+// reset can destroy the answer before the client reads it (curl sends large
+// bodies after "Expect: 100-continue", which the server grants as soon as
+// the metadata is read).
+func drainAfterRefusal(c *gin.Context) {
+	c.Next()
+	if c.Writer.Status() < http.StatusBadRequest {
+		return
+	}
+	c.Writer.Flush() // the answer first
+	rc := http.NewResponseController(c.Writer)
+	rc.SetReadDeadline(time.Now().Add(drainTime))
+	io.Copy(io.Discard, c.Request.Body)
+}
+
+// drainTime bounds how long a refused upload's body is read and dropped.
+const drainTime = 30 * time.Second

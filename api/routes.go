@@ -58,8 +58,8 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Agent/:id", s.getAgent)
 	authed.GET("/Agent/All", s.listAgents)
 
-	authed.POST("/Media/Upload", s.mediaUpload)
-	authed.POST("/TextMedia/Upload", s.textMediaUpload)
+	authed.POST("/Media/Upload", drainAfterRefusal, s.mediaUpload)
+	authed.POST("/TextMedia/Upload", drainAfterRefusal, s.textMediaUpload)
 	authed.GET("/Metadata", s.getMetadata)
 	authed.POST("/Metadata", s.postMetadata)
 	authed.PATCH("/Metadata/:id", s.patchMetadata)
