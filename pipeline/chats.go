@@ -72,8 +72,10 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 }
 
 // archive reads every chat of an archive. A chat that cannot be read fails
-// alone; an archive that cannot be read (damaged, over a limit) fails whole
-// and yields no chats. Entries are read in order by one goroutine and
+// alone. An archive damaged from some point on (cut off, a bad block, a
+// compression bomb) keeps the chats before it, and the damage is recorded
+// as the archive's failure; one damaged from the start, empty, or over a
+// limit fails whole and yields no chats. Entries are read in order by one goroutine and
 // parsed by a pool of them, one per CPU; results keep the archive's order.
 func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
@@ -121,10 +123,13 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	}
 	close(work)
 	wg.Wait()
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return Result{}, err
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return Result{}, err
+	case errors.Is(err, archive.ErrCorrupt) && len(slots) > 0:
+		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("the archive is damaged after its first %d files, which were read; the rest could not be: %v", len(slots), err))
+	default:
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}
 	// Sized once: a large archive has hundreds of thousands of segments.

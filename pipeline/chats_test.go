@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -68,5 +70,69 @@ func TestSingleChat(t *testing.T) {
 	}
 	if _, err := (Chats{}).Process(context.Background(), upload("bad.json"), "run", opener([]byte(`{}`))); err == nil {
 		t.Fatal("an unreadable chat was accepted")
+	}
+}
+
+// Damaged and empty archives, every way: complete chats are kept and the
+// damage recorded, or the archive fails whole with its reason.
+func TestDamagedAndEmptyArchives(t *testing.T) {
+	chatJSON := `{"messages":[{"participant":"Agent","text":"Hello"},{"participant":"Customer","text":"Hi"}]}`
+	var full bytes.Buffer
+	tw := tar.NewWriter(&full)
+	var ends []int // where each entry's data (padded) ends
+	for i := range 5 {
+		tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("c/%d.json", i), Mode: 0o644, Size: int64(len(chatJSON)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(chatJSON))
+		tw.Flush()
+		ends = append(ends, full.Len())
+	}
+	tw.Close()
+	gz := func(b []byte) []byte {
+		var out bytes.Buffer
+		w := gzip.NewWriter(&out)
+		w.Write(b)
+		w.Close()
+		return out.Bytes()
+	}
+	emptyTar := func() []byte { var b bytes.Buffer; tar.NewWriter(&b).Close(); return b.Bytes() }()
+	emptyZip := func() []byte { var b bytes.Buffer; zip.NewWriter(&b).Close(); return b.Bytes() }()
+	gzFull := gz(full.Bytes())
+	for _, c := range []struct {
+		name    string
+		file    string
+		data    []byte
+		chats   int    // chats kept; -1: the archive fails whole
+		failure string // in the archive's failures, or its error
+	}{
+		{"complete", "a.tar", full.Bytes(), 5, ""},
+		{"cut at an entry boundary", "a.tar", full.Bytes()[:ends[2]], 3, "without its end-of-archive marker"},
+		{"cut inside an entry's data", "a.tar", full.Bytes()[:ends[2]+600], 3, "damaged after its first 3 files"},
+		{"cut inside a header", "a.tar", full.Bytes()[:ends[3]+100], 4, "damaged after its first 4 files"},
+		{"gzip cut short", "a.tar.gz", gzFull[:len(gzFull)-30], 3, "damaged after its first 3 files"},
+		{"damaged from the start", "a.tar", bytes.Repeat([]byte("x"), 2048), -1, "cannot be processed"},
+		{"empty tar", "a.tar", emptyTar, -1, "holds no files"},
+		{"empty zip", "a.zip", emptyZip, -1, "holds no files"},
+		{"zero bytes", "a.tar", nil, -1, "holds no files"},
+		{"zip cut short", "a.zip", emptyZip[:10], -1, "cannot be processed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Chats{Limits: archive.DefaultLimits}.Process(context.Background(), upload(c.file), "run", opener(c.data))
+			if c.chats < 0 {
+				if err == nil || !strings.Contains(err.Error(), c.failure) {
+					t.Fatalf("want the archive to fail (%q): %v, %d children", c.failure, err, len(res.Outcome.Children))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Batch.Conversations) != c.chats || res.Outcome.Status != catalog.StatusReadyToSample {
+				t.Fatalf("%d chats, status %s, want %d", len(res.Batch.Conversations), res.Outcome.Status, c.chats)
+			}
+			failures := strings.Join(res.Outcome.Failures, "; ")
+			if (c.failure == "") != (failures == "") || !strings.Contains(failures, c.failure) {
+				t.Fatalf("failures %q, want %q", failures, c.failure)
+			}
+		})
 	}
 }

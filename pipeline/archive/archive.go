@@ -32,8 +32,12 @@ var DefaultLimits = Limits{MaxEntries: 200_000, MaxEntryBytes: 16 << 20, MaxTota
 // ErrLimit is wrapped when the archive as a whole breaks a limit.
 var ErrLimit = errors.New("archive limit exceeded")
 
-// ErrCorrupt is wrapped when the archive cannot be read.
+// ErrCorrupt is wrapped when the archive cannot be read (from some point
+// on: the entries before it were read).
 var ErrCorrupt = errors.New("archive cannot be read")
+
+// ErrEmpty: the archive holds no entries at all.
+var ErrEmpty = errors.New("the archive holds no files")
 
 // Skipped is an entry that was not read, with the reason.
 type Skipped struct {
@@ -146,15 +150,24 @@ func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 		r = br
 	}
 	s := &state{lim: w.Limits}
-	tr := tar.NewReader(r)
+	// A tar ends with zero blocks; one that ends right after an entry was
+	// cut off there, and the reader cannot tell: the bytes it took can.
+	stream := &counter{r: r}
+	tr := tar.NewReader(stream)
+	var entryEnd int64 // where the last entry's padded data ends
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		switch {
+		case err == io.EOF && s.entries == 0:
+			return nil, ErrEmpty
+		case err == io.EOF && stream.n == entryEnd:
+			return s.skipped, fmt.Errorf("%w: it ends after %d entries without its end-of-archive marker: it was cut off", ErrCorrupt, s.entries)
+		case err == io.EOF:
 			return s.skipped, nil
-		}
-		if err != nil {
+		case err != nil:
 			return s.skipped, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
+		entryEnd = stream.n + (h.Size+511)/512*512
 		if err := s.count(); err != nil {
 			return s.skipped, err
 		}
@@ -196,9 +209,15 @@ func tarType(t byte) string {
 // WalkZip reads a zip archive (which needs random access to its central
 // directory), calling fn for every regular file.
 func (w Walker) WalkZip(r io.ReaderAt, size int64, fn func(Entry) error) ([]Skipped, error) {
+	if size == 0 {
+		return nil, ErrEmpty
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if len(zr.File) == 0 {
+		return nil, ErrEmpty
 	}
 	s := &state{lim: w.Limits}
 	for _, f := range zr.File {
