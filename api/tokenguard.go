@@ -132,18 +132,7 @@ func (a *attempt) failed() {
 // succeeded ends the attempt and remembers the address for the client.
 func (a *attempt) succeeded() {
 	a.done(false)
-	now := time.Now()
-	g := a.guard
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.known) > 100_000 { // bounded: forget the stale ones
-		for k, last := range g.known {
-			if now.Sub(last) > knownFor {
-				delete(g.known, k)
-			}
-		}
-	}
-	g.known[a.clientID+"|"+a.c.ClientIP()] = now
+	a.guard.remember(a.c, a.clientID)
 }
 
 // pauseFor waits the failure pause, or until the caller goes away.
@@ -159,8 +148,8 @@ func (g *tokenGuard) pauseFor(c *gin.Context) {
 	}
 }
 
-// succeeded remembers the address for the client.
-func (g *tokenGuard) succeeded(c *gin.Context, clientID string) {
+// remember keeps the address as known for the client.
+func (g *tokenGuard) remember(c *gin.Context, clientID string) {
 	now := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
