@@ -100,6 +100,24 @@ func (s *Server) mediaUpload(c *gin.Context) {
 
 func sentence(s string) *problem.Problem { return problem.New(http.StatusBadRequest, s) }
 
+// duplicateName answers an upload whose file name the organization has
+// already: the contract's sentence, and (an extension member) the
+// interaction that has it, with which a bulk load run again carries on.
+func duplicateName(owner string) *problem.Problem {
+	p := sentence(uploadmeta.SentenceDuplicate)
+	if owner != "" {
+		p.Extensions = map[string]any{"interactionId": owner}
+	}
+	return p
+}
+
+// duplicateOf is duplicateName for an upload that lost the race for the
+// name at insert: the owner is looked up (and left out if that fails).
+func (s *Server) duplicateOf(ctx context.Context, org, fileName string) *problem.Problem {
+	owner, _ := s.deps.Interactions.FileNameOwner(ctx, org, fileName)
+	return duplicateName(owner)
+}
+
 func (u *uploadRequest) run() *problem.Problem {
 	ctx := u.c.Request.Context()
 	u.c.Request.Body = http.MaxBytesReader(u.c.Writer, u.c.Request.Body, u.s.opts.MaxUploadBytes+uploadmeta.MaxBytes+1<<20)
@@ -179,12 +197,12 @@ func (u *uploadRequest) readMetadata(ctx context.Context, part *multipart.Part) 
 		return p
 	}
 	u.resolved = resolved
-	taken, err := u.s.deps.Interactions.FileNameTaken(ctx, u.org, meta.FileName)
+	owner, err := u.s.deps.Interactions.FileNameOwner(ctx, u.org, meta.FileName)
 	if err != nil {
 		return u.s.internal(u.c, err)
 	}
-	if taken {
-		return sentence(uploadmeta.SentenceDuplicate)
+	if owner != "" {
+		return duplicateName(owner)
 	}
 	return nil
 }
@@ -304,7 +322,7 @@ func (u *uploadRequest) record(ctx context.Context) *problem.Problem {
 	applyMetadata(&it, m, u.resolved)
 	err := u.s.deps.Interactions.CreateInteraction(ctx, it, m.ApplyHierarchyToAgent)
 	if errors.Is(err, catalog.ErrFileNameTaken) {
-		return sentence(uploadmeta.SentenceDuplicate)
+		return u.s.duplicateOf(ctx, u.org, m.FileName)
 	}
 	if err != nil {
 		return u.s.internal(u.c, err)

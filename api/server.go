@@ -52,7 +52,7 @@ type PeopleStore interface {
 // InteractionStore is what the handlers need of uploads and their
 // metadata (catalog.InteractionStore).
 type InteractionStore interface {
-	FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error)
+	FileNameOwner(ctx context.Context, orgID, fileName string) (string, error)
 	CreateInteraction(ctx context.Context, it catalog.Interaction, applyNodeToAgent bool) error
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)

@@ -98,11 +98,11 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	if taken, err := s.deps.Interactions.FileNameTaken(ctx, org, meta.FileName); err != nil || taken {
+	if owner, err := s.deps.Interactions.FileNameOwner(ctx, org, meta.FileName); err != nil || owner != "" {
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
 		} else {
-			problem.Write(c, sentence(uploadmeta.SentenceDuplicate))
+			problem.Write(c, duplicateName(owner))
 		}
 		return
 	}
@@ -123,7 +123,7 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 	if err != nil {
 		u.unstage()
 		if errors.Is(err, catalog.ErrFileNameTaken) {
-			problem.Write(c, sentence(uploadmeta.SentenceDuplicate))
+			problem.Write(c, s.duplicateOf(ctx, org, meta.FileName))
 		} else {
 			problem.Write(c, s.internal(c, err))
 		}

@@ -441,8 +441,8 @@ func TestTextMediaUpload(t *testing.T) {
 // would for two uploads that check at the same moment: the insert must decide.
 type racingInteractions struct{ InteractionStore }
 
-func (racingInteractions) FileNameTaken(context.Context, string, string) (bool, error) {
-	return false, nil
+func (racingInteractions) FileNameOwner(context.Context, string, string) (string, error) {
+	return "", nil
 }
 
 // failingStorage loses every write.

@@ -34,8 +34,10 @@ func ingestCommand(cfg *Config) *cobra.Command {
 		Long: `Uploads every file the folder's manifest names (one row per file, with the upload metadata
 keys: FileName — also the file's path in the folder —, UploadType, AgentCode, …) through the
 upload API, runs the ingest job, and prints what was accepted, rejected, processed and failed.
-Works with a running server (through it) or without one (in this process). Exits with status 1
-when anything was rejected or failed.`,
+Works with a running server (through it) or without one (in this process). Run again on the same
+folder (after an interruption, say), files already uploaded are not sent again: their uploads are
+processed if they are still pending and reported with the rest. Exits with status 1 when anything
+was rejected or failed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
@@ -184,8 +186,12 @@ func printSummary(w io.Writer, s bulk.Summary) {
 	for _, o := range s.Outcomes {
 		chats += o.Chats
 	}
-	fmt.Fprintf(w, "accepted %d, rejected %d, processed %d, failed %d, pending %d (%.1fs)\n",
-		s.Accepted, len(s.Rejected), s.Processed, s.Failed, s.Pending, float64(s.ElapsedMilli)/1000)
+	earlier := ""
+	if s.Earlier > 0 {
+		earlier = fmt.Sprintf(" (%d uploaded by an earlier load)", s.Earlier)
+	}
+	fmt.Fprintf(w, "accepted %d%s, rejected %d, processed %d, failed %d, pending %d (%.1fs)\n",
+		s.Accepted, earlier, len(s.Rejected), s.Processed, s.Failed, s.Pending, float64(s.ElapsedMilli)/1000)
 	if chats > 0 {
 		fmt.Fprintf(w, "chats found in archives: %d (%d failed)\n", chats, s.ChatsFailed)
 	}

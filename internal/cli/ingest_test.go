@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,8 +50,10 @@ func TestIngestCommand(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			data := t.TempDir()
+			var addr string
 			if withServer {
-				_, stop := startServe(t, "--data", data, "--schedule-ingest", "off")
+				var stop func() error
+				addr, stop = startServe(t, "--data", data, "--schedule-ingest", "off")
 				defer stop()
 			} else {
 				// A first start makes the default organization.
@@ -107,6 +110,35 @@ func TestIngestCommand(t *testing.T) {
 			out, err = run(t, "ingest", clean, "--data", data)
 			if err != nil || !strings.Contains(out, "accepted 1, rejected 0, processed 1, failed 0") || !strings.Contains(out, "chats found in archives: 3 (0 failed)") {
 				t.Fatalf("clean load: %v\n%s", err, out)
+			}
+			// Run again, the load sends nothing twice and tells the truth.
+			out, err = run(t, "ingest", clean, "--data", data)
+			if err != nil || !strings.Contains(out, "accepted 1 (1 uploaded by an earlier load), rejected 0, processed 1, failed 0, pending 0") {
+				t.Fatalf("the same load again: %v\n%s", err, out)
+			}
+			if !withServer {
+				return
+			}
+			// A load interrupted after its uploads (they are still pending):
+			// run again, it processes them.
+			halted := t.TempDir()
+			writeFile(t, filepath.Join(halted, "h.tar"), chatTar(t, 4, "thu"))
+			writeFile(t, filepath.Join(halted, "manifest.jsonl"), []byte(`{"FileName":"h.tar","UploadType":"Chat"}`+"\n"))
+			var creds map[string]string
+			raw, _ := os.ReadFile(filepath.Join(data, "credentials.json"))
+			json.Unmarshal(raw, &creds)
+			var body bytes.Buffer
+			ct := newMultipart(&body, `{"FileName":"h.tar","UploadType":"Chat"}`, "h.tar", chatTar(t, 4, "thu"))
+			req, _ := http.NewRequest("POST", "http://"+addr+"/Media/Upload", &body)
+			req.Header.Set("Content-Type", ct)
+			req.Header.Set("Authorization", "Bearer "+fetchToken(t, addr, creds["client_id"], creds["client_secret"])["access_token"].(string))
+			if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("upload: %v %v", err, resp.Status)
+			}
+			out, err = run(t, "ingest", halted, "--data", data)
+			if err != nil || !strings.Contains(out, "accepted 1 (1 uploaded by an earlier load), rejected 0, processed 1, failed 0, pending 0") ||
+				!strings.Contains(out, "chats found in archives: 4 (0 failed)") {
+				t.Fatalf("an interrupted load run again: %v\n%s", err, out)
 			}
 		})
 	}

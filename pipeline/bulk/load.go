@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -21,11 +22,20 @@ type Rejection struct {
 	Reason   string `json:"reason"`
 }
 
-// Accepted is a file the API took, with its interaction id.
+// Accepted is a file the API took, with its interaction id. Earlier: an
+// earlier load (one interrupted, or run again) uploaded it; this one
+// carries on with it.
 type Accepted struct {
 	FileName string `json:"fileName"`
 	ID       string `json:"id"`
+	Earlier  bool   `json:"earlier,omitempty"`
 }
+
+// uploadedEarlier is the answer to a file whose name the organization has
+// already: the interaction that has it.
+type uploadedEarlier struct{ id string }
+
+func (e *uploadedEarlier) Error() string { return "uploaded earlier as " + e.id }
 
 // Client uploads through the API with a bearer token.
 type Client struct {
@@ -48,10 +58,14 @@ func (c *Client) Upload(ctx context.Context, items []Item, progress func()) ([]A
 			defer wg.Done()
 			for it := range work {
 				id, err := c.uploadOne(ctx, it)
+				var earlier *uploadedEarlier
 				mu.Lock()
-				if err != nil {
+				switch {
+				case errors.As(err, &earlier):
+					accepted = append(accepted, Accepted{FileName: it.FileName, ID: earlier.id, Earlier: true})
+				case err != nil:
 					rejected = append(rejected, Rejection{Line: it.Line, FileName: it.FileName, Reason: err.Error()})
-				} else {
+				default:
 					accepted = append(accepted, Accepted{FileName: it.FileName, ID: id})
 				}
 				mu.Unlock()
@@ -116,8 +130,13 @@ func (c *Client) uploadOne(ctx context.Context, it Item) (string, error) {
 		ID     string              `json:"id"`
 		Detail string              `json:"detail"`
 		Errors map[string][]string `json:"errors"`
+		// Owner is the interaction that has the file name already.
+		Owner string `json:"interactionId"`
 	}
 	json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&body)
+	if resp.StatusCode == http.StatusBadRequest && body.Owner != "" {
+		return "", &uploadedEarlier{id: body.Owner}
+	}
 	if resp.StatusCode != http.StatusOK {
 		reason := body.Detail
 		for k, v := range body.Errors {
@@ -132,6 +151,7 @@ func (c *Client) uploadOne(ctx context.Context, it Item) (string, error) {
 type Outcome struct {
 	FileName string   `json:"fileName"`
 	ID       string   `json:"id"`
+	Earlier  bool     `json:"earlier,omitempty"` // uploaded by an earlier load
 	Status   string   `json:"status"`
 	Failures []string `json:"failures,omitempty"`
 	Chats    int      `json:"chats,omitempty"`       // conversations found in an archive
@@ -144,7 +164,7 @@ func (c *Client) Statuses(ctx context.Context, accepted []Accepted) ([]Outcome, 
 	byID := map[string]*Outcome{}
 	var out []*Outcome
 	for _, a := range accepted {
-		o := &Outcome{FileName: a.FileName, ID: a.ID}
+		o := &Outcome{FileName: a.FileName, ID: a.ID, Earlier: a.Earlier}
 		byID[a.ID] = o
 		out = append(out, o)
 	}
@@ -203,7 +223,9 @@ func (c *Client) Statuses(ctx context.Context, accepted []Accepted) ([]Outcome, 
 
 // Summary totals a load.
 type Summary struct {
-	Accepted     int         `json:"accepted"`
+	Accepted int `json:"accepted"`
+	// Earlier of the accepted were uploaded by an earlier load.
+	Earlier      int         `json:"earlier"`
 	Rejected     []Rejection `json:"rejected"`
 	Processed    int         `json:"processed"`
 	Failed       int         `json:"failed"`
@@ -225,6 +247,9 @@ func Summarize(rejected []Rejection, outcomes []Outcome, elapsed time.Duration) 
 		s.Rejected = []Rejection{}
 	}
 	for _, o := range outcomes {
+		if o.Earlier {
+			s.Earlier++
+		}
 		switch o.Status {
 		case "FailedToProcess":
 			s.Failed++

@@ -105,12 +105,17 @@ func scanInteraction(s scanner) (Interaction, error) {
 // ErrFileNameTaken: the organization has an interaction with that file name.
 var ErrFileNameTaken = errors.New("an interaction with this file name already exists")
 
-// FileNameTaken is the early, cheap check an upload makes before staging;
-// the unique index on insert is what decides.
-func (c *InteractionStore) FileNameTaken(ctx context.Context, orgID, fileName string) (bool, error) {
-	var n int
-	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&n)
-	return n > 0, err
+// FileNameOwner is the interaction of the organization that has the file
+// name ("" when none has): the early, cheap check an upload makes before
+// staging (the unique index on insert is what decides), and what a
+// duplicate's answer names.
+func (c *InteractionStore) FileNameOwner(ctx context.Context, orgID, fileName string) (string, error) {
+	var id string
+	err := c.db.QueryRowContext(ctx, `SELECT id FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
 }
 
 // CreateInteraction writes a new interaction; a file name the organization
