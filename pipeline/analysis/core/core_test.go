@@ -242,6 +242,13 @@ func TestFindPII(t *testing.T) {
 		{"SSN 123-45-6789", "ssn"},
 		{"call me at (415) 555-0132", "phone"},
 		{"call me at +1 415 555 0132", "phone"},
+		{"ring the London office on +44 20 7493 4545 today", "phone"},
+		{"my mobile is +447700900123", "phone"},
+		{"Paris: +33 1 42 68 53 00", "phone"},
+		{"Tokyo +81-3-3224-5000", "phone"},
+		{"+49 30 901820", "phone"},
+		{"a reference +99 999 999 999", ""}, // no such country code
+		{"+44 20 12", ""},                   // too short for anywhere
 		{"write to jane.doe@example.com please", "email"},
 		{"it is four one one one one one one one one one one one one one one one", "card"}, // spoken
 		{"table for two at seven", ""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/words"
+	"github.com/nyaruka/phonenumbers"
 )
 
 // PII kinds.
@@ -85,12 +86,23 @@ func findWritten(text string) []Finding {
 			out = append(out, Finding{SSN, m[0], m[0] + len(run)})
 		case len(digits) >= 13 && len(digits) <= 19 && luhn(digits):
 			out = append(out, Finding{Card, m[0], m[0] + len(run)})
-		case len(digits) == 10 || (len(digits) == 11 && digits[0] == '1'):
+		case run[0] == '+' && internationalNumber(run),
+			len(digits) == 10 || (len(digits) == 11 && digits[0] == '1'):
 			out = append(out, Finding{Phone, m[0], m[0] + len(run)})
 		}
 	}
 	slices.SortFunc(out, func(a, b Finding) int { return a.Start - b.Start })
 	return out
+}
+
+// internationalNumber tells whether a run written with a leading + is a
+// phone number of some country (E.164: a known country code, and a length
+// possible there by libphonenumber's rules). Possible, not valid: for
+// redaction a number in a range not yet assigned (or kept for fiction) is
+// still a phone number.
+func internationalNumber(run string) bool {
+	n, err := phonenumbers.Parse(run, "")
+	return err == nil && phonenumbers.IsPossibleNumber(n)
 }
 
 func onlyDigits(s string) string {
