@@ -185,3 +185,65 @@ func TestIngestRedactsPII(t *testing.T) {
 		t.Fatalf("PII classifier %q", got)
 	}
 }
+
+// With redaction on, a processed upload's staged original (which holds the
+// personal data) is deleted after the commit, a failed one's is kept; with
+// keepOriginals, or without redaction, every original is kept.
+func TestRedactionDeletesProcessedOriginals(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	staged := func(id string) bool {
+		t.Helper()
+		it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.bucket.Stat(ctx, *it.StagedKey)
+		return err == nil
+	}
+	chat := []byte("[00:00:01] Agent: Your card?\n[00:00:05] Customer: It is 4111 1111 1111 1111")
+	kept := e.stage(t, "before.txt", chat)
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	if !staged(kept) {
+		t.Fatal("without redaction an original was deleted")
+	}
+
+	if err := e.cat.Settings.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: e.org.ID, RedactPII: true}); err != nil {
+		t.Fatal(err)
+	}
+	processed := e.stage(t, "pay.txt", chat)
+	failed := e.stage(t, "broken.json", []byte(`{"messages":`))
+	run, err := e.runner.Run(ctx, "ingest")
+	if err != nil || run.Counts["originals_deleted"] != 1 {
+		t.Fatalf("%+v %v", run.Counts, err)
+	}
+	if staged(processed) || !staged(failed) || !staged(kept) {
+		t.Fatalf("after the run: processed kept %v, failed kept %v, earlier kept %v", staged(processed), staged(failed), staged(kept))
+	}
+	// The API still names where the original was.
+	if it, _ := e.cat.Interactions.Interaction(ctx, e.org.ID, processed); it.StagedKey == nil || it.Status != catalog.StatusReadyToSample {
+		t.Fatalf("record %+v", it)
+	}
+
+	if err := e.cat.Settings.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: e.org.ID, RedactPII: true, KeepOriginals: true}); err != nil {
+		t.Fatal(err)
+	}
+	again := e.stage(t, "again.txt", chat)
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	if !staged(again) {
+		t.Fatal("with keepOriginals an original was deleted")
+	}
+
+	// A deletion a crash left recorded is done by the next run.
+	it, _ := e.cat.Interactions.Interaction(ctx, e.org.ID, again)
+	if _, err := e.sql.ExecContext(ctx, `INSERT INTO staged_deletions (interaction_id, staged_key) VALUES (?, ?)`, again, *it.StagedKey); err != nil {
+		t.Fatal(err)
+	}
+	if run, err := e.runner.Run(ctx, "ingest"); err != nil || run.Counts["originals_deleted"] != 1 || staged(again) {
+		t.Fatalf("the recorded deletion: %+v %v, still staged %v", run.Counts, err, staged(again))
+	}
+}

@@ -58,6 +58,9 @@ type Ingest struct {
 	// Analyzer, when set, classifies what the processors produced, in the
 	// same worker and the same commit.
 	Analyzer BatchAnalyzer
+	// Originals, when set, deletes the staged originals each commit records
+	// as to be deleted (and any a crash left) after it.
+	Originals *StagedOriginals
 	// Queues are claimed in order, each until it is empty.
 	Queues  []Queue
 	Owner   string
@@ -70,12 +73,26 @@ type Ingest struct {
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
 		"classifier_results": 0, "classifier_failures": 0}
+	if err := j.deleteOriginals(ctx, counts); err != nil { // what a crash left
+		return counts, err
+	}
 	for _, q := range j.Queues {
 		if err := j.drain(ctx, run, q, counts); err != nil {
 			return counts, err
 		}
 	}
 	return counts, nil
+}
+
+// deleteOriginals deletes the staged originals commits recorded as to be
+// deleted.
+func (j *Ingest) deleteOriginals(ctx context.Context, counts map[string]int64) error {
+	if j.Originals == nil {
+		return nil
+	}
+	n, err := j.Originals.Delete(ctx)
+	counts["originals_deleted"] += int64(n)
+	return err
 }
 
 // drain processes one queue's batches until it is empty.
@@ -164,6 +181,9 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		}
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
+		}
+		if err := j.deleteOriginals(ctx, counts); err != nil {
+			return err
 		}
 	}
 }

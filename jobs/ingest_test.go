@@ -46,7 +46,7 @@ func newEnv(t testing.TB) *env {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat.Jobs, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
-		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get,
+		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
 		// Refresh: tests change classifiers between runs.

@@ -13,7 +13,6 @@ import (
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/blob"
-	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // OpenAdmin reaches the catalog through a running server when there is one
@@ -291,10 +290,10 @@ Earshot (pipeline/analysis/starter/classifiers.json).`,
 }
 
 func privacyCommand(cfg *Config) *cobra.Command {
-	var redact bool
+	var redact, keep bool
 	cmd := &cobra.Command{
-		Use:   "privacy ID|NAME [--redact-pii=true|false]",
-		Short: "Show or set an organization's privacy settings (redact personal data from stored transcripts)",
+		Use:   "privacy ID|NAME [--redact-pii=true|false] [--keep-originals=true|false]",
+		Short: "Show or set an organization's privacy settings (redact personal data from stored transcripts; keep or delete the uploads' originals)",
 		Args:  cobra.ExactArgs(1),
 	}
 	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
@@ -302,11 +301,19 @@ func privacyCommand(cfg *Config) *cobra.Command {
 		if err != nil {
 			return nil, err
 		}
-		if !cmd.Flags().Changed("redact-pii") {
-			return a.PrivacySettings(ctx, orgID)
+		current, err := a.PrivacySettings(ctx, orgID)
+		if err != nil || !cmd.Flags().Changed("redact-pii") && !cmd.Flags().Changed("keep-originals") {
+			return current, err
 		}
-		return a.SetPrivacySettings(ctx, catalog.PrivacySettings{OrgID: orgID, RedactPII: redact})
+		if cmd.Flags().Changed("redact-pii") {
+			current.RedactPII = redact
+		}
+		if cmd.Flags().Changed("keep-originals") {
+			current.KeepOriginals = keep
+		}
+		return a.SetPrivacySettings(ctx, current)
 	})
 	cmd.Flags().BoolVar(&redact, "redact-pii", false, "replace card numbers, SSNs, phone numbers and e-mail addresses in transcripts with [card], [ssn], … before they are stored")
+	cmd.Flags().BoolVar(&keep, "keep-originals", false, "with --redact-pii, keep the uploads' staged originals (which hold the personal data) once processed; by default they are deleted then")
 	return cmd
 }

@@ -85,7 +85,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
 	}
 	runner.Register("ingest", &jobs.Ingest{
-		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get,
+		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get, Originals: &jobs.StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People}, calls},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
 		Queues: []jobs.Queue{

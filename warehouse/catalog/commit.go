@@ -148,6 +148,9 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 				return err
 			}
 		}
+		if err := recordStagedDeletions(ctx, tx, ic.Outcomes); err != nil {
+			return err
+		}
 		if ic.Files == nil {
 			return nil
 		}
