@@ -252,6 +252,12 @@ func TestFindPII(t *testing.T) {
 		{"write to jane.doe@example.com please", "email"},
 		{"it is four one one one one one one one one one one one one one one one", "card"}, // spoken
 		{"table for two at seven", ""},
+		{"my card numbers for one one one one one one one one one one one one one one one", "card"},  // "number's four" misheard
+		{"it is four one one one, uh, one one one one, um, one one one one one one one one", "card"}, // pauses
+		{"four one one one one one one one one one one one one one one one to you", "card"},          // "to" after it is a word
+		{"my number is four one five five five five oh one three to", "phone"},                       // "two" misheard
+		{"I want to go for one day", ""},
+		{"it takes one to two hours, four or five for some", ""},
 		{"order 12345", ""},
 		{"", ""},
 	} {

@@ -84,10 +84,9 @@ func findWritten(text string) []Finding {
 		switch {
 		case ssnShape.MatchString(run):
 			out = append(out, Finding{SSN, m[0], m[0] + len(run)})
-		case len(digits) >= 13 && len(digits) <= 19 && luhn(digits):
+		case isCardNumber(digits):
 			out = append(out, Finding{Card, m[0], m[0] + len(run)})
-		case run[0] == '+' && internationalNumber(run),
-			len(digits) == 10 || (len(digits) == 11 && digits[0] == '1'):
+		case run[0] == '+' && internationalNumber(run), isPhoneNumber(digits):
 			out = append(out, Finding{Phone, m[0], m[0] + len(run)})
 		}
 	}
@@ -198,40 +197,83 @@ func spokenDigit(w string) (byte, bool) {
 	return digitOf(spokenDigits.FindBytes(lower[:len(w)]))
 }
 
+// spokenConfusions are words a recognizer writes for a spoken digit it
+// misheard ("my card number's four one…" → "numbers for one…"), and
+// spokenFillers words it writes for a pause inside a number: both count
+// only inside or at the edge of a run of real spoken digits.
+var (
+	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "to": '2', "too": '2', "won": '1', "ate": '8', "o": '0'}
+	spokenFillers    = map[string]bool{"uh": true, "um": true, "er": true, "ah": true, "hmm": true}
+)
+
+// spokenToken is a word's part in a spoken number: a digit, a confusion
+// (with the digit it stands for), a filler, or none.
+type spokenToken struct {
+	word   string
+	digit  byte
+	real   bool // a spoken digit, not a confusion
+	filler bool
+}
+
+func readSpoken(w string) (spokenToken, bool) {
+	if d, ok := spokenDigit(w); ok {
+		return spokenToken{word: w, digit: d, real: true}, true
+	}
+	w2 := strings.Trim(w, ".,")
+	if len(w2) == 0 || len(w2) > 4 || !inRunStart[w2[0]|0x20] {
+		return spokenToken{}, false // nearly every word, at a glance
+	}
+	var lower [4]byte
+	for i := 0; i < len(w2); i++ {
+		lower[i] = w2[i] | 0x20 // ASCII letters only matter here
+	}
+	if d, ok := spokenConfusions[string(lower[:len(w2)])]; ok {
+		return spokenToken{word: w, digit: d}, true
+	}
+	if spokenFillers[string(lower[:len(w2)])] {
+		return spokenToken{word: w, filler: true}, true
+	}
+	return spokenToken{}, false
+}
+
+// inRunStart marks the letters confusions and fillers start with.
+var inRunStart = func() (out [256]bool) {
+	for w := range spokenConfusions {
+		out[w[0]] = true
+	}
+	for w := range spokenFillers {
+		out[w[0]] = true
+	}
+	return out
+}()
+
 // digitsFromWords rewrites runs of four or more spoken digits ("four one
 // five five") as digits ("4155"), as a recognizer writes a card or phone
-// number; other words stay as they are. Findings are positions in this
-// form, which Redact rewrites too.
+// number; other words stay as they are. Inside a run, fillers ("uh") are
+// dropped and confusions ("for", "to") read as digits; at its edges a
+// confusion is read as a digit when that makes a card or phone number of
+// the run. Findings are positions in this form, which Redact rewrites too.
 func digitsFromWords(text string) string {
 	longest, run := 0, 0
 	for w := range strings.FieldsSeq(text) {
 		if _, ok := spokenDigit(w); ok {
 			run++
 			longest = max(longest, run)
-		} else {
+		} else if t, ok := readSpoken(w); !ok || t.real {
 			run = 0
 		}
 	}
 	if longest < 4 {
 		return text // nearly always: no allocation
 	}
-	var out []string
-	var pending []string
+	var out, segment []string
 	flush := func() {
-		if len(pending) >= 4 {
-			ds := make([]byte, len(pending))
-			for i, w := range pending {
-				ds[i], _ = spokenDigit(w)
-			}
-			out = append(out, string(ds))
-		} else {
-			out = append(out, pending...)
-		}
-		pending = pending[:0]
+		out = append(out, readSpokenRun(segment)...)
+		segment = segment[:0]
 	}
 	for w := range strings.FieldsSeq(text) {
-		if _, ok := spokenDigit(w); ok {
-			pending = append(pending, w)
+		if _, ok := readSpoken(w); ok {
+			segment = append(segment, w)
 			continue
 		}
 		flush()
@@ -240,6 +282,62 @@ func digitsFromWords(text string) string {
 	flush()
 	return strings.Join(out, " ")
 }
+
+// readSpokenRun rewrites a stretch of digit, confusion and filler words:
+// as they are when it holds fewer than four real spoken digits, else as a
+// number with the words before and after it that are not part of it.
+func readSpokenRun(words []string) []string {
+	toks := make([]spokenToken, len(words))
+	first, last, real := -1, -1, 0
+	for i, w := range words {
+		toks[i], _ = readSpoken(w)
+		if toks[i].real {
+			real++
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if real < 4 {
+		return words
+	}
+	digits := func(ts []spokenToken) string {
+		var b []byte
+		for _, t := range ts {
+			if !t.filler {
+				b = append(b, t.digit)
+			}
+		}
+		return string(b)
+	}
+	lead, core, trail := digits(toks[:first]), digits(toks[first:last+1]), digits(toks[last+1:])
+	type reading struct {
+		number      string
+		lead, trail bool
+	}
+	readings := []reading{{lead + core + trail, true, true}, {lead + core, true, false}, {core + trail, false, true}, {core, false, false}}
+	pick := readings[3]
+	for _, numberLike := range []func(string) bool{isCardNumber, isPhoneNumber} {
+		if i := slices.IndexFunc(readings, func(r reading) bool { return numberLike(r.number) }); i >= 0 {
+			pick = readings[i]
+			break
+		}
+	}
+	var out []string
+	if !pick.lead {
+		out = append(out, words[:first]...)
+	}
+	out = append(out, pick.number)
+	if !pick.trail {
+		out = append(out, words[last+1:]...)
+	}
+	return out
+}
+
+func isCardNumber(d string) bool { return len(d) >= 13 && len(d) <= 19 && luhn(d) }
+
+func isPhoneNumber(d string) bool { return len(d) == 10 || len(d) == 11 && d[0] == '1' }
 
 // Redact replaces personal data with its kind in brackets ("[card]"); the
 // text is in the form FindPII reads (spoken digits as digits).
@@ -264,14 +362,15 @@ func Redact(text string) (string, bool) {
 }
 
 // PIIWord reports whether a word of a transcript may be part of personal
-// data: it has a digit or an @, or is a spoken digit. Redaction blanks such
-// words of a turn that had personal data, so timed words cannot rebuild it.
+// data: it has a digit or an @, or is a spoken digit or a word a
+// recognizer writes for one ("for"). Redaction blanks such words of a turn
+// that had personal data, so timed words cannot rebuild it.
 func PIIWord(w string) bool {
 	if written(w) {
 		return true
 	}
-	_, ok := spokenDigit(w)
-	return ok
+	t, ok := readSpoken(w)
+	return ok && !t.filler
 }
 
 // pii is a boolean: did the conversation carry personal data of the kinds?
@@ -321,20 +420,37 @@ func written(text string) bool {
 }
 
 // spokenRun reports whether turn i's normalized tokens hold four spoken
-// digits in a row. When they do not, no run of spoken words a recognizer
-// wrote does either (such words are tokens of their own), and the text
-// needs no rewriting.
+// digits in a row (confusions and fillers between them do not break the
+// row). When they do not, no run of spoken words a recognizer wrote does
+// either (such words are tokens of their own), and the text needs no
+// rewriting.
 func spokenRun(text *analysis.Normalized, i int) bool {
 	run := 0
 	for g, end := text.TokensBefore(i), text.TokensBefore(i+1); g < end; g++ {
-		if !isSpokenDigit(text.Prefix(g)) {
+		p := text.Prefix(g)
+		switch {
+		case isSpokenDigit(p):
+			if run++; run >= 4 {
+				return true
+			}
+		case !slices.Contains(inRunPrefixes, p):
 			run = 0
-		} else if run++; run >= 4 {
-			return true
 		}
 	}
 	return false
 }
+
+// inRunPrefixes are the words.Prefix values of the confusions and fillers.
+var inRunPrefixes = func() []uint64 {
+	var out []uint64
+	for w := range spokenConfusions {
+		out = append(out, words.Prefix(w))
+	}
+	for w := range spokenFillers {
+		out = append(out, words.Prefix(w))
+	}
+	return out
+}()
 
 // findInTurn is FindPII for turn i of a conversation: most turns are ruled
 // out by a glance at their characters and normalized tokens.
