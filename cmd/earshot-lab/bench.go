@@ -10,6 +10,7 @@ import (
 	"github.com/earshot/earshot/internal/cli"
 	"github.com/earshot/earshot/internal/lab/callbench"
 	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/piibench"
 	"github.com/earshot/earshot/internal/lab/topics"
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/lm"
@@ -18,7 +19,7 @@ import (
 
 func benchCommand(cfg *cli.Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: cli.BenchShort}
-	cmd.AddCommand(benchASRCommand(cfg), benchAuthCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchQueryCommand(cfg))
+	cmd.AddCommand(benchASRCommand(cfg), benchAuthCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchPIICommand(cfg), benchQueryCommand(cfg))
 	return cmd
 }
 
@@ -131,5 +132,45 @@ classifiers, and with sentiment, talk and PII as well.`,
 		},
 	}
 	cmd.Flags().IntVar(&rounds, "rounds", 9, "passes over sgd-dev for each throughput figure (the median pass is reported)")
+	return cmd
+}
+
+func benchPIICommand(cfg *cli.Config) *cobra.Command {
+	var calls int
+	cmd := &cobra.Command{
+		Use:   "pii",
+		Short: "Personal-data redaction: planted numbers and e-mails in sgd-dev chats, spoken card numbers in synthesized calls",
+		Long: `Puts a card number, a phone number (US or international, written as customers
+write them) or an e-mail address into the first customer turn of every sgd-dev
+dialogue, redacts every turn as ingest does with redaction on, and prints the
+share of planted data removed by kind, and how many turns without planted data
+redaction changed. Then speaks --calls calls with flite in which the customer
+reads a card number out, transcribes them with the real call pipeline
+(PocketSphinx) and counts the calls whose number is gone whole from the
+redacted turns.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx, log := c.Context(), c.ErrOrStderr()
+			dev, err := corpus.Read(corpus.Dev, 0)
+			if err != nil {
+				return err
+			}
+			rows, changed, turns := piibench.Chats(dev)
+			var res piibench.CallResult
+			if calls > 0 {
+				t, err := callbench.NewTranscriber(callbench.Config{Engine: sphinx.Engine{ModelDir: cfg.ASRModelDir}})
+				if err != nil {
+					return err
+				}
+				defer t.Close()
+				if res, err = piibench.Calls(ctx, t, calls, log); err != nil {
+					return err
+				}
+			}
+			piibench.WriteTable(c.OutOrStdout(), rows, changed, turns, res)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&calls, "calls", 10, "synthesized calls with a spoken card number")
 	return cmd
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/spoken"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // Targets of the speech pipeline on 16 kHz synthesized speech.
@@ -175,6 +176,21 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 }
 
 func transcribe(ctx context.Context, proc pipeline.Calls, wav []byte) ([]wer.Word, error) {
+	segments, err := segmentsOf(ctx, proc, wav)
+	if err != nil {
+		return nil, err
+	}
+	var hyp []wer.Word
+	for _, s := range segments {
+		for _, w := range strings.Fields(s.Text) {
+			hyp = append(hyp, wer.Word{Text: strings.ToLower(w), Speaker: s.Speaker})
+		}
+	}
+	return hyp, nil
+}
+
+// segmentsOf runs a call through the call processor: its turns.
+func segmentsOf(ctx context.Context, proc pipeline.Calls, wav []byte) ([]lake.Segment, error) {
 	key := "call.wav"
 	up := catalog.Interaction{ID: catalog.NewID(), OrgID: "bench", MediaType: catalog.MediaAudio, FileName: key, StagedKey: &key,
 		LocaleID: 1033, ArrivedOn: time.Now(), ExtendedMetadata: map[string]string{}}
@@ -183,14 +199,33 @@ func transcribe(ctx context.Context, proc pipeline.Calls, wav []byte) ([]wer.Wor
 	if err != nil {
 		return nil, err
 	}
-	var hyp []wer.Word
-	for _, s := range out.Batch.Segments {
-		for _, w := range strings.Fields(s.Text) {
-			hyp = append(hyp, wer.Word{Text: strings.ToLower(w), Speaker: s.Speaker})
-		}
-	}
-	return hyp, nil
+	return out.Batch.Segments, nil
 }
+
+// Transcriber runs calls one at a time through the real call processor,
+// its decoder loaded once.
+type Transcriber struct {
+	recs *pipeline.Recognizers
+	proc pipeline.Calls
+}
+
+// NewTranscriber loads a decoder of cfg's engine and model.
+func NewTranscriber(cfg Config) (*Transcriber, error) {
+	recs := &pipeline.Recognizers{Engine: cfg.Engine}
+	if err := recs.Preload(cfg.Model, 1); err != nil {
+		recs.Close()
+		return nil, err
+	}
+	return &Transcriber{recs: recs, proc: pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model)}}, nil
+}
+
+// Segments are a call's recognized turns.
+func (t *Transcriber) Segments(ctx context.Context, wav []byte) ([]lake.Segment, error) {
+	return segmentsOf(ctx, t.proc, wav)
+}
+
+// Close frees the decoder.
+func (t *Transcriber) Close() { t.recs.Close() }
 
 // WriteTable prints results side by side, with the targets.
 func WriteTable(w io.Writer, results []Result) {

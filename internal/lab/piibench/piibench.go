@@ -1,0 +1,175 @@
+// Package piibench measures personal-data redaction: on sgd-dev chats with
+// card numbers, phone numbers (national and international) and e-mail
+// addresses put into customer turns, and on calls spoken by flite in which
+// the customer reads a card number out, transcribed by the real call
+// pipeline. It reports the share of what was put in that redaction
+// removes, and the turns it changed that held nothing.
+package piibench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/earshot/earshot/internal/lab/callbench"
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/synth"
+	"github.com/earshot/earshot/pipeline/analysis/core"
+)
+
+// planted are personal data written as customers write them, by kind.
+var planted = map[string][]string{
+	"international phone": {"+44 20 7493 4545", "+447700900123", "+33 1 42 68 53 00", "+81-3-3224-5000", "+49 30 901820", "+61 2 9374 4000"},
+	"US phone":            {"(415) 555-0132", "415-555-0199", "+1 212 555 0147"},
+	"card":                {"4111 1111 1111 1111", "5500-0000-0000-0004", "340000000000009"},
+	"email":               {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
+}
+
+// kinds in a fixed order.
+var kinds = []string{"international phone", "US phone", "card", "email"}
+
+// Row is one kind's figures.
+type Row struct {
+	Kind              string
+	Planted, Redacted int
+}
+
+// Chats plants one item in the first customer turn of each dialogue, in
+// turn through the kinds and their items, redacts every turn, and counts
+// what was removed; changed counts, by the kinds found, the dialogues'
+// other turns that redaction changed (the dialogues hold data of their
+// own: businesses' phone numbers).
+func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, turns int) {
+	changed = map[string]int{}
+	byKind := map[string]*Row{}
+	for _, k := range kinds {
+		byKind[k] = &Row{Kind: k}
+	}
+	for i, d := range dialogues {
+		kind := kinds[i%len(kinds)]
+		item := planted[kind][(i/len(kinds))%len(planted[kind])]
+		plantedDone := false
+		for _, t := range d.Turns {
+			text := t.Text
+			if !plantedDone && t.Participant() == "Customer" {
+				text += " You can reach me at " + item + "."
+				plantedDone = true
+				r := byKind[kind]
+				r.Planted++
+				if out, _ := core.Redact(text); !strings.Contains(out, item) && !leaksDigits(out, item) {
+					r.Redacted++
+				}
+				continue
+			}
+			turns++
+			for _, f := range core.FindPII(text) {
+				changed[f.Kind]++
+			}
+		}
+	}
+	for _, k := range kinds {
+		rows = append(rows, *byKind[k])
+	}
+	return rows, changed, turns
+}
+
+// leaksDigits tells whether the redacted text still holds a run of four
+// of the item's digits.
+func leaksDigits(out, item string) bool {
+	digits := onlyDigits(item)
+	text := onlyDigits(out)
+	for i := 0; i+4 <= len(digits); i++ {
+		if strings.Contains(text, digits[i:i+4]) {
+			return true
+		}
+	}
+	return false
+}
+
+func onlyDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// spokenCards are Luhn-valid card numbers the callers read out.
+var spokenCards = []string{"4111111111111111", "5500000000000004", "4012888888881881", "5105105105105100", "4242424242424242"}
+
+var digitWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+
+// CallResult is the calls' figures.
+type CallResult struct {
+	Calls, Redacted int
+	// DigitsLeft are the spoken digits of the card number left in the
+	// redacted turns, over all calls.
+	DigitsLeft int
+}
+
+// Calls synthesizes n calls in which the customer reads a card number out
+// ("my card number is four one one one …"), transcribes them with t, and
+// redacts the customer's turns as ingest does: a call counts as redacted
+// when none of the number's digits is left in them.
+func Calls(ctx context.Context, t *callbench.Transcriber, n int, progress io.Writer) (CallResult, error) {
+	var res CallResult
+	for i := range n {
+		card := spokenCards[i%len(spokenCards)]
+		var spoken []string
+		for _, d := range card {
+			spoken = append(spoken, digitWords[d-'0'])
+		}
+		script := []synth.Turn{
+			{Speaker: "Agent", Text: "Thank you for calling. How would you like to pay today?"},
+			{Speaker: "Customer", Text: "By card please. My card number is " + strings.Join(spoken, " ") + "."},
+			{Speaker: "Agent", Text: "Thank you, that is all set."},
+		}
+		call, err := synth.Stereo(ctx, script, 0)
+		if err != nil {
+			return res, err
+		}
+		segments, err := t.Segments(ctx, call.WAV)
+		if err != nil {
+			return res, err
+		}
+		left := 0
+		for _, s := range segments {
+			if s.Speaker != "Customer" {
+				continue
+			}
+			out, _ := core.Redact(s.Text)
+			for _, w := range strings.Fields(out) {
+				if slices.Contains(digitWords, strings.ToLower(strings.Trim(w, ".,"))) || strings.ContainsAny(w, "0123456789") {
+					left++
+				}
+			}
+		}
+		res.Calls++
+		res.DigitsLeft += left
+		if left == 0 {
+			res.Redacted++
+		}
+		fmt.Fprintf(progress, "call %d: %d digits left\n", i+1, left)
+	}
+	return res, nil
+}
+
+// WriteTable prints the figures.
+func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, calls CallResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "sgd-dev chats\tplanted\tredacted\tshare\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", r.Kind, r.Planted, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Planted, 1)))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "found in the %d turns without planted data: %v (read them: the dialogues' own data, or false alarms)\n", turns, changed)
+	if calls.Calls > 0 {
+		fmt.Fprintf(w, "\nspoken card numbers in %d calls (flite, PocketSphinx): %d redacted whole (%.0f %%), %d digits left in all\n",
+			calls.Calls, calls.Redacted, 100*float64(calls.Redacted)/float64(calls.Calls), calls.DigitsLeft)
+	}
+}
