@@ -256,6 +256,7 @@ func TestFindPII(t *testing.T) {
 		{"it is four one one one, uh, one one one one, um, one one one one one one one one", "card"}, // pauses
 		{"four one one one one one one one one one one one one one one one to you", "card"},          // "to" after it is a word
 		{"my number is four one five five five five oh one three to", "phone"},                       // "two" misheard
+		{"my card number is four zero want to h h h h h h h h one eight eight one", "card"},          // as PocketSphinx heard a flite voice
 		{"I want to go for one day", ""},
 		{"it takes one to two hours, four or five for some", ""},
 		{"order 12345", ""},

@@ -202,7 +202,7 @@ func spokenDigit(w string) (byte, bool) {
 // spokenFillers words it writes for a pause inside a number: both count
 // only inside or at the edge of a run of real spoken digits.
 var (
-	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "to": '2', "too": '2', "won": '1', "ate": '8', "o": '0'}
+	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "to": '2', "too": '2', "won": '1', "want": '1', "ate": '8', "h": '8', "o": '0'}
 	spokenFillers    = map[string]bool{"uh": true, "um": true, "er": true, "ah": true, "hmm": true}
 )
 
