@@ -137,6 +137,7 @@ classifiers, and with sentiment, talk and PII as well.`,
 
 func benchPIICommand(cfg *cli.Config) *cobra.Command {
 	var calls int
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "pii",
 		Short: "Personal-data redaction: planted numbers and e-mails in sgd-dev chats, spoken card numbers in synthesized calls",
@@ -163,7 +164,7 @@ redacted turns.`,
 					return err
 				}
 				defer t.Close()
-				if res, err = piibench.Calls(ctx, t, calls, log); err != nil {
+				if res, err = piibench.Calls(ctx, t, calls, seed, log); err != nil {
 					return err
 				}
 			}
@@ -172,5 +173,6 @@ redacted turns.`,
 		},
 	}
 	cmd.Flags().IntVar(&calls, "calls", 10, "synthesized calls with a spoken card number")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the card numbers read out")
 	return cmd
 }

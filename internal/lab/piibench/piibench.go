@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -90,17 +91,43 @@ func leaksDigits(out, item string) bool {
 }
 
 func onlyDigits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
+	return strings.Map(func(r rune) rune {
+		if r < '0' || r > '9' {
+			return -1
 		}
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
-// spokenCards are Luhn-valid card numbers the callers read out.
-var spokenCards = []string{"4111111111111111", "5500000000000004", "4012888888881881", "5105105105105100", "4242424242424242"}
+// cardNumber is a 16-digit Luhn-valid number drawn from rng.
+func cardNumber(rng *rand.Rand) string {
+	d := make([]byte, 16)
+	for i := range 15 {
+		d[i] = byte('0' + rng.IntN(10))
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		d[15] = c
+		if luhnValid(string(d)) {
+			break
+		}
+	}
+	return string(d)
+}
+
+func luhnValid(digits string) bool {
+	sum, double := 0, false
+	for i := len(digits) - 1; i >= 0; i-- {
+		n := int(digits[i] - '0')
+		if double {
+			if n *= 2; n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+		double = !double
+	}
+	return sum%10 == 0
+}
 
 var digitWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 
@@ -112,14 +139,16 @@ type CallResult struct {
 	DigitsLeft int
 }
 
-// Calls synthesizes n calls in which the customer reads a card number out
-// ("my card number is four one one one …"), transcribes them with t, and
-// redacts the customer's turns as ingest does: a call counts as redacted
-// when none of the number's digits is left in them.
-func Calls(ctx context.Context, t *callbench.Transcriber, n int, progress io.Writer) (CallResult, error) {
+// Calls synthesizes n calls in which the customer reads a card number
+// (drawn from seed) out ("my card number is four one one one …"),
+// transcribes them with t, and redacts the customer's turns as ingest
+// does: a call counts as redacted when none of the number's digits is left
+// in them.
+func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, progress io.Writer) (CallResult, error) {
 	var res CallResult
+	rng := rand.New(rand.NewPCG(seed, 0))
 	for i := range n {
-		card := spokenCards[i%len(spokenCards)]
+		card := cardNumber(rng)
 		var spoken []string
 		for _, d := range card {
 			spoken = append(spoken, digitWords[d-'0'])
