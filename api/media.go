@@ -271,15 +271,6 @@ func (u *uploadRequest) fetch(ctx context.Context) *problem.Problem {
 	return u.stage(ctx, body)
 }
 
-// causeOf drops the generic prefix of a signedurl error.
-func causeOf(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, ": "); i >= 0 {
-		return msg[i+2:]
-	}
-	return msg
-}
-
 // readFailure answers an error while reading the request or staging it.
 func (u *uploadRequest) readFailure(err error) *problem.Problem {
 	var tooBig *http.MaxBytesError

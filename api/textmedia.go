@@ -139,3 +139,13 @@ func textReadProblem(err error) *problem.Problem {
 	}
 	return problem.New(http.StatusBadRequest, "The upload was cut off before it completed; nothing was stored. Send it again.")
 }
+
+// causeOf drops the first prefix of a chat parser's error ("not a readable chat: …"),
+// keeping what is wrong with the file.
+func causeOf(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}
