@@ -256,24 +256,26 @@ var inRunStart = func() (out [256]bool) {
 func digitsFromWords(text string) string {
 	longest, run := 0, 0
 	for w := range strings.FieldsSeq(text) {
-		if _, ok := spokenDigit(w); ok {
+		switch t, ok := readSpoken(w); {
+		case !ok:
+			run = 0
+		case t.real:
 			run++
 			longest = max(longest, run)
-		} else if t, ok := readSpoken(w); !ok || t.real {
-			run = 0
 		}
 	}
 	if longest < 4 {
 		return text // nearly always: no allocation
 	}
-	var out, segment []string
+	var out []string
+	var segment []spokenToken
 	flush := func() {
 		out = append(out, readSpokenRun(segment)...)
 		segment = segment[:0]
 	}
 	for w := range strings.FieldsSeq(text) {
-		if _, ok := readSpoken(w); ok {
-			segment = append(segment, w)
+		if t, ok := readSpoken(w); ok {
+			segment = append(segment, t)
 			continue
 		}
 		flush()
@@ -286,12 +288,12 @@ func digitsFromWords(text string) string {
 // readSpokenRun rewrites a stretch of digit, confusion and filler words:
 // as they are when it holds fewer than four real spoken digits, else as a
 // number with the words before and after it that are not part of it.
-func readSpokenRun(words []string) []string {
-	toks := make([]spokenToken, len(words))
+func readSpokenRun(toks []spokenToken) []string {
+	words := make([]string, len(toks))
 	first, last, real := -1, -1, 0
-	for i, w := range words {
-		toks[i], _ = readSpoken(w)
-		if toks[i].real {
+	for i, t := range toks {
+		words[i] = t.word
+		if t.real {
 			real++
 			if first < 0 {
 				first = i
@@ -433,7 +435,7 @@ func spokenRun(text *analysis.Normalized, i int) bool {
 			if run++; run >= 4 {
 				return true
 			}
-		case !slices.Contains(inRunPrefixes, p):
+		case !inRunStart[byte(p)] || !slices.Contains(inRunPrefixes, p):
 			run = 0
 		}
 	}
