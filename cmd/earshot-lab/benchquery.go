@@ -117,7 +117,7 @@ organization earshot bench gen created.`,
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", c.name, ms(hp50), ms(hp99), ms(dp50), ms(dp99), float64(hp50)/float64(dp50), items)
 			}
 			tw.Flush()
-			fmt.Fprintln(out, "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.5× DuckDB")
+			fmt.Fprintln(out, "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.3× DuckDB")
 			return nil
 		},
 	}
