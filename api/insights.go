@@ -70,6 +70,7 @@ var insightsParams = []string{"DateReference", "StartDate", "EndDate", "Classifi
 	"ClassifierCategoryNames", "ClassifierTypes", "LastId", "PageSize"}
 
 func (s *Server) postInsights(c *gin.Context) {
+	problem.NameFieldsAsBody(c)
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -140,7 +141,9 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 		c.Header("X-Total-Records", strconv.FormatInt(total, 10))
 	}
 	c.Header("X-Has-More", strconv.FormatBool(more))
-	c.Header("X-Next-LastId", convs[len(convs)-1].ID)
+	// Set directly, not through Header.Set: Go would send X-Next-Lastid, and
+	// some clients look headers up with the contract's exact spelling.
+	c.Writer.Header()["X-Next-LastId"] = []string{convs[len(convs)-1].ID}
 	items := make([]insightItem, len(convs))
 	for i, cv := range convs {
 		when := cv.ArrivedOn

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ type metadataItem struct {
 	Phone                         *string           `json:"phone"`
 	ClientCallID                  *string           `json:"clientCallId"`
 	CallDirection                 *string           `json:"callDirection"`
-	CallDurationMillis            *int64            `json:"callDurationMillis"`
+	CallDurationMillis            int64             `json:"callDurationMillis"` // non-nullable in the vendor's document: 0 when unknown
 	ChatMessageCount              *int              `json:"chatMessageCount"`
 	LocaleID                      int               `json:"localeId"`
 	ExtendedMetadataValues        map[string]string `json:"extendedMetadataValues"`
@@ -68,16 +69,18 @@ func newMetadataItem(it catalog.Interaction) metadataItem {
 		OrigFileName: it.OrigFileName, UploadedFileName: it.StagedKey, FileSizeKiloBytes: (it.FileSizeBytes + 1023) / 1024,
 		MediaType: it.MediaType, Status: it.Status, Timestamp: dates.Timestamp(ts), ArrivedOn: dates.Timestamp(it.ArrivedOn),
 		AgentID: it.AgentID, AgentName: agentName, AgentCode: it.AgentCode, Phone: it.Phone, ClientCallID: it.ClientCallID,
-		CallDirection: it.CallDirection, CallDurationMillis: it.CallDurationMillis, ChatMessageCount: it.ChatMessageCount,
+		CallDirection: it.CallDirection, CallDurationMillis: deref(it.CallDurationMillis), ChatMessageCount: it.ChatMessageCount,
 		LocaleID: it.LocaleID, ExtendedMetadataValues: it.ExtendedMetadata, ProcessFailures: failures, UploadID: it.UploadID,
 	}
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// deref is what p points to, or T's zero value.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return *s
+	return *p
 }
 
 // metadataFilters are the filters of GET and POST /Metadata, as text.
@@ -93,7 +96,10 @@ var listLimitMessage = fmt.Sprintf("must list at most %d values.", maxListValues
 
 var (
 	mediaTypes = []string{catalog.MediaAudio, catalog.MediaChat, catalog.MediaProcessedChat}
-	statuses   = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
+	// vendorOnlyMediaTypes are the vendor's other media types: valid
+	// filters that Earshot never stores, so they match nothing.
+	vendorOnlyMediaTypes = []string{"Email", "Video", "Live", "Metadata", "MetadataExtended"}
+	statuses             = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
 )
 
 // metadataFilter checks the filters and turns them into a catalog filter,
@@ -119,8 +125,9 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		errs.add("EndDate", "must not be before StartDate.")
 	}
 	if f.mediaType != "" {
-		if out.MediaType = oneOf(f.mediaType, mediaTypes); out.MediaType == "" {
-			errs.add("MediaType", "must be one of "+strings.Join(mediaTypes, ", ")+".")
+		allowed := slices.Concat(mediaTypes, vendorOnlyMediaTypes)
+		if out.MediaType = oneOf(f.mediaType, allowed); out.MediaType == "" {
+			errs.add("MediaType", "must be one of "+strings.Join(allowed, ", ")+".")
 		}
 	}
 	if f.status != "" {
@@ -170,7 +177,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		}
 	}
 	if len(errs) > 0 {
-		return out, problem.Invalid("Some filters are invalid; see errors.", errs)
+		return out, problem.Invalid(errs)
 	}
 	if out.NodeIDs != nil {
 		tree, err := s.deps.People.Hierarchy(c.Request.Context(), orgID(c))
@@ -203,6 +210,7 @@ func (s *Server) getMetadata(c *gin.Context) {
 // postMetadata is POST /Metadata: the same filters as a JSON body, with
 // startDate, endDate and pageSize required. Lists may be arrays or CSV.
 func (s *Server) postMetadata(c *gin.Context) {
+	problem.NameFieldsAsBody(c)
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -224,14 +232,20 @@ func (s *Server) postMetadata(c *gin.Context) {
 			return nil
 		}
 		if v := body.Strings(k); v != nil {
-			return *v
+			return listed(*v)
 		}
 		return nil
+	}
+	// The vendor's document names the body's list clientCallIds; the
+	// query's name, clientCallId, is taken too.
+	clientCallIDs := list("clientCallIds")
+	if clientCallIDs == nil {
+		clientCallIDs = list("clientCallId")
 	}
 	f := metadataFilters{
 		startDate: text("startDate"), endDate: text("endDate"), mediaType: text("mediaType"), status: text("status"),
 		lastID: text("lastId"), pageSize: numberText(body, "pageSize"),
-		clientCallIDs: list("clientCallId"), hierarchyIDs: list("hierarchyIds"), ids: list("id"),
+		clientCallIDs: clientCallIDs, hierarchyIDs: list("hierarchyIds"), ids: list("id"),
 	}
 	for k, v := range map[string]string{"startDate": f.startDate, "endDate": f.endDate, "pageSize": f.pageSize} {
 		if v == "" {

@@ -82,6 +82,13 @@ func TestMetadataFilters(t *testing.T) {
 		{"hierarchy: a node stands for its subtree", "?HierarchyIds=" + f.region, []string{ids[0], ids[2], ids[4], ids[6], ids[8]}},
 		{"page", "?PageSize=3", ids[:3]},
 		{"next page", "?PageSize=3&LastId=" + ids[2], ids[3:6]},
+		// An empty list is no filter (CONTRACT §1).
+		{"empty lists", "?HierarchyIds=&ClientCallId=&Id=&MediaType=", ids},
+		{"a list of blanks", "?ClientCallId=,%20,", ids},
+		// The vendor's other media types are valid filters: nothing has them.
+		{"vendor media type Video", "?MediaType=Video", nil},
+		{"vendor media type MetadataExtended", "?MediaType=metadataextended", nil},
+		{"repeated client call ids", "?ClientCallId=call-1,call-1", []string{ids[1]}},
 	}
 	for _, c := range cases {
 		if got := get(c.query); strings.Join(got, ",") != strings.Join(c.want, ",") {
@@ -89,10 +96,10 @@ func TestMetadataFilters(t *testing.T) {
 		}
 	}
 	for q, field := range map[string]string{
-		"?StartDate=yesterday": "StartDate", "?StartDate=2025-10-05&EndDate=2025-10-04": "EndDate", "?MediaType=Video": "MediaType",
+		"?StartDate=yesterday": "StartDate", "?StartDate=2025-10-05&EndDate=2025-10-04": "EndDate", "?MediaType=Fax": "MediaType",
 		"?Status=Done": "Status", "?PageSize=0": "PageSize", "?PageSize=1001": "PageSize", "?LastId=x": "LastId",
 		"?HierarchyIds=x": "HierarchyIds", "?HierarchyIds=" + uuid.NewString(): "HierarchyIds",
-		"?ClientCallId=" + strings.Repeat("a,", 101): "ClientCallId",
+		"?ClientCallId=" + distinctValues(101): "ClientCallId",
 	} {
 		r := e.jsonReq("GET", "/Metadata"+q, tok, nil)
 		if errs, _ := r.json(t)["errors"].(map[string]any); r.Code != 400 || errs[field] == nil {
@@ -101,13 +108,27 @@ func TestMetadataFilters(t *testing.T) {
 	}
 
 	// POST: the same filters as JSON; dates and pageSize required.
-	r := mustStatus(t, e.jsonReq("POST", "/Metadata", tok, map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-09", "pageSize": 2, "mediaType": "Audio", "clientCallId": []string{"call-0", "call-3"}}), 200)
-	if got := idsOf(t, r); strings.Join(got, ",") != ids[0]+","+ids[3] {
-		t.Errorf("POST /Metadata: %v", got)
+	// clientCallIds is the vendor's name of the list; clientCallId the query's.
+	for _, key := range []string{"clientCallIds", "clientCallId"} {
+		r := mustStatus(t, e.jsonReq("POST", "/Metadata", tok, map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-09", "pageSize": 2, "mediaType": "Audio", key: []string{"call-0", "call-3"}}), 200)
+		if got := idsOf(t, r); strings.Join(got, ",") != ids[0]+","+ids[3] {
+			t.Errorf("POST /Metadata with %s: %v", key, got)
+		}
+	}
+	r := mustStatus(t, e.jsonReq("POST", "/Metadata", tok, map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-09", "pageSize": 100,
+		"clientCallIds": []string{}, "hierarchyIds": []string{}}), 200)
+	if got := idsOf(t, r); len(got) != len(ids) {
+		t.Errorf("POST /Metadata with empty lists: %d items, want %d", len(got), len(ids))
 	}
 	r = e.jsonReq("POST", "/Metadata", tok, map[string]any{"startDate": "2025-10-01"})
 	if errs, _ := r.json(t)["errors"].(map[string]any); r.Code != 400 || errs["endDate"] == nil || errs["pageSize"] == nil {
 		t.Errorf("POST /Metadata without required fields: %d %s", r.Code, r.Body)
+	}
+	// The body's checks are the query's, named as the body names them.
+	r = e.jsonReq("POST", "/Metadata", tok, map[string]any{"startDate": "2025-10-05", "endDate": "2025-10-04", "pageSize": 5, "mediaType": "Fax"})
+	if errs, _ := r.json(t)["errors"].(map[string]any); r.Code != 400 || errs["endDate"] == nil || errs["mediaType"] == nil || errs["EndDate"] != nil ||
+		r.json(t)["detail"] != "The request has invalid or missing fields: endDate, mediaType. See errors for each." {
+		t.Errorf("POST /Metadata with bad filters: %d %s", r.Code, r.Body)
 	}
 }
 
@@ -150,4 +171,13 @@ func TestMetadataPatch(t *testing.T) {
 	if r := e.upload("/Media/Upload", otherTok, meta("FileName", "p.wav", "UploadType", "Audio"), file("p.wav", wavBytes)); r.Code != 200 {
 		t.Fatalf("a file name is per organization: %d %s", r.Code, r.Body)
 	}
+}
+
+// distinctValues is a CSV of n different values.
+func distinctValues(n int) string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("v%d", i))
+	}
+	return strings.Join(out, ",")
 }

@@ -116,7 +116,8 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 		}
 	}
 	if len(errs) > 0 {
-		p := problem.Invalid("modelIds must name active classifiers of your organization; availableModelIds lists them.", errs)
+		p := problem.Invalid(errs)
+		p.Detail = "modelIds must name active classifiers of your organization; availableModelIds lists them."
 		p.Extensions = map[string]any{"availableModelIds": available}
 		return set, p
 	}
@@ -142,15 +143,18 @@ func (s *Server) checkedModels(c *gin.Context, get paramReader, errs fieldErrors
 func (s *Server) getModelResults(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
-	from, to := modelResultsFloor, time.Now().UTC()
-	if t := errs.date(get, "startDate", false); t != nil && t.After(from) {
-		from = *t
-	}
-	if t := errs.date(get, "endDate", true); t != nil {
-		to = *t
-	}
-	if len(errs) == 0 && to.Before(from) {
+	start, end := errs.date(get, "startDate", false), errs.date(get, "endDate", true)
+	if start != nil && end != nil && end.Before(*start) {
 		errs.add("endDate", "must not be before startDate.")
+	}
+	// The window after the floor and the defaults may hold no time at all
+	// (an end before the floor, a start in the future): an empty page.
+	from, to := modelResultsFloor, time.Now().UTC()
+	if start != nil && start.After(from) {
+		from = *start
+	}
+	if end != nil {
+		to = *end
 	}
 	limit := errs.pageSize(get, "pageSize")
 	after := errs.guid(get, "lastId")

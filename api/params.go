@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +64,8 @@ func (e fieldErrors) guid(get paramReader, name string) string {
 	return id.String()
 }
 
-// guids reads a CSV of GUIDs; nil when absent.
+// guids reads a CSV of GUIDs, each once in its canonical form; nil when
+// absent or empty.
 func (e fieldErrors) guids(get paramReader, name string) []string {
 	list := csv(get(name))
 	if list == nil {
@@ -76,7 +78,9 @@ func (e fieldErrors) guids(get paramReader, name string) []string {
 			e.add(name, "must be GUIDs separated by commas; "+strconv.Quote(v)+" is not one.")
 			continue
 		}
-		out = append(out, id.String())
+		if !slices.Contains(out, id.String()) {
+			out = append(out, id.String())
+		}
 	}
 	return out
 }
@@ -174,7 +178,7 @@ func (e fieldErrors) problem() *problem.Problem {
 	if len(e) == 0 {
 		return nil
 	}
-	return problem.Invalid("Some parameters are invalid; see errors.", e)
+	return problem.Invalid(e)
 }
 
 // oneOf is the allowed value v names in any casing, "" when none.
@@ -187,16 +191,22 @@ func oneOf(v string, allowed []string) string {
 	return ""
 }
 
-// csv splits a comma-separated parameter into its non-empty values; nil
-// when the parameter is absent.
+// csv splits a comma-separated parameter into its values (see listed);
+// nil when the parameter is absent.
 func csv(v string, ok bool) []string {
 	if !ok {
 		return nil
 	}
-	out := []string{}
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+	return listed(strings.Split(v, ","))
+}
+
+// listed is a list parameter's non-blank values, each once; nil when it
+// lists nothing: an empty list is no filter (CONTRACT §1).
+func listed(values []string) []string {
+	var out []string
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -171,6 +171,22 @@ func TestModelResultsRules(t *testing.T) {
 	if early.Body.String() != floor.Body.String() || early.Code != 200 {
 		t.Errorf("startDate before the floor differs from the floor:\n%s\n%s", early.Body, floor.Body)
 	}
+	// A window the floor or the default end leaves empty is an empty page,
+	// not a 400 about dates the client did not send.
+	future := time.Now().UTC().AddDate(0, 0, 2).Format(time.DateOnly)
+	for _, q := range []string{"&startDate=2020-01-01&endDate=2025-09-30", "&startDate=" + future} {
+		if r := e.get("/ModelResults?modelIds=" + models + q); r.Code != 200 || r.Body.String() != "[]" {
+			t.Errorf("%s: %d %s, want 200 []", q, r.Code, r.Body)
+		}
+	}
+	// An empty list is no filter; a repeated model is named once.
+	whole := e.get("/ModelResults?modelIds=" + models + "&pageSize=5")
+	if r := e.get("/ModelResults?modelIds=" + models + "&pageSize=5&hierarchyCodes="); r.Code != 200 || r.Body.String() != whole.Body.String() {
+		t.Errorf("hierarchyCodes= filtered: %d %.200s", r.Code, r.Body)
+	}
+	if r := e.get("/ModelResults?modelIds=" + models + "," + models + "&pageSize=5"); r.Code != 200 || r.Body.String() != whole.Body.String() {
+		t.Errorf("repeated modelIds: %d %.200s", r.Code, r.Body)
+	}
 }
 
 func TestModelResultsWalkMatchesCatalog(t *testing.T) {
@@ -289,6 +305,28 @@ func TestInsightsRules(t *testing.T) {
 		{"nothing matches", "StartDate=2026-01-01&EndDate=2026-01-02", 404, "insights_none"},
 		{"first page", "StartDate=2025-10-01&EndDate=2025-10-02&PageSize=1&ClassifierTypes=Core%20AI%20Model", 200, "insights_page"},
 	})
+	// An empty list is no filter (CONTRACT §1): the same page as without
+	// it, and the window of an unfiltered request.
+	base := "/Conversations/Insights?StartDate=2025-10-01&EndDate=2025-10-02&PageSize=5"
+	whole := e.get(base)
+	empty := e.get(base + "&ClassifierIds=&HierarchyIds=&HierarchyCodes=&ClassifierCategoryNames=&ClassifierTypes=")
+	if whole.Code != 200 || empty.Code != 200 || empty.Body.String() != whole.Body.String() {
+		t.Errorf("empty filters: %d %.200s", empty.Code, empty.Body)
+	}
+	if r := e.get("/Conversations/Insights?StartDate=2025-10-01&EndDate=2025-10-20&ClassifierIds="); r.Code != 400 {
+		t.Errorf("an empty filter widened the window to 31 days: %d", r.Code)
+	}
+	post := func(body map[string]any) response { return e.jsonReq("POST", "/Conversations/Insights", e.token, body) }
+	r := post(map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-02", "pageSize": 5,
+		"classifierIds": []string{}, "hierarchyIds": []string{}, "hierarchyCodes": []string{}})
+	if r.Code != 200 || r.Body.String() != whole.Body.String() {
+		t.Errorf("POST with empty lists: %d %.200s", r.Code, r.Body)
+	}
+	// The body's errors are named as the body names its members.
+	r = post(map[string]any{"startDate": "2025-10-03", "endDate": "2025-10-02", "classifierTypes": "Guess"})
+	if errs, _ := r.json(t)["errors"].(map[string]any); r.Code != 400 || errs["endDate"] == nil || errs["classifierTypes"] == nil || errs["EndDate"] != nil {
+		t.Errorf("POST errors: %d %s", r.Code, r.Body)
+	}
 }
 
 func TestInsightsWalkHeadersAndFilters(t *testing.T) {
@@ -304,8 +342,9 @@ func TestInsightsWalkHeadersAndFilters(t *testing.T) {
 	}
 	var page []pageItem
 	json.Unmarshal(first.Body.Bytes(), &page)
-	if next := first.Header().Get("X-Next-Lastid"); next != page[len(page)-1].ConversationID {
-		t.Errorf("X-Next-LastId %s, last item %s", next, page[len(page)-1].ConversationID)
+	// Spelled as the contract spells it, not as Go canonicalizes it.
+	if next := first.Header()["X-Next-LastId"]; len(next) != 1 || next[0] != page[len(page)-1].ConversationID {
+		t.Errorf("X-Next-LastId %v, last item %s", next, page[len(page)-1].ConversationID)
 	}
 	second := e.get(base + "&PageSize=40&LastId=" + page[len(page)-1].ConversationID)
 	if _, ok := second.Header()["X-Total-Records"]; ok || second.Code != 200 {

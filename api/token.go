@@ -44,8 +44,14 @@ func (s *Server) token(c *gin.Context) {
 
 	basicID, basicSecret, hasBasic := c.Request.BasicAuth()
 	bodyID, bodySecret := form.Get("client_id"), form.Get("client_secret")
-	if hasBasic && (bodyID != "" || bodySecret != "") {
+	// With Basic, the body may repeat the client's id (RFC 6749 §3.2.1),
+	// but a second secret is a second way of authenticating (§2.3).
+	switch {
+	case hasBasic && bodySecret != "":
 		fail(http.StatusBadRequest, "invalid_request", "Send the client credentials either with HTTP Basic or in the body, not both.")
+		return
+	case hasBasic && bodyID != "" && bodyID != basicID:
+		fail(http.StatusBadRequest, "invalid_request", "The client_id of the body is not the client of HTTP Basic.")
 		return
 	}
 	clientID, secret := bodyID, bodySecret

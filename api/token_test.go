@@ -75,7 +75,9 @@ func TestTokenErrors(t *testing.T) {
 		{"extra scope", with("scope", "acxapi admin"), "", false, 400, "invalid_scope"},
 		{"json body", good, "application/json", false, 400, "invalid_request"},
 		{"repeated grant", url.Values{"grant_type": {"client_credentials", "client_credentials"}}, "", false, 400, "invalid_request"},
-		{"basic and body", good, "", true, 400, "invalid_request"},
+		{"basic and a secret in the body", good, "", true, 400, "invalid_request"},
+		{"basic and its client_id in the body", url.Values{"grant_type": {"client_credentials"}, "client_id": {e.clientID}}, "", true, 200, ""},
+		{"basic and another client_id in the body", url.Values{"grant_type": {"client_credentials"}, "client_id": {"someone-else"}}, "", true, 400, "invalid_request"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,7 +91,8 @@ func TestTokenErrors(t *testing.T) {
 				h.Set("Authorization", r0.Header.Get("Authorization"))
 			}
 			r := e.do("POST", "/connect/token", body, h)
-			if r.Code != c.status || r.json(t)["error"] != c.code {
+			got := r.json(t)
+			if c.status == 200 && (r.Code != 200 || got["access_token"] == nil) || c.status != 200 && (r.Code != c.status || got["error"] != c.code) {
 				t.Fatalf("got %d %s, want %d %s", r.Code, r.Body, c.status, c.code)
 			}
 		})

@@ -168,6 +168,24 @@ func (s *Server) getTranscript(c *gin.Context) {
 	c.JSON(http.StatusOK, bodies[id.String()])
 }
 
+// distinctIDs is ids without repeats (GUIDs compared in any casing), in
+// their first order.
+func distinctIDs(ids []string) []string {
+	seen := map[string]bool{}
+	out := ids[:0:0]
+	for _, raw := range ids {
+		key := raw
+		if id, err := uuid.Parse(raw); err == nil {
+			key = id.String()
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, raw)
+		}
+	}
+	return out
+}
+
 // postTranscripts is POST /Conversations/Transcriptions: up to 100 at once.
 func (s *Server) postTranscripts(c *gin.Context) {
 	body, ok := readBody(c)
@@ -175,6 +193,9 @@ func (s *Server) postTranscripts(c *gin.Context) {
 		return
 	}
 	ids := body.Strings("conversationIds")
+	if ids != nil {
+		*ids = distinctIDs(*ids) // duplicates are ignored, and not counted
+	}
 	if ids == nil && !body.Has("conversationIds") {
 		body.Fail("conversationIds", "is required.")
 	} else if ids != nil && (len(*ids) == 0 || len(*ids) > maxListValues) {

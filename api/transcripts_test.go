@@ -102,8 +102,20 @@ func TestTranscripts(t *testing.T) {
 	if len(b["transcriptions"].([]any)) != 2 || len(b["errors"].([]any)) != 3 {
 		t.Fatalf("batch: %s", r.Body)
 	}
-	if r := e.jsonReq("POST", "/Conversations/Transcriptions", tok, map[string]any{"conversationIds": make([]string, 101)}); r.Code != 400 {
+	var many []string
+	for range 101 {
+		many = append(many, uuid.NewString())
+	}
+	if r := e.jsonReq("POST", "/Conversations/Transcriptions", tok, map[string]any{"conversationIds": many}); r.Code != 400 {
 		t.Fatalf("101 ids: %d", r.Code)
+	}
+	// Duplicates are ignored (the vendor's document), and not counted
+	// toward the 100.
+	repeated := append(many[:98:98], single, strings.ToUpper(single), single, chatID)
+	r = mustStatus(t, e.jsonReq("POST", "/Conversations/Transcriptions", tok, map[string]any{"conversationIds": repeated}), 200)
+	b = r.json(t)
+	if len(b["transcriptions"].([]any)) != 2 || len(b["errors"].([]any)) != 98 {
+		t.Fatalf("repeated ids: %d transcriptions, %d errors", len(b["transcriptions"].([]any)), len(b["errors"].([]any)))
 	}
 
 	// Another organization's conversation is unknown to it.

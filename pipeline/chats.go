@@ -225,6 +225,13 @@ func (p Chats) applyChatMetadata(ctx context.Context, child *catalog.Interaction
 	}
 	if newAgent {
 		child.AgentCode, child.AgentID = m.AgentCode, nil
+		if m.AgentFirstName == nil && m.AgentLastName == nil {
+			// The archive's agent names are not this chat's agent's.
+			child.AgentFirstName, child.AgentLastName = nil, nil
+			if a := refs.Agent; a != nil {
+				child.AgentFirstName, child.AgentLastName = &a.FirstName, &a.LastName
+			}
+		}
 		if refs.Agent != nil {
 			child.AgentID = &refs.Agent.ID
 		}

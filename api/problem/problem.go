@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -38,9 +40,17 @@ func Field(param, message, detail string) *Problem {
 	return &Problem{Status: http.StatusBadRequest, Detail: detail, Errors: map[string][]string{param: {message}}}
 }
 
-// Invalid makes a validation problem (400) naming several parameters.
-func Invalid(detail string, errs map[string][]string) *Problem {
-	return &Problem{Status: http.StatusBadRequest, Detail: detail, Errors: errs}
+// Invalid makes a validation problem (400) naming several parameters; its
+// detail lists them (every such 400 is worded the same way).
+func Invalid(errs map[string][]string) *Problem {
+	return &Problem{Status: http.StatusBadRequest, Errors: errs}
+}
+
+// invalidDetail is the detail of a validation problem without one of its
+// own.
+func invalidDetail(errs map[string][]string) string {
+	names := slices.Sorted(maps.Keys(errs))
+	return "The request has invalid or missing fields: " + strings.Join(names, ", ") + ". See errors for each."
 }
 
 // typeURI follows ASP.NET Core, which the AcxApi clients are used to: the
@@ -76,15 +86,43 @@ func (p *Problem) Body(traceID string) map[string]any {
 		errs = map[string][]string{}
 	}
 	body["type"], body["title"], body["status"] = typ, title, p.Status
-	body["detail"], body["traceId"], body["errors"] = p.Detail, traceID, errs
+	detail := p.Detail
+	if detail == "" && len(errs) > 0 {
+		detail = invalidDetail(errs)
+	}
+	body["detail"], body["traceId"], body["errors"] = detail, traceID, errs
 	return body
 }
 
 // TraceIDKey is the gin context key holding the request id.
 const TraceIDKey = "earshot.requestId"
 
+// bodyNamesKey marks a request whose JSON body carries the parameters of
+// a query (POST /Metadata, POST /Conversations/Insights).
+const bodyNamesKey = "earshot.bodyNames"
+
+// NameFieldsAsBody makes the request's problems name their fields as its
+// JSON body spells them (camelCase: startDate), not as the query does
+// (PascalCase: StartDate): the checks are shared.
+func NameFieldsAsBody(c *gin.Context) { c.Set(bodyNamesKey, true) }
+
+func camelCase(name string) string {
+	if name == "" {
+		return name
+	}
+	return strings.ToLower(name[:1]) + name[1:]
+}
+
 // Write sends p and aborts the handler chain.
 func Write(c *gin.Context, p *Problem) {
+	if c.GetBool(bodyNamesKey) && len(p.Errors) > 0 {
+		renamed := *p
+		renamed.Errors = map[string][]string{}
+		for k, v := range p.Errors {
+			renamed.Errors[camelCase(k)] = append(renamed.Errors[camelCase(k)], v...)
+		}
+		p = &renamed
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // detail sentences may quote <token> and the like
@@ -94,5 +132,6 @@ func Write(c *gin.Context, p *Problem) {
 		buf.WriteString(`{"status":500,"title":"Internal Server Error"}`)
 	}
 	c.Abort()
-	c.Data(p.Status, ContentType, buf.Bytes())
+	// Without the encoder's newline: every body of the API ends the same way.
+	c.Data(p.Status, ContentType, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -318,14 +317,5 @@ func (o *Object) Problem() *problem.Problem {
 	if len(o.errs) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(o.errs))
-	for k := range o.errs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return &problem.Problem{
-		Status: http.StatusBadRequest,
-		Detail: "The request has invalid or missing fields: " + strings.Join(names, ", ") + ". See errors for each.",
-		Errors: o.errs,
-	}
+	return problem.Invalid(o.errs)
 }

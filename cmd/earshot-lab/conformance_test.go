@@ -1,0 +1,463 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+)
+
+// vendorDocument is the vendor's OpenAPI document (../shared/reference),
+// found in this directory or one of its parents.
+func vendorDocument(t *testing.T) *openapi3.T {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		path := filepath.Join(dir, "shared", "reference", "acxapi-v1-openapi.json")
+		if _, err := os.Stat(path); err == nil {
+			doc, err := openapi3.NewLoader().LoadFromFile(path)
+			if err != nil {
+				t.Fatalf("the vendor's document does not load: %v", err)
+			}
+			doc.Servers = nil // requests go to the test's server
+			return doc
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/reference/acxapi-v1-openapi.json not found beside the checkout")
+		}
+		dir = parent
+	}
+}
+
+// notServed are the vendor's operations Earshot does not serve yet (issue
+// 27): the test checks that every other operation of the document is
+// called.
+var notServed = map[string]bool{
+	"GET /Evaluations": true, "GET /Evaluations/Modules": true, "GET /Workflows": true, "GET /Receipts": true,
+	"GET /UserHierarchy/{UserId}/{HierarchyId}": true, "PUT /UserHierarchy/{UserId}/{HierarchyId}": true,
+	"GET /UserHierarchy/{UserId}/All": true,
+	"GET /Interactions":               true, "POST /Interactions": true, "GET /Interactions/{AmdID}": true,
+	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
+	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
+	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
+	"GET /scim/v2/Users/{UserId}": true, "PUT /scim/v2/Users/{UserId}": true,
+	"PATCH /scim/v2/Users/{UserId}": true, "DELETE /scim/v2/Users/{UserId}": true,
+}
+
+// extensions are the response members CONTRACT.md adds ([extension]),
+// by operation: the test removes them before validating, and every other
+// member must be the document's. A path is a member name, its parents
+// first ("modelResults.evidence"); arrays are walked through.
+var extensions = map[string][]string{
+	// §4: a chat's archive, and the agent's code beside its id and name.
+	"GET /Metadata":        {"uploadId", "agentCode"},
+	"POST /Metadata":       {"uploadId", "agentCode"},
+	"PATCH /Metadata/{id}": {"uploadId", "agentCode"},
+	// §7: id = conversationId.
+	"GET /ModelResults":              {"id"},
+	"GET /ModelResults/Conversation": {"id"},
+	// §5: a conversation still processing says so.
+	"GET /Conversations/Transcriptions/{conversationId}": {"status", "message"},
+	"POST /Conversations/Transcriptions":                 {"transcriptions.status", "transcriptions.message"},
+	// §9: a node's parent; an agent's hierarchy nodes.
+	"POST /Hierarchy":             {"parentId"},
+	"PUT /Hierarchy/{HierarchyId}": {"parentId"},
+	"GET /Agent/All":              {"osms"},
+	"GET /Agent/{AgentId}":        {"osms"},
+	"POST /Agent":                 {"osms"},
+	"PUT /Agent/{AgentId}":        {"osms"},
+}
+
+// extraStatuses are the statuses CONTRACT.md answers that the document
+// does not declare for the operation, with why.
+var extraStatuses = map[string]map[int]string{}
+
+// conformance is one request of the test.
+type conformance struct {
+	op     string // "METHOD /document/path"
+	method string
+	target string // path and query
+	body   []byte
+	ctype  string
+}
+
+// TestConformanceWithVendorDocument runs a real server over data in every
+// state (processed, processing, failed, reviewed, sampled; chats, calls,
+// archives), calls every operation of the vendor's document that Earshot
+// serves, and validates each response against the document's schema for
+// that operation and status. It fails on any divergence not listed above.
+func TestConformanceWithVendorDocument(t *testing.T) {
+	doc := vendorDocument(t)
+	if err := doc.Validate(context.Background(), openapi3.DisableExamplesValidation()); err != nil {
+		t.Logf("the vendor's document has validation remarks (kept as is): %v", err)
+	}
+	router, err := legacy.NewRouter(doc, openapi3.DisableExamplesValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	data := t.TempDir()
+	notes, err := run(t, "demo", "--data", data, "--chats", "40", "--calls", "1")
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, notes)
+	}
+	creds := regexp.MustCompile(`client_id=(\S+) -d client_secret=(\S+) `).FindStringSubmatch(notes)
+	if creds == nil {
+		t.Fatalf("the demo printed no client credentials:\n%s", notes)
+	}
+	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off")
+	defer stop()
+	c := &apiClient{t: t, base: "http://" + addr}
+	c.login(creds[1], creds[2])
+
+	// The states the demo does not leave: a failed call, a failed chat in
+	// an archive (both processed by an ingest run), a conversation still
+	// processing, a reviewed one.
+	c.upload("/Media/Upload", "conformance/broken-call.wav", "Audio", []byte("RIFF not audio"))
+	c.upload("/Media/Upload", "conformance/chats.tar", "Chat", tarOf(map[string]string{
+		"good.json":   `{"messages":[{"participant":"Agent","text":"Thanks for calling, how can I help?"},{"participant":"Customer","text":"My card was charged twice."}]}`,
+		"broken.json": `{"messages": [`,
+	}))
+	if out, err := run(t, "jobs", "run", "ingest", "--data", data); err != nil {
+		t.Fatalf("jobs run ingest: %v\n%s", err, out)
+	}
+	c.upload("/Media/Upload", "conformance/pending.tar", "Chat", tarOf(map[string]string{"a.json": `{"messages":[{"participant":"Agent","text":"Hello"}]}`}))
+
+	var classifiers []struct{ ID string }
+	c.getJSON("/Conversations/Classifiers", &classifiers)
+	var modelIDs []string
+	for _, k := range classifiers {
+		modelIDs = append(modelIDs, k.ID)
+	}
+	var nodes []struct{ ID, Code string }
+	c.getJSON("/Hierarchy", &nodes)
+	var agents []struct{ ID string }
+	c.getJSON("/Agent/All", &agents)
+	var users []struct{ ID, UserName string }
+	c.getJSON("/User/All", &users)
+	today := time.Now().UTC().Format(time.DateOnly)
+	var records []struct{ ID, Status, MediaType string }
+	c.getJSON("/Metadata?StartDate="+today+"&PageSize=1000", &records)
+	states := map[string]string{}
+	var conversation, failed, processing string
+	for _, r := range records {
+		states[r.Status+" "+r.MediaType] = r.ID
+		switch {
+		case r.Status == "ReadyToSample" && r.MediaType == "Audio":
+			conversation = r.ID
+		case r.Status == "FailedToProcess" && failed == "":
+			failed = r.ID
+		case r.Status == "Processing":
+			processing = r.ID
+		}
+	}
+	for _, want := range []string{"ReadyToSample Audio", "ReadyToSample ProcessedChat", "Sampled ProcessedChat", "FailedToProcess Audio",
+		"FailedToProcess ProcessedChat", "ReadyToSample Chat", "Processing Chat"} {
+		if states[want] == "" {
+			t.Fatalf("no record is %s: the data does not cover every state (%v)", want, states)
+		}
+	}
+	review, _ := json.Marshal(map[string]any{"conversationId": conversation, "eventType": "HumanReview", "reviewer": "qa@example.com",
+		"modelResults": []map[string]any{{"modelId": modelIDs[0], "result": true}}})
+	if code, body := c.do("POST", "/ModelResults/Reviews", review, "application/json"); code != 200 {
+		t.Fatalf("review: %d %s", code, body)
+	}
+
+	models := strings.Join(modelIDs, ",")
+	week := time.Now().UTC().AddDate(0, 0, -6).Format(time.DateOnly)
+	jsonBody := func(v any) []byte { b, _ := json.Marshal(v); return b }
+	calls := []conformance{
+		{op: "GET /Metadata", target: "/Metadata?StartDate=" + today + "&PageSize=1000"},
+		{op: "GET /Metadata", target: "/Metadata?MediaType=Audio&PageSize=5"},
+		{op: "POST /Metadata", body: jsonBody(map[string]any{"startDate": today, "endDate": today, "pageSize": 1000})},
+		{op: "PATCH /Metadata/{id}", target: "/Metadata/" + conversation, body: jsonBody(map[string]any{"clientCallId": "conformance-1"})},
+		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + today + "&pageSize=1000&includeUnprocessedMedia=true&modelIds=" + models},
+		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + today + "&pageSize=5&modelIds=" + models},
+		{op: "GET /ModelResults/Conversation", target: "/ModelResults/Conversation?conversationIds=" + strings.Join([]string{conversation, failed, processing}, ",") + "&modelIds=" + models},
+		{op: "GET /Conversations/Insights", target: "/Conversations/Insights?StartDate=" + week + "&EndDate=" + today + "&PageSize=1000"},
+		{op: "POST /Conversations/Insights", body: jsonBody(map[string]any{"startDate": week, "endDate": today, "pageSize": 5})},
+		{op: "GET /Conversations/Transcriptions/{conversationId}", target: "/Conversations/Transcriptions/" + conversation},
+		{op: "GET /Conversations/Transcriptions/{conversationId}", target: "/Conversations/Transcriptions/" + processing},
+		{op: "GET /Conversations/Transcriptions/{conversationId}", target: "/Conversations/Transcriptions/" + failed},
+		{op: "POST /Conversations/Transcriptions", body: jsonBody(map[string]any{"conversationIds": []string{conversation, failed, processing, "00000000-0000-0000-0000-000000000000"}})},
+		{op: "GET /Conversations/Classifiers", target: "/Conversations/Classifiers?PageSize=1000"},
+		{op: "GET /Hierarchy/All"},
+		{op: "POST /Hierarchy", body: jsonBody(map[string]any{"name": "Conformance", "code": "CONF", "parentId": nodes[0].ID})},
+		{op: "PUT /Hierarchy/{HierarchyId}", target: "/Hierarchy/" + nodes[0].ID, body: jsonBody(map[string]any{"category": "Region"})},
+		{op: "GET /Agent/All"},
+		{op: "GET /Agent/{AgentId}", target: "/Agent/" + agents[0].ID},
+		{op: "POST /Agent", body: jsonBody(map[string]any{"firstName": "Con", "lastName": "Formance", "agentEmail": "con@example.com", "agentCode": "conf-1"})},
+		{op: "PUT /Agent/{AgentId}", target: "/Agent/" + agents[0].ID, body: jsonBody(map[string]any{"lastName": "Renamed"})},
+		{op: "GET /User/All"},
+		{op: "GET /User/{UserId}", target: "/User/" + users[0].ID},
+		{op: "GET /User", target: "/User?UserName=" + url.QueryEscape(users[0].UserName)},
+		{op: "POST /User", body: jsonBody(map[string]any{"firstName": "Con", "lastName": "Formance", "userName": "conformance", "email": "conformance@example.com", "roleName": "Analyst"})},
+		{op: "PUT /User/{UserId}", target: "/User/" + users[0].ID, body: jsonBody(map[string]any{"lastName": "Renamed"})},
+		{op: "GET /Roles/All"},
+		{op: "POST /Media/Upload"},
+		{op: "POST /TextMedia/Upload"},
+	}
+
+	called := map[string]bool{}
+	validated, conforming := 0, 0
+	for _, call := range calls {
+		called[call.op] = true
+		method, path, _ := strings.Cut(call.op, " ")
+		if call.target == "" {
+			call.target = path
+		}
+		var status int
+		var body []byte
+		var header http.Header
+		switch call.op {
+		case "POST /Media/Upload":
+			status, body, header = c.uploadRaw("/Media/Upload", "conformance/one-more.tar", "Chat", tarOf(map[string]string{"x.json": `{"messages":[{"participant":"Customer","text":"Hi"}]}`}), nil)
+		case "POST /TextMedia/Upload":
+			status, body, header = c.uploadRaw("/TextMedia/Upload", "chat.json", "", []byte(`{"messages":[{"participant":"Customer","text":"Hi"}]}`), map[string]any{"ClientCallId": "conformance-text"})
+		default:
+			ctype := ""
+			if call.body != nil {
+				ctype = "application/json"
+			}
+			status, body, header = c.send(method, call.target, call.body, ctype)
+		}
+		validated++
+		req, _ := http.NewRequest(method, c.base+call.target, nil)
+		if err := conformsTo(router, req, call.op, status, header, body); err != nil {
+			t.Errorf("%s %s → %d does not conform:\n%s\nbody: %.300s", method, call.target, status, brief(err), body)
+			continue
+		}
+		conforming++
+	}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			op := method + " " + path
+			if !called[op] && !notServed[op] {
+				t.Errorf("the vendor's operation %s is not called by the test", op)
+			}
+		}
+	}
+	t.Logf("conformance: %d responses validated, %d conforming", validated, conforming)
+}
+
+// conformsTo validates one response against the document, after taking
+// out the operation's listed extensions.
+func conformsTo(router routers.Router, req *http.Request, op string, status int, header http.Header, body []byte) error {
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		return fmt.Errorf("no operation of the document: %w", err)
+	}
+	if got := route.Method + " " + route.Path; got != op {
+		return fmt.Errorf("the request reached %s, not %s", got, op)
+	}
+	if _, ok := extraStatuses[op][status]; ok {
+		return nil
+	}
+	if paths := extensions[op]; len(paths) > 0 && len(body) > 0 {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return fmt.Errorf("not JSON: %w", err)
+		}
+		for _, p := range paths {
+			removeMember(v, strings.Split(p, "."))
+		}
+		body, _ = json.Marshal(v)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Body:                   io.NopCloser(bytes.NewReader(body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// removeMember deletes the member at path from every object v holds
+// there, walking through arrays.
+func removeMember(v any, path []string) {
+	switch x := v.(type) {
+	case []any:
+		for _, item := range x {
+			removeMember(item, path)
+		}
+	case map[string]any:
+		if len(path) == 1 {
+			delete(x, path[0])
+			return
+		}
+		if child, ok := x[path[0]]; ok {
+			removeMember(child, path[1:])
+		}
+	}
+}
+
+// apiClient calls the test's server with a token.
+type apiClient struct {
+	t     *testing.T
+	base  string
+	token string
+}
+
+func (c *apiClient) login(id, secret string) {
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+	resp, err := http.PostForm(c.base+"/connect/token", form)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
+		c.t.Fatalf("token: %d %v", resp.StatusCode, err)
+	}
+	c.token = tok.AccessToken
+}
+
+func (c *apiClient) send(method, target string, body []byte, ctype string) (int, []byte, http.Header) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+target, bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp.StatusCode, out, resp.Header
+}
+
+func (c *apiClient) do(method, target string, body []byte, ctype string) (int, []byte) {
+	c.t.Helper()
+	code, out, _ := c.send(method, target, body, ctype)
+	return code, out
+}
+
+func (c *apiClient) getJSON(target string, v any) {
+	c.t.Helper()
+	code, body := c.do("GET", target, nil, "")
+	if code != 200 {
+		c.t.Fatalf("GET %s: %d %s", target, code, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		c.t.Fatalf("GET %s: %v", target, err)
+	}
+}
+
+// uploadRaw sends a multipart upload: metadata with FileName and
+// UploadType (when given) plus extra keys.
+func (c *apiClient) uploadRaw(path, fileName, uploadType string, file []byte, extra map[string]any) (int, []byte, http.Header) {
+	c.t.Helper()
+	meta := map[string]any{}
+	if uploadType != "" {
+		meta["FileName"], meta["UploadType"] = fileName, uploadType
+	}
+	for k, v := range extra {
+		meta[k] = v
+	}
+	metaJSON, _ := json.Marshal(meta)
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	part, _ := w.CreateFormFile("file", filepath.Base(fileName))
+	part.Write(file)
+	w.WriteField("metadata", string(metaJSON))
+	w.Close()
+	return c.send("POST", path, buf.Bytes(), w.FormDataContentType())
+}
+
+func (c *apiClient) upload(path, fileName, uploadType string, file []byte) {
+	c.t.Helper()
+	if code, body, _ := c.uploadRaw(path, fileName, uploadType, file, nil); code != 200 {
+		c.t.Fatalf("upload %s: %d %s", fileName, code, body)
+	}
+}
+
+// tarOf is a tar archive of the named files, in name order.
+func tarOf(files map[string]string) []byte {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var buf bytes.Buffer
+	w := tar.NewWriter(&buf)
+	for _, n := range names {
+		w.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg})
+		w.Write([]byte(files[n]))
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// brief lists a validation error's failures one a line (where in the
+// body, and why; array items as *), without the schemas kin-openapi
+// prints.
+func brief(err error) string {
+	var lines []string
+	var walk func(error)
+	walk = func(err error) {
+		var multi openapi3.MultiError
+		var schemaErr *openapi3.SchemaError
+		var respErr *openapi3filter.ResponseError
+		switch {
+		case errors.As(err, &multi):
+			for _, e := range multi {
+				walk(e)
+			}
+		case errors.As(err, &schemaErr):
+			if inner, ok := schemaErr.Origin.(openapi3.MultiError); ok {
+				walk(inner)
+				return
+			}
+			where := schemaErr.JSONPointer()
+			for i, seg := range where {
+				if _, err := strconv.Atoi(seg); err == nil {
+					where[i] = "*" // one line for every item of an array
+				}
+			}
+			lines = append(lines, "/"+strings.Join(where, "/")+": "+schemaErr.Reason)
+		case errors.As(err, &respErr) && respErr.Err != nil && respErr.Err != err:
+			walk(respErr.Err)
+		default:
+			lines = append(lines, err.Error())
+		}
+	}
+	walk(err)
+	sort.Strings(lines)
+	return strings.Join(slices.Compact(lines), "\n")
+}
