@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"slices"
 	"strconv"
 
@@ -85,17 +86,32 @@ var extensions = map[string][]string{
 	"GET /Conversations/Transcriptions/{conversationId}": {"status", "message"},
 	"POST /Conversations/Transcriptions":                 {"transcriptions.status", "transcriptions.message"},
 	// §9: a node's parent; an agent's hierarchy nodes.
-	"POST /Hierarchy":             {"parentId"},
+	"POST /Hierarchy":              {"parentId"},
 	"PUT /Hierarchy/{HierarchyId}": {"parentId"},
-	"GET /Agent/All":              {"osms"},
-	"GET /Agent/{AgentId}":        {"osms"},
-	"POST /Agent":                 {"osms"},
-	"PUT /Agent/{AgentId}":        {"osms"},
+	"GET /Agent/All":               {"osms"},
+	"GET /Agent/{AgentId}":         {"osms"},
+	"POST /Agent":                  {"osms"},
+	"PUT /Agent/{AgentId}":         {"osms"},
 }
 
 // extraStatuses are the statuses CONTRACT.md answers that the document
-// does not declare for the operation, with why.
-var extraStatuses = map[string]map[int]string{}
+// does not declare for the operation, with why; anyOperation's apply to
+// every operation. Their bodies are problem details (CONTRACT §1),
+// checked by the API's own tests.
+var (
+	anyOperation = map[int]string{
+		401: "§1: a missing or bad token",
+		403: "§1: a token without the acxapi scope",
+		429: "§1: the rate limit",
+	}
+	extraStatuses = map[string]map[int]string{
+		"GET /Metadata":        {400: "§1: a bad parameter is a 400 naming it"},
+		"PATCH /Metadata/{id}": {400: "§1: a bad member", 404: "§1: an unknown id"},
+		"GET /User/{UserId}":   {404: "§9: an unknown id"},
+		"PUT /User/{UserId}":   {404: "§9: an unknown id"},
+		"GET /Roles/All":       {400: "§1: IsActive not a boolean"},
+	}
+)
 
 // conformance is one request of the test.
 type conformance struct {
@@ -104,6 +120,8 @@ type conformance struct {
 	target string // path and query
 	body   []byte
 	ctype  string
+	// anonymous sends no token.
+	anonymous bool
 }
 
 // TestConformanceWithVendorDocument runs a real server over data in every
@@ -194,7 +212,7 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 	calls := []conformance{
 		{op: "GET /Metadata", target: "/Metadata?StartDate=" + today + "&PageSize=1000"},
 		{op: "GET /Metadata", target: "/Metadata?MediaType=Audio&PageSize=5"},
-		{op: "POST /Metadata", body: jsonBody(map[string]any{"startDate": today, "endDate": today, "pageSize": 1000})},
+		{op: "POST /Metadata", body: jsonBody(map[string]any{"startDate": today + "T00:00:00Z", "endDate": today + "T23:59:59.999Z", "pageSize": 1000})},
 		{op: "PATCH /Metadata/{id}", target: "/Metadata/" + conversation, body: jsonBody(map[string]any{"clientCallId": "conformance-1"})},
 		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + today + "&pageSize=1000&includeUnprocessedMedia=true&modelIds=" + models},
 		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + today + "&pageSize=5&modelIds=" + models},
@@ -221,6 +239,46 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Roles/All"},
 		{op: "POST /Media/Upload"},
 		{op: "POST /TextMedia/Upload"},
+
+		// More of each operation's parameters.
+		{op: "GET /Metadata", target: "/Metadata?StartDate=" + week + "&EndDate=" + today + "&HierarchyIds=" + nodes[0].ID + "&LastId=" + records[0].ID + "&PageSize=10"},
+		{op: "GET /Metadata", target: "/Metadata?ClientCallId=demo-call-1,conformance-1&MediaType=Video"},
+		{op: "POST /Metadata", body: jsonBody(map[string]any{"startDate": week + "T00:00:00Z", "endDate": today + "T23:59:59Z", "pageSize": 10, "mediaType": "ProcessedChat",
+			"clientCallIds": []string{}, "hierarchyIds": []string{nodes[0].ID}, "lastId": records[0].ID})},
+		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + week + "&endDate=" + today + "&hierarchyCodes=" + nodes[0].Code + "&lastId=" + records[0].ID + "&modelIds=" + models},
+		{op: "GET /ModelResults/Conversation", target: "/ModelResults/Conversation?clientCallIds=demo-call-1,conformance-1&includeUnprocessedMedia=false&modelIds=" + models},
+		{op: "GET /Conversations/Insights", target: "/Conversations/Insights?DateReference=InteractionDate&StartDate=" + week + "&EndDate=" + today +
+			"&HierarchyCodes=" + nodes[0].Code + "&ClassifierTypes=Classifier,Core%20AI%20Model&ClassifierCategoryNames=&PageSize=3"},
+		{op: "POST /Conversations/Insights", body: jsonBody(map[string]any{"dateReference": "ArrivalDate", "startDate": week, "endDate": today,
+			"classifierIds": modelIDs[:2], "hierarchyIds": []string{}, "hierarchyCodes": []string{nodes[0].Code}, "pageSize": 3})},
+		{op: "GET /Conversations/Classifiers", target: "/Conversations/Classifiers?CategoryNames=Topics,Process&ClassifierTypes=&PageSize=2"},
+		{op: "GET /Hierarchy/All", target: "/Hierarchy/All?IsActive=true"},
+		{op: "GET /Agent/All", target: "/Agent/All?IsActive=true"},
+		{op: "GET /User/All", target: "/User/All?IsActive=false"},
+		{op: "GET /Roles/All", target: "/Roles/All?IsActive=true"},
+
+		// Errors, with the statuses the document declares (or lists above).
+		{op: "GET /Metadata", target: "/Metadata?StartDate=yesterday"},
+		{op: "POST /Metadata", body: jsonBody(map[string]any{"startDate": today})},
+		{op: "PATCH /Metadata/{id}", target: "/Metadata/00000000-0000-0000-0000-000000000000", body: jsonBody(map[string]any{"clientCallId": "x"})},
+		{op: "GET /ModelResults", target: "/ModelResults?startDate=" + today},
+		{op: "GET /ModelResults/Conversation", target: "/ModelResults/Conversation?modelIds=" + models},
+		{op: "GET /Conversations/Insights", target: "/Conversations/Insights?StartDate=2026-01-01&EndDate=2026-01-30"},
+		{op: "GET /Conversations/Insights", target: "/Conversations/Insights?StartDate=2025-10-01&EndDate=2025-10-02"},
+		{op: "POST /Conversations/Insights", body: jsonBody(map[string]any{"startDate": today})},
+		{op: "GET /Conversations/Transcriptions/{conversationId}", target: "/Conversations/Transcriptions/00000000-0000-0000-0000-000000000000"},
+		{op: "POST /Conversations/Transcriptions", body: jsonBody(map[string]any{"conversationIds": []string{}})},
+		{op: "GET /Agent/{AgentId}", target: "/Agent/00000000-0000-0000-0000-000000000000"},
+		{op: "PUT /Agent/{AgentId}", target: "/Agent/00000000-0000-0000-0000-000000000000", body: jsonBody(map[string]any{"lastName": "X"})},
+		{op: "POST /Agent", body: jsonBody(map[string]any{"firstName": "No"})},
+		{op: "POST /Hierarchy", body: jsonBody(map[string]any{"code": "NONAME"})},
+		{op: "PUT /Hierarchy/{HierarchyId}", target: "/Hierarchy/00000000-0000-0000-0000-000000000000", body: jsonBody(map[string]any{"name": "X"})},
+		{op: "GET /User", target: "/User?UserName=nobody"},
+		{op: "GET /User", target: "/User"},
+		{op: "GET /User/{UserId}", target: "/User/00000000-0000-0000-0000-000000000000"},
+		{op: "POST /User", body: jsonBody(map[string]any{"firstName": "No"})},
+		{op: "PUT /User/{UserId}", target: "/User/" + users[0].ID, body: jsonBody(map[string]any{"roleName": "Emperor"})},
+		{op: "GET /Agent/All", target: "/Agent/All", anonymous: true},
 	}
 
 	called := map[string]bool{}
@@ -244,10 +302,18 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 			if call.body != nil {
 				ctype = "application/json"
 			}
-			status, body, header = c.send(method, call.target, call.body, ctype)
+			client := c
+			if call.anonymous {
+				client = &apiClient{t: t, base: c.base}
+			}
+			status, body, header = client.send(method, call.target, call.body, ctype)
 		}
 		validated++
-		req, _ := http.NewRequest(method, c.base+call.target, nil)
+		t.Logf("%s %s → %d", method, call.target, status)
+		req, _ := http.NewRequest(method, c.base+call.target, bytes.NewReader(call.body))
+		if call.body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if err := conformsTo(router, req, call.op, status, header, body); err != nil {
 			t.Errorf("%s %s → %d does not conform:\n%s\nbody: %.300s", method, call.target, status, brief(err), body)
 			continue
@@ -263,6 +329,54 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		}
 	}
 	t.Logf("conformance: %d responses validated, %d conforming", validated, conforming)
+
+	// A chat whose agent is known names it, as a call does.
+	var items []struct {
+		ID, MediaType string
+		AgentID       *string
+		AgentName     *string
+	}
+	c.getJSON("/Metadata?MediaType=ProcessedChat&PageSize=1000", &items)
+	named := 0
+	for _, it := range items {
+		switch {
+		case it.AgentID != nil && it.AgentName == nil:
+			t.Errorf("chat %s has agent %s but no agentName", it.ID, *it.AgentID)
+		case it.AgentID != nil:
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("no chat has an agent: the agentName check checked nothing")
+	}
+
+	// The paging headers go out spelled as the contract spells them (Go's
+	// client would canonicalize them on reading: read the raw response).
+	raw := rawResponse(t, addr, "GET /Conversations/Insights?StartDate="+week+"&EndDate="+today+"&PageSize=2 HTTP/1.1\r\nHost: x\r\n"+
+		"Authorization: Bearer "+c.token+"\r\nConnection: close\r\n\r\n")
+	for _, h := range []string{"\r\nX-Next-LastId: ", "\r\nX-Has-More: true", "\r\nX-Total-Records: "} {
+		if !strings.Contains(raw, h) {
+			t.Errorf("the Insights response lacks %q:\n%.600s", strings.TrimSpace(h), raw)
+		}
+	}
+}
+
+// rawResponse sends a raw HTTP request and returns the raw response.
+func rawResponse(t *testing.T, addr, request string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 // conformsTo validates one response against the document, after taking
@@ -275,7 +389,20 @@ func conformsTo(router routers.Router, req *http.Request, op string, status int,
 	if got := route.Method + " " + route.Path; got != op {
 		return fmt.Errorf("the request reached %s, not %s", got, op)
 	}
-	if _, ok := extraStatuses[op][status]; ok {
+	// A request answered 2xx must be one the document allows: the test
+	// speaks as a client generated from it would.
+	if status < 300 && req.Header.Get("Content-Type") != "" || status < 300 && req.Method == "GET" {
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}}
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			return fmt.Errorf("the test's request is not one the document allows: %w", err)
+		}
+	}
+	_, extra := extraStatuses[op][status]
+	if _, ok := anyOperation[status]; ok || extra {
+		if ctype := header.Get("Content-Type"); ctype != "application/problem+json" {
+			return fmt.Errorf("a %d answered %q, not a problem body", status, ctype)
+		}
 		return nil
 	}
 	if paths := extensions[op]; len(paths) > 0 && len(body) > 0 {
@@ -346,7 +473,9 @@ func (c *apiClient) send(method, target string, body []byte, ctype string) (int,
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
