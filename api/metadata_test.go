@@ -74,6 +74,8 @@ func TestMetadataFilters(t *testing.T) {
 	}{
 		{"all", "", ids},
 		{"start date", "?StartDate=2025-10-04", ids[3:]},
+		{"start date with +00:00 unencoded (a space)", "?StartDate=2025-10-04T00:00:00+00:00", ids[3:]},
+		{"start date with a space for the T and no seconds", "?StartDate=2025-10-04%2000:00", ids[3:]},
 		{"date-only end is the whole day", "?startdate=2025-10-02&EndDate=2025-10-03", ids[1:3]},
 		{"media type", "?MediaType=processedchat", ids[7:]},
 		{"status", "?Status=FailedToProcess", []string{ids[2], ids[5]}},

@@ -6,6 +6,11 @@
 //	2025-10-03T21:52:26.8816090Z         up to 7 fraction digits
 //	2025-10-03T17:56:09.8683110-04:00    offset
 //
+// and what .NET and JavaScript clients commonly send besides: a space or a
+// lower-case t for the T, a lower-case z, no seconds (21:52), an offset
+// without its colon (+0000), and an offset whose + an unencoded query
+// string turned into a space (2025-10-03T21:52:26 00:00).
+//
 // Output is RFC 3339 in UTC with milliseconds: 2025-10-03T21:52:26.881Z.
 package dates
 
@@ -19,7 +24,8 @@ import (
 var ErrInvalid = errors.New("invalid date")
 
 // Accepted names the forms, for error messages a person can act on.
-const Accepted = "2025-10-03, 2025-10-03T21:52:26, 2025-10-03T21:52:26.8816090Z or 2025-10-03T17:56:09.8683110-04:00"
+const Accepted = "2025-10-03, 2025-10-03T21:52:26, 2025-10-03T21:52:26.8816090Z or 2025-10-03T17:56:09.8683110-04:00 " +
+	"(also: a space for the T, no seconds, +0000 for +00:00)"
 
 // maxFractionDigits is the .NET "o" format's precision, which clients send.
 const maxFractionDigits = 7
@@ -63,35 +69,61 @@ func parse(s string) (t time.Time, dateOnly bool, err error) {
 		}
 		return t, true, nil
 	}
-	if !byteAt(s, 10, 'T') || !digitsAt(s, 11, 2) || !byteAt(s, 13, ':') || !digitsAt(s, 14, 2) ||
-		!byteAt(s, 16, ':') || !digitsAt(s, 17, 2) {
+	// The rest is rebuilt in RFC 3339 from the forms clients send.
+	if len(s) < 11 || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digitsAt(s, 11, 2) || !byteAt(s, 13, ':') || !digitsAt(s, 14, 2) {
 		return fail()
 	}
-	i := 19
-	if byteAt(s, i, '.') {
-		n := 0
-		for i+1+n < len(s) && isDigit(s[i+1+n]) {
-			n++
+	canonical := s[:10] + "T" + s[11:16]
+	i := 16
+	if byteAt(s, i, ':') && digitsAt(s, i+1, 2) {
+		canonical += s[i : i+3]
+		i += 3
+		if byteAt(s, i, '.') {
+			n := 0
+			for i+1+n < len(s) && isDigit(s[i+1+n]) {
+				n++
+			}
+			if n == 0 || n > maxFractionDigits {
+				return fail()
+			}
+			canonical += s[i : i+1+n]
+			i += 1 + n
 		}
-		if n == 0 || n > maxFractionDigits {
-			return fail()
-		}
-		i += 1 + n
+	} else {
+		canonical += ":00" // HH:MM
 	}
-	zone := s[i:]
-	switch {
-	case zone == "":
-		s += "Z"
-	case zone == "Z":
-	case len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && digitsAt(zone, 1, 2) && zone[3] == ':' && digitsAt(zone, 4, 2):
-	default:
+	zone, ok := normalZone(s[i:])
+	if !ok {
 		return fail()
 	}
-	t, err = time.Parse(time.RFC3339Nano, s)
+	t, err = time.Parse(time.RFC3339Nano, canonical+zone)
 	if err != nil || !inRange(t) {
 		return fail()
 	}
 	return t.UTC(), false, nil
+}
+
+// normalZone is a zone as RFC 3339 writes it: none (UTC), Z or z, an
+// offset with or without its colon, or one whose + a query string turned
+// into a space (an unencoded +00:00).
+func normalZone(zone string) (string, bool) {
+	switch {
+	case zone == "" || zone == "Z" || zone == "z":
+		return "Z", true
+	case zone[0] != '+' && zone[0] != '-' && zone[0] != ' ':
+		return "", false
+	}
+	sign := zone[:1]
+	if sign == " " {
+		sign = "+"
+	}
+	switch {
+	case len(zone) == 6 && digitsAt(zone, 1, 2) && zone[3] == ':' && digitsAt(zone, 4, 2):
+		return sign + zone[1:], true
+	case len(zone) == 5 && digitsAt(zone, 1, 4):
+		return sign + zone[1:3] + ":" + zone[3:], true
+	}
+	return "", false
 }
 
 // inRange keeps years 1 to 9999 in UTC: year 0 and an offset that carries
