@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/template"
@@ -71,6 +72,7 @@ directory already has a catalog: make run uses it.`,
 
 // demoFacts are what the printed commands name.
 type demoFacts struct {
+	Earshot, Addr                         string // the command, and the address it serves on
 	Base, DataDir, ClientID, ClientSecret string
 	Chats, Calls, Processed, Failed       int
 	Classifiers                           []catalog.Classifier
@@ -79,7 +81,7 @@ type demoFacts struct {
 }
 
 func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io.Writer) (string, error) {
-	facts := demoFacts{Base: cfg.ClientURL(), DataDir: cfg.DataDir, Chats: o.Chats}
+	facts := demoFacts{Earshot: earshotCommand(), Addr: cfg.Addr, Base: cfg.ClientURL(), DataDir: cfg.DataDir, Chats: o.Chats}
 	// The organization, its classifiers and an API client, through the
 	// admin operations (a running server's socket, else the catalog).
 	ops, done, err := cli.OpenAdmin(ctx, cfg)
@@ -160,6 +162,27 @@ func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io
 	return text.String(), err
 }
 
+// earshotCommand is how the printed commands run earshot: by name when
+// PATH finds the earshot beside this binary (make build puts them
+// together), else by that earshot's path.
+func earshotCommand() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "earshot"
+	}
+	beside := filepath.Join(filepath.Dir(self), "earshot")
+	besideInfo, err := os.Stat(beside)
+	if err != nil {
+		return "earshot"
+	}
+	if onPath, err := exec.LookPath("earshot"); err == nil {
+		if info, err := os.Stat(onPath); err == nil && os.SameFile(info, besideInfo) {
+			return "earshot"
+		}
+	}
+	return beside
+}
+
 // conversationOf finds the conversation of a client call id.
 func conversationOf(ctx context.Context, api demo.API, clientCallID, modelID string) (string, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, api.BaseURL+"/ModelResults/Conversation?clientCallIds="+
@@ -183,7 +206,7 @@ var demoNotes = template.Must(template.New("demo").Parse(`
 Earshot demo: organization "demo" with {{.Processed}} processed conversations ({{.Chats}} chats, {{.Calls}} calls{{if .Failed}}, {{.Failed}} failed{{end}}),
 {{len .Classifiers}} classifiers, a hierarchy North/South → sites → teams (codes N, N1, N1A, …), 16 agents, 3 users.
 
-Serve the API (make run does): earshot serve --data {{.DataDir}}
+Serve the API (make run does): {{.Earshot}} serve --data {{.DataDir}} --addr {{.Addr}}
 
 # A token for the demo's API client (client_credentials; valid one hour):
 export EARSHOT=` + "{{.Base}}" + `
@@ -205,5 +228,5 @@ curl -s -H "Authorization: Bearer $TOKEN" "$EARSHOT/Agent/All" | jq 'length'
 curl -s -H "Authorization: Bearer $TOKEN" "$EARSHOT/User/All" | jq '.[].userName'
 
 # SQL over the lake (works while the server runs):
-earshot sql --data {{.DataDir}} "SELECT k.name, count(*) FILTER (r.result = 'true') AS hits, count(*) AS conversations FROM classifier_results r JOIN classifiers k USING (classifier_id) GROUP BY k.name ORDER BY k.name"
+{{.Earshot}} sql --data {{.DataDir}} "SELECT k.name, count(*) FILTER (r.result = 'true') AS hits, count(*) AS conversations FROM classifier_results r JOIN classifiers k USING (classifier_id) GROUP BY k.name ORDER BY k.name"
 `))

@@ -25,11 +25,17 @@ func TestDemoThenServe(t *testing.T) {
 		}
 	}
 	data := t.TempDir()
-	notes, err := run(t, "demo", "--data", data, "--chats", "60", "--calls", "1")
+	// The printed commands are run as printed: the serve line's address is
+	// the one the curls call.
+	addr := clitest.FreeAddr(t)
+	notes, err := run(t, "demo", "--data", data, "--chats", "60", "--calls", "1", "--addr", addr)
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, notes)
 	}
-	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off")
+	if want := "earshot serve --data " + data + " --addr " + addr; !strings.Contains(notes, want) {
+		t.Fatalf("the demo does not print %q:\n%s", want, notes)
+	}
+	stop := clitest.StartServeOn(t, func() *cobra.Command { return cli.Root(labCommands...) }, addr, "--data", data, "--schedule-ingest", "off")
 	defer stop()
 
 	var prelude []string
@@ -37,9 +43,7 @@ func TestDemoThenServe(t *testing.T) {
 	var sqlLine string
 	for _, line := range strings.Split(notes, "\n") {
 		switch {
-		case strings.HasPrefix(line, "export EARSHOT="):
-			prelude = append(prelude, "export EARSHOT=http://"+addr)
-		case strings.HasPrefix(line, "export TOKEN="):
+		case strings.HasPrefix(line, "export EARSHOT="), strings.HasPrefix(line, "export TOKEN="):
 			prelude = append(prelude, line)
 		case strings.HasPrefix(line, "curl "):
 			curls = append(curls, line)

@@ -29,6 +29,12 @@ func FreeAddr(t *testing.T) string {
 func StartServe(t *testing.T, root func() *cobra.Command, args ...string) (addr string, stop func() error) {
 	t.Helper()
 	addr = FreeAddr(t)
+	return addr, StartServeOn(t, root, addr, args...)
+}
+
+// StartServeOn is StartServe on a chosen address.
+func StartServeOn(t *testing.T, root func() *cobra.Command, addr string, args ...string) (stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := root()
 	cmd.SetArgs(append([]string{"serve", "--addr", addr, "--log-level", "warn"}, args...))
@@ -53,7 +59,7 @@ func StartServe(t *testing.T, root func() *cobra.Command, args ...string) (addr 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return addr, func() error {
+	return func() error {
 		cancel()
 		select {
 		case err := <-done:
