@@ -418,3 +418,66 @@ func TestInsightsWalkWhileCommitting(t *testing.T) {
 		t.Fatal("the commits added nothing: the test proves nothing")
 	}
 }
+
+// A PATCHed timestamp moves a conversation between DateReference=
+// InteractionDate windows: it leaves its old day, joins its new one (whose
+// lake rows do not have it), and X-Total-Records counts what is served.
+func TestInsightsFollowPatchedInteractionDates(t *testing.T) {
+	e := newResultsEnv(t)
+	day := func(d string) string {
+		return "/Conversations/Insights?DateReference=InteractionDate&StartDate=" + d + "&EndDate=" + d
+	}
+	served := func(d string) ([]string, string) {
+		first := e.get(day(d) + "&PageSize=1000")
+		if first.Code != 200 && first.Code != 404 {
+			t.Fatalf("%s: %d %s", d, first.Code, first.Body)
+		}
+		return ids(e.walk(t, day(d), "LastId", 7)), first.Header().Get("X-Total-Records")
+	}
+	oldDay, newDay, emptyDay := "2025-10-02", "2025-10-04", "2026-03-01"
+	before, _ := served(oldDay)
+	if len(before) < 3 {
+		t.Fatalf("%s has %d conversations", oldDay, len(before))
+	}
+	moving := before[:3]
+	targets := []string{newDay + "T10:00:00Z", newDay + "T11:00:00Z", emptyDay + "T09:30:00Z"}
+	for i, id := range moving {
+		mustStatus(t, e.jsonReq("PATCH", "/Metadata/"+id, e.token, map[string]any{"timestamp": targets[i]}), 200)
+	}
+	for _, c := range []struct {
+		day        string
+		has, lacks []string
+	}{
+		{oldDay, nil, moving},
+		{newDay, moving[:2], moving[2:]},
+		{emptyDay, moving[2:], moving[:2]},
+	} {
+		got, total := served(c.day)
+		want := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND coalesce(interaction_date, arrived_on) BETWEEN ? AND ?",
+			c.day, c.day+" 23:59:59.999999")
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: served %d conversations, the catalog puts %d there", c.day, len(got), len(want))
+		}
+		if total != strconv.Itoa(len(got)) {
+			t.Errorf("%s: X-Total-Records %s, %d served", c.day, total, len(got))
+		}
+		for _, id := range c.has {
+			if !slices.Contains(got, id) {
+				t.Errorf("%s: %s moved here and is not served", c.day, id)
+			}
+		}
+		for _, id := range c.lacks {
+			if slices.Contains(got, id) {
+				t.Errorf("%s: %s moved away and is still served", c.day, id)
+			}
+		}
+	}
+	// Moved back, it is where it was, and nowhere else.
+	mustStatus(t, e.jsonReq("PATCH", "/Metadata/"+moving[2], e.token, map[string]any{"timestamp": oldDay + "T12:00:00Z"}), 200)
+	if got, _ := served(oldDay); !slices.Contains(got, moving[2]) {
+		t.Errorf("%s moved back to %s and is not served", moving[2], oldDay)
+	}
+	if r := e.get(day(emptyDay)); r.Code != 404 {
+		t.Errorf("%s after the move back: %d %.200s", emptyDay, r.Code, r.Body)
+	}
+}

@@ -307,9 +307,19 @@ func (c *InteractionStore) PatchInteraction(ctx context.Context, orgID, id strin
 			it.ExtendedMetadata[k] = v
 		}
 		ext, _ := json.Marshal(it.ExtendedMetadata)
+		// A processed conversation's lake row keeps the date it was written
+		// with: lake_interaction_on remembers it while the catalog's differs
+		// (SET expressions read the row as it was before the update).
+		when := it.ArrivedOn
+		if it.InteractionDate != nil {
+			when = *it.InteractionDate
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE interactions SET interaction_date = ?, phone = ?, call_direction = ?,
-			client_call_id = ?, locale_id = ?, extended_metadata = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
-			stampPtr(it.InteractionDate), it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), orgID, id)
+			client_call_id = ?, locale_id = ?, extended_metadata = ?, modified_on = ?,
+			lake_interaction_on = CASE WHEN lake_run_id IS NULL THEN NULL
+				ELSE nullif(coalesce(lake_interaction_on, interaction_date, arrived_on), ?) END
+			WHERE org_id = ? AND id = ?`,
+			stampPtr(it.InteractionDate), it.Phone, it.CallDirection, it.ClientCallID, it.LocaleID, string(ext), now(), stamp(when), orgID, id)
 		return err
 	})
 	if err != nil {

@@ -10,7 +10,21 @@ import (
 
 // Count is how many processed conversations a page query's walk would
 // list, from its first page (X-Total-Records). With classifierIDs, only
-// those with a result of one of them count. It counts the lake's rows,
+// those with a result of one of them count (in the lake's rows; a
+// conversation a PATCH moved into an interaction window counts whatever
+// its results).
+func (r *Reader) Count(ctx context.Context, q PageQuery, classifierIDs []string) (int64, error) {
+	q.AfterID = ""
+	mv, err := r.movedConversations(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	lake, err := r.lakeCount(ctx, q, classifierIDs)
+	// Conversations a PATCH moved are counted where the catalog puts them.
+	return max(lake+int64(len(mv.entering)-mv.leaving), 0), err
+}
+
+// lakeCount counts the conversations of the lake's rows in the window,
 // one per conversation however many runs wrote it.
 //
 // A file wholly inside the window, overlapping no other file's ids, is
@@ -20,8 +34,7 @@ import (
 // compacted) are counted by one scan. A month of whole days at 10 million
 // conversations is then a sum over a few dozen manifest entries instead of
 // a distinct count over millions of rows.
-func (r *Reader) Count(ctx context.Context, q PageQuery, classifierIDs []string) (int64, error) {
-	q.AfterID = ""
+func (r *Reader) lakeCount(ctx context.Context, q PageQuery, classifierIDs []string) (int64, error) {
 	files, err := r.conversationFiles(ctx, q)
 	if err != nil || len(files) == 0 {
 		return 0, err

@@ -38,6 +38,7 @@ type Manifest interface {
 // review counts) and current runs (catalog.InteractionStore).
 type Conversations interface {
 	ConversationStates(ctx context.Context, orgID string, ids []string, sparse bool) (map[string]catalog.ConversationState, error)
+	MovedConversations(ctx context.Context, orgID, afterID string, from, to time.Time) ([]catalog.MovedConversation, error)
 	CurrentRuns(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }
 
@@ -104,9 +105,14 @@ type Fetch func(ctx context.Context, rows []Conversation) (Keep, error)
 // until the page is full. fetch may be nil.
 func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversation, bool, error) {
 	files, err := r.conversationFiles(ctx, q)
-	if err != nil || len(files) == 0 {
+	if err != nil {
 		return nil, false, err
 	}
+	mv, err := r.movedConversations(ctx, q)
+	if err != nil || len(files) == 0 && len(mv.entering) == 0 {
+		return nil, false, err
+	}
+	entering := mv.entering
 	want := q.Limit + 1 // one more says whether another page follows
 	cursor := q.AfterID
 	var out []Conversation
@@ -119,6 +125,7 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 		if err != nil {
 			return nil, false, err
 		}
+		rows, entering = mergeEntering(rows, entering, cursor, next)
 		verified, err := r.checkAndFetch(ctx, q, rows, fetch)
 		if err != nil {
 			return nil, false, err
