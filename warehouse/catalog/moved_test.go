@@ -46,7 +46,10 @@ func TestMovedConversations(t *testing.T) {
 		}
 		return ids
 	}
-	day := func(t time.Time) (time.Time, time.Time) { d := t.Truncate(24 * time.Hour); return d, d.Add(24*time.Hour - 1) }
+	day := func(t time.Time) (time.Time, time.Time) {
+		d := t.Truncate(24 * time.Hour)
+		return d, d.Add(24*time.Hour - 1)
+	}
 	for name, window := range map[string][2]time.Time{"old day": {arrived, arrived}, "new day": {later, later}} {
 		from, to := day(window[0])
 		if got := list(org.ID, from, to); len(got) != 2 || got[0] != "a-1" || got[1] != "a-3" {
