@@ -75,7 +75,7 @@ func (s *Server) testClassifier(c *gin.Context) {
 			case res.Value == "true" || (res.Bool == nil && res.Value != ""):
 				out.Hits++
 				if len(out.SampleConversationIDs) < testSampleSize {
-					out.SampleConversationIDs = append(out.SampleConversationIDs, conv.ID)
+					out.SampleConversationIDs = append(out.SampleConversationIDs, conv.Public())
 				}
 			}
 		}

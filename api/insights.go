@@ -140,10 +140,15 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 	if req.page.AfterID == "" {
 		c.Header("X-Total-Records", strconv.FormatInt(total, 10))
 	}
+	public, err := s.publicIDs(ctx, req.page.OrgID, results.IDs(convs))
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
 	c.Header("X-Has-More", strconv.FormatBool(more))
 	// Set directly, not through Header.Set: Go would send X-Next-Lastid, and
 	// some clients look headers up with the contract's exact spelling.
-	c.Writer.Header()["X-Next-LastId"] = []string{convs[len(convs)-1].ID}
+	c.Writer.Header()["X-Next-LastId"] = []string{public(convs[len(convs)-1].ID)}
 	items := make([]insightItem, len(convs))
 	for i, cv := range convs {
 		when := cv.ArrivedOn
@@ -151,7 +156,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 			when = *cv.InteractionDate
 		}
 		res := found[cv.ID]
-		item := insightItem{ConversationID: cv.ID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
+		item := insightItem{ConversationID: public(cv.ID), ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
 			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
 		for _, r := range res {
 			item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: req.classifiers[r.ClassifierID],
@@ -209,6 +214,10 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 		return req, errs.problem()
 	}
 	ctx := c.Request.Context()
+	var err error
+	if req.page.AfterID, err = s.internalID(ctx, req.page.OrgID, req.page.AfterID); err != nil {
+		return req, s.internal(c, err)
+	}
 	tree, err := s.deps.People.Hierarchy(ctx, req.page.OrgID)
 	if err != nil {
 		return req, s.internal(c, err)

@@ -65,7 +65,7 @@ func newMetadataItem(it catalog.Interaction) metadataItem {
 		failures = append(failures, failureView{ID: f.ID, Message: f.Message, CreatedOn: dates.Timestamp(f.CreatedOn)})
 	}
 	return metadataItem{
-		ID: it.ID, OrganizationID: it.OrgID, OrganizationStructureMemberID: it.HierarchyNodeID, FileName: it.FileName,
+		ID: it.Public(), OrganizationID: it.OrgID, OrganizationStructureMemberID: it.HierarchyNodeID, FileName: it.FileName,
 		OrigFileName: it.OrigFileName, UploadedFileName: it.StagedKey, FileSizeKiloBytes: (it.FileSizeBytes + 1023) / 1024,
 		MediaType: it.MediaType, Status: it.Status, Timestamp: dates.Timestamp(ts), ArrivedOn: dates.Timestamp(it.ArrivedOn),
 		AgentID: it.AgentID, AgentName: agentName, AgentCode: it.AgentCode, Phone: it.Phone, ClientCallID: it.ClientCallID,
@@ -178,6 +178,16 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 	}
 	if len(errs) > 0 {
 		return out, problem.Invalid(errs)
+	}
+	// Ids and the cursor may be ids clients chose (publicids.go).
+	var err error
+	if out.AfterID, err = s.internalID(c.Request.Context(), orgID(c), out.AfterID); err != nil {
+		return out, s.internal(c, err)
+	}
+	if out.IDs != nil {
+		if out.IDs, err = s.internalIDs(c.Request.Context(), orgID(c), out.IDs); err != nil {
+			return out, s.internal(c, err)
+		}
 	}
 	if out.NodeIDs != nil {
 		tree, err := s.deps.People.Hierarchy(c.Request.Context(), orgID(c))
@@ -322,7 +332,13 @@ func (s *Server) patchMetadata(c *gin.Context) {
 		problem.Write(c, pr)
 		return
 	}
-	it, err := s.deps.Interactions.PatchInteraction(c.Request.Context(), orgID(c), id, p)
+	ctx, org := c.Request.Context(), orgID(c)
+	id, err := s.internalID(ctx, org, id)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	it, err := s.deps.Interactions.PatchInteraction(ctx, org, id, p)
 	if err != nil {
 		s.catalogError(c, err, "No interaction with this id exists in your organization.")
 		return

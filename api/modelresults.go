@@ -170,6 +170,10 @@ func (s *Server) getModelResults(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
+	if after, err = s.internalID(ctx, orgID(c), after); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit}
 	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
@@ -204,6 +208,10 @@ func (s *Server) getModelResults(c *gin.Context) {
 	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
 	if len(items) > limit {
 		items = items[:limit]
+	}
+	if err := s.publicModelResults(ctx, q.OrgID, items); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
 	}
 	writePage(c, items)
 }

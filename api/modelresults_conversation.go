@@ -34,6 +34,11 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
+	ids, err := s.internalIDs(ctx, org, ids)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
 	var found []catalog.Interaction
 	for _, f := range []catalog.InteractionFilter{
 		{IDs: ids, ExactIDs: true, Limit: maxListValues},
@@ -72,5 +77,10 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	writePage(c, modelResultsItems(models, convs, res, unprocessed, withUnprocessed))
+	items := modelResultsItems(models, convs, res, unprocessed, withUnprocessed)
+	if err := s.publicModelResults(ctx, org, items); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	writePage(c, items)
 }

@@ -65,7 +65,12 @@ func (s *Server) postReview(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	it, err := s.deps.Interactions.Interaction(ctx, org, *conversationID)
+	id, err := s.internalID(ctx, org, *conversationID)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	it, err := s.deps.Interactions.Interaction(ctx, org, id)
 	if errors.Is(err, catalog.ErrNotFound) || (err == nil && it.LakeRunID == nil) {
 		problem.Write(c, problem.New(http.StatusNotFound, reviewNotFound))
 		return
@@ -86,5 +91,7 @@ func (s *Server) postReview(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	c.JSON(http.StatusOK, modelResultsItems(models, convs, found, nil, false)[0])
+	item := modelResultsItems(models, convs, found, nil, false)[0]
+	item.ID, item.ConversationID = it.Public(), it.Public()
+	c.JSON(http.StatusOK, item)
 }

@@ -57,6 +57,9 @@ type InteractionStore interface {
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
+	IDTaken(ctx context.Context, orgID, id string) (bool, error)
+	InternalIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
+	PublicIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }
 
 // ClassifierStore is what the handlers need of classifier definitions

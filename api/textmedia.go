@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"net/http"
@@ -80,15 +81,24 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 		return
 	}
 
-	id := meta.ID
-	if id == "" {
-		id = catalog.NewID()
-	} else if _, err := s.deps.Interactions.Interaction(ctx, org, id); err == nil {
-		problem.Write(c, problem.Field("Id", "is taken.", "An interaction with this Id already exists."))
-		return
+	// A chosen Id is the conversation's public id; its own id still orders
+	// it by arrival (publicids.go). Only the organization's own ids can be
+	// taken: another's are neither refused nor revealed.
+	id, publicID := catalog.NewID(), (*string)(nil)
+	if meta.ID != "" {
+		taken, err := s.deps.Interactions.IDTaken(ctx, org, meta.ID)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		if taken {
+			problem.Write(c, idTaken)
+			return
+		}
+		publicID = &meta.ID
 	}
 	if meta.FileName == "" {
-		meta.FileName = id + ext
+		meta.FileName = cmp.Or(meta.ID, id) + ext
 	} else if !strings.EqualFold(meta.Extension(), ext) {
 		problem.Write(c, sentence(uploadmeta.SentenceExtMismatch))
 		return
@@ -116,21 +126,27 @@ func (s *Server) textMediaUpload(c *gin.Context) {
 	it := catalog.Interaction{
 		ID: id, OrgID: org, MediaType: catalog.MediaChat, Status: catalog.StatusProcessing, FileName: meta.FileName,
 		OrigFileName: &fileName, StagedKey: &u.staged.key, FileSizeBytes: u.staged.size, SHA256: &u.staged.sha256,
-		ArrivedOn: u.arrived, ChatMessageCount: &count, Source: "text", ModifiedOn: u.arrived,
+		ArrivedOn: u.arrived, ChatMessageCount: &count, Source: "text", ModifiedOn: u.arrived, PublicID: publicID,
 	}
 	applyMetadata(&it, meta, resolved)
 	err = s.deps.Interactions.CreateInteraction(ctx, it, meta.ApplyHierarchyToAgent)
 	if err != nil {
 		u.unstage()
-		if errors.Is(err, catalog.ErrFileNameTaken) {
+		switch {
+		case errors.Is(err, catalog.ErrIDTaken):
+			problem.Write(c, idTaken)
+		case errors.Is(err, catalog.ErrFileNameTaken):
 			problem.Write(c, s.duplicateOf(ctx, org, meta.FileName))
-		} else {
+		default:
 			problem.Write(c, s.internal(c, err))
 		}
 		return
 	}
-	c.JSON(http.StatusOK, uploadResult{ID: id, FileName: meta.FileName, FileSizeKb: (u.staged.size + 1023) / 1024})
+	c.JSON(http.StatusOK, uploadResult{ID: it.Public(), FileName: meta.FileName, FileSizeKb: (u.staged.size + 1023) / 1024})
 }
+
+// idTaken answers a TextMedia Id the organization has already.
+var idTaken = problem.Field("Id", "is taken.", "An interaction with this Id already exists.")
 
 func textReadProblem(err error) *problem.Problem {
 	var tooBig *http.MaxBytesError

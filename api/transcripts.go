@@ -52,8 +52,9 @@ type transcriptError struct {
 const transcriptNotFound = "No conversation with this id exists in your organization."
 
 // transcripts builds the transcript of each id (in the caller's
-// organization), or says why there is none: one catalog query for the
-// records and one lake query for all the segments.
+// organization; ids as the API shows them, publicids.go), or says why
+// there is none: one catalog query for the records and one lake query for
+// all the segments. Both maps are keyed by the ids given.
 func (s *Server) transcripts(ctx context.Context, org string, ids []string, words bool) (map[string]*transcriptBody, map[string]*transcriptError) {
 	bodies, errs := map[string]*transcriptBody{}, map[string]*transcriptError{}
 	internal := func(what string, err error) {
@@ -62,7 +63,12 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 			errs[id] = &transcriptError{http.StatusInternalServerError, "The server could not read this transcript; report the traceId to the operator."}
 		}
 	}
-	found, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
+	own, err := s.internalIDs(ctx, org, ids)
+	if err != nil {
+		internal("ids", err)
+		return nil, errs
+	}
+	found, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: own, ExactIDs: true, Limit: len(own)})
 	if err != nil {
 		internal("interactions", err)
 		return nil, errs
@@ -70,17 +76,18 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 	byID := map[string]catalog.Interaction{}
 	var ready []catalog.Interaction
 	for _, it := range found {
-		byID[it.ID] = it
+		key := it.Public()
+		byID[key] = it
 		switch it.Status {
 		case catalog.StatusProcessing:
-			bodies[it.ID] = &transcriptBody{ConversationID: it.ID, Status: "Processing",
+			bodies[key] = &transcriptBody{ConversationID: key, Status: "Processing",
 				Message: "The conversation is still being processed; its transcript will be available when processing completes."}
 		case catalog.StatusFailedToProcess:
 			reason := "processing failed"
 			if n := len(it.ProcessFailures); n > 0 {
 				reason = it.ProcessFailures[n-1].Message
 			}
-			errs[it.ID] = &transcriptError{http.StatusBadRequest, "The conversation could not be processed: " + reason}
+			errs[key] = &transcriptError{http.StatusBadRequest, "The conversation could not be processed: " + reason}
 		default:
 			ready = append(ready, it)
 		}
@@ -94,12 +101,12 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 		segs, ok := segments[it.ID]
 		switch {
 		case ok:
-			bodies[it.ID] = transcriptOf(it, segs, words)
+			bodies[it.Public()] = transcriptOf(it, segs, words)
 		case it.MediaType == catalog.MediaChat:
-			errs[it.ID] = &transcriptError{http.StatusBadRequest,
-				"This id is a chat archive, not a conversation: its conversations have their own ids (GET /Metadata?Id=" + it.ID + ")."}
+			errs[it.Public()] = &transcriptError{http.StatusBadRequest,
+				"This id is a chat archive, not a conversation: its conversations have their own ids (GET /Metadata?Id=" + it.Public() + ")."}
 		default:
-			errs[it.ID] = &transcriptError{http.StatusNotFound, transcriptNotFound}
+			errs[it.Public()] = &transcriptError{http.StatusNotFound, transcriptNotFound}
 		}
 	}
 	for _, id := range ids {
@@ -123,7 +130,7 @@ func transcriptOf(it catalog.Interaction, segs []catalog.TranscriptSegment, word
 		}
 	}
 	list := []transcription{tr}
-	return &transcriptBody{ConversationID: it.ID, Transcriptions: &list}
+	return &transcriptBody{ConversationID: it.Public(), Transcriptions: &list}
 }
 
 func languageCode(locale int) string {

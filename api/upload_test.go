@@ -13,11 +13,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/warehouse/blob"
@@ -406,8 +408,9 @@ func TestTextMediaUpload(t *testing.T) {
 	if r.json(t)["id"] != "01a1fe85-79a6-78a0-a477-b0835648ac35" || r.json(t)["fileName"] != "01a1fe85-79a6-78a0-a477-b0835648ac35.json" {
 		t.Fatalf("result %s", r.Body)
 	}
-	it, _ := e.cat.Interactions.Interaction(context.Background(), e.org.ID, "01a1fe85-79a6-78a0-a477-b0835648ac35")
-	if *it.ChatMessageCount != 2 || it.MediaType != "Chat" || it.Source != "text" {
+	own, _ := e.cat.Interactions.InternalIDs(context.Background(), e.org.ID, []string{"01a1fe85-79a6-78a0-a477-b0835648ac35"})
+	it, _ := e.cat.Interactions.Interaction(context.Background(), e.org.ID, own["01a1fe85-79a6-78a0-a477-b0835648ac35"])
+	if *it.ChatMessageCount != 2 || it.MediaType != "Chat" || it.Source != "text" || it.Public() != "01a1fe85-79a6-78a0-a477-b0835648ac35" {
 		t.Fatalf("record %+v", it)
 	}
 	ccai := `{"entries":[{"text":"Hi","role":"AGENT","user_id":1,"start_timestamp_usec":1759528346000000}]}`
@@ -434,6 +437,83 @@ func TestTextMediaUpload(t *testing.T) {
 	}
 	if n := len(e.records(t)); n != 2 || len(e.stagedKeys(t)) != 2 {
 		t.Fatalf("%d records, %d staged", n, len(e.stagedKeys(t)))
+	}
+}
+
+// A client-chosen Id is the conversation's id in the API, but cursors walk
+// in arrival order whatever the ids (CONTRACT §4): an Id that sorts first
+// or last takes its place by arrival, and works as a cursor.
+func TestChosenIDsKeepArrivalOrder(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	conv := `{"messages":[{"participant":"Customer","text":"Hello."}]}`
+	var arrived []string
+	for i, id := range []string{"", "00000000-0000-4000-8000-000000000001", "", "ffffffff-ffff-4fff-bfff-ffffffffffff", ""} {
+		parts := []formPart{meta("FilePath", fmt.Sprintf("order/%d.json", i)), file("c.json", conv)}
+		if id != "" {
+			parts[0] = meta("FilePath", fmt.Sprintf("order/%d.json", i), "Id", id)
+		}
+		r := mustStatus(t, e.upload("/TextMedia/Upload", tok, parts...), 200)
+		got := r.json(t)["id"].(string)
+		if id != "" && got != id {
+			t.Fatalf("chosen id %s answered as %s", id, got)
+		}
+		arrived = append(arrived, got)
+	}
+	walk := func(q string) []string {
+		return idsOf(t, mustStatus(t, e.jsonReq("GET", "/Metadata"+q, tok, nil), 200))
+	}
+	if got := walk("?PageSize=100"); !slices.Equal(got, arrived) {
+		t.Fatalf("order %v, arrival %v", got, arrived)
+	}
+	for i, id := range arrived {
+		if got := walk("?PageSize=100&LastId=" + id); !slices.Equal(got, arrived[i+1:]) {
+			t.Errorf("after %s: %v, want %v", id, got, arrived[i+1:])
+		}
+		if got := walk("?Id=" + id); len(got) != 1 || got[0] != id {
+			t.Errorf("Id=%s: %v", id, got)
+		}
+	}
+	if r := e.jsonReq("PATCH", "/Metadata/"+arrived[1], tok, map[string]any{"clientCallId": "x"}); r.Code != 200 || r.json(t)["id"] != arrived[1] {
+		t.Errorf("PATCH by a chosen id: %d %s", r.Code, r.Body)
+	}
+}
+
+// Existence never leaks across organizations (CONTRACT §1): choosing an
+// id another organization has (chosen or Earshot's) is accepted, and the
+// same id twice in one organization is refused.
+func TestChosenIDsAreScopedByOrganization(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	conv := `{"messages":[{"participant":"Customer","text":"Hello."}]}`
+	chosen := "01a1fe85-79a6-78a0-a477-b0835648ac35"
+	mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("Id", chosen), file("c.json", conv)), 200)
+	generated := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("FilePath", "g.json"), file("c.json", conv)), 200).json(t)["id"].(string)
+
+	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
+	otherTok, err := e.tokens.Issue(e.clientID, other.ID, oauth.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{chosen, generated} {
+		r := e.upload("/TextMedia/Upload", otherTok, meta("Id", id), file("c.json", conv))
+		if r.Code != 200 || r.json(t)["id"] != id {
+			t.Errorf("another organization choosing %s: %d %s", id, r.Code, r.Body)
+		}
+	}
+	for _, id := range []string{chosen, generated} {
+		r := e.upload("/TextMedia/Upload", tok, meta("Id", id, "FilePath", "again-"+id+".json"), file("c.json", conv))
+		if r.Code != 400 || r.json(t)["detail"] != "An interaction with this Id already exists." {
+			t.Errorf("the same organization choosing its %s again: %d %s", id, r.Code, r.Body)
+		}
+	}
+	// Each organization sees its own conversation under the shared id.
+	for _, c := range []struct{ tok, org string }{{tok, e.org.ID}, {otherTok, other.ID}} {
+		var items []map[string]any
+		json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Metadata?Id="+chosen, c.tok, nil), 200).Body.Bytes(), &items)
+		if len(items) != 1 || items[0]["organizationId"] != c.org || items[0]["id"] != chosen {
+			t.Errorf("org %s: %v", c.org, items)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -161,6 +162,14 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		"good.json":   `{"messages":[{"participant":"Agent","text":"Thanks for calling, how can I help?"},{"participant":"Customer","text":"My card was charged twice."}]}`,
 		"broken.json": `{"messages": [`,
 	}))
+	// A conversation whose client chose its id, one that sorts before every
+	// other: it is shown and taken under that id, and cursors still walk
+	// in arrival order past it.
+	const chosenID = "00000000-0000-4000-8000-000000000001"
+	if code, body, _ := c.uploadRaw("/TextMedia/Upload", "chosen.json", "", []byte(`{"messages":[{"participant":"Agent","text":"Thanks for calling."},{"participant":"Customer","text":"I would like to cancel my card."}]}`),
+		map[string]any{"Id": chosenID}); code != 200 {
+		t.Fatalf("TextMedia with an Id: %d %s", code, body)
+	}
 	if out, err := run(t, "jobs", "run", "ingest", "--data", data); err != nil {
 		t.Fatalf("jobs run ingest: %v\n%s", err, out)
 	}
@@ -329,6 +338,48 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		}
 	}
 	t.Logf("conformance: %d responses validated, %d conforming", validated, conforming)
+
+	// The chosen id, everywhere a conversation id goes in or out.
+	var transcript struct{ ConversationID string }
+	c.getJSON("/Conversations/Transcriptions/"+chosenID, &transcript)
+	var byID []struct{ ID, ConversationID string }
+	c.getJSON("/ModelResults/Conversation?conversationIds="+chosenID+"&modelIds="+models, &byID)
+	if transcript.ConversationID != chosenID || len(byID) != 1 || byID[0].ID != chosenID || byID[0].ConversationID != chosenID {
+		t.Errorf("by its chosen id: transcript %+v, model results %+v", transcript, byID)
+	}
+	walked := map[string][]string{}
+	for name, page := range map[string]string{
+		"/Metadata":               "/Metadata?StartDate=" + today + "&PageSize=7",
+		"/ModelResults":           "/ModelResults?startDate=" + today + "&pageSize=7&modelIds=" + models,
+		"/Conversations/Insights": "/Conversations/Insights?StartDate=" + week + "&EndDate=" + today + "&PageSize=7",
+	} {
+		cursor := "&LastId="
+		for last := ""; ; {
+			var items []struct{ ID, ConversationID string }
+			code, body := c.do("GET", page+cursor+last, nil, "")
+			if code == 404 || code == 200 && string(body) == "[]" {
+				break
+			}
+			if code != 200 || json.Unmarshal(body, &items) != nil {
+				t.Fatalf("%s: %d %s", page+cursor+last, code, body)
+			}
+			for _, it := range items {
+				walked[name] = append(walked[name], cmp.Or(it.ConversationID, it.ID))
+			}
+			if len(items) < 7 {
+				break
+			}
+			last = walked[name][len(walked[name])-1]
+		}
+		ids := walked[name]
+		at := slices.Index(ids, chosenID)
+		if at < 0 || at == 0 || slices.IsSorted(ids) {
+			t.Errorf("%s: the chosen id is at %d of %d: not in arrival order", name, at, len(ids))
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+			t.Errorf("%s: a conversation came twice", name)
+		}
+	}
 
 	// A chat whose agent is known names it, as a call does.
 	var items []struct {

@@ -13,7 +13,7 @@ var (
 		"id", "org_id", "upload_id", "media_type", "status", "file_name", "orig_file_name", "staged_key", "file_size_bytes",
 		"sha256", "arrived_on", "interaction_date", "hierarchy_node_id", "agent_id", "agent_code", "agent_first_name",
 		"agent_last_name", "customer_name", "phone", "email", "call_direction", "client_call_id", "locale_id",
-		"extended_metadata", "call_duration_millis", "chat_message_count", "source", "modified_on", "lake_run_id",
+		"extended_metadata", "call_duration_millis", "chat_message_count", "source", "modified_on", "lake_run_id", "public_id",
 	}
 	lakeFileColumns = []string{
 		"path", "table_name", "org_id", "part_date", "row_count", "byte_count", "min_id", "max_id", "min_interaction",

@@ -181,7 +181,7 @@ func interactionRow(it Interaction, modified time.Time, lakeRunID *string) []any
 	return []any{it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
 		it.FileSizeBytes, it.SHA256, stamp(it.ArrivedOn), stampPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 		it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
-		it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, modified, lakeRunID}
+		it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, modified, lakeRunID, it.PublicID}
 }
 
 func lakeRun(status, run string) *string {

@@ -68,6 +68,17 @@ type Interaction struct {
 	// LakeRunID is the run whose lake rows are the conversation's current
 	// ones (nil until it is processed).
 	LakeRunID *string
+	// PublicID is the id the client chose for it (TextMedia Id): what the
+	// API shows and takes in place of ID. nil: ID is public.
+	PublicID *string
+}
+
+// Public is the id the API shows for the interaction.
+func (it Interaction) Public() string {
+	if it.PublicID != nil {
+		return *it.PublicID
+	}
+	return it.ID
 }
 
 // ProcessFailure is one reason processing an interaction failed.
@@ -80,7 +91,7 @@ type ProcessFailure struct {
 const interactionColumns = `id, org_id, upload_id, media_type, status, file_name, orig_file_name, staged_key,
 	file_size_bytes, sha256, arrived_on, interaction_date, hierarchy_node_id, agent_id, agent_code, agent_first_name,
 	agent_last_name, customer_name, phone, email, call_direction, client_call_id, locale_id, extended_metadata,
-	call_duration_millis, chat_message_count, source, modified_on, lake_run_id`
+	call_duration_millis, chat_message_count, source, modified_on, lake_run_id, public_id`
 
 func scanInteraction(s scanner) (Interaction, error) {
 	var it Interaction
@@ -88,7 +99,7 @@ func scanInteraction(s scanner) (Interaction, error) {
 	err := s.Scan(&it.ID, &it.OrgID, &it.UploadID, &it.MediaType, &it.Status, &it.FileName, &it.OrigFileName, &it.StagedKey,
 		&it.FileSizeBytes, &it.SHA256, &it.ArrivedOn, &it.InteractionDate, &it.HierarchyNodeID, &it.AgentID, &it.AgentCode,
 		&it.AgentFirstName, &it.AgentLastName, &it.CustomerName, &it.Phone, &it.Email, &it.CallDirection, &it.ClientCallID,
-		&it.LocaleID, &ext, &it.CallDurationMillis, &it.ChatMessageCount, &it.Source, &it.ModifiedOn, &it.LakeRunID)
+		&it.LocaleID, &ext, &it.CallDurationMillis, &it.ChatMessageCount, &it.Source, &it.ModifiedOn, &it.LakeRunID, &it.PublicID)
 	if err != nil {
 		return it, err
 	}
@@ -106,12 +117,12 @@ func scanInteraction(s scanner) (Interaction, error) {
 var ErrFileNameTaken = errors.New("an interaction with this file name already exists")
 
 // FileNameOwner is the interaction of the organization that has the file
-// name ("" when none has): the early, cheap check an upload makes before
-// staging (the unique index on insert is what decides), and what a
-// duplicate's answer names.
+// name, by the id the API shows for it ("" when none has): the early,
+// cheap check an upload makes before staging (the unique index on insert
+// is what decides), and what a duplicate's answer names.
 func (c *InteractionStore) FileNameOwner(ctx context.Context, orgID, fileName string) (string, error) {
 	var id string
-	err := c.db.QueryRowContext(ctx, `SELECT id FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&id)
+	err := c.db.QueryRowContext(ctx, `SELECT coalesce(public_id, id) FROM interactions WHERE org_id = ? AND file_name = ?`, orgID, fileName).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -126,12 +137,15 @@ func (c *InteractionStore) CreateInteraction(ctx context.Context, it Interaction
 	ext, _ := json.Marshal(orEmpty(it.ExtendedMetadata))
 	return c.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			it.ID, it.OrgID, it.UploadID, it.MediaType, it.Status, it.FileName, it.OrigFileName, it.StagedKey,
 			it.FileSizeBytes, it.SHA256, stamp(it.ArrivedOn), stampPtr(it.InteractionDate), it.HierarchyNodeID, it.AgentID, it.AgentCode,
 			it.AgentFirstName, it.AgentLastName, it.CustomerName, it.Phone, it.Email, it.CallDirection, it.ClientCallID,
-			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, stamp(it.ModifiedOn), it.LakeRunID)
-		if isUniqueViolation(err) {
+			it.LocaleID, string(ext), it.CallDurationMillis, it.ChatMessageCount, it.Source, stamp(it.ModifiedOn), it.LakeRunID, it.PublicID)
+		switch {
+		case isUniqueViolation(err) && strings.Contains(err.Error(), "public_id"):
+			return ErrIDTaken
+		case isUniqueViolation(err):
 			return ErrFileNameTaken
 		}
 		if err != nil || !applyNodeToAgent || it.AgentID == nil || it.HierarchyNodeID == nil {
