@@ -248,6 +248,14 @@ func TestModelResultsByConversationAndReviews(t *testing.T) {
 	if r := e.get("/ModelResults/Conversation?modelIds=" + e.models()); r.Code != 400 {
 		t.Errorf("no ids: %d", r.Code)
 	}
+	// A repeated id is one id: 100 distinct ids, some of them twice (in
+	// any casing), are within the limit, and each answers once.
+	repeated := append(slices.Clone(processed[:100]), processed[0], strings.ToUpper(processed[1]))
+	r = e.get("/ModelResults/Conversation?modelIds=" + e.models() + "&conversationIds=" + strings.Join(repeated, ","))
+	var once []pageItem
+	if json.Unmarshal(r.Body.Bytes(), &once); r.Code != 200 || len(once) != 100 {
+		t.Errorf("100 ids, two of them repeated: %d, %d items", r.Code, len(once))
+	}
 
 	cl := e.orgs[0].Classifiers
 	review := func(body string) response {
