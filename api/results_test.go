@@ -351,6 +351,7 @@ func TestInsightsWalkHeadersAndFilters(t *testing.T) {
 	var page []pageItem
 	json.Unmarshal(first.Body.Bytes(), &page)
 	// Spelled as the contract spells it, not as Go canonicalizes it.
+	//lint:ignore SA1008 the contract's spelling is what is sent
 	if next := first.Header()["X-Next-LastId"]; len(next) != 1 || next[0] != page[len(page)-1].ConversationID {
 		t.Errorf("X-Next-LastId %v, last item %s", next, page[len(page)-1].ConversationID)
 	}

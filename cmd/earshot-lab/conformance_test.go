@@ -117,10 +117,8 @@ var (
 // conformance is one request of the test.
 type conformance struct {
 	op     string // "METHOD /document/path"
-	method string
-	target string // path and query
-	body   []byte
-	ctype  string
+	target string // path and query; the operation's path when empty
+	body   []byte // JSON
 	// anonymous sends no token.
 	anonymous bool
 }

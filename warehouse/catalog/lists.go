@@ -67,6 +67,24 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 	return out, rows.Err()
 }
 
+// queryPairs maps the first text column of a query's rows to the second.
+func queryPairs(ctx context.Context, q querier, query string, args ...any) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
 // queryStrings is the one text column of a query's rows.
 func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
 	return queryAll(ctx, q, func(s scanner) (v string, err error) { return v, s.Scan(&v) }, query, args...)

@@ -24,18 +24,5 @@ func (c *InteractionStore) RunsOfDay(ctx context.Context, orgID string, day time
 // runs are the current runs of the conversations with committed rows
 // that where selects.
 func (c *InteractionStore) runs(ctx context.Context, where string, args ...any) (map[string]string, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, lake_run_id FROM interactions WHERE lake_run_id IS NOT NULL AND `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	runs := map[string]string{}
-	for rows.Next() {
-		var id, run string
-		if err := rows.Scan(&id, &run); err != nil {
-			return nil, err
-		}
-		runs[id] = run
-	}
-	return runs, rows.Err()
+	return queryPairs(ctx, c.db, `SELECT id, lake_run_id FROM interactions WHERE lake_run_id IS NOT NULL AND `+where, args...)
 }
