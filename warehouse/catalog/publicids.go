@@ -11,10 +11,10 @@ var ErrIDTaken = errors.New("an interaction with this id already exists")
 // IDTaken tells whether an id names an interaction of the organization,
 // as its own id or as the id its client chose.
 func (c *InteractionStore) IDTaken(ctx context.Context, orgID, id string) (bool, error) {
-	var n int
-	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE org_id = ? AND (public_id = ? OR id = ?)`,
-		orgID, id, id).Scan(&n)
-	return n > 0, err
+	var taken bool
+	err := c.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM interactions WHERE org_id = ? AND public_id = ?)
+		OR EXISTS (SELECT 1 FROM interactions WHERE id = ? AND org_id = ?)`, orgID, id, id, orgID).Scan(&taken)
+	return taken, err
 }
 
 // InternalIDs maps the ids a client gave that are client-chosen ids of the
