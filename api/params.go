@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,13 +75,11 @@ func (e fieldErrors) guids(get paramReader, name string) []string {
 		id, err := uuid.Parse(v)
 		if err != nil {
 			e.add(name, "must be GUIDs separated by commas; "+strconv.Quote(v)+" is not one.")
-			continue
+			return nil // the first bad one is named: a hostile list may be long
 		}
-		if !slices.Contains(out, id.String()) {
-			out = append(out, id.String())
-		}
+		out = append(out, id.String())
 	}
-	return out
+	return listed(out) // once each, whatever the casing they came in
 }
 
 // date reads a date (end: a date-only value is the end of that day).
@@ -132,7 +129,7 @@ func (e fieldErrors) values(get paramReader, name string, allowed []string) []st
 		canonical := oneOf(v, allowed)
 		if canonical == "" {
 			e.add(name, "must list values among "+strings.Join(allowed, ", ")+"; "+strconv.Quote(v)+" is not one.")
-			continue
+			return nil // the first bad one is named: a hostile list may be long
 		}
 		out = append(out, canonical)
 	}
@@ -155,10 +152,11 @@ func (e fieldErrors) subtrees(tree *catalog.Tree, idParam string, ids []string, 
 			}
 		}
 	}
+	// The first unknown one of each list is named: a hostile list may be long.
 	for _, id := range ids {
 		if _, ok := tree.Node(id); !ok {
 			e.add(idParam, strconv.Quote(id)+" is not a hierarchy node of your organization.")
-			continue
+			break
 		}
 		add(id)
 	}
@@ -166,7 +164,7 @@ func (e fieldErrors) subtrees(tree *catalog.Tree, idParam string, ids []string, 
 		n, ok := tree.ByCode(code)
 		if !ok {
 			e.add(codeParam, strconv.Quote(code)+" is not a hierarchy code of your organization.")
-			continue
+			break
 		}
 		add(n.ID)
 	}
@@ -204,8 +202,10 @@ func csv(v string, ok bool) []string {
 // lists nothing: an empty list is no filter (CONTRACT §1).
 func listed(values []string) []string {
 	var out []string
+	seen := map[string]bool{} // a set: a hostile list may be long
 	for _, v := range values {
-		if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+		if v = strings.TrimSpace(v); v != "" && !seen[v] {
+			seen[v] = true
 			out = append(out, v)
 		}
 	}

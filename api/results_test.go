@@ -330,6 +330,15 @@ func TestInsightsRules(t *testing.T) {
 	if r.Code != 200 || r.Body.String() != whole.Body.String() {
 		t.Errorf("POST with empty lists: %d %.200s", r.Code, r.Body)
 	}
+	// A long hostile list is answered with its first bad value named once,
+	// and a long list of one value is that value.
+	long := strings.Repeat("nope,", 50_000)
+	if r := e.get(base + "&ClassifierIds=" + long + "&HierarchyCodes=" + long + "&ClassifierTypes=" + long); r.Code != 400 || r.Body.Len() > 2000 {
+		t.Errorf("a long bad list: %d, %d bytes", r.Code, r.Body.Len())
+	}
+	if r := e.get(base + "&HierarchyCodes=" + strings.Repeat("R1,", 50_000)); r.Code != 200 {
+		t.Errorf("a long list of one code: %d %.200s", r.Code, r.Body)
+	}
 	// The body's errors are named as the body names its members.
 	r = post(map[string]any{"startDate": "2025-10-03", "endDate": "2025-10-02", "classifierTypes": "Guess"})
 	if errs, _ := r.json(t)["errors"].(map[string]any); r.Code != 400 || errs["endDate"] == nil || errs["classifierTypes"] == nil || errs["EndDate"] != nil {
