@@ -118,6 +118,13 @@ func (s *state) read(r io.Reader) ([]byte, error, error) {
 
 // cleanName returns the entry's safe relative name, or a reason to skip it.
 func cleanName(name string) (string, string) {
+	if strings.ContainsRune(name, 0) {
+		return "", "a NUL byte in its name"
+	}
+	// Names become file names in the catalog and the lake, whose strings
+	// are UTF-8: a zip's CP437 name or a tar's Latin-1 one is kept legible
+	// where it can be.
+	name = strings.ToValidUTF8(name, "\uFFFD")
 	name = strings.ReplaceAll(name, "\\", "/")
 	if strings.HasPrefix(name, "/") || (len(name) > 1 && name[1] == ':') {
 		return "", "absolute path"
@@ -128,7 +135,7 @@ func cleanName(name string) (string, string) {
 		}
 	}
 	clean := path.Clean(name)
-	if clean == "." || clean == "" || strings.ContainsRune(clean, 0) {
+	if clean == "." || clean == "" {
 		return "", "empty name"
 	}
 	return clean, ""
