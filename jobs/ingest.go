@@ -260,7 +260,7 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			res = fail(fmt.Errorf("processing crashed: %v", r), pipeline.CrashReason)
+			res = fail(fmt.Errorf("processing crashed: %v", r), pipeline.InternalReason)
 		}
 	}()
 	for _, p := range j.Processors {

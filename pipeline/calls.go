@@ -48,11 +48,11 @@ const monoTurnPause = 1000 * time.Millisecond
 // Process transcribes a call.
 func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
 	if up.StagedKey == nil {
-		return Result{}, errors.New("the upload has no staged file")
+		return Result{}, ourFault(errors.New("the upload has no staged file"))
 	}
 	settings, err := p.Settings.AudioSettings(ctx, up.OrgID)
 	if err != nil {
-		return Result{}, fmt.Errorf("the organization's speech settings cannot be read: %w", err)
+		return Result{}, ourFault(fmt.Errorf("the organization's speech settings cannot be read: %w", err))
 	}
 	model, err := p.model(up, settings)
 	if err != nil {
@@ -69,7 +69,7 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 	}
 	rec, err := p.Recognizers.Get(model)
 	if err != nil {
-		return Result{}, fmt.Errorf("speech recognition cannot start: %w", err)
+		return Result{}, ourFault(fmt.Errorf("speech recognition cannot start: %w", err))
 	}
 	defer p.Recognizers.Put(model, rec)
 
@@ -121,22 +121,22 @@ func (p Calls) model(up catalog.Interaction, settings catalog.AudioSettings) (as
 func spool(ctx context.Context, open Opener, key string) (string, func(), error) {
 	rc, err := open(ctx, key)
 	if err != nil {
-		return "", nil, fmt.Errorf("the staged file cannot be read: %w", err)
+		return "", nil, ourFault(fmt.Errorf("the staged file cannot be read: %w", err))
 	}
 	defer rc.Close()
 	f, err := os.CreateTemp("", "earshot-call-*"+strings.ToLower(path.Ext(key)))
 	if err != nil {
-		return "", nil, err
+		return "", nil, ourFault(err)
 	}
 	cleanup := func() { os.Remove(f.Name()) }
 	if _, err := io.Copy(f, rc); err != nil {
 		f.Close()
 		cleanup()
-		return "", nil, fmt.Errorf("the staged file cannot be read: %w", err)
+		return "", nil, ourFault(fmt.Errorf("the staged file cannot be read: %w", err))
 	}
 	if err := f.Close(); err != nil {
 		cleanup()
-		return "", nil, err
+		return "", nil, ourFault(err)
 	}
 	return f.Name(), cleanup, nil
 }
@@ -158,7 +158,7 @@ func transcribeChannel(ctx context.Context, file string, ch channel, rec asr.Rec
 	seg := &audio.Segmenter{Emit: func(u audio.Utterance) error {
 		got, err := rec.Recognize(u.PCM)
 		if err != nil {
-			return err
+			return ourFault(fmt.Errorf("speech recognition: %w", err))
 		}
 		for _, w := range got {
 			w.StartMs += u.StartMs

@@ -41,11 +41,11 @@ func (Chats) Accepts(up catalog.Interaction) bool { return up.MediaType == catal
 // Process reads a chat upload.
 func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
 	if up.StagedKey == nil {
-		return Result{}, errors.New("the upload has no staged file")
+		return Result{}, ourFault(errors.New("the upload has no staged file"))
 	}
 	rc, err := open(ctx, *up.StagedKey)
 	if err != nil {
-		return Result{}, fmt.Errorf("the staged file cannot be read: %w", err)
+		return Result{}, ourFault(fmt.Errorf("the staged file cannot be read: %w", err))
 	}
 	defer rc.Close()
 	kind, isArchive := archive.KindOf(up.FileName)
@@ -59,7 +59,7 @@ func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string
 func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result, error) {
 	data, err := io.ReadAll(io.LimitReader(r, chat.MaxBytes+1))
 	if err != nil {
-		return Result{}, fmt.Errorf("the staged file cannot be read: %w", err)
+		return Result{}, ourFault(fmt.Errorf("the staged file cannot be read: %w", err))
 	}
 	conv, err := chat.Parse(data)
 	if err != nil {
@@ -252,13 +252,13 @@ func (p Chats) applyChatMetadata(ctx context.Context, child *catalog.Interaction
 func walkZip(w archive.Walker, r io.Reader, fn func(archive.Entry) error) ([]archive.Skipped, error) {
 	f, err := os.CreateTemp("", "earshot-zip-*")
 	if err != nil {
-		return nil, err
+		return nil, ourFault(err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	size, err := io.Copy(f, r)
 	if err != nil {
-		return nil, err
+		return nil, ourFault(fmt.Errorf("the staged file cannot be read: %w", err))
 	}
 	return w.WalkZip(f, size, fn)
 }

@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/earshot/earshot/pipeline/audio"
 )
 
 func TestClientReason(t *testing.T) {
@@ -20,6 +23,17 @@ func TestClientReason(t *testing.T) {
 	} {
 		if got := ClientReason(errors.New(c.err)); got != c.want {
 			t.Errorf("%q\n got %q\nwant %q", c.err, got, c.want)
+		}
+	}
+	// Earshot's own failures read as such, however deep in the chain.
+	for _, err := range []error{
+		ourFault(errors.New("the staged file cannot be read: open /data/bucket/staging/x: input/output error")),
+		fmt.Errorf("the archive cannot be processed: %w", ourFault(errors.New("write /tmp/earshot-zip-1: no space left on device"))),
+		&audio.ToolError{Err: errors.New("ffmpeg is not installed (install the ffmpeg package)")},
+		fmt.Errorf("channel 1: %w", &audio.ToolError{Err: errors.New("fork/exec /usr/bin/ffmpeg: resource temporarily unavailable")}),
+	} {
+		if got := ClientReason(err); got != InternalReason {
+			t.Errorf("%q\n got %q\nwant the internal reason", err, got)
 		}
 	}
 }

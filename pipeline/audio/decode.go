@@ -35,13 +35,13 @@ func Decode(ctx context.Context, path string, channel int, fn func(chunk []int16
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, err
+		return 0, &ToolError{err}
 	}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return 0, errors.New("ffmpeg is not installed (install the ffmpeg package)")
+			return 0, &ToolError{errors.New("ffmpeg is not installed (install the ffmpeg package)")}
 		}
-		return 0, err
+		return 0, &ToolError{err}
 	}
 	var samples int64
 	r := bufio.NewReaderSize(stdout, 64<<10)

@@ -35,7 +35,7 @@ func Probe(ctx context.Context, path string) (Info, error) {
 	out, err := cmd.Output()
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return Info{}, errors.New("ffprobe is not installed (install the ffmpeg package)")
+			return Info{}, &ToolError{errors.New("ffprobe is not installed (install the ffmpeg package)")}
 		}
 		return Info{}, fmt.Errorf("the file is not readable audio: %s", firstLine(stderr.String(), err))
 	}
@@ -51,7 +51,7 @@ func Probe(ctx context.Context, path string) (Info, error) {
 		} `json:"format"`
 	}
 	if err := json.Unmarshal(out, &probe); err != nil {
-		return Info{}, fmt.Errorf("ffprobe output: %w", err)
+		return Info{}, &ToolError{fmt.Errorf("ffprobe output: %w", err)}
 	}
 	if len(probe.Streams) == 0 {
 		return Info{}, errors.New("the file has no audio stream")
