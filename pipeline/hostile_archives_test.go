@@ -69,7 +69,8 @@ func hostileZip(t *testing.T, entries []hostileEntry) []byte {
 }
 
 // Hostile archives, in one table, through the real chat processor: each
-// holds one good chat beside its hostile entry (or is hostile whole). The
+// holds one good chat beside its hostile entry (or is hostile whole).
+// TestDamagedAndEmptyArchives has every way of cutting a tar short. The
 // good chat is kept, the hostile entry is skipped or fails alone with its
 // reason, nothing escapes the archive, and every name kept is clean,
 // relative, valid UTF-8.
@@ -80,6 +81,8 @@ func TestHostileArchives(t *testing.T) {
 	for i := range 60 {
 		many = append(many, hostileEntry{name: fmt.Sprintf("many/%02d.json", i), body: goodChat})
 	}
+	twoChats := hostileTar(t, []hostileEntry{good, {name: "ok/second.json", body: goodChat}}, false)
+	twoZip := hostileZip(t, []hostileEntry{good, {name: "ok/second.json", body: goodChat}})
 	limits := archive.Limits{MaxEntries: 50, MaxEntryBytes: 1 << 20, MaxTotalBytes: 64 << 20, MaxRatio: 200}
 	for _, c := range []struct {
 		name   string
@@ -108,6 +111,8 @@ func TestHostileArchives(t *testing.T) {
 		{"gzip tar bomb", "a.tar.gz", hostileTar(t, []hostileEntry{good, {name: "ok/bomb.json", body: zeros}}, true), 1, "compression ratio"},
 		{"entry over the size limit", "a.tar", hostileTar(t, []hostileEntry{good, {name: "ok/big.json", body: strings.Repeat("x", 2<<20)}}, false), 1, "larger than"},
 		{"too many entries", "a.tar", hostileTar(t, many, false), -1, "more than 50"},
+		{"tar cut short", "a.tar", twoChats[:len(twoChats)-1500], 1, "damaged after its first 1 files"},
+		{"zip cut short", "a.zip", twoZip[:len(twoZip)-40], -1, "cannot be processed"},
 		{"not an archive", "a.tar", []byte(strings.Repeat("not a tar ", 100)), -1, "cannot be processed"},
 		{"a tar named .zip", "a.zip", hostileTar(t, []hostileEntry{good}, false), -1, "cannot be processed"},
 		{"empty", "a.zip", nil, -1, "holds no files"},
