@@ -1,0 +1,106 @@
+// Package pgtest runs a throwaway PostgreSQL cluster for tests: initdb in
+// a temporary directory, the server listening on a unix socket there (no
+// TCP port, nothing shared with another test), stopped and removed when
+// the test ends. Debian's postgresql package provides the binaries
+// (make deps installs it). As root, the cluster is the postgres user's:
+// PostgreSQL refuses to run as root.
+package pgtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Cluster is a running throwaway cluster.
+type Cluster struct {
+	// Dir holds the data directory and the socket.
+	Dir string
+	bin string
+	run func(name string, args ...string) *exec.Cmd
+}
+
+// binDir is the newest installed PostgreSQL's binaries.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	return "", fmt.Errorf("PostgreSQL's initdb is not installed (make deps installs the postgresql package)")
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+// Start initializes and starts a cluster for the test, with a database
+// named earshot that the earshot role owns; it stops when the test ends.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	bin, err := binDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The socket path must stay under the kernel's 107 bytes: a short
+	// directory of its own, not t.TempDir's long one.
+	dir, err := os.MkdirTemp("", "pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cluster{Dir: dir, bin: bin, run: exec.Command}
+	if os.Geteuid() == 0 {
+		pg, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("running as root needs the postgres user (the postgresql package makes it): %v", err)
+		}
+		uid, _ := strconv.Atoi(pg.Uid)
+		gid, _ := strconv.Atoi(pg.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		c.run = func(name string, args ...string) *exec.Cmd {
+			return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+		}
+	}
+	t.Cleanup(func() {
+		c.cmd("pg_ctl", "-D", c.data(), "-m", "immediate", "stop").Run()
+		os.RemoveAll(dir)
+	})
+	c.must(t, "initdb", "-D", c.data(), "-U", "earshot", "-A", "trust", "-E", "UTF8", "--no-sync")
+	c.must(t, "pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o",
+		"-c listen_addresses='' -k "+dir+" -c fsync=off -c max_connections=100", "start")
+	c.must(t, "createdb", "-h", dir, "-U", "earshot", "earshot")
+	return c
+}
+
+func (c *Cluster) data() string { return filepath.Join(c.Dir, "data") }
+
+func (c *Cluster) cmd(name string, args ...string) *exec.Cmd {
+	return c.run(filepath.Join(c.bin, name), args...)
+}
+
+func (c *Cluster) must(t testing.TB, name string, args ...string) {
+	t.Helper()
+	if out, err := c.cmd(name, args...).CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
+		t.Fatalf("%s %s: %v\n%s\n%s", name, strings.Join(args, " "), err, out, log)
+	}
+}
+
+// URL is the earshot database's address, as --catalog takes it.
+func (c *Cluster) URL() string {
+	return "postgres://earshot@/earshot?host=" + c.Dir + "&sslmode=disable"
+}
