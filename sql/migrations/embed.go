@@ -1,10 +1,11 @@
-// Package migrations holds the catalog schema as numbered SQL files, one
-// folder per database engine (sqlite/; the PostgreSQL driver adds its own).
+// Package migrations holds the catalog schema as numbered SQL files.
 //
 // Each file is named NNNN_description.sql and is applied exactly once, in
 // order, by warehouse/catalog when the catalog opens. Never edit a file that
-// has shipped: add a new one. The engines' folders keep the same numbers
-// and the same tables, so that one catalog can be copied into another.
+// has shipped: add a new one. The SQL is plain enough for SQLite and
+// PostgreSQL alike (a test applies it to both and compares the schemas); a
+// migration the engines must write differently would get a file per engine
+// under the same number (ADR 0003).
 package migrations
 
 import (

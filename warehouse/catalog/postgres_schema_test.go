@@ -1,0 +1,116 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/earshot/earshot/internal/pgtest"
+	"github.com/earshot/earshot/sql/migrations"
+)
+
+// The catalog's migrations are plain SQL: on a real PostgreSQL they give
+// the same tables, columns (name and nullability) and indexes as on
+// SQLite (ADR 0003). A migration that only one engine takes fails here,
+// and so does one that the engines read differently.
+func TestMigrationsGiveTheSameSchemaOnPostgreSQL(t *testing.T) {
+	ctx := context.Background()
+	pg, err := sql.Open("pgx", pgtest.Start(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	all, err := loadMigrations(migrations.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		tx, err := pg.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, m.body); err != nil {
+			t.Fatalf("%s on PostgreSQL: %v", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lite := openTest(t)
+
+	var want []string
+	rows, err := lite.db.QueryContext(ctx, `SELECT m.name, p.name, p."notnull" OR p.pk > 0
+		FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name != 'schema_migrations'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var table, column string
+		var notNull bool
+		rows.Scan(&table, &column, &notNull)
+		want = append(want, fmt.Sprintf("%s.%s not null=%v", table, column, notNull))
+	}
+	rows.Close()
+	var got []string
+	rows, err = pg.QueryContext(ctx, `SELECT table_name, column_name, is_nullable = 'NO' FROM information_schema.columns
+		WHERE table_schema = 'public'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var table, column string
+		var notNull bool
+		rows.Scan(&table, &column, &notNull)
+		got = append(got, fmt.Sprintf("%s.%s not null=%v", table, column, notNull))
+	}
+	rows.Close()
+	compare(t, "columns", want, got)
+
+	want, got = nil, nil
+	names := func(db *sql.DB, query string) []string {
+		var out []string
+		rows, err := db.QueryContext(ctx, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			out = append(out, n)
+		}
+		return out
+	}
+	// Named indexes (the engines name those of constraints differently).
+	want = names(lite.db, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+	got = names(pg, `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'`)
+	compare(t, "indexes", want, got)
+	if len(want) < 10 {
+		t.Fatalf("only %d indexes compared: the check checks little", len(want))
+	}
+}
+
+func compare(t *testing.T, what string, want, got []string) {
+	t.Helper()
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(want, got) {
+		var only []string
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				only = append(only, "SQLite only: "+w)
+			}
+		}
+		for _, g := range got {
+			if !slices.Contains(want, g) {
+				only = append(only, "PostgreSQL only: "+g)
+			}
+		}
+		t.Errorf("%s differ:\n%s", what, strings.Join(only, "\n"))
+	}
+}
