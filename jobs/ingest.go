@@ -69,6 +69,10 @@ type Ingest struct {
 	Log     *slog.Logger
 }
 
+// EveryProcess: every process's ingest takes its share of the pending
+// uploads (claims), so each runs its own schedule.
+func (j *Ingest) EveryProcess() {}
+
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,

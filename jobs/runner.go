@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
@@ -30,6 +31,7 @@ type Recorder interface {
 	StartJobRun(ctx context.Context, job, owner string) (catalog.JobRun, error)
 	StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (catalog.JobRun, error)
 	FinishJobRun(ctx context.Context, r catalog.JobRun, counts map[string]int64, runErr error) (catalog.JobRun, error)
+	ClaimTick(ctx context.Context, job string, tick time.Time, owner string) (bool, error)
 }
 
 // ErrUnknownJob names a job that does not exist.
@@ -169,9 +171,17 @@ func (r *Runner) execute(ctx context.Context, j Job, run catalog.JobRun) (catalo
 	return run, runErr
 }
 
+// EveryProcess is a job every process runs on its own schedule, because
+// its runs share the work row by row (ingest: claims and leases); any other
+// scheduled job runs once per tick across the processes of a catalog.
+type EveryProcess interface {
+	EveryProcess()
+}
+
 // Schedule runs jobs on cron specs (job name → spec; "" or "off" = not
 // scheduled) until ctx ends. A run still going when its next time comes is
-// not started twice.
+// not started twice, and each tick runs in one process of those sharing the
+// catalog (RunTick), unless the job runs in every process (EveryProcess).
 func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop func(), err error) {
 	c := cron.New()
 	for name, spec := range specs {
@@ -182,8 +192,19 @@ func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop fu
 			return nil, fmt.Errorf("schedule: %w %q", ErrUnknownJob, name)
 		}
 		name := name
+		_, everyProcess := r.jobs[name].(EveryProcess)
 		if _, err := c.AddFunc(spec, func() {
-			if _, err := r.Run(ctx, name); err != nil && !errors.Is(err, ErrBusy) {
+			var err error
+			if everyProcess {
+				if _, err = r.Run(ctx, name); errors.Is(err, ErrBusy) {
+					err = nil
+				}
+			} else {
+				// Specs fire on whole minutes: the minute names the tick
+				// alike in every process.
+				err = r.RunTick(ctx, name, time.Now().UTC().Truncate(time.Minute))
+			}
+			if err != nil {
 				r.log.Error("scheduled job failed", "job", name, "err", err)
 			}
 		}); err != nil {
@@ -192,4 +213,22 @@ func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop fu
 	}
 	c.Start()
 	return func() { <-c.Stop().Done() }, nil
+}
+
+// RunTick runs a scheduled job for one tick of its schedule, unless another
+// process sharing the catalog claimed that tick first, or the job is still
+// running here from an earlier one.
+func (r *Runner) RunTick(ctx context.Context, name string, tick time.Time) error {
+	claimed, err := r.rec.ClaimTick(ctx, name, tick, r.owner)
+	if err != nil {
+		return fmt.Errorf("claim the tick: %w", err)
+	}
+	if !claimed {
+		r.log.Debug("another process runs this tick", "job", name, "tick", tick)
+		return nil
+	}
+	if _, err := r.Run(ctx, name); err != nil && !errors.Is(err, ErrBusy) {
+		return err
+	}
+	return nil
 }
