@@ -193,6 +193,10 @@ func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop fu
 		}
 		name := name
 		_, everyProcess := r.jobs[name].(EveryProcess)
+		granularity, err := tickLength(spec)
+		if err != nil {
+			return nil, fmt.Errorf("schedule %s %q: %w", name, spec, err)
+		}
 		if _, err := c.AddFunc(spec, func() {
 			var err error
 			if everyProcess {
@@ -200,9 +204,7 @@ func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop fu
 					err = nil
 				}
 			} else {
-				// Specs fire on whole minutes: the minute names the tick
-				// alike in every process.
-				err = r.RunTick(ctx, name, time.Now().UTC().Truncate(time.Minute))
+				err = r.RunTick(ctx, name, time.Now().UTC().Truncate(granularity))
 			}
 			if err != nil {
 				r.log.Error("scheduled job failed", "job", name, "err", err)
@@ -231,4 +233,18 @@ func (r *Runner) RunTick(ctx context.Context, name string, tick time.Time) error
 		return err
 	}
 	return nil
+}
+
+// tickLength is how finely a schedule's ticks are told apart, alike in
+// every process: a cron spec fires on whole minutes, "@every D" every D
+// (its ticks counted from the epoch, as processes start at other times).
+func tickLength(spec string) (time.Duration, error) {
+	sched, err := cron.ParseStandard(spec)
+	if err != nil {
+		return 0, err
+	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return every.Delay, nil
+	}
+	return time.Minute, nil
 }

@@ -73,3 +73,14 @@ func TestWhichJobsRunInEveryProcess(t *testing.T) {
 		}
 	}
 }
+
+func TestTickLength(t *testing.T) {
+	for spec, want := range map[string]time.Duration{"@every 3s": 3 * time.Second, "@every 1m": time.Minute, "0 2 * * *": time.Minute, "@daily": time.Minute} {
+		if got, err := tickLength(spec); err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", spec, got, err, want)
+		}
+	}
+	if _, err := tickLength("every now and then"); err == nil {
+		t.Error("a bad spec was taken")
+	}
+}

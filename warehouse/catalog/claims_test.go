@@ -1,0 +1,100 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The ingest path's catalog work, on each engine (TestMain): workers that
+// claim at once never share an upload and together take them all; the
+// commit makes them processed; QA sampling takes ceil(rate × n) of each
+// agent's week, and a second run changes nothing.
+func TestClaimsCommitAndSampling(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	arrived := time.Date(2025, 10, 7, 9, 0, 0, 0, time.UTC) // a Tuesday
+	const n = 40
+	for i := range n {
+		code := fmt.Sprintf("agent-%d", i%2)
+		key := "staging/x"
+		if err := c.Interactions.CreateInteraction(ctx, Interaction{ID: NewID(), OrgID: org.ID, MediaType: MediaChat, Status: StatusProcessing,
+			FileName: fmt.Sprintf("c/%02d.json", i), StagedKey: &key, ArrivedOn: arrived.Add(time.Duration(i) * time.Hour), AgentCode: &code,
+			LocaleID: 1033, ExtendedMetadata: map[string]string{}, Source: "text", ModifiedOn: arrived}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	claimedBy := map[string]string{}
+	var claimed []Interaction
+	var wg sync.WaitGroup
+	for w := range 3 {
+		owner := fmt.Sprintf("worker-%d", w)
+		wg.Go(func() {
+			for {
+				got, err := c.Interactions.ClaimPending(ctx, owner, []string{MediaChat}, 4, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, it := range got {
+					if other, ok := claimedBy[it.ID]; ok {
+						t.Errorf("%s claimed by %s and %s", it.ID, other, owner)
+					}
+					claimedBy[it.ID] = owner
+					claimed = append(claimed, it)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(claimedBy) != n {
+		t.Fatalf("%d of %d uploads claimed", len(claimedBy), n)
+	}
+	commit := IngestCommit{RunID: NewID(), Owner: "worker-0"}
+	for _, it := range claimed {
+		commit.Outcomes = append(commit.Outcomes, UploadOutcome{Upload: it, Status: StatusReadyToSample, Conversation: true})
+	}
+	// The commit checks the leases: take them all over for the committing worker.
+	ids := make([]string, 0, n)
+	for _, it := range claimed {
+		ids = append(ids, it.ID)
+	}
+	if _, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_owner = 'worker-0' WHERE `+anyOf("id"), list(ids)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Interactions.CommitIngest(ctx, commit); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := c.Interactions.SampleQA(ctx, 0.22, "seed")
+	if err != nil || moved != 2*5 { // ceil(0.22 × 20) for each agent
+		t.Fatalf("sampled %d (%v), want 10", moved, err)
+	}
+	if again, err := c.Interactions.SampleQA(ctx, 0.22, "seed"); err != nil || again != 0 {
+		t.Fatalf("a second sampling moved %d (%v)", again, err)
+	}
+	states, err := c.Interactions.ConversationStates(ctx, org.ID, ids, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampled := 0
+	for _, s := range states {
+		if s.LakeRunID == nil || *s.LakeRunID != commit.RunID {
+			t.Fatalf("state %+v", s)
+		}
+		if s.Status == StatusSampled {
+			sampled++
+		}
+	}
+	if sampled != 10 {
+		t.Fatalf("%d sampled", sampled)
+	}
+}

@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// The catalog's SQL is written once, in the forms SQLite reads (ADR 0003).
+// On PostgreSQL a driver of its own rewrites each statement's text once
+// (cached): placeholders ? become $1, $2, …, and the few SQLite functions
+// the stores use become PostgreSQL's. Everything else is the same text.
+
+// postgresDriverName is pgx behind the rewriting.
+const postgresDriverName = "earshot-postgres"
+
+func init() { sql.Register(postgresDriverName, rewritingDriver{stdlib.GetDefaultDriver()}) }
+
+// sqliteForms are SQLite spellings the stores use and their PostgreSQL
+// equivalents, applied before the placeholders are numbered.
+var sqliteForms = strings.NewReplacer(
+	"json_each(?)", "json_array_elements_text(CAST(? AS json))",
+	"json_each(osms)", "json_array_elements_text(CAST(osms AS json))",
+	"json_group_array(code)", "CAST(json_agg(code) AS text)",
+	"json_insert(osms, '$[#]', ?)", "CAST(CAST(osms AS jsonb) || to_jsonb(CAST(? AS text)) AS text)",
+)
+
+var rewritten sync.Map // SQLite text → PostgreSQL text
+
+// toPostgres is a statement's PostgreSQL text.
+func toPostgres(query string) string {
+	if v, ok := rewritten.Load(query); ok {
+		return v.(string)
+	}
+	q := sqliteForms.Replace(query)
+	var b strings.Builder
+	n := 0
+	inString := false
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		switch {
+		case ch == '\'':
+			inString = !inString
+		case ch == '?' && !inString:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	out := b.String()
+	rewritten.Store(query, out)
+	return out
+}
+
+type rewritingDriver struct{ driver.Driver }
+
+func (d rewritingDriver) Open(name string) (driver.Conn, error) {
+	c, err := d.Driver.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return rewritingConn{c}, nil
+}
+
+// rewritingConn passes every statement through toPostgres; the rest is
+// pgx's connection.
+type rewritingConn struct{ driver.Conn }
+
+func (c rewritingConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(toPostgres(query))
+}
+
+func (c rewritingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, toPostgres(query))
+}
+
+func (c rewritingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.(driver.QueryerContext).QueryContext(ctx, toPostgres(query), args)
+}
+
+func (c rewritingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.(driver.ExecerContext).ExecContext(ctx, toPostgres(query), args)
+}
+
+func (c rewritingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+}
+
+func (c rewritingConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
+
+func (c rewritingConn) ResetSession(ctx context.Context) error {
+	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
+}
+
+func (c rewritingConn) CheckNamedValue(v *driver.NamedValue) error {
+	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(v)
+}
+
+// pgCode is a PostgreSQL error's SQLSTATE, "" for other errors.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
