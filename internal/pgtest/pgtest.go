@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -50,54 +52,100 @@ func version(binDir string) int {
 // named earshot that the earshot role owns; it stops when the test ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
-	bin, err := binDir()
+	c, err := start()
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// start initializes and starts a cluster.
+func start() (*Cluster, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
 	}
 	// The socket path must stay under the kernel's 107 bytes: a short
 	// directory of its own, not t.TempDir's long one.
 	dir, err := os.MkdirTemp("", "pg-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	c := &Cluster{Dir: dir, bin: bin, run: exec.Command}
 	if os.Geteuid() == 0 {
 		pg, err := user.Lookup("postgres")
 		if err != nil {
-			t.Fatalf("running as root needs the postgres user (the postgresql package makes it): %v", err)
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("running as root needs the postgres user (the postgresql package makes it): %w", err)
 		}
 		uid, _ := strconv.Atoi(pg.Uid)
 		gid, _ := strconv.Atoi(pg.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
+			os.RemoveAll(dir)
+			return nil, err
 		}
 		c.run = func(name string, args ...string) *exec.Cmd {
 			return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
 		}
 	}
-	t.Cleanup(func() {
-		c.cmd("pg_ctl", "-D", c.data(), "-m", "immediate", "stop").Run()
-		os.RemoveAll(dir)
-	})
-	c.must(t, "initdb", "-D", c.data(), "-U", "earshot", "-A", "trust", "-E", "UTF8", "--no-sync")
-	c.must(t, "pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o",
-		"-c listen_addresses='' -k "+dir+" -c fsync=off -c max_connections=100", "start")
-	c.must(t, "createdb", "-h", dir, "-U", "earshot", "earshot")
-	return c
+	for _, step := range [][]string{
+		{"initdb", "-D", c.data(), "-U", "earshot", "-A", "trust", "-E", "UTF8", "--no-sync"},
+		{"pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o",
+			"-c listen_addresses='' -k " + dir + " -c fsync=off -c max_connections=200", "start"},
+		{"createdb", "-h", dir, "-U", "earshot", "earshot"},
+	} {
+		if out, err := c.cmd(step[0], step[1:]...).CombinedOutput(); err != nil {
+			log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+			c.Stop()
+			return nil, fmt.Errorf("%s: %v\n%s\n%s", strings.Join(step, " "), err, out, log)
+		}
+	}
+	return c, nil
+}
+
+// Stop stops the cluster and removes its directory.
+func (c *Cluster) Stop() {
+	c.cmd("pg_ctl", "-D", c.data(), "-m", "immediate", "stop").Run()
+	os.RemoveAll(c.Dir)
+}
+
+var shared struct {
+	once    sync.Once
+	cluster *Cluster
+	err     error
+	n       atomic.Int64
+}
+
+// Database is a new, empty database in a cluster the test binary shares
+// (started on first use; StopShared stops it), for suites that open many
+// catalogs.
+func Database(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() { shared.cluster, shared.err = start() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	c := shared.cluster
+	name := fmt.Sprintf("t%d", shared.n.Add(1))
+	if out, err := c.cmd("createdb", "-h", c.Dir, "-U", "earshot", name).CombinedOutput(); err != nil {
+		t.Fatalf("createdb: %v\n%s", err, out)
+	}
+	return "postgres://earshot@/" + name + "?host=" + c.Dir + "&sslmode=disable"
+}
+
+// StopShared stops the shared cluster, if one started (TestMain, after
+// the tests).
+func StopShared() {
+	if shared.cluster != nil {
+		shared.cluster.Stop()
+	}
 }
 
 func (c *Cluster) data() string { return filepath.Join(c.Dir, "data") }
 
 func (c *Cluster) cmd(name string, args ...string) *exec.Cmd {
 	return c.run(filepath.Join(c.bin, name), args...)
-}
-
-func (c *Cluster) must(t testing.TB, name string, args ...string) {
-	t.Helper()
-	if out, err := c.cmd(name, args...).CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
-		t.Fatalf("%s %s: %v\n%s\n%s", name, strings.Join(args, " "), err, out, log)
-	}
 }
 
 // URL is the earshot database's address, as --catalog takes it.

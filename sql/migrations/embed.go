@@ -13,11 +13,15 @@ import (
 	"io/fs"
 )
 
-//go:embed sqlite/*.sql
+//go:embed sqlite/*.sql postgres/*.sql
 var files embed.FS
 
 // SQLite holds the SQLite catalog's migrations.
 var SQLite = mustSub("sqlite")
+
+// Postgres holds PostgreSQL's own forms of the migrations it must read
+// differently; every other number is SQLite's file.
+var Postgres = mustSub("postgres")
 
 func mustSub(dir string) fs.FS {
 	sub, err := fs.Sub(files, dir)

@@ -55,7 +55,7 @@ func scanAgent(s scanner) (Agent, error) {
 // Agents lists an organization's agents by id; active filters when not nil.
 func (c *PeopleStore) Agents(ctx context.Context, orgID string, active *bool) ([]Agent, error) {
 	return queryAll(ctx, c.db, scanAgent, `SELECT `+agentColumns+` FROM agents
-		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
+		WHERE org_id = ? AND (CAST(? AS BOOLEAN) IS NULL OR is_active = ?) ORDER BY id`, orgID, active, active)
 }
 
 // Agent returns an agent of the organization; ErrNotFound for any other id.

@@ -40,6 +40,8 @@ func (c *SettingStore) SetAudioSettings(ctx context.Context, s AudioSettings) er
 	if (s.LanguageModel == "") != (s.Dictionary == "") {
 		return fieldErr("languageModel", ErrInvalid, "A language model and its dictionary are given together.")
 	}
-	return c.setOrgSetting(ctx, s.OrgID, `INSERT OR REPLACE INTO org_audio_settings (org_id, agent_channel, language_model, dictionary, modified_on)
-		VALUES (?, ?, nullif(?, ''), nullif(?, ''), ?)`, s.OrgID, s.AgentChannel, s.LanguageModel, s.Dictionary, now())
+	return c.setOrgSetting(ctx, s.OrgID, `INSERT INTO org_audio_settings (org_id, agent_channel, language_model, dictionary, modified_on)
+		VALUES (?, ?, nullif(?, ''), nullif(?, ''), ?)
+		ON CONFLICT (org_id) DO UPDATE SET agent_channel = excluded.agent_channel, language_model = excluded.language_model,
+			dictionary = excluded.dictionary, modified_on = excluded.modified_on`, s.OrgID, s.AgentChannel, s.LanguageModel, s.Dictionary, now())
 }

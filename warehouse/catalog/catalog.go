@@ -39,14 +39,18 @@ type Catalog struct {
 	Settings     *SettingStore // per-organization audio and privacy settings
 }
 
-// handle is the database every store of a catalog shares.
-type handle struct{ db *sql.DB }
+// handle is the database every store of a catalog shares; postgres says
+// which engine it is (ADR 0003).
+type handle struct {
+	db       *sql.DB
+	postgres bool
+}
 
 // newCatalog builds the stores over db. What a store keeps in memory is
 // its own; a commit that changes another domain's rows (an ingest adds
 // lake files) drops that domain's copy through the shared cache.
-func newCatalog(db *sql.DB) *Catalog {
-	h := handle{db: db}
+func newCatalog(db *sql.DB, postgres bool) *Catalog {
+	h := handle{db: db, postgres: postgres}
 	manifest := &orgCache[[]LakeFile]{}
 	reviews := &orgCache[*reviewIndex]{}
 	return &Catalog{
@@ -68,6 +72,13 @@ const SchemePrefix = "sqlite://"
 // Open opens (creating if needed) the catalog at address — sqlite://PATH,
 // or a bare file path — and applies every pending migration.
 func Open(ctx context.Context, address string) (*Catalog, error) {
+	if IsPostgres(address) {
+		db, err := sql.Open(postgresDriverName, address)
+		if err != nil {
+			return nil, fmt.Errorf("open catalog: %w", err)
+		}
+		return setUp(ctx, db, true, "catalog")
+	}
 	path, err := FilePath(address)
 	if err != nil {
 		return nil, err
@@ -76,11 +87,23 @@ func Open(ctx context.Context, address string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
+	return setUp(ctx, db, false, path)
+}
+
+// IsPostgres tells whether a catalog address names PostgreSQL
+// (postgres://… or postgresql://…).
+func IsPostgres(address string) bool {
+	return strings.HasPrefix(address, "postgres://") || strings.HasPrefix(address, "postgresql://")
+}
+
+// setUp checks the connection, applies the migrations and the standard
+// roles.
+func setUp(ctx context.Context, db *sql.DB, postgres bool, path string) (*Catalog, error) {
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c := newCatalog(db)
+	c := newCatalog(db, postgres)
 	if err := c.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -178,7 +201,13 @@ func (h handle) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func (h handle) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := h.db.BeginTx(ctx, nil)
+	// SQLite's transactions are serial (one writer, taken at BEGIN);
+	// PostgreSQL's are made so, and the one that loses is retried.
+	var opts *sql.TxOptions
+	if h.postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelSerializable}
+	}
+	tx, err := h.db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -189,14 +218,32 @@ func (h handle) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// skipLocked is the claim's row locking: on PostgreSQL, workers claiming
+// at once skip each other's rows; SQLite has one writer at a time.
+func (h handle) skipLocked() string {
+	if h.postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// isConflict tells whether a transaction lost to another and may be
+// retried: SQLite busy or locked, PostgreSQL serialization failure or
+// deadlock.
 func isConflict(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+	if errors.As(err, &se) {
+		return se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked
+	}
+	code := pgCode(err)
+	return code == "40001" || code == "40P01"
 }
 
 // isUniqueViolation tells whether err is a primary-key or unique violation.
 func isUniqueViolation(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) &&
-		(se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
+	if errors.As(err, &se) {
+		return se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
+	}
+	return pgCode(err) == "23505"
 }

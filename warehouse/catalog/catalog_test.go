@@ -4,16 +4,40 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+
+	"github.com/earshot/earshot/internal/pgtest"
 )
 
+// testEngine is the engine openTest opens: TestMain runs the whole suite
+// on SQLite, then again on PostgreSQL (one acceptance suite, both drivers).
+var testEngine = "sqlite"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		testEngine = "postgres"
+		fmt.Println("the same tests on PostgreSQL:")
+		code = m.Run()
+	}
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+// openTest opens an empty catalog of the engine under test.
 func openTest(t testing.TB) *Catalog {
 	t.Helper()
-	c, err := Open(context.Background(), filepath.Join(t.TempDir(), "catalog.db"))
+	address := filepath.Join(t.TempDir(), "catalog.db")
+	if testEngine == "postgres" {
+		address = pgtest.Database(t)
+	}
+	c, err := Open(context.Background(), address)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func (c *InteractionStore) ClaimPending(ctx context.Context, owner string, media
 			WHERE id IN (SELECT id FROM interactions
 			             WHERE status = 'Processing' AND `+anyOf("media_type")+`
 			               AND (lease_expires IS NULL OR lease_expires < ?)
-			             ORDER BY id LIMIT ?)
+			             ORDER BY id LIMIT ?`+c.skipLocked()+`)
 			RETURNING id`, owner, t.Add(lease), list(mediaTypes), t, limit)
 		if err != nil {
 			return err

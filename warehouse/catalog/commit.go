@@ -150,7 +150,7 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 			if _, err := tx.ExecContext(ctx, `UPDATE interactions SET status = ?, lake_run_id = ?,
 				chat_message_count = coalesce(?, chat_message_count), call_duration_millis = coalesce(?, call_duration_millis),
 				lease_owner = NULL, lease_expires = NULL, modified_on = ?,
-				lake_interaction_on = CASE WHEN ? IS NULL THEN NULL ELSE nullif(?, coalesce(interaction_date, arrived_on)) END
+				lake_interaction_on = CASE WHEN CAST(? AS TEXT) IS NULL THEN NULL ELSE nullif(?, coalesce(interaction_date, arrived_on)) END
 				WHERE id = ?`,
 				o.Status, run, o.ChatMessageCount, o.CallDurationMillis, t, run, stamp(written), o.Upload.ID); err != nil {
 				return err

@@ -56,7 +56,7 @@ func loadNodes(ctx context.Context, q querier, orgID string) ([]Node, error) {
 		coalesce(extra.codes, '[]')
 		FROM hierarchy_nodes n
 		LEFT JOIN (SELECT node_id, json_group_array(code) AS codes
-		           FROM (SELECT node_id, code FROM hierarchy_codes WHERE org_id = ? AND NOT is_primary ORDER BY node_id, position)
+		           FROM (SELECT node_id, code FROM hierarchy_codes WHERE org_id = ? AND NOT is_primary ORDER BY node_id, position) ordered
 		           GROUP BY node_id) extra ON extra.node_id = n.id
 		WHERE n.org_id = ? ORDER BY n.id`, orgID, orgID)
 	if err != nil {

@@ -11,9 +11,12 @@ import (
 // parameter: a JSON array (see list).
 func anyOf(column string) string { return column + " IN (SELECT value FROM json_each(?))" }
 
-// list is a list of strings as one bound parameter, for anyOf. A nil list
-// is JSON null, which json_each reads as no values.
+// list is a list of strings as one bound parameter, for anyOf (a nil list
+// is an empty one).
 func list(values []string) string {
+	if values == nil {
+		return "[]"
+	}
 	b, _ := json.Marshal(values)
 	return string(b)
 }

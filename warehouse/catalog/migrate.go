@@ -51,7 +51,23 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // migrate applies, each in its own transaction, every embedded migration not
 // yet recorded in schema_migrations.
 func (c *Catalog) migrate(ctx context.Context) error {
+	if c.postgres {
+		return c.applyMigrations(ctx, overlay{migrations.SQLite, migrations.Postgres})
+	}
 	return c.applyMigrations(ctx, migrations.SQLite)
+}
+
+// overlay is base's files, each replaced by the file of the same name in
+// over when it has one.
+type overlay struct{ base, over fs.FS }
+
+func (o overlay) Open(name string) (fs.File, error) {
+	if name != "." { // the list of files is base's
+		if f, err := o.over.Open(name); err == nil {
+			return f, nil
+		}
+	}
+	return o.base.Open(name)
 }
 
 func (c *Catalog) applyMigrations(ctx context.Context, fsys fs.FS) error {

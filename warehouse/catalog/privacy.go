@@ -32,6 +32,8 @@ func (c *SettingStore) PrivacySettings(ctx context.Context, orgID string) (Priva
 
 // SetPrivacySettings replaces an organization's privacy settings.
 func (c *SettingStore) SetPrivacySettings(ctx context.Context, s PrivacySettings) error {
-	return c.setOrgSetting(ctx, s.OrgID, `INSERT OR REPLACE INTO org_privacy_settings (org_id, redact_pii, keep_originals, modified_on) VALUES (?, ?, ?, ?)`,
+	return c.setOrgSetting(ctx, s.OrgID, `INSERT INTO org_privacy_settings (org_id, redact_pii, keep_originals, modified_on) VALUES (?, ?, ?, ?)
+		ON CONFLICT (org_id) DO UPDATE SET redact_pii = excluded.redact_pii, keep_originals = excluded.keep_originals,
+			modified_on = excluded.modified_on`,
 		s.OrgID, s.RedactPII, s.KeepOriginals, now())
 }

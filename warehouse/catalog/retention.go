@@ -19,10 +19,10 @@ func recordStagedDeletions(ctx context.Context, tx *sql.Tx, outcomes []UploadOut
 	}
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO staged_deletions (interaction_id, staged_key)
+		_, err := tx.ExecContext(ctx, `INSERT INTO staged_deletions (interaction_id, staged_key)
 			SELECT i.id, i.staged_key FROM interactions i JOIN org_privacy_settings p ON p.org_id = i.org_id
 			WHERE p.redact_pii AND NOT p.keep_originals AND i.staged_key IS NOT NULL
-			AND i.id IN (`+strings.Repeat("?,", n-1)+`?)`, ids[:n]...)
+			AND i.id IN (`+strings.Repeat("?,", n-1)+`?) ON CONFLICT DO NOTHING`, ids[:n]...)
 		if err != nil {
 			return err
 		}

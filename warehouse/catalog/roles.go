@@ -74,7 +74,7 @@ type Role struct {
 // insertStandardRoles gives an organization the standard roles it lacks.
 func insertStandardRoles(ctx context.Context, tx *sql.Tx, orgID string) error {
 	for _, r := range standardRoles {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO roles (org_id, name, is_active, permissions) VALUES (?, ?, true, ?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO roles (org_id, name, is_active, permissions) VALUES (?, ?, true, ?) ON CONFLICT DO NOTHING`,
 			orgID, r.name, strList(r.permissions)); err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func (c *Catalog) ensureStandardRoles(ctx context.Context) error {
 // Roles lists an organization's roles by name; active filters when not nil.
 func (c *PeopleStore) Roles(ctx context.Context, orgID string, active *bool) ([]Role, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT name, is_active, permissions FROM roles
-		WHERE org_id = ? AND (? IS NULL OR is_active = ?) ORDER BY name`, orgID, active, active)
+		WHERE org_id = ? AND (CAST(? AS BOOLEAN) IS NULL OR is_active = ?) ORDER BY name`, orgID, active, active)
 	if err != nil {
 		return nil, err
 	}

@@ -14,19 +14,24 @@ import (
 // per week. It returns how many it moved.
 func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed string) (int64, error) {
 	var moved int64
+	// The Monday of the arrival's ISO week, and ceil(wanted), as each
+	// engine writes them.
+	week, atLeast := `date(arrived_on, '-6 days', 'weekday 1')`, `CAST(wanted AS INTEGER) + (wanted > CAST(wanted AS INTEGER))`
+	if c.postgres {
+		week, atLeast = `CAST(date_trunc('week', arrived_on) AS date)`, `CAST(ceil(wanted) AS INTEGER)`
+	}
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `WITH processed AS (
 				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
-				       date(arrived_on, '-6 days', 'weekday 1') AS week, md5(? || id) AS draw
+				       `+week+` AS week, md5(CAST(? AS TEXT) || id) AS draw
 				FROM interactions
 				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL),
 			groups AS (
-				SELECT org_id, agent, week, count(*) * ? AS wanted,
+				SELECT org_id, agent, week, count(*) * CAST(? AS DOUBLE PRECISION) AS wanted,
 				       count(*) FILTER (WHERE status = 'Sampled') AS sampled
 				FROM processed GROUP BY org_id, agent, week),
 			missing AS (
-				SELECT org_id, agent, week,
-				       CAST(wanted AS INTEGER) + (wanted > CAST(wanted AS INTEGER)) - sampled AS missing
+				SELECT org_id, agent, week, `+atLeast+` - sampled AS missing
 				FROM groups),
 			candidates AS (
 				SELECT p.id, g.missing, row_number() OVER (PARTITION BY p.org_id, p.agent, p.week ORDER BY p.draw, p.id) AS pick

@@ -9,8 +9,8 @@ import (
 // SettingStore keeps each organization's audio and privacy settings.
 type SettingStore struct{ handle }
 
-// setOrgSetting writes an organization's settings row (an INSERT OR
-// REPLACE), checking in the same transaction that the organization exists.
+// setOrgSetting writes an organization's settings row (an upsert),
+// checking in the same transaction that the organization exists.
 func (c *SettingStore) setOrgSetting(ctx context.Context, orgID, upsert string, args ...any) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {
 		var n int

@@ -58,7 +58,7 @@ func scanUser(s scanner) (User, error) {
 // when not nil.
 func (c *PeopleStore) Users(ctx context.Context, orgID string, active *bool) ([]User, error) {
 	return queryAll(ctx, c.db, scanUser, `SELECT `+userColumns+` FROM users u
-		WHERE u.org_id = ? AND (? IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
+		WHERE u.org_id = ? AND (CAST(? AS BOOLEAN) IS NULL OR u.disabled = NOT ?) ORDER BY u.id`, orgID, active, active)
 }
 
 // User returns a user of the organization; ErrNotFound for any other id.
