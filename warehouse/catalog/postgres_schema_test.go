@@ -47,38 +47,12 @@ func TestMigrationsGiveTheSameSchemaOnPostgreSQL(t *testing.T) {
 	}
 	lite := openTest(t)
 
-	var want []string
-	rows, err := lite.db.QueryContext(ctx, `SELECT m.name, p.name, p.type, p."notnull" OR p.pk > 0
+	want := columnsOf(t, lite.db, `SELECT m.name, p.name, p.type, p."notnull" OR p.pk > 0
 		FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name != 'schema_migrations'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var table, column, typ string
-		var notNull bool
-		rows.Scan(&table, &column, &typ, &notNull)
-		if sqliteBooleans[table+"."+column] {
-			typ = "boolean"
-		}
-		want = append(want, fmt.Sprintf("%s.%s %s not null=%v", table, column, kindOf(typ), notNull))
-	}
-	rows.Close()
-	var got []string
-	rows, err = pg.QueryContext(ctx, `SELECT table_name, column_name, data_type, is_nullable = 'NO' FROM information_schema.columns
+	got := columnsOf(t, pg, `SELECT table_name, column_name, data_type, is_nullable = 'NO' FROM information_schema.columns
 		WHERE table_schema = 'public' AND table_name != 'schema_migrations'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var table, column, typ string
-		var notNull bool
-		rows.Scan(&table, &column, &typ, &notNull)
-		got = append(got, fmt.Sprintf("%s.%s %s not null=%v", table, column, kindOf(typ), notNull))
-	}
-	rows.Close()
 	compare(t, "columns", want, got)
 
-	want, got = nil, nil
 	names := func(db *sql.DB, query string) []string {
 		var out []string
 		rows, err := db.QueryContext(ctx, query)
@@ -100,6 +74,28 @@ func TestMigrationsGiveTheSameSchemaOnPostgreSQL(t *testing.T) {
 	if len(want) < 10 {
 		t.Fatalf("only %d indexes compared: the check checks little", len(want))
 	}
+}
+
+// columnsOf lists a schema's columns (a query of table, column, declared
+// type, not null) as "table.column kind not null=…".
+func columnsOf(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var table, column, typ string
+		var notNull bool
+		rows.Scan(&table, &column, &typ, &notNull)
+		if sqliteBooleans[table+"."+column] {
+			typ = "boolean"
+		}
+		out = append(out, fmt.Sprintf("%s.%s %s not null=%v", table, column, kindOf(typ), notNull))
+	}
+	return out
 }
 
 // sqliteBooleans are the columns a shipped SQLite migration declared
