@@ -193,19 +193,22 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 	for _, r := range records {
 		states[r.Status+" "+r.MediaType] = r.ID
 		switch {
-		case r.Status == "ReadyToSample" && r.MediaType == "Audio":
-			conversation = r.ID
+		case r.MediaType == "Audio" && (r.Status == "ReadyToSample" || r.Status == "Sampled"):
+			conversation = r.ID // the call: QA sampling may have taken it
 		case r.Status == "FailedToProcess" && failed == "":
 			failed = r.ID
 		case r.Status == "Processing":
 			processing = r.ID
 		}
 	}
-	for _, want := range []string{"ReadyToSample Audio", "ReadyToSample ProcessedChat", "Sampled ProcessedChat", "FailedToProcess Audio",
+	for _, want := range []string{"ReadyToSample ProcessedChat", "Sampled ProcessedChat", "FailedToProcess Audio",
 		"FailedToProcess ProcessedChat", "ReadyToSample Chat", "Processing Chat"} {
 		if states[want] == "" {
 			t.Fatalf("no record is %s: the data does not cover every state (%v)", want, states)
 		}
+	}
+	if conversation == "" {
+		t.Fatalf("no processed call: the data does not cover every state (%v)", states)
 	}
 	review, _ := json.Marshal(map[string]any{"conversationId": conversation, "eventType": "HumanReview", "reviewer": "qa@example.com",
 		"modelResults": []map[string]any{{"modelId": modelIDs[0], "result": true}}})
