@@ -179,9 +179,7 @@ type EveryProcess interface {
 }
 
 // Schedule runs jobs on cron specs (job name → spec; "" or "off" = not
-// scheduled) until ctx ends. A run still going when its next time comes is
-// not started twice, and each tick runs in one process of those sharing the
-// catalog (RunTick), unless the job runs in every process (EveryProcess).
+// scheduled) until ctx ends: each of its ticks through RunTick.
 func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop func(), err error) {
 	c := cron.New()
 	for name, spec := range specs {
@@ -191,43 +189,35 @@ func (r *Runner) Schedule(ctx context.Context, specs map[string]string) (stop fu
 		if _, ok := r.jobs[name]; !ok {
 			return nil, fmt.Errorf("schedule: %w %q", ErrUnknownJob, name)
 		}
-		name := name
-		_, everyProcess := r.jobs[name].(EveryProcess)
-		granularity, err := tickLength(spec)
+		sched, err := cron.ParseStandard(spec)
 		if err != nil {
 			return nil, fmt.Errorf("schedule %s %q: %w", name, spec, err)
 		}
-		if _, err := c.AddFunc(spec, func() {
-			var err error
-			if everyProcess {
-				if _, err = r.Run(ctx, name); errors.Is(err, ErrBusy) {
-					err = nil
-				}
-			} else {
-				err = r.RunTick(ctx, name, time.Now().UTC().Truncate(granularity))
-			}
-			if err != nil {
+		length := tickLength(sched)
+		c.Schedule(sched, cron.FuncJob(func() {
+			if err := r.RunTick(ctx, name, time.Now().UTC().Truncate(length)); err != nil {
 				r.log.Error("scheduled job failed", "job", name, "err", err)
 			}
-		}); err != nil {
-			return nil, fmt.Errorf("schedule %s %q: %w", name, spec, err)
-		}
+		}))
 	}
 	c.Start()
 	return func() { <-c.Stop().Done() }, nil
 }
 
-// RunTick runs a scheduled job for one tick of its schedule, unless another
-// process sharing the catalog claimed that tick first, or the job is still
-// running here from an earlier one.
+// RunTick runs a scheduled job for one tick of its schedule, unless the job
+// is still running here from an earlier one, or — for a job that does not
+// run in every process (EveryProcess) — another process sharing the
+// catalog claimed that tick first.
 func (r *Runner) RunTick(ctx context.Context, name string, tick time.Time) error {
-	claimed, err := r.rec.ClaimTick(ctx, name, tick, r.owner)
-	if err != nil {
-		return fmt.Errorf("claim the tick: %w", err)
-	}
-	if !claimed {
-		r.log.Debug("another process runs this tick", "job", name, "tick", tick)
-		return nil
+	if _, everyProcess := r.jobs[name].(EveryProcess); !everyProcess {
+		claimed, err := r.rec.ClaimTick(ctx, name, tick, r.owner)
+		if err != nil {
+			return fmt.Errorf("claim the tick: %w", err)
+		}
+		if !claimed {
+			r.log.Debug("another process runs this tick", "job", name, "tick", tick)
+			return nil
+		}
 	}
 	if _, err := r.Run(ctx, name); err != nil && !errors.Is(err, ErrBusy) {
 		return err
@@ -238,13 +228,9 @@ func (r *Runner) RunTick(ctx context.Context, name string, tick time.Time) error
 // tickLength is how finely a schedule's ticks are told apart, alike in
 // every process: a cron spec fires on whole minutes, "@every D" every D
 // (its ticks counted from the epoch, as processes start at other times).
-func tickLength(spec string) (time.Duration, error) {
-	sched, err := cron.ParseStandard(spec)
-	if err != nil {
-		return 0, err
-	}
+func tickLength(sched cron.Schedule) time.Duration {
 	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
-		return every.Delay, nil
+		return every.Delay
 	}
-	return time.Minute, nil
+	return time.Minute
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/robfig/cron/v3"
 )
 
 // countingJob counts its runs.
@@ -76,11 +77,12 @@ func TestWhichJobsRunInEveryProcess(t *testing.T) {
 
 func TestTickLength(t *testing.T) {
 	for spec, want := range map[string]time.Duration{"@every 3s": 3 * time.Second, "@every 1m": time.Minute, "0 2 * * *": time.Minute, "@daily": time.Minute} {
-		if got, err := tickLength(spec); err != nil || got != want {
+		sched, err := cron.ParseStandard(spec)
+		if got := tickLength(sched); err != nil || got != want {
 			t.Errorf("%s: %v %v, want %v", spec, got, err, want)
 		}
 	}
-	if _, err := tickLength("every now and then"); err == nil {
+	if _, err := (&Runner{jobs: map[string]Job{"sample": &Sample{}}}).Schedule(context.Background(), map[string]string{"sample": "every now and then"}); err == nil {
 		t.Error("a bad spec was taken")
 	}
 }

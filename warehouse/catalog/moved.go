@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -33,28 +34,19 @@ func (m MovedConversation) InteractionOn() time.Time {
 // afterID, in id order, that moved into or out of [from, to]: their date
 // in the catalog or in the lake is inside it, and the two differ.
 func (c *InteractionStore) MovedConversations(ctx context.Context, orgID, afterID string, from, to time.Time) ([]MovedConversation, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, status, lake_run_id, client_call_id, arrived_on, interaction_date,
+	list, err := queryAll(ctx, c.db, scanMoved, `SELECT id, status, lake_run_id, client_call_id, arrived_on, interaction_date,
 		hierarchy_node_id, lake_interaction_on FROM interactions
 		WHERE org_id = ? AND id > ? AND lake_interaction_on IS NOT NULL AND lake_run_id IS NOT NULL
 		AND status IN ('ReadyToSample', 'Sampled')
 		AND (coalesce(interaction_date, arrived_on) BETWEEN ? AND ? OR lake_interaction_on BETWEEN ? AND ?)
 		ORDER BY id`, orgID, afterID, stamp(from), stamp(to), stamp(from), stamp(to))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []MovedConversation
-	for rows.Next() {
-		var m MovedConversation
-		if err := rows.Scan(&m.ID, &m.Status, &m.LakeRunID, &m.ClientCallID, &m.ArrivedOn, &m.InteractionDate,
-			&m.HierarchyNodeID, &m.LakeInteractionOn); err != nil {
-			return nil, err
-		}
-		m.ArrivedOn, m.LakeInteractionOn = m.ArrivedOn.UTC(), m.LakeInteractionOn.UTC()
-		m.InteractionDate = stampPtr(m.InteractionDate)
-		if !m.InteractionOn().Equal(m.LakeInteractionOn) {
-			out = append(out, m)
-		}
-	}
-	return out, rows.Err()
+	return slices.DeleteFunc(list, func(m MovedConversation) bool { return m.InteractionOn().Equal(m.LakeInteractionOn) }), err
+}
+
+func scanMoved(s scanner) (MovedConversation, error) {
+	var m MovedConversation
+	err := s.Scan(&m.ID, &m.Status, &m.LakeRunID, &m.ClientCallID, &m.ArrivedOn, &m.InteractionDate, &m.HierarchyNodeID, &m.LakeInteractionOn)
+	m.ArrivedOn, m.LakeInteractionOn = m.ArrivedOn.UTC(), m.LakeInteractionOn.UTC()
+	m.InteractionDate = stampPtr(m.InteractionDate)
+	return m, err
 }

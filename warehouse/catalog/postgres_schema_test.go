@@ -53,23 +53,9 @@ func TestMigrationsGiveTheSameSchemaOnPostgreSQL(t *testing.T) {
 		WHERE table_schema = 'public' AND table_name != 'schema_migrations'`)
 	compare(t, "columns", want, got)
 
-	names := func(db *sql.DB, query string) []string {
-		var out []string
-		rows, err := db.QueryContext(ctx, query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n string
-			rows.Scan(&n)
-			out = append(out, n)
-		}
-		return out
-	}
 	// Named indexes (the engines name those of constraints differently).
-	want = names(lite.db, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
-	got = names(pg, `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'`)
+	want = mustStrings(t)(queryStrings(ctx, lite.db, `SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`))
+	got = mustStrings(t)(queryStrings(ctx, pg, `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'`))
 	compare(t, "indexes", want, got)
 	if len(want) < 10 {
 		t.Fatalf("only %d indexes compared: the check checks little", len(want))
@@ -80,22 +66,26 @@ func TestMigrationsGiveTheSameSchemaOnPostgreSQL(t *testing.T) {
 // type, not null) as "table.column kind not null=…".
 func columnsOf(t *testing.T, db *sql.DB, query string) []string {
 	t.Helper()
-	rows, err := db.QueryContext(context.Background(), query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return mustStrings(t)(queryAll(context.Background(), db, func(s scanner) (string, error) {
 		var table, column, typ string
 		var notNull bool
-		rows.Scan(&table, &column, &typ, &notNull)
+		err := s.Scan(&table, &column, &typ, &notNull)
 		if sqliteBooleans[table+"."+column] {
 			typ = "boolean"
 		}
-		out = append(out, fmt.Sprintf("%s.%s %s not null=%v", table, column, kindOf(typ), notNull))
+		return fmt.Sprintf("%s.%s %s not null=%v", table, column, kindOf(typ), notNull), err
+	}, query))
+}
+
+// mustStrings fails the test on a query's error.
+func mustStrings(t *testing.T) func([]string, error) []string {
+	return func(list []string, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list
 	}
-	return out
 }
 
 // sqliteBooleans are the columns a shipped SQLite migration declared

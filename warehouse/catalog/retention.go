@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"database/sql"
-	"strings"
 )
 
 // recordStagedDeletions records, in the commit's transaction, the staged
@@ -11,24 +10,20 @@ import (
 // personal data and does not keep originals. Failed uploads keep theirs
 // (an operator may process them again).
 func recordStagedDeletions(ctx context.Context, tx *sql.Tx, outcomes []UploadOutcome) error {
-	var ids []any
+	var ids []string
 	for _, o := range outcomes {
 		if o.Status != StatusFailedToProcess {
 			ids = append(ids, o.Upload.ID)
 		}
 	}
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		_, err := tx.ExecContext(ctx, `INSERT INTO staged_deletions (interaction_id, staged_key)
-			SELECT i.id, i.staged_key FROM interactions i JOIN org_privacy_settings p ON p.org_id = i.org_id
-			WHERE p.redact_pii AND NOT p.keep_originals AND i.staged_key IS NOT NULL
-			AND i.id IN (`+strings.Repeat("?,", n-1)+`?) ON CONFLICT DO NOTHING`, ids[:n]...)
-		if err != nil {
-			return err
-		}
-		ids = ids[n:]
+	if len(ids) == 0 {
+		return nil
 	}
-	return nil
+	_, err := tx.ExecContext(ctx, `INSERT INTO staged_deletions (interaction_id, staged_key)
+		SELECT i.id, i.staged_key FROM interactions i JOIN org_privacy_settings p ON p.org_id = i.org_id
+		WHERE p.redact_pii AND NOT p.keep_originals AND i.staged_key IS NOT NULL
+		AND `+anyOf("i.id")+` ON CONFLICT DO NOTHING`, list(ids))
+	return err
 }
 
 // StagedDeletion is a staged original to delete from the bucket.
@@ -47,12 +42,6 @@ func (c *InteractionStore) StagedDeletions(ctx context.Context, limit int) ([]St
 // StagedDeleted records that the originals of these interactions are gone
 // from the bucket.
 func (c *InteractionStore) StagedDeleted(ctx context.Context, ids []string) error {
-	return c.inTx(ctx, func(tx *sql.Tx) error {
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM staged_deletions WHERE interaction_id = ?`, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	_, err := c.db.ExecContext(ctx, `DELETE FROM staged_deletions WHERE `+anyOf("interaction_id"), list(ids))
+	return err
 }

@@ -48,10 +48,11 @@ func (r *Reader) movedConversations(ctx context.Context, q PageQuery) (moved, er
 // holds tells whether t is inside the window.
 func (w Window) holds(t time.Time) bool { return !t.Before(w.From) && !t.After(w.To) }
 
-// mergeEntering adds to a batch of lake rows read after cursor up to next
-// ("" when the lake has no more) the entering conversations in that
-// range, in id order, and returns the ones left for later batches.
-func mergeEntering(rows []Conversation, entering []Conversation, cursor, next string) ([]Conversation, []Conversation) {
+// mergeEntering adds to a batch of lake rows, read up to next ("" when the
+// lake has no more), the entering conversations up to there (those before
+// the batch were merged into earlier ones), in id order, and returns the
+// ones left for later batches.
+func mergeEntering(rows []Conversation, entering []Conversation, next string) ([]Conversation, []Conversation) {
 	n := 0
 	for n < len(entering) && (next == "" || entering[n].ID <= next) {
 		n++
@@ -59,11 +60,7 @@ func mergeEntering(rows []Conversation, entering []Conversation, cursor, next st
 	if n == 0 {
 		return rows, entering
 	}
-	for _, e := range entering[:n] {
-		if e.ID > cursor {
-			rows = append(rows, e)
-		}
-	}
+	rows = append(rows, entering[:n]...)
 	slices.SortStableFunc(rows, func(a, b Conversation) int { return strings.Compare(a.ID, b.ID) })
 	return rows, entering[n:]
 }

@@ -125,7 +125,7 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 		if err != nil {
 			return nil, false, err
 		}
-		rows, entering = mergeEntering(rows, entering, cursor, next)
+		rows, entering = mergeEntering(rows, entering, next)
 		verified, err := r.checkAndFetch(ctx, q, rows, fetch)
 		if err != nil {
 			return nil, false, err
