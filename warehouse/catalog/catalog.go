@@ -37,6 +37,12 @@ type Catalog struct {
 	Jobs         *JobStore      // job runs
 	Reviews      *ReviewStore
 	Settings     *SettingStore // per-organization audio and privacy settings
+	Keys         *KeyStore     // the API's token signing keys
+
+	followers followers
+	// stopListening ends the listener of other processes' changes
+	// (PostgreSQL) and waits for it.
+	stopListening func()
 }
 
 // handle is the database every store of a catalog shares; postgres says
@@ -63,6 +69,7 @@ func newCatalog(db *sql.DB, postgres bool) *Catalog {
 		Jobs:         &JobStore{handle: h},
 		Reviews:      &ReviewStore{handle: h, reviews: reviews},
 		Settings:     &SettingStore{handle: h},
+		Keys:         &KeyStore{handle: h},
 	}
 }
 
@@ -77,7 +84,16 @@ func Open(ctx context.Context, address string) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open catalog: %w", err)
 		}
-		return setUp(ctx, db, true, "catalog")
+		c, err := setUp(ctx, db, true, "catalog")
+		if err != nil {
+			return nil, err
+		}
+		c.followCaches()
+		lctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); c.listen(lctx, address) }()
+		c.stopListening = func() { cancel(); <-done }
+		return c, nil
 	}
 	path, err := FilePath(address)
 	if err != nil {
@@ -165,8 +181,14 @@ func sqliteDSN(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close releases the database file.
-func (c *Catalog) Close() error { return c.db.Close() }
+// Close stops following other processes' changes and releases the
+// database.
+func (c *Catalog) Close() error {
+	if c.stopListening != nil {
+		c.stopListening()
+	}
+	return c.db.Close()
+}
 
 // Ping tells whether the catalog answers a query.
 func (c *Catalog) Ping(ctx context.Context) error {

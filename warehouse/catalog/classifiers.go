@@ -113,7 +113,12 @@ func (c *ClassifierStore) CreateClassifier(ctx context.Context, orgID string, in
 	t := now()
 	cl := Classifier{ID: NewID(), OrgID: orgID, Version: 1, IsActive: true, CreatedOn: t, ModifiedOn: t}
 	in.apply(&cl)
-	err := c.inTx(ctx, func(tx *sql.Tx) error { return writeClassifier(ctx, tx, cl, true) })
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := writeClassifier(ctx, tx, cl, true); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainClassifiers, orgID)
+	})
 	c.classifiers.invalidate(orgID)
 	return cl, err
 }
@@ -129,7 +134,10 @@ func (c *ClassifierStore) UpdateClassifier(ctx context.Context, orgID, id string
 		in.apply(&cl)
 		cl.Version++
 		cl.ModifiedOn = now()
-		return writeClassifier(ctx, tx, cl, false)
+		if err := writeClassifier(ctx, tx, cl, false); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainClassifiers, orgID)
 	})
 	c.classifiers.invalidate(orgID)
 	return cl, err
@@ -138,16 +146,18 @@ func (c *ClassifierStore) UpdateClassifier(ctx context.Context, orgID, id string
 // DeleteClassifier removes a classifier from use; its versions stay for
 // the results they produced.
 func (c *ClassifierStore) DeleteClassifier(ctx context.Context, orgID, id string) error {
-	res, err := c.db.ExecContext(ctx, `UPDATE classifiers SET deleted_on = ?, is_active = false
-		WHERE org_id = ? AND id = ? AND deleted_on IS NULL`, now(), orgID, id)
-	c.classifiers.invalidate(orgID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	defer c.classifiers.invalidate(orgID)
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE classifiers SET deleted_on = ?, is_active = false
+			WHERE org_id = ? AND id = ? AND deleted_on IS NULL`, now(), orgID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return c.changed(ctx, tx, domainClassifiers, orgID)
+	})
 }
 
 // ClassifierVersion is one version's definition as it was written.

@@ -85,15 +85,17 @@ func (c *OrgStore) DeleteClient(ctx context.Context, id string) error {
 }
 
 func (c *OrgStore) changeClient(ctx context.Context, id, statement string, args ...any) error {
-	res, err := c.db.ExecContext(ctx, statement, args...)
-	c.tokenStates.Remove(id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("client %s: %w", id, ErrNotFound)
-	}
-	return nil
+	defer c.tokenStates.Remove(id)
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, statement, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("client %s: %w", id, ErrNotFound)
+		}
+		return c.changed(ctx, tx, domainClients, id)
+	})
 }
 
 // TokenState is what decides whether a client's token is still good: the

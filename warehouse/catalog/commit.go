@@ -170,7 +170,10 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		for _, f := range written {
 			files = append(files, lakeFileRow(f, ic.RunID, t))
 		}
-		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files)
+		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainManifest, orgsOf(written)...)
 	})
 }
 

@@ -51,7 +51,7 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 			}
 			copied[table] = n
 		}
-		return nil
+		return c.changed(ctx, tx, domainAll)
 	})
 	return copied, err
 }

@@ -145,7 +145,10 @@ func (c *PeopleStore) hierarchyTx(ctx context.Context, orgID string, fn func(tx 
 		if err != nil {
 			return err
 		}
-		return fn(tx, NewTree(nodes))
+		if err := fn(tx, NewTree(nodes)); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainHierarchy, orgID)
 	})
 	c.trees.invalidate(orgID)
 	return err

@@ -46,6 +46,12 @@ func (c *InteractionStore) CommitImport(ctx context.Context, im Import) error {
 		if err := bulkInsert(ctx, tx, "result_reviews", reviewColumns, reviews); err != nil {
 			return err
 		}
-		return bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files)
+		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
+			return err
+		}
+		if err := c.changed(ctx, tx, domainReviews); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainManifest, orgsOf(im.Files)...)
 	})
 }

@@ -4,11 +4,12 @@ import "sync"
 
 // orgCache keeps what was read of each organization (its hierarchy, its
 // classifiers, its manifest) in memory between changes: the query API
-// reads them on every request, and they change seldom. Every change goes
-// through the serving process (other commands use its admin socket), which
-// invalidates the organization after its transaction. A read that
-// overlapped a change is returned but not kept: the generation it started
-// under moved.
+// reads them on every request, and they change seldom. A change made in
+// this process invalidates the organization after its transaction; on
+// SQLite every change goes through the serving process (other commands use
+// its admin socket), on PostgreSQL other processes' changes arrive as
+// notifications (changes.go). A read that overlapped a change is returned
+// but not kept: the generation it started under moved.
 type orgCache[T any] struct {
 	mu     sync.Mutex
 	values map[string]T

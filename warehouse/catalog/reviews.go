@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -48,8 +49,14 @@ func (c *ReviewStore) AddReview(ctx context.Context, r Review) (Review, error) {
 	if err != nil {
 		return r, err
 	}
-	_, err = c.db.ExecContext(ctx, `INSERT INTO result_reviews (id, org_id, conversation_id, event_type, reviewer, event_time, model_results)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime, string(results))
+	err = c.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO result_reviews (id, org_id, conversation_id, event_type, reviewer, event_time, model_results)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, r.ID, r.OrgID, r.ConversationID, r.EventType, r.Reviewer, r.EventTime, string(results))
+		if err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainReviews, r.OrgID)
+	})
 	if err != nil {
 		return r, err
 	}

@@ -1,0 +1,147 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// What a process keeps in memory of the catalog (an organization's
+// classifiers, hierarchy, manifest and reviews, clients' token states, the
+// signing keys) must follow changes made by other processes on the same
+// PostgreSQL catalog. A transaction that changes such rows announces it on
+// one channel with NOTIFY, which PostgreSQL delivers when (and only if) the
+// transaction commits; every process LISTENs and drops what it kept. On
+// SQLite one server owns the catalog and the other commands go through its
+// admin socket: nothing to announce.
+
+// changesChannel is the NOTIFY channel of catalog changes.
+const changesChannel = "earshot_catalog_changes"
+
+// The domains a change is announced in; a change's ids are organization
+// ids, except for clients (client ids) and keys (none).
+const (
+	domainClassifiers = "classifiers"
+	domainHierarchy   = "hierarchy"
+	domainManifest    = "manifest"
+	domainReviews     = "reviews"
+	domainClients     = "clients"
+	domainKeys        = "keys"
+	domainAll         = "all"
+)
+
+// maxPayload keeps a notification under PostgreSQL's payload limit: a
+// change of more ids is announced for every id of its domain.
+const maxPayload = 7000
+
+// changed announces, with tx's commit, that the domain's rows of ids
+// changed (no ids: all of the domain's).
+func (h handle) changed(ctx context.Context, tx *sql.Tx, domain string, ids ...string) error {
+	if !h.postgres {
+		return nil
+	}
+	payload := domain + ":" + strings.Join(ids, ",")
+	if len(payload) > maxPayload {
+		payload = domain + ":"
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_notify(?, ?)`, changesChannel, payload)
+	return err
+}
+
+// followers are what a catalog does with announced changes, by domain.
+type followers struct {
+	mu sync.Mutex
+	fn map[string][]func(ids []string)
+}
+
+// OnChange registers fn for changes of a domain made by any process,
+// this one included (earshot serve reloads its signing keys on "keys").
+func (c *Catalog) OnChange(domain string, fn func(ids []string)) {
+	c.followers.mu.Lock()
+	defer c.followers.mu.Unlock()
+	if c.followers.fn == nil {
+		c.followers.fn = map[string][]func([]string){}
+	}
+	c.followers.fn[domain] = append(c.followers.fn[domain], fn)
+}
+
+// DomainKeys is the domain of signing key changes, for OnChange.
+const DomainKeys = domainKeys
+
+// apply hands an announced change to its domain's followers; "all" (and a
+// change of unknown domain, from a newer release) goes to every follower.
+func (c *Catalog) apply(payload string) {
+	domain, list, _ := strings.Cut(payload, ":")
+	var ids []string
+	if list != "" {
+		ids = strings.Split(list, ",")
+	}
+	c.followers.mu.Lock()
+	fns, known := c.followers.fn[domain]
+	if domain == domainAll || !known {
+		fns = nil
+		for _, f := range c.followers.fn {
+			fns = append(fns, f...)
+		}
+		ids = nil
+	}
+	c.followers.mu.Unlock()
+	for _, fn := range fns {
+		fn(ids)
+	}
+}
+
+// followCaches makes the catalog's own caches follow announced changes.
+func (c *Catalog) followCaches() {
+	byOrg := func(drop func(...string), dropAll func()) func([]string) {
+		return func(ids []string) {
+			if len(ids) == 0 {
+				dropAll()
+				return
+			}
+			drop(ids...)
+		}
+	}
+	c.OnChange(domainClassifiers, byOrg(c.Classifiers.classifiers.invalidate, c.Classifiers.classifiers.invalidateAll))
+	c.OnChange(domainHierarchy, byOrg(c.People.trees.invalidate, c.People.trees.invalidateAll))
+	c.OnChange(domainManifest, byOrg(c.Manifest.manifest.invalidate, c.Manifest.manifest.invalidateAll))
+	c.OnChange(domainReviews, byOrg(c.Reviews.reviews.invalidate, c.Reviews.reviews.invalidateAll))
+	c.OnChange(domainClients, func(ids []string) {
+		if len(ids) == 0 {
+			c.Orgs.tokenStates.Purge()
+		}
+		for _, id := range ids {
+			c.Orgs.tokenStates.Remove(id)
+		}
+	})
+}
+
+// listen receives the announced changes until ctx ends. Whenever it is not
+// listening (before the first connection, after a lost one) it may miss
+// changes, so every (re)connection first drops everything kept.
+func (c *Catalog) listen(ctx context.Context, address string) {
+	for ctx.Err() == nil {
+		conn, err := pgx.Connect(ctx, address)
+		if err == nil {
+			if _, err = conn.Exec(ctx, "LISTEN "+changesChannel); err == nil {
+				c.apply(domainAll + ":")
+				for err == nil {
+					var n *pgconn.Notification
+					if n, err = conn.WaitForNotification(ctx); err == nil {
+						c.apply(n.Payload)
+					}
+				}
+			}
+			conn.Close(context.Background())
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/internal/pgtest"
+)
+
+// TestChangesReachOtherProcesses: what one process keeps in memory follows
+// what another process on the same PostgreSQL catalog commits, within a
+// second, also after its listening connection was cut.
+func TestChangesReachOtherProcesses(t *testing.T) {
+	if testEngine != "postgres" {
+		t.Skip("on SQLite one server owns the catalog; other commands go through its admin socket")
+	}
+	ctx := context.Background()
+	address := pgtest.Database(t)
+	open := func() *Catalog {
+		c, err := Open(ctx, address)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a, b := open(), open()
+	org, err := a.Orgs.CreateOrganization(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := a.Orgs.CreateClient(ctx, APIClient{ID: "c1", OrgID: org.ID, Name: "c", SecretHash: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keyChanges atomic.Int32
+	b.OnChange(DomainKeys, func([]string) { keyChanges.Add(1) })
+
+	// within waits until B sees what A did, for at most a second.
+	within := func(what string, seen func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !seen() {
+			if time.Since(start) > time.Second {
+				t.Fatalf("%s: not seen by the other process within 1 s", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Logf("%s: seen after %s", what, time.Since(start).Round(time.Millisecond))
+	}
+	round := func(label string) {
+		// B reads (and keeps) first; then A changes.
+		before, _ := b.Classifiers.Classifiers(ctx, org.ID, ClassifierFilter{})
+		tree, _ := b.People.Hierarchy(ctx, org.ID)
+		nodes := tree.Len()
+		st, _ := b.Orgs.ClientTokenState(ctx, client.ID)
+		keysBefore := keyChanges.Load()
+
+		if _, err := a.Classifiers.CreateClassifier(ctx, org.ID, ClassifierInput{Name: strp(label), Type: strp("Classifier"),
+			CategoryName: strp("Topics"), Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["x"]}]}]}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.People.CreateNode(ctx, org.ID, NodeInput{Name: strp(label)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Orgs.SetClientDisabled(ctx, client.ID, !st.Disabled); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Keys.AddSigningKeys(ctx, []SigningKey{{ID: label, PrivateKey: "pem"}}, false); err != nil {
+			t.Fatal(err)
+		}
+		within(label+": a new classifier", func() bool {
+			got, _ := b.Classifiers.Classifiers(ctx, org.ID, ClassifierFilter{})
+			return len(got) == len(before)+1
+		})
+		within(label+": a new hierarchy node", func() bool {
+			tree, _ := b.People.Hierarchy(ctx, org.ID)
+			return tree.Len() == nodes+1
+		})
+		within(label+": a client disabled or enabled", func() bool {
+			now, _ := b.Orgs.ClientTokenState(ctx, client.ID)
+			return now.Disabled != st.Disabled
+		})
+		within(label+": a new signing key", func() bool { return keyChanges.Load() > keysBefore })
+	}
+	round("first")
+
+	// Cut B's listening connection: it reconnects, and follows again.
+	var cut int
+	if err := a.db.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE query = 'LISTEN `+changesChannel+`' AND pid <> pg_backend_pid()`).Scan(&cut); err != nil || cut != 2 {
+		t.Fatalf("cut %d listening connections (want A's and B's): %v", cut, err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the listener waits a second before it reconnects
+	round("after a cut")
+}
