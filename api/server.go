@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/go-jose/go-jose/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/earshot/earshot/api/oauth"
@@ -141,10 +142,16 @@ type Deps struct {
 	Evaluations EvaluationSlots
 	Storage     Storage
 	SignedURLs  SignedURLs
-	Keys        *oauth.KeySet
+	Keys        PublishedKeys
 	Tokens      *oauth.Tokens
 	Registry    *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
 	Logger      *slog.Logger
+}
+
+// PublishedKeys are the token verification keys /.well-known/jwks.json
+// publishes (oauth.Keyring).
+type PublishedKeys interface {
+	JWKS() jose.JSONWebKeySet
 }
 
 // Options are the API's settings.

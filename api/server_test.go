@@ -96,9 +96,10 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
 	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
 	keysOnce.Do(func() {
-		kdir, _ := os.MkdirTemp("", "earshot-api-keys")
-		defer os.RemoveAll(kdir) // the keys live in memory once loaded
-		sharedKeys, err = oauth.LoadOrCreateKeys(kdir)
+		var key oauth.Key
+		if key, _, err = oauth.GenerateKey(); err == nil {
+			sharedKeys, err = oauth.NewKeySet([]oauth.Key{key})
+		}
 	})
 	if err != nil {
 		t.Fatal(err)

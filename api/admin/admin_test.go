@@ -132,6 +132,7 @@ func exercise(t *testing.T, a Operations) {
 	if _, err := a.PrivacySettings(ctx, "no-such-org"); !errors.Is(err, catalog.ErrNotFound) {
 		t.Fatalf("privacy of unknown org: %v", err)
 	}
+	exerciseKeys(t, a)
 	// The secret hash never leaves the service.
 	data, _ := json.Marshal(clients)
 	var raw []map[string]any
@@ -221,4 +222,33 @@ func serveSocket(t *testing.T, svc *Service) *Remote {
 		t.Fatal(err)
 	}
 	return remote
+}
+
+// exerciseKeys rotates and retires signing keys (the catalog starts with
+// none here: serve stores the first).
+func exerciseKeys(t *testing.T, a Operations) {
+	ctx := context.Background()
+	if keys, err := a.SigningKeys(ctx); err != nil || len(keys) != 0 {
+		t.Fatalf("keys of a new catalog: %v %v", keys, err)
+	}
+	first, err := a.RotateSigningKey(ctx)
+	if err != nil || first.ID == "" || first.PrivateKey != "" {
+		t.Fatalf("first key: %+v %v", first, err)
+	}
+	second, _ := a.RotateSigningKey(ctx)
+	if keys, _ := a.SigningKeys(ctx); len(keys) != 2 || keys[1].ID != second.ID {
+		t.Fatalf("after rotating: %+v", keys)
+	}
+	if err := a.RetireSigningKey(ctx, second.ID); !errors.Is(err, catalog.ErrInvalid) || !strings.Contains(err.Error(), "rotate to a new key") {
+		t.Fatalf("retiring the signing key: %v", err)
+	}
+	if err := a.RetireSigningKey(ctx, "no-such-key"); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("retiring an unknown key: %v", err)
+	}
+	if err := a.RetireSigningKey(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := a.SigningKeys(ctx); len(keys) != 1 || keys[0].ID != second.ID {
+		t.Fatalf("after retiring: %+v", keys)
+	}
 }

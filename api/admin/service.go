@@ -42,6 +42,9 @@ type Operations interface {
 	ImportClassifiers(ctx context.Context, orgID string, specs []starter.Spec) ([]catalog.Classifier, error)
 	PrivacySettings(ctx context.Context, orgID string) (catalog.PrivacySettings, error)
 	SetPrivacySettings(ctx context.Context, s catalog.PrivacySettings) (catalog.PrivacySettings, error)
+	SigningKeys(ctx context.Context) ([]catalog.SigningKey, error)
+	RotateSigningKey(ctx context.Context) (catalog.SigningKey, error)
+	RetireSigningKey(ctx context.Context, id string) error
 }
 
 // JobRunner runs jobs by name.
@@ -70,6 +73,7 @@ type Service struct {
 	tokens   TokenIssuer
 	baseURL  string
 	compiler ClassifierCompiler
+	keyring  KeyReloader
 }
 
 // TokenIssuer signs access tokens.

@@ -48,6 +48,9 @@ func operations(svc *Service) map[string]operation {
 		"ImportClassifiers":  op2(svc.ImportClassifiers),
 		"PrivacySettings":    op1(svc.PrivacySettings),
 		"SetPrivacySettings": op1(svc.SetPrivacySettings),
+		"SigningKeys":        op0(svc.SigningKeys),
+		"RotateSigningKey":   op0(svc.RotateSigningKey),
+		"RetireSigningKey":   op1(noResult1(svc.RetireSigningKey)),
 	}
 }
 

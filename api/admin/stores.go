@@ -15,11 +15,12 @@ type Stores struct {
 	Settings    SettingStore
 	Manifest    ManifestLister
 	Jobs        JobRunLister
+	Keys        KeyStore
 }
 
 // CatalogStores are an open catalog's stores.
 func CatalogStores(cat *catalog.Catalog) Stores {
-	return Stores{Orgs: cat.Orgs, People: cat.People, Classifiers: cat.Classifiers, Settings: cat.Settings, Manifest: cat.Manifest, Jobs: cat.Jobs}
+	return Stores{Orgs: cat.Orgs, People: cat.People, Classifiers: cat.Classifiers, Settings: cat.Settings, Manifest: cat.Manifest, Jobs: cat.Jobs, Keys: cat.Keys}
 }
 
 // OrgStore keeps organizations and their API clients (catalog.OrgStore).

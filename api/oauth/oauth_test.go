@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"os"
 	"path/filepath"
@@ -29,50 +31,114 @@ var (
 // generation is the slow part, not what is under test.
 func testKeys(t testing.TB) *KeySet {
 	sharedKeysOnce.Do(func() {
-		dir, _ := os.MkdirTemp("", "earshot-keys")
-		defer os.RemoveAll(dir) // the keys live in memory once loaded
-		var err error
-		if sharedKeys, err = LoadOrCreateKeys(dir); err != nil {
+		key, _, err := GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sharedKeys, err = NewKeySet([]Key{key}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	return sharedKeys
 }
 
-func TestKeysPersistAndRotate(t *testing.T) {
-	dir := t.TempDir()
-	first, err := LoadOrCreateKeys(dir)
+// TestKeyringRotation: two processes' keyrings over one store. A key added
+// to the store signs on the process that reloaded, and the other verifies
+// its tokens before it was told (an unknown key id reloads, at most once a
+// second); tokens of the old key still verify; both publish the same JWKS.
+func TestKeyringRotation(t *testing.T) {
+	ctx := context.Background()
+	first, firstPEM, err := GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pem"))
-	if len(files) != 1 {
-		t.Fatalf("%d key files", len(files))
+	var mu sync.Mutex
+	store := []string{firstPEM}
+	loads := 0
+	load := func(context.Context) ([]Key, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		loads++
+		var keys []Key
+		for _, text := range store {
+			k, err := ParseKey(text)
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, k)
+		}
+		return keys, nil
 	}
-	if st, _ := os.Stat(files[0]); st.Mode().Perm() != 0o600 {
-		t.Fatalf("key file mode %v, want 0600", st.Mode().Perm())
+	a, err := NewKeyring(ctx, load)
+	if err != nil {
+		t.Fatal(err)
 	}
-	again, err := LoadOrCreateKeys(dir)
-	if err != nil || again.Signing().ID != first.Signing().ID {
-		t.Fatalf("reload changed the key: %v", err)
+	b, err := NewKeyring(ctx, load)
+	if err != nil {
+		t.Fatal(err)
 	}
-	token, _ := NewTokens(first, testIssuer, time.Hour).Issue("c", "o", Scope)
+	old, _ := NewTokens(a, testIssuer, time.Hour).Issue("c", "o", Scope)
 
-	// Rotation: a newer key signs, the old one still verifies.
-	time.Sleep(2 * time.Millisecond)
-	if _, err := createKey(dir); err != nil {
+	second, secondPEM, _ := GenerateKey()
+	mu.Lock()
+	store = append(store, secondPEM)
+	mu.Unlock()
+	if err := a.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	rotated, err := LoadOrCreateKeys(dir)
-	if err != nil {
-		t.Fatal(err)
+	if a.Signing().ID != second.ID || b.Signing().ID != first.ID {
+		t.Fatalf("signing: A %s, B %s", a.Signing().ID, b.Signing().ID)
 	}
-	if rotated.Signing().ID == first.Signing().ID || len(rotated.JWKS().Keys) != 2 {
-		t.Fatalf("rotation: signing %s, %d keys", rotated.Signing().ID, len(rotated.JWKS().Keys))
+	fresh, _ := NewTokens(a, testIssuer, time.Hour).Issue("c", "o", Scope)
+	for name, tok := range map[string]string{"the new key's token": fresh, "the old key's token": old} {
+		if _, err := NewTokens(b, testIssuer, time.Hour).Verify(tok); err != nil {
+			t.Fatalf("%s refused by the other process: %v", name, err)
+		}
 	}
-	if _, err := NewTokens(rotated, testIssuer, time.Hour).Verify(token); err != nil {
-		t.Fatalf("token of the old key refused after rotation: %v", err)
+	if ja, jb := a.JWKS(), b.JWKS(); len(ja.Keys) != 2 || len(jb.Keys) != 2 || ja.Keys[1].KeyID != jb.Keys[1].KeyID {
+		t.Fatalf("JWKS differ: %d and %d keys", len(ja.Keys), len(jb.Keys))
 	}
+	mu.Lock()
+	before := loads
+	mu.Unlock()
+	for range 20 {
+		if _, err := b.Public("made-up"); err == nil {
+			t.Fatal("a made-up key id verified")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if loads-before > 1 {
+		t.Fatalf("20 unknown key ids within a second read the store %d times", loads-before)
+	}
+}
+
+// TestReadKeyFiles reads the key files of earlier releases, oldest first.
+func TestReadKeyFiles(t *testing.T) {
+	dir := t.TempDir()
+	if files, err := ReadKeyFiles(filepath.Join(dir, "none")); err != nil || len(files) != 0 {
+		t.Fatalf("no directory: %v %v", files, err)
+	}
+	_, newer, _ := GenerateKey()
+	older := pemOf(testKeys(t).Signing())
+	os.WriteFile(filepath.Join(dir, "20261001T120000.000000000Z.pem"), []byte(newer), 0o600)
+	os.WriteFile(filepath.Join(dir, "20250101T000000.000000000Z.pem"), []byte(older), 0o600)
+	files, err := ReadKeyFiles(dir)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%d files: %v", len(files), err)
+	}
+	if files[0].PEM != older || files[1].CreatedOn != time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC) {
+		t.Fatalf("order or time: %v", files[1].CreatedOn)
+	}
+	os.WriteFile(filepath.Join(dir, "broken.pem"), []byte("not a key"), 0o600)
+	if _, err := ReadKeyFiles(dir); err == nil || !strings.Contains(err.Error(), "broken.pem") {
+		t.Fatalf("a broken file: %v", err)
+	}
+}
+
+// pemOf is a key's PKCS #1 PEM text, as older tools write it.
+func pemOf(k Key) string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k.Private)}))
 }
 
 func TestIssueAndVerify(t *testing.T) {

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"crypto/rsa"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,9 +31,16 @@ func (c *Claims) HasScope(s string) bool {
 	return slices.Contains(strings.Fields(c.Scope), s)
 }
 
+// Keys are the signing keys tokens are signed and verified with (a KeySet,
+// or the Keyring of a catalog shared by several processes).
+type Keys interface {
+	Signing() Key
+	Public(kid string) (*rsa.PublicKey, error)
+}
+
 // Tokens issues and verifies access tokens for one issuer URL.
 type Tokens struct {
-	keys   *KeySet
+	keys   Keys
 	issuer string
 	ttl    time.Duration
 	parser *jwt.Parser
@@ -41,7 +49,7 @@ type Tokens struct {
 
 // NewTokens makes a token service. issuer is the public base URL, written to
 // and required in the iss claim.
-func NewTokens(keys *KeySet, issuer string, ttl time.Duration) *Tokens {
+func NewTokens(keys Keys, issuer string, ttl time.Duration) *Tokens {
 	t := &Tokens{keys: keys, issuer: issuer, ttl: ttl, now: time.Now}
 	t.parser = jwt.NewParser(
 		jwt.WithValidMethods([]string{signingAlg}), // refuses alg "none", HS256 with the public key, …

@@ -126,7 +126,7 @@ func adminCommand(cfg *Config) *cobra.Command {
 	}
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, deleteClient)
 
-	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg))
+	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg), keysCommand(cfg))
 	return cmd
 }
 

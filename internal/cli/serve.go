@@ -161,10 +161,10 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 		return nil, err
 	}
 	st := &Stack{Catalog: cat, Reader: lk.reader, bucket: bucket, Close: func() { bucket.Close(); lk.engine.Close(); cat.Close() }}
-	keys, err := oauth.LoadOrCreateKeys(cfg.keysDir())
+	keys, err := openKeyring(ctx, cfg, cat, log)
 	if err != nil {
 		st.Close()
-		return nil, fmt.Errorf("signing keys: %w", err)
+		return nil, err
 	}
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -190,6 +190,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	}
 	st.admin = admin.NewService(admin.CatalogStores(cat), st.runner)
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
+	st.admin.SetKeyring(keys)
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
