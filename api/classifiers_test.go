@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 const cancelDefinition = `{"groups":[{"rules":[{"phrases":["cancel my account"],"speaker":"Customer","window":{"firstPercent":50}}]}]}`
@@ -206,7 +207,7 @@ func TestReclassify(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Fatalf("%v %v", files, err)
 	}
-	e.lake.QueryRowContext(context.Background(), `SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+e.lake.FileList([]string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
+	e.lake.QueryRowContext(context.Background(), `SELECT count(*) FILTER (result = 'true') FROM read_parquet(`+lakedb.FileList(e.lake.Root(), []string{files[0].Path})+`) WHERE run_id = ?`, job).Scan(&hits)
 	if hits != 1 {
 		t.Fatalf("%d hits", hits)
 	}

@@ -30,6 +30,9 @@ func (s *Server) routes() *gin.Engine {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", gin.WrapH(metricsHandler(s.deps.Registry)))
+	if s.opts.HealthOnly {
+		return e
+	}
 	e.GET("/swagger/v1/swagger.json", s.openAPI)
 	e.GET("/.well-known/openid-configuration", s.openIDConfiguration)
 	e.GET("/.well-known/jwks.json", s.jwks)

@@ -164,6 +164,9 @@ type Options struct {
 	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For is
 	// believed; none by default, so a caller cannot pick its own address.
 	TrustedProxies []string
+	// HealthOnly serves /healthz, /readyz and /metrics and nothing else: a
+	// jobs-only process (earshot serve --role jobs).
+	HealthOnly bool
 }
 
 // Server is the HTTP API.

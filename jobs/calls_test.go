@@ -13,6 +13,7 @@ import (
 	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/pipeline/asr/spoken"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // overlap is the share of want's words that got has (bag of words).
@@ -142,7 +143,7 @@ func TestIngestCalls(t *testing.T) {
 		paths = append(paths, f.Path)
 	}
 	rows, err := e.lake.QueryContext(ctx, `SELECT conversation_id, transcript_mode, transcript_engine, transcript_model, call_duration_millis
-		FROM read_parquet(`+e.lake.FileList(paths)+`) ORDER BY conversation_id`)
+		FROM read_parquet(`+lakedb.FileList(e.lake.Root(), paths)+`) ORDER BY conversation_id`)
 	if err != nil {
 		t.Fatal(err)
 	}

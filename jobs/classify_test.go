@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 func classifierInput(name, typ, definition string) catalog.ClassifierInput {
@@ -63,7 +64,7 @@ func TestIngestClassifies(t *testing.T) {
 		for _, f := range files {
 			paths = append(paths, f.Path)
 		}
-		rows, err := e.lake.QueryContext(ctx, `SELECT `+columns+` FROM read_parquet(`+e.lake.FileList(paths)+`) ORDER BY 1, 2`)
+		rows, err := e.lake.QueryContext(ctx, `SELECT `+columns+` FROM read_parquet(`+lakedb.FileList(e.lake.Root(), paths)+`) ORDER BY 1, 2`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,7 @@ func TestReclassifyReplacesResults(t *testing.T) {
 	}
 	var got string
 	e.lake.QueryRowContext(context.Background(), `SELECT string_agg(classifier_version || ':' || result, ' ' ORDER BY result) FROM read_parquet(`+
-		e.lake.FileList([]string{files[0].Path})+`)`).Scan(&got)
+		lakedb.FileList(e.lake.Root(), []string{files[0].Path})+`)`).Scan(&got)
 	if got != "2:false 2:true" {
 		t.Fatalf("compacted results %q, want version 2 only", got)
 	}
@@ -174,7 +175,7 @@ func TestIngestRedactsPII(t *testing.T) {
 			paths = append(paths, f.Path)
 		}
 		var out string
-		e.lake.QueryRowContext(context.Background(), `SELECT string_agg(`+column+`, ' | ') FROM read_parquet(`+e.lake.FileList(paths)+`)`).Scan(&out)
+		e.lake.QueryRowContext(context.Background(), `SELECT string_agg(`+column+`, ' | ') FROM read_parquet(`+lakedb.FileList(e.lake.Root(), paths)+`)`).Scan(&out)
 		return out
 	}
 	if got := read("transcript_segments", "text"); strings.Contains(got, "4111") || strings.Contains(got, "ann@") ||

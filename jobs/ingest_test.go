@@ -49,8 +49,7 @@ func newEnv(t testing.TB) *env {
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
-		// Refresh: tests change classifiers between runs.
-		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log, Refresh: time.Nanosecond},
+		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Log: log,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/earshot/earshot/warehouse/analyst"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // earshot sql's views keep the same conversations and turns as the API:
@@ -161,7 +162,7 @@ func TestViewsChooseWhatCompactionKeeps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept := rowsOf(e.lake, cols, `read_parquet(`+e.lake.FileList(catalog.Paths(compacted))+`)`)
+		kept := rowsOf(e.lake, cols, `read_parquet(`+lakedb.FileList(e.lake.Root(), catalog.Paths(compacted))+`)`)
 		if len(kept) == 0 || !slices.Equal(viewRows[table], kept) {
 			t.Errorf("%s: the view chose\n%v\ncompaction kept\n%v", table, viewRows[table], kept)
 		}

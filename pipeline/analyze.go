@@ -44,9 +44,6 @@ type Analyzer struct {
 	Privacy     PrivacySource
 	Compiler    registry.Compiler
 	Log         *slog.Logger
-	// Refresh is how often an organization's classifiers are read again
-	// (default 10 s): a change reaches ingestion within it.
-	Refresh time.Duration
 
 	mu   sync.Mutex
 	sets map[string]*orgSet
@@ -59,21 +56,15 @@ type orgSet struct {
 	tree      *catalog.Tree
 	redactPII bool
 	signature string // the classifier ids and versions it was built from
-	loaded    time.Time
 }
 
 // set returns the organization's current set, rebuilt when a classifier
-// changed.
+// changed. It reads the classifiers and the hierarchy for every batch: the
+// catalog keeps them in memory and drops them on a change made by any
+// process, so a batch always sees the classifiers of its moment.
 func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
-	refresh := a.Refresh
-	if refresh <= 0 {
-		refresh = 10 * time.Second
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s, ok := a.sets[org]; ok && time.Since(s.loaded) < refresh {
-		return s, nil
-	}
 	list, err := a.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return nil, err
@@ -93,7 +84,7 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	if s, ok := a.sets[org]; ok && s.signature == sig.String() {
 		// A new orgSet, not the old one changed: workers read theirs
 		// without the lock.
-		s = &orgSet{set: s.set, tree: tree, redactPII: privacy.RedactPII, signature: s.signature, loaded: time.Now()}
+		s = &orgSet{set: s.set, tree: tree, redactPII: privacy.RedactPII, signature: s.signature}
 		a.sets[org] = s
 		return s, nil
 	}
@@ -111,7 +102,7 @@ func (a *Analyzer) set(ctx context.Context, org string) (*orgSet, error) {
 	if a.sets == nil {
 		a.sets = map[string]*orgSet{}
 	}
-	s := &orgSet{set: registry.NewSet(compiled), tree: tree, redactPII: privacy.RedactPII, signature: sig.String(), loaded: time.Now()}
+	s := &orgSet{set: registry.NewSet(compiled), tree: tree, redactPII: privacy.RedactPII, signature: sig.String()}
 	a.sets[org] = s
 	return s, nil
 }
@@ -132,13 +123,25 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	failed := 0
 	now := time.Now().UTC()
 	var outcomes []registry.Outcome
+	// Each organization's set is read once for the batch.
+	sets := map[string]*orgSet{}
+	setOf := func(org string) (*orgSet, error) {
+		if s, ok := sets[org]; ok {
+			return s, nil
+		}
+		s, err := a.set(ctx, org)
+		if err == nil {
+			sets[org] = s
+		}
+		return s, err
+	}
 	// A batch is mostly one organization's: room for its results at once.
-	if s, err := a.set(ctx, b.Conversations[0].OrgID); err == nil {
+	if s, err := setOf(b.Conversations[0].OrgID); err == nil {
 		n := len(b.Conversations) * len(s.set.Classifiers)
 		b.ClassifierResults, b.ModelResults = slices.Grow(b.ClassifierResults, n), slices.Grow(b.ModelResults, n)
 	}
 	for _, row := range b.Conversations {
-		s, err := a.set(ctx, row.OrgID)
+		s, err := setOf(row.OrgID)
 		if err != nil {
 			return failed, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
 		}

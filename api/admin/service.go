@@ -302,6 +302,9 @@ func (s *Service) Bootstrap(ctx context.Context, credentialsPath, tokenURL, fixe
 		return false, err
 	}
 	org, err := s.CreateOrg(ctx, DefaultOrgName)
+	if errors.Is(err, catalog.ErrExists) {
+		return false, nil // another process on the catalog started first
+	}
 	if err != nil {
 		return false, fmt.Errorf("bootstrap organization: %w", err)
 	}

@@ -12,38 +12,25 @@ import (
 
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
-	"github.com/earshot/earshot/warehouse/blob"
 )
 
-// OpenAdmin reaches the catalog through a running server when there is one
-// (so that its in-memory copies see the change), else opens it here.
+// OpenAdmin reaches the catalog through a running server in this data
+// directory when there is one (on SQLite, so that its in-memory copies see
+// the change), else opens it here (on PostgreSQL every process follows the
+// changes: any machine that reaches the catalog and the bucket will do).
 func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), error) {
 	if remote, err := admin.Dial(cfg.adminSocket()); err == nil {
 		return remote, func() {}, nil
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, nil, err
-	}
-	cat, err := OpenCatalog(ctx, cfg)
+	stg, err := openStorage(ctx, cfg)
 	if err != nil {
-		return nil, nil, err
-	}
-	lk, err := openLake(ctx, cfg, cat)
-	if err != nil {
-		cat.Close()
-		return nil, nil, err
-	}
-	bucket, err := blob.Open(ctx, cfg.BucketURL())
-	if err != nil {
-		lk.engine.Close()
-		cat.Close()
 		return nil, nil, err
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	runner := newJobRunner(cfg, cat, lk, bucket, newEvaluationSlots(), log, nil)
-	svc := admin.NewService(admin.CatalogStores(cat), runner)
+	runner := newJobRunner(cfg, stg.cat, stg.lake, stg.bucket, newEvaluationSlots(), log, nil)
+	svc := admin.NewService(admin.CatalogStores(stg.cat), runner)
 	svc.SetClassifierCompiler(cfg.classifierCompiler())
-	return svc, func() { bucket.Close(); lk.engine.Close(); cat.Close() }, nil
+	return svc, stg.close, nil
 }
 
 // withAdmin runs fn against the catalog and prints its result as JSON.

@@ -64,7 +64,17 @@ type Config struct {
 	compiler        *registry.Compiler
 	LogLevel        string
 	ShutdownTimeout time.Duration
+	// Role is what serve does: all, api or jobs.
+	Role string
 }
+
+// The roles of earshot serve: every process is a peer, and a process may
+// leave out the API or the scheduled jobs.
+const (
+	roleAll  = "all"
+	roleAPI  = "api"
+	roleJobs = "jobs"
+)
 
 func defaultConfig() Config {
 	return Config{
@@ -75,6 +85,7 @@ func defaultConfig() Config {
 		RateBurst:        100,
 		MaxUpload:        "2.5GB",
 		LogLevel:         "info",
+		Role:             roleAll,
 		ShutdownTimeout:  30 * time.Second,
 		SignedURLTimeout: 10 * time.Minute,
 		ScheduleIngest:   "@every 1m",
@@ -128,8 +139,12 @@ func (c *Config) catalogAddress() string {
 	return catalog.SchemePrefix + filepath.Join(c.DataDir, "catalog.db")
 }
 
-// CatalogExists tells whether the catalog's file is there.
+// CatalogExists tells whether the catalog's file is there (a PostgreSQL
+// catalog is a server: it is, and opening it says whether it answers).
 func (c *Config) CatalogExists() bool {
+	if catalog.IsPostgres(c.catalogAddress()) {
+		return true
+	}
 	path, err := catalog.FilePath(c.catalogAddress())
 	return err == nil && fileExists(path)
 }
@@ -182,6 +197,9 @@ func (c *Config) validate() (maxUploadBytes int64, err error) {
 	}
 	if c.IngestWorkers < 1 || c.IngestBatch < 1 || c.IngestAudioBatch < 1 || c.IngestLease < time.Second {
 		return 0, fmt.Errorf("--ingest-workers, --ingest-batch and --ingest-audio-batch must be ≥ 1 and --ingest-lease ≥ 1s")
+	}
+	if c.Role != roleAll && c.Role != roleAPI && c.Role != roleJobs {
+		return 0, fmt.Errorf("--role %q: want all, api or jobs", c.Role)
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return 0, err

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/testlake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // Before each interruption crashRoundArchives archives of crashChats
@@ -281,7 +282,7 @@ func lakeHasEachOnce(t *testing.T, data string, ids map[string]bool) {
 	}
 	rows.Close()
 	lake := testlake.Engine(t, filepath.Join(data, "bucket"))
-	rows, err = lake.QueryContext(context.Background(), `SELECT conversation_id, run_id FROM read_parquet(`+lake.FileList(paths)+`)`)
+	rows, err = lake.QueryContext(context.Background(), `SELECT conversation_id, run_id FROM read_parquet(`+lakedb.FileList(lake.Root(), paths)+`)`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,8 @@ func Root(extra ...Command) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: catalog, signing keys, local bucket, admin socket (env EARSHOT_DATA)")
-	root.PersistentFlags().StringVar(&cfg.Catalog, "catalog", cfg.Catalog, "catalog address: sqlite://PATH (default sqlite://DATA/catalog.db) (env EARSHOT_CATALOG)")
+	root.PersistentFlags().StringVar(&cfg.Catalog, "catalog", cfg.Catalog, "catalog address: sqlite://PATH (default sqlite://DATA/catalog.db), or postgres://USER@HOST/DB?… for several processes or machines on one catalog (env EARSHOT_CATALOG)")
+	root.PersistentFlags().StringVar(&cfg.Bucket, "bucket", cfg.Bucket, "object storage: file://DIR or gs://BUCKET/PREFIX (default file://DATA/bucket; env EARSHOT_BUCKET)")
 	serve := serveCommand(&cfg)
 	scheduleFlags(serve, &cfg)
 	// The commands that run jobs (admin and jobs do when no server runs).

@@ -41,7 +41,6 @@ func serveCommand(cfg *Config) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env EARSHOT_ADDR)")
-	f.StringVar(&cfg.Bucket, "bucket", cfg.Bucket, "object storage: file://DIR or gs://BUCKET/PREFIX (default file://DATA/bucket; env EARSHOT_BUCKET)")
 	f.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL clients reach the API at, the tokens' issuer (default http://ADDR; env EARSHOT_PUBLIC_URL)")
 	f.DurationVar(&cfg.TokenTTL, "token-ttl", cfg.TokenTTL, "access token lifetime (env EARSHOT_TOKEN_TTL)")
 	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
@@ -50,6 +49,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
 	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
 	f.DurationVar(&cfg.SignedURLTimeout, "signed-url-timeout", cfg.SignedURLTimeout, "how long a signedUrl download may take (env EARSHOT_SIGNED_URL_TIMEOUT)")
+	f.StringVar(&cfg.Role, "role", cfg.Role, "what this process does: all (the API and the scheduled jobs), api (the API only), jobs (the scheduled jobs only; --addr then serves /healthz, /readyz and /metrics) (env EARSHOT_ROLE)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
@@ -64,7 +64,7 @@ func serve(ctx context.Context, cfg *Config) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
-		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload})
+		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload, HealthOnly: cfg.Role == roleJobs})
 	if err != nil {
 		return err
 	}
@@ -78,11 +78,13 @@ func serve(ctx context.Context, cfg *Config) error {
 			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
 		}
 	}
-	stopJobs, err := st.runner.Schedule(ctx, cfg.schedules())
-	if err != nil {
-		return err
+	if cfg.Role != roleAPI {
+		stopJobs, err := st.runner.Schedule(ctx, cfg.schedules())
+		if err != nil {
+			return err
+		}
+		defer stopJobs()
 	}
-	defer stopJobs()
 
 	created, err := st.admin.Bootstrap(ctx, cfg.CredentialsPath(), cfg.ClientURL()+"/connect/token",
 		os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_ID"), os.Getenv("EARSHOT_BOOTSTRAP_CLIENT_SECRET"))
@@ -104,7 +106,7 @@ func serve(ctx context.Context, cfg *Config) error {
 	}
 	defer stopAdmin()
 	srv := &http.Server{Handler: st.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.ClientURL(), "data", cfg.DataDir,
+	log.Info("serving", "role", cfg.Role, "addr", ln.Addr().String(), "public_url", cfg.ClientURL(), "data", cfg.DataDir,
 		"bucket", cfg.BucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String())
 
 	served := make(chan error, 1)
@@ -142,25 +144,12 @@ type Stack struct {
 // OpenStack opens the catalog, the bucket and the keys, and builds the jobs
 // and the API on them.
 func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Options) (*Stack, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, err
-	}
-	cat, err := OpenCatalog(ctx, cfg)
+	stg, err := openStorage(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	lk, err := openLake(ctx, cfg, cat)
-	if err != nil {
-		cat.Close()
-		return nil, err
-	}
-	bucket, err := blob.Open(ctx, cfg.BucketURL())
-	if err != nil {
-		lk.engine.Close()
-		cat.Close()
-		return nil, err
-	}
-	st := &Stack{Catalog: cat, Reader: lk.reader, bucket: bucket, Close: func() { bucket.Close(); lk.engine.Close(); cat.Close() }}
+	cat, lk, bucket := stg.cat, stg.lake, stg.bucket
+	st := &Stack{Catalog: cat, Reader: lk.reader, bucket: bucket, Close: stg.close}
 	keys, err := openKeyring(ctx, cfg, cat, log)
 	if err != nil {
 		st.Close()

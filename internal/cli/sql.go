@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/analyst"
+	"github.com/earshot/earshot/warehouse/blob"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 func sqlCommand(cfg *Config) *cobra.Command {
@@ -83,6 +87,11 @@ func analystFiles(ctx context.Context, cfg *Config, root, orgRef string) (analys
 	if orgID != "" {
 		org = orgID
 	}
+	if _, cached := LakeRoot(cfg); cached {
+		if err := fetchForAnalysts(ctx, cfg, root, manifest, orgID); err != nil {
+			return nil, err
+		}
+	}
 	snapshots, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(jobs.ExportPath("*", org))))
 	if err != nil {
 		return nil, err
@@ -94,4 +103,39 @@ func analystFiles(ctx context.Context, cfg *Config, root, orgRef string) (analys
 		files[table] = append(files[table], rel)
 	}
 	return files, nil
+}
+
+// fetchForAnalysts brings the files earshot sql reads into the local cache
+// of a remote bucket: the manifest's files it lacks, and every export
+// snapshot afresh (each export replaces them).
+func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []catalog.LakeFile, orgID string) error {
+	bucket, err := blob.Open(ctx, cfg.BucketURL())
+	if err != nil {
+		return err
+	}
+	defer bucket.Close()
+	if _, err := lake.Fill(ctx, bucket, root, catalog.Paths(manifest)); err != nil {
+		return fmt.Errorf("lake cache: %w", err)
+	}
+	for obj, err := range bucket.List(ctx, jobs.ExportPrefix) {
+		if err != nil {
+			return err
+		}
+		if orgID != "" && !strings.HasSuffix(obj.Key, "/org="+orgID+"/snapshot.parquet") {
+			continue
+		}
+		rc, err := bucket.Get(ctx, obj.Key)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("fetch %s: %w", obj.Key, err)
+		}
+		if err := lake.WriteCache(root, obj.Key, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }

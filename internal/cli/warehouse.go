@@ -36,7 +36,6 @@ bucket (--bucket, default the data directory's). Nothing is copied.`,
 		},
 	}
 	gen.Flags().StringVar(&o.Engine, "engine", "", "bigquery, trino or duckdb")
-	gen.Flags().StringVar(&cfg.Bucket, "bucket", cfg.Bucket, "the bucket the lake is in, as earshot serve's --bucket (env EARSHOT_BUCKET)")
 	gen.Flags().StringVar(&o.Location, "location", "", "the lake's root (default: the bucket's lake/ prefix, e.g. gs://BUCKET/PREFIX/lake)")
 	gen.Flags().StringVar(&o.Dataset, "dataset", "", "BigQuery dataset (default earshot), Trino CATALOG.SCHEMA (default hive.earshot), DuckDB schema (default none)")
 	gen.MarkFlagRequired("engine")

@@ -11,15 +11,27 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver "duckdb"
+
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // DB is DuckDB over the lake's files under one root directory.
 type DB struct {
 	db   *sql.DB
 	root string
+	// bucket, when root is the local cache of a remote bucket, is where
+	// files not yet in the cache come from (other processes committed
+	// them); present are the files known to be in the cache.
+	bucket  lake.Getter
+	present sync.Map
 }
+
+// FetchMissingFrom makes the engine fetch every file a query names that
+// its root (the local cache of bucket) does not hold yet.
+func (d *DB) FetchMissingFrom(bucket lake.Getter) { d.bucket = bucket }
 
 // Open starts an in-memory DuckDB over the lake files under root.
 func Open(ctx context.Context, root string) (*DB, error) {
@@ -53,9 +65,28 @@ func (d *DB) Root() string { return d.root }
 // Close releases DuckDB.
 func (d *DB) Close() error { return d.db.Close() }
 
-// FileList is the SQL list literal of lake files (manifest paths, never
+// Files is the SQL list literal of lake files (manifest paths, never
 // request input) for read_parquet: local paths under the root, quoted.
-func (d *DB) FileList(paths []string) string { return FileList(d.root, paths) }
+// On a cache, the files it lacks are fetched first.
+func (d *DB) Files(ctx context.Context, paths []string) (string, error) {
+	if d.bucket != nil {
+		var missing []string
+		for _, p := range paths {
+			if _, ok := d.present.Load(p); !ok {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) > 0 {
+			if _, err := lake.Fill(ctx, d.bucket, d.root, missing); err != nil {
+				return "", fmt.Errorf("lake cache: %w", err)
+			}
+			for _, p := range missing {
+				d.present.Store(p, struct{}{})
+			}
+		}
+	}
+	return FileList(d.root, paths), nil
+}
 
 // FileList is the SQL list literal of files under root, given by their
 // /-separated paths relative to it.

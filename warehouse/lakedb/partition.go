@@ -13,7 +13,11 @@ import (
 // runs names each conversation's current run (from the catalog).
 func (d *DB) ReadPartition(ctx context.Context, p catalog.Partition, runs map[string]string) (lake.Batch, error) {
 	var b lake.Batch
-	from := `read_parquet(` + d.FileList(p.Paths) + `, hive_partitioning = false) l`
+	files, err := d.Files(ctx, p.Paths)
+	if err != nil {
+		return b, err
+	}
+	from := `read_parquet(` + files + `, hive_partitioning = false) l`
 	db := d.db
 	switch p.Table {
 	case lake.TableConversations:

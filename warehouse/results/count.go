@@ -110,7 +110,11 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 	if q.ByInteraction {
 		date = "coalesce(interaction_date, arrived_on)"
 	}
-	query := `SELECT count(DISTINCT conversation_id) FROM read_parquet(` + r.Lake.FileList(catalog.Paths(files)) +
+	list, err := r.Lake.Files(ctx, catalog.Paths(files))
+	if err != nil {
+		return 0, err
+	}
+	query := `SELECT count(DISTINCT conversation_id) FROM read_parquet(` + list +
 		`, hive_partitioning = false) WHERE ` + date + ` BETWEEN ? AND ?`
 	args := []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
@@ -126,11 +130,15 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		if err != nil || len(resultFiles) == 0 {
 			return 0, err
 		}
-		query += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + r.Lake.FileList(catalog.Paths(resultFiles)) +
+		resultList, err := r.Lake.Files(ctx, catalog.Paths(resultFiles))
+		if err != nil {
+			return 0, err
+		}
+		query += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + resultList +
 			`, hive_partitioning = false) WHERE classifier_id IN (SELECT unnest(?::VARCHAR[])))`
 		args = append(args, classifierIDs)
 	}
 	var n int64
-	err := r.Lake.QueryRowContext(ctx, query, args...).Scan(&n)
+	err = r.Lake.QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, err
 }

@@ -89,7 +89,11 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	}
 	in := newInterner() // conversation and classifier ids come from page and classifiers
 	classifiers := newCycle(classifierIDs, in)
-	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + r.Lake.FileList(paths) + `, hive_partitioning = false)
+	list, err := r.Lake.Files(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ?`
 	args := []any{lo, hi}
 	if q.sparse() {

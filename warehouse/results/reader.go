@@ -44,8 +44,9 @@ type Conversations interface {
 
 // Lake runs DuckDB statements over the lake's files (lakedb.DB).
 type Lake interface {
-	// FileList is the SQL list literal of lake files for read_parquet.
-	FileList(paths []string) string
+	// Files is the SQL list literal of lake files for read_parquet
+	// (fetching those a local cache lacks).
+	Files(ctx context.Context, paths []string) (string, error)
 	// QueryArrow hands the query's result to fn in Arrow record batches.
 	QueryArrow(ctx context.Context, fn func(arrow.RecordBatch) error, query string, args ...any) error
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -220,8 +221,12 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	if q.ByInteraction {
 		date = "coalesce(interaction_date, arrived_on)"
 	}
+	list, err := r.Lake.Files(ctx, paths)
+	if err != nil {
+		return nil, "", err
+	}
 	query := `SELECT conversation_id, run_id, client_call_id, arrived_on, interaction_date, hierarchy_node_id
-		FROM read_parquet(` + r.Lake.FileList(paths) + `, hive_partitioning = false)
+		FROM read_parquet(` + list + `, hive_partitioning = false)
 		WHERE conversation_id > ? AND ` + date + ` BETWEEN ? AND ?`
 	args := []any{cursor, q.From.UTC(), q.To.UTC()}
 	if bound != "" {

@@ -66,8 +66,12 @@ func (r *Reader) Transcripts(ctx context.Context, orgID string, its []catalog.In
 	}
 	// File paths come from the manifest (never from a request) and are
 	// quoted; the ids are bound parameters.
+	list, err := r.Lake.Files(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := r.Lake.QueryContext(ctx, `SELECT conversation_id, run_id, speaker, start_ms, end_ms, text, confidence, words
-		FROM read_parquet(`+r.Lake.FileList(paths)+`)
+		FROM read_parquet(`+list+`)
 		WHERE conversation_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY conversation_id, segment_index`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read transcripts: %w", err)
