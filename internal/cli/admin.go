@@ -113,7 +113,7 @@ func adminCommand(cfg *Config) *cobra.Command {
 	}
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, deleteClient)
 
-	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg), keysCommand(cfg))
+	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
 	return cmd
 }
 

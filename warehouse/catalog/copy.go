@@ -17,12 +17,11 @@ type CopySource interface {
 	Rows(ctx context.Context, table string, fn func(columns []string, row []any) error) (int64, error)
 }
 
-// ErrNotEmpty: a copy is only made into a catalog that has no
-// organization yet.
-var ErrNotEmpty = fmt.Errorf("the catalog already has organizations: %w", ErrExists)
+// ErrNotEmpty: a copy is only made into a catalog whose tables are empty.
+var ErrNotEmpty = fmt.Errorf("the catalog already has data: %w", ErrExists)
 
-// CopyFrom copies every table of src into this catalog, which must be
-// empty, in one transaction, and checks that each table has as many rows
+// CopyFrom copies every table of src into this catalog, whose tables must
+// be empty, in one transaction, and checks that each table has as many rows
 // as the source said before it commits. It returns the rows copied by
 // table. A failed copy leaves this catalog as it was.
 func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int64, error) {
@@ -30,15 +29,17 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 	defer c.invalidateAll()
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		clear(copied)
-		var orgs int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM organizations`).Scan(&orgs); err != nil {
-			return err
-		}
-		if orgs > 0 {
-			return ErrNotEmpty
+		for _, table := range src.Tables() {
+			var have int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&have); err != nil {
+				return fmt.Errorf("copy %s: %w", table, err)
+			}
+			if have > 0 {
+				return fmt.Errorf("%w (%s has %d rows)", ErrNotEmpty, table, have)
+			}
 		}
 		for _, table := range src.Tables() {
-			n, err := copyTable(ctx, tx, src, table)
+			n, err := c.copyTable(ctx, tx, src, table)
 			if err != nil {
 				return fmt.Errorf("copy %s: %w", table, err)
 			}
@@ -58,13 +59,17 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 
 // copyTable inserts a source table's rows through one prepared statement,
 // made from the column names of its first row.
-func copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (int64, error) {
+func (c *Catalog) copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (int64, error) {
 	var stmt *sql.Stmt
 	defer func() {
 		if stmt != nil {
 			stmt.Close()
 		}
 	}()
+	booleans, err := c.booleanColumns(ctx, tx, table)
+	if err != nil {
+		return 0, err
+	}
 	return src.Rows(ctx, table, func(columns []string, row []any) error {
 		if stmt == nil {
 			var err error
@@ -73,8 +78,15 @@ func copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (i
 			}
 		}
 		for i, v := range row {
-			if t, ok := v.(time.Time); ok {
-				row[i] = stamp(t)
+			switch x := v.(type) {
+			case time.Time:
+				row[i] = stamp(x)
+			case int64:
+				// A flag SQLite keeps as an integer is a boolean on
+				// PostgreSQL.
+				if booleans[columns[i]] {
+					row[i] = x != 0
+				}
 			}
 		}
 		_, err := stmt.ExecContext(ctx, row...)
@@ -88,4 +100,19 @@ func (c *Catalog) invalidateAll() {
 	c.Classifiers.classifiers.invalidateAll()
 	c.Manifest.manifest.invalidateAll()
 	c.Reviews.reviews.invalidateAll()
+}
+
+// booleanColumns are the table's boolean columns on PostgreSQL (SQLite
+// takes booleans and integers alike).
+func (c *Catalog) booleanColumns(ctx context.Context, tx *sql.Tx, table string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if !c.postgres {
+		return out, nil
+	}
+	names, err := queryStrings(ctx, tx, `SELECT column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = ? AND data_type = 'boolean'`, table)
+	for _, n := range names {
+		out[n] = true
+	}
+	return out, err
 }
