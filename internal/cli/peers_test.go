@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -210,6 +211,51 @@ func runPeers(t *testing.T, kill bool) {
 	t.Logf("sample: %d ticks, %d runs", ticks, runs)
 }
 
+// TestRolesOnPostgreSQL: an API-only process and a jobs-only process on one
+// catalog and bucket. The jobs process answers only its health and metrics
+// routes; every scheduled job run (ingest of what came through the API
+// process, sample) is the jobs process's.
+func TestRolesOnPostgreSQL(t *testing.T) {
+	catalogURL := pgtest.Start(t).URL()
+	common := []string{"--catalog", catalogURL, "--bucket", "file://" + filepath.Join(t.TempDir(), "bucket")}
+	api := startPeer(t, "api", append([]string{"--role", roleAPI}, common...))
+	worker := startPeer(t, "jobs", append([]string{"--role", roleJobs}, common...))
+	for target, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/Me": 404, "/connect/token": 404} {
+		if got := worker.get("", target); got.code != want {
+			t.Fatalf("jobs process: GET %s answered %d, want %d", target, got.code, want)
+		}
+	}
+	api.upload(0)
+	api.waitIngested(t)
+	if chats := api.list(t, "ProcessedChat"); len(chats) != peerChats {
+		t.Fatalf("%d chats, want %d", len(chats), peerChats)
+	}
+	time.Sleep(2500 * time.Millisecond) // a sample tick at least
+	db, err := sql.Open("pgx", catalogURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT job, owner, count(*) FROM job_runs GROUP BY job, owner ORDER BY job`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ran := map[string]bool{}
+	for rows.Next() {
+		var job, owner string
+		var n int
+		rows.Scan(&job, &owner, &n)
+		if owner != worker.owner() {
+			t.Fatalf("%d %s runs by %s, not by the jobs process %s", n, job, owner, worker.owner())
+		}
+		ran[job] = true
+	}
+	if !ran["ingest"] || !ran["sample"] {
+		t.Fatalf("jobs that ran: %v", ran)
+	}
+}
+
 // peer is one earshot serve process.
 type peer struct {
 	name, data, addr, bearer string
@@ -241,7 +287,9 @@ func startPeer(t *testing.T, name string, common []string) *peer {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	p.bearer = "Bearer " + fetchToken(t, p.addr, peerClientID, peerSecret)["access_token"].(string)
+	if !slices.Contains(common, roleJobs) {
+		p.bearer = "Bearer " + fetchToken(t, p.addr, peerClientID, peerSecret)["access_token"].(string)
+	}
 	return p
 }
 

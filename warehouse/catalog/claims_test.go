@@ -98,3 +98,35 @@ func TestClaimsCommitAndSampling(t *testing.T) {
 		t.Fatalf("%d sampled", sampled)
 	}
 }
+
+// Processes that claim one schedule tick at once: one gets it, the others
+// are told no, and none sees an error (on PostgreSQL a caught unique
+// violation would have aborted the claim's transaction).
+func TestTickClaimedOnce(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	tick := time.Date(2025, 10, 7, 9, 0, 0, 0, time.UTC)
+	for round := range 3 {
+		var mu sync.Mutex
+		var winners []string
+		var wg sync.WaitGroup
+		for w := range 8 {
+			owner := fmt.Sprintf("worker-%d", w)
+			wg.Go(func() {
+				got, err := c.Jobs.ClaimTick(ctx, "sample", tick.Add(time.Duration(round)*time.Minute), owner)
+				if err != nil {
+					t.Errorf("%s: %v", owner, err)
+				}
+				if got {
+					mu.Lock()
+					winners = append(winners, owner)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(winners) != 1 {
+			t.Fatalf("round %d: claimed by %v", round, winners)
+		}
+	}
+}

@@ -19,12 +19,15 @@ func (c *JobStore) ClaimTick(ctx context.Context, job string, tick time.Time, ow
 		if _, err := tx.ExecContext(ctx, `DELETE FROM job_ticks WHERE tick < ?`, stamp(tick.Add(-tickRetention))); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO job_ticks (job, tick, owner, claimed_on) VALUES (?, ?, ?, ?)`,
-			job, stamp(tick), owner, now())
-		if isUniqueViolation(err) {
-			return nil
+		// DO NOTHING rather than a caught unique violation: on PostgreSQL
+		// a failed statement aborts the whole transaction.
+		res, err := tx.ExecContext(ctx, `INSERT INTO job_ticks (job, tick, owner, claimed_on) VALUES (?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, job, stamp(tick), owner, now())
+		if err != nil {
+			return err
 		}
-		claimed = err == nil
+		n, err := res.RowsAffected()
+		claimed = n == 1
 		return err
 	})
 	return claimed, err
