@@ -19,7 +19,7 @@ import (
 
 func benchCommand(cfg *cli.Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: cli.BenchShort}
-	cmd.AddCommand(benchASRCommand(cfg), benchAuthCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchPIICommand(cfg), benchQueryCommand(cfg))
+	cmd.AddCommand(benchASRCommand(cfg), benchAuthCommand(cfg), benchClassifiersCommand(), benchGenCommand(cfg), benchIngestCommand(cfg), benchPeersCommand(cfg), benchPIICommand(cfg), benchQueryCommand(cfg))
 	return cmd
 }
 

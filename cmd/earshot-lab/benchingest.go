@@ -97,21 +97,54 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 		return res, err
 	}
 	defer server.stop()
-	base := server.base
-	if out, err := exec.CommandContext(ctx, self, "admin", "classifiers", "import", "default", "--starter", "--data", data).CombinedOutput(); err != nil {
-		return res, fmt.Errorf("import the starter classifiers: %v\n%s", err, out)
+	if err := importStarter(ctx, self, []string{"--data", data}); err != nil {
+		return res, err
 	}
-	bearer, err := bootstrapToken(base, filepath.Join(data, "credentials.json"))
+	bearer, err := bootstrapToken(server.base, filepath.Join(data, "credentials.json"))
 	if err != nil {
 		return res, err
 	}
+	if err := uploadArchives(ctx, []string{server.base}, bearer, archives, chats, log); err != nil {
+		return res, err
+	}
+	fmt.Fprintln(log, "running earshot jobs run ingest…")
+	cpuBefore, err := processCPU(server.pid)
+	if err != nil {
+		return res, err
+	}
+	began := time.Now()
+	res.conversations, err = runIngestJob(ctx, self, []string{"--data", data})
+	res.wall = time.Since(began)
+	cpuAfter, cerr := processCPU(server.pid)
+	res.cpu = cpuAfter - cpuBefore
+	if err := errors.Join(err, cerr); err != nil {
+		return res, err
+	}
+	res.peakRSS, res.rss, err = processMemory(server.pid)
+	return res, err
+}
+
+// importStarter imports the starter classifiers into the bootstrap
+// organization (earshot admin classifiers import default --starter FLAGS).
+func importStarter(ctx context.Context, self string, flags []string) error {
+	args := append([]string{"admin", "classifiers", "import", "default", "--starter"}, flags...)
+	if out, err := exec.CommandContext(ctx, self, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("import the starter classifiers: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// uploadArchives generates the chat archives and uploads them, four at a
+// time, through the servers in turn.
+func uploadArchives(ctx context.Context, bases []string, bearer string, archives, chats int, log io.Writer) error {
 	fmt.Fprintf(log, "uploading %d archives of %d chats…\n", archives, chats)
 	gen := dialogues.New(2025)
 	start := time.Now().UTC().Add(-time.Hour)
 	bodies := make([][]byte, archives)
 	for a := range bodies {
+		var err error
 		if bodies[a], err = chatArchive(gen, start, a, chats); err != nil {
-			return res, err
+			return err
 		}
 	}
 	errs := make([]error, len(bodies))
@@ -122,36 +155,32 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[a] = uploadArchive(ctx, base, bearer, fmt.Sprintf("bench-%03d.tar", a), body)
+			errs[a] = uploadArchive(ctx, bases[a%len(bases)], bearer, fmt.Sprintf("bench-%03d.tar", a), body)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return res, err
+	return errors.Join(errs...)
+}
+
+// runIngestJob runs earshot jobs run ingest FLAGS (the server of the data
+// directory runs it) and returns the conversations it wrote.
+func runIngestJob(ctx context.Context, self string, flags []string) (int64, error) {
+	out, err := exec.CommandContext(ctx, self, append([]string{"jobs", "run", "ingest"}, flags...)...).Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return 0, fmt.Errorf("jobs run ingest: %w: %s", err, exit.Stderr)
 	}
-	fmt.Fprintln(log, "running earshot jobs run ingest…")
-	cpuBefore, err := processCPU(server.pid)
 	if err != nil {
-		return res, err
-	}
-	began := time.Now()
-	out, err := exec.CommandContext(ctx, self, "jobs", "run", "ingest", "--data", data).Output()
-	res.wall = time.Since(began)
-	cpuAfter, cerr := processCPU(server.pid)
-	res.cpu = cpuAfter - cpuBefore
-	if err := errors.Join(err, cerr); err != nil {
-		return res, fmt.Errorf("jobs run ingest: %w", err)
+		return 0, fmt.Errorf("jobs run ingest: %w", err)
 	}
 	var run struct {
 		Status string           `json:"status"`
 		Counts map[string]int64 `json:"counts"`
 	}
 	if err := json.Unmarshal(out, &run); err != nil || run.Status != "succeeded" {
-		return res, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
+		return 0, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
 	}
-	res.conversations = run.Counts["conversations"]
-	res.peakRSS, res.rss, err = processMemory(server.pid)
-	return res, err
+	return run.Counts["conversations"], nil
 }
 
 // chatArchive is a tar of chats generated from start on.

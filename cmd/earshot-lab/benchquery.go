@@ -52,39 +52,6 @@ the same files (no catalog check, JSON or HTTP). It reads the first
 organization earshot bench gen created.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, out := cmd.Context(), cmd.OutOrStdout()
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			st, err := cli.OpenStack(ctx, cfg, log, api.Options{PublicURL: "http://127.0.0.1"})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			orgs, err := st.Catalog.Orgs.Organizations(ctx)
-			if err != nil {
-				return err
-			}
-			i := slices.IndexFunc(orgs, func(o catalog.Organization) bool { return o.Name == "generated-1" })
-			if i < 0 {
-				return fmt.Errorf("no organization generated-1 in %s: run earshot bench gen first", cfg.DataDir)
-			}
-			org := orgs[i].ID
-			token, err := st.Tokens.Issue(oauth.NewClientID(), org, oauth.Scope)
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				return err
-			}
-			srv := &http.Server{Handler: st.Handler}
-			go srv.Serve(ln)
-			defer srv.Close()
-			base := "http://" + ln.Addr().String()
-			cases, err := queryCases(ctx, st.Catalog, org)
-			if err != nil {
-				return err
-			}
-			reader := st.Reader
 			if profile != "" {
 				stop, err := startCPUProfile(profile)
 				if err != nil {
@@ -92,38 +59,93 @@ organization earshot bench gen created.`,
 				}
 				defer stop()
 			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			timings, err := measureQueries(cmd.Context(), cfg, runs)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "query\tHTTP p50\tHTTP p99\tDuckDB p50\tDuckDB p99\tHTTP/DuckDB p50\titems\t")
-			for _, c := range cases {
-				if c.deep {
-					if c.page.AfterID, err = midCursor(ctx, st.Catalog, c.page); err != nil {
-						return err
-					}
-				}
-				target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
-				var body bytes.Buffer
-				httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body) })
-				if err != nil {
-					return fmt.Errorf("%s: %w", c.name, err)
-				}
-				direct, err := timeRuns(runs, func() error { _, err := reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
-				if err != nil {
-					return fmt.Errorf("%s direct: %w", c.name, err)
-				}
-				// Counted once, after the timed requests: latency is the time to
-				// the whole body, not the client's scan of it.
-				items := bytes.Count(body.Bytes(), []byte(`"conversationId":`))
-				hp50, hp99, dp50, dp99 := pct(httpTimes, 50), pct(httpTimes, 99), pct(direct, 50), pct(direct, 99)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", c.name, ms(hp50), ms(hp99), ms(dp50), ms(dp99), float64(hp50)/float64(dp50), items)
+			for _, q := range timings {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f×\t%d\t\n", q.name, ms(q.httpP50), ms(q.httpP99), ms(q.directP50), ms(q.directP99),
+					float64(q.httpP50)/float64(q.directP50), q.items)
 			}
 			tw.Flush()
-			fmt.Fprintln(out, "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.3× DuckDB")
+			fmt.Fprintln(cmd.OutOrStdout(), "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.3× DuckDB")
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&runs, "runs", 50, "requests per query (after 3 warm-up requests)")
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	return cmd
+}
+
+// queryTiming is one benchmarked page's latency, through HTTP and
+// straight in DuckDB.
+type queryTiming struct {
+	name                 string
+	httpP50, httpP99     time.Duration
+	directP50, directP99 time.Duration
+	items                int
+}
+
+// measureQueries serves the API of the configuration's catalog and lake on
+// a loopback port and times each benchmarked page (queryCases) of the
+// organization earshot bench gen created first.
+func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTiming, error) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := cli.OpenStack(ctx, cfg, log, api.Options{PublicURL: "http://127.0.0.1"})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	orgs, err := st.Catalog.Orgs.Organizations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(orgs, func(o catalog.Organization) bool { return o.Name == "generated-1" })
+	if i < 0 {
+		return nil, fmt.Errorf("no organization generated-1 in %s: run earshot bench gen first", cfg.DataDir)
+	}
+	org := orgs[i].ID
+	token, err := st.Tokens.Issue(oauth.NewClientID(), org, oauth.Scope)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: st.Handler}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+	cases, err := queryCases(ctx, st.Catalog, org)
+	if err != nil {
+		return nil, err
+	}
+	var out []queryTiming
+	for _, c := range cases {
+		if c.deep {
+			if c.page.AfterID, err = midCursor(ctx, st.Catalog, c.page); err != nil {
+				return nil, err
+			}
+		}
+		target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
+		var body bytes.Buffer
+		httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body) })
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		direct, err := timeRuns(runs, func() error { _, err := st.Reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
+		if err != nil {
+			return nil, fmt.Errorf("%s direct: %w", c.name, err)
+		}
+		// Counted once, after the timed requests: latency is the time to
+		// the whole body, not the client's scan of it.
+		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
+			directP50: pct(direct, 50), directP99: pct(direct, 99), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`))})
+	}
+	return out, nil
 }
 
 // queryCases are the benchmarked pages: the generated range starts on the

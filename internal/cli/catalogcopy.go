@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -32,31 +30,7 @@ copied. Then start every process with --catalog set to the target.`,
 			if from == to {
 				return errors.New("--from and --to name the same catalog")
 			}
-			if !catalog.IsPostgres(from) {
-				path, err := catalog.FilePath(from)
-				if err != nil {
-					return err
-				}
-				if _, err := os.Stat(path); err != nil {
-					return fmt.Errorf("--from: %w", err)
-				}
-			}
-			src, err := catalog.Open(ctx, from)
-			if err != nil {
-				return fmt.Errorf("--from: %w", err)
-			}
-			defer src.Close()
-			dst, err := catalog.Open(ctx, to)
-			if err != nil {
-				return fmt.Errorf("--to: %w", err)
-			}
-			defer dst.Close()
-			read, err := src.CopySource(ctx)
-			if err != nil {
-				return fmt.Errorf("--from: %w", err)
-			}
-			defer read.Close()
-			copied, err := dst.CopyFrom(ctx, read)
+			copied, err := catalog.Copy(ctx, from, to)
 			if err != nil {
 				return err
 			}

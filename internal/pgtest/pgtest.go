@@ -52,7 +52,7 @@ func version(binDir string) int {
 // named earshot that the earshot role owns; it stops when the test ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
-	c, err := start()
+	c, err := start(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,13 @@ func Start(t testing.TB) *Cluster {
 	return c
 }
 
+// StartDurable starts a cluster that syncs its writes to disk as a
+// production server does (tests' clusters do not), for benchmarks; the
+// caller stops it.
+func StartDurable() (*Cluster, error) { return start(true) }
+
 // start initializes and starts a cluster.
-func start() (*Cluster, error) {
+func start(durable bool) (*Cluster, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -89,10 +94,13 @@ func start() (*Cluster, error) {
 			return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
 		}
 	}
+	settings := "-c listen_addresses='' -k " + dir + " -c max_connections=200"
+	if !durable {
+		settings += " -c fsync=off"
+	}
 	for _, step := range [][]string{
 		{"initdb", "-D", c.data(), "-U", "earshot", "-A", "trust", "-E", "UTF8", "--no-sync"},
-		{"pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o",
-			"-c listen_addresses='' -k " + dir + " -c fsync=off -c max_connections=200", "start"},
+		{"pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o", settings, "start"},
 		{"createdb", "-h", dir, "-U", "earshot", "earshot"},
 	} {
 		if out, err := c.cmd(step[0], step[1:]...).CombinedOutput(); err != nil {
@@ -122,16 +130,24 @@ var shared struct {
 // catalogs.
 func Database(t testing.TB) string {
 	t.Helper()
-	shared.once.Do(func() { shared.cluster, shared.err = start() })
+	shared.once.Do(func() { shared.cluster, shared.err = start(false) })
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	c := shared.cluster
-	name := fmt.Sprintf("t%d", shared.n.Add(1))
-	if out, err := c.cmd("createdb", "-h", c.Dir, "-U", "earshot", name).CombinedOutput(); err != nil {
-		t.Fatalf("createdb: %v\n%s", err, out)
+	address, err := shared.cluster.CreateDatabase(fmt.Sprintf("t%d", shared.n.Add(1)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "postgres://earshot@/" + name + "?host=" + c.Dir + "&sslmode=disable"
+	return address
+}
+
+// CreateDatabase makes a new, empty database in the cluster and returns
+// its address.
+func (c *Cluster) CreateDatabase(name string) (string, error) {
+	if out, err := c.cmd("createdb", "-h", c.Dir, "-U", "earshot", name).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("createdb: %v\n%s", err, out)
+	}
+	return c.address(name), nil
 }
 
 // StopShared stops the shared cluster, if one started (TestMain, after
@@ -149,6 +165,8 @@ func (c *Cluster) cmd(name string, args ...string) *exec.Cmd {
 }
 
 // URL is the earshot database's address, as --catalog takes it.
-func (c *Cluster) URL() string {
-	return "postgres://earshot@/earshot?host=" + c.Dir + "&sslmode=disable"
+func (c *Cluster) URL() string { return c.address("earshot") }
+
+func (c *Cluster) address(database string) string {
+	return "postgres://earshot@/" + database + "?host=" + c.Dir + "&sslmode=disable"
 }

@@ -23,12 +23,16 @@ var (
 	reviewColumns  = []string{"id", "org_id", "conversation_id", "event_type", "reviewer", "event_time", "model_results"}
 )
 
-// bulkInsert inserts rows (values in column order) inside the transaction
-// through one prepared statement: SQLite runs it in-process, so a row
-// costs one step of the statement and no round trip.
-func bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+// bulkInsert inserts rows (values in column order) inside the
+// transaction. SQLite runs statements in-process: one prepared statement,
+// a row costing one step of it and no round trip. On PostgreSQL every
+// statement is a round trip to the server: rows go many to a statement.
+func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if h.postgres {
+		return insertMany(ctx, tx, table, cols, rows)
 	}
 	stmt, err := prepareInsert(ctx, tx, table, cols)
 	if err != nil {
@@ -37,6 +41,31 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, ro
 	defer stmt.Close()
 	for _, r := range rows {
 		if _, err := stmt.ExecContext(ctx, r...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxParameters bounds the values of one statement: PostgreSQL takes at
+// most 65535 parameters.
+const maxParameters = 65535
+
+// insertMany inserts the rows through multi-row INSERT statements, as
+// many rows to a statement as the parameter limit allows.
+func insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	per := maxParameters / len(cols)
+	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
+	head := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES `
+	for len(rows) > 0 {
+		chunk := rows[:min(per, len(rows))]
+		rows = rows[len(chunk):]
+		args := make([]any, 0, len(chunk)*len(cols))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		query := head + strings.Repeat(row+", ", len(chunk)-1) + row
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 			return err
 		}
 	}

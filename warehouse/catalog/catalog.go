@@ -203,7 +203,32 @@ const maxAttempts = 8
 // inTx runs fn in a transaction and commits it. A transaction that fails
 // because the database stayed busy is retried from the start (fn must be
 // repeatable); any other error rolls back and is returned as is.
+// SQLite's transactions are serial (one writer, taken at BEGIN);
+// PostgreSQL's are made so, and the one that loses is retried.
 func (h handle) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return h.retried(ctx, sql.LevelSerializable, fn)
+}
+
+// inLockedTx is inTx for a transaction whose correctness rests on the rows
+// it locks first (lockRows) and that otherwise writes only rows keyed by
+// them or by new ids. PostgreSQL runs it READ COMMITTED: serializable mode
+// tracks reads by index page and failed such transactions of processes
+// working on different rows of one table (an ingest commit in ten, with
+// two processes ingesting), each failure a redone commit.
+func (h handle) inLockedTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return h.retried(ctx, sql.LevelReadCommitted, fn)
+}
+
+// lockRows is the clause that locks the rows a query selects until the
+// transaction ends (SQLite's one writer holds them all already).
+func (h handle) lockRows() string {
+	if h.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+func (h handle) retried(ctx context.Context, isolation sql.IsolationLevel, fn func(tx *sql.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -214,7 +239,7 @@ func (h handle) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 			case <-time.After(backoff + rand.N(backoff)):
 			}
 		}
-		err = h.runTx(ctx, fn)
+		err = h.runTx(ctx, isolation, fn)
 		if !isConflict(err) {
 			return err
 		}
@@ -222,12 +247,10 @@ func (h handle) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return fmt.Errorf("catalog: gave up after %d busy attempts: %w", maxAttempts, err)
 }
 
-func (h handle) runTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	// SQLite's transactions are serial (one writer, taken at BEGIN);
-	// PostgreSQL's are made so, and the one that loses is retried.
+func (h handle) runTx(ctx context.Context, isolation sql.IsolationLevel, fn func(tx *sql.Tx) error) error {
 	var opts *sql.TxOptions
 	if h.postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelSerializable}
+		opts = &sql.TxOptions{Isolation: isolation}
 	}
 	tx, err := h.db.BeginTx(ctx, opts)
 	if err != nil {

@@ -21,7 +21,7 @@ func benchUploads(b *testing.B, c *Catalog, orgID string, n int) {
 			StagedKey: &key, ArrivedOn: now, LocaleID: 1033, Source: "file"}
 		rows[i] = interactionRow(it, now, nil)
 	}
-	if err := c.inTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -114,7 +114,7 @@ func BenchmarkConversationStates(b *testing.B) {
 			FileName: ids[i] + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
 		rows[i] = interactionRow(it, now, &run)
 	}
-	if err := c.inTx(ctx, func(tx *sql.Tx) error { return bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
 		b.Fatal(err)
 	}
 	dense := ids[total/2 : total/2+1000]

@@ -82,17 +82,19 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) error {
 	var written []LakeFile
 	defer func() { c.manifest.invalidate(orgsOf(written)...) }()
-	return c.inTx(ctx, func(tx *sql.Tx) error {
+	// Locking the uploads whose lease this process holds is what keeps
+	// every other writer off them and their chats until the commit.
+	return c.inLockedTx(ctx, func(tx *sql.Tx) error {
 		ids := make([]string, len(ic.Outcomes))
 		for i, o := range ic.Outcomes {
 			ids[i] = o.Upload.ID
 		}
-		var owned int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE `+anyOf("id")+` AND lease_owner = ?`,
-			list(ids), ic.Owner).Scan(&owned); err != nil {
+		owned, err := queryStrings(ctx, tx, `SELECT id FROM interactions WHERE `+anyOf("id")+` AND lease_owner = ?`+c.lockRows(),
+			list(ids), ic.Owner)
+		if err != nil {
 			return err
 		}
-		if owned != len(ids) {
+		if len(owned) != len(ids) {
 			return ErrLeaseLost
 		}
 		t := now()
@@ -127,13 +129,13 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 				addFailure(o.Upload.OrgID, o.Upload.ID, msg)
 			}
 		}
-		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, children); err != nil {
+		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, children); err != nil {
 			if isUniqueViolation(err) {
 				return ErrFileNameTaken
 			}
 			return err
 		}
-		if err := bulkInsert(ctx, tx, "process_failures", failureColumns, failures); err != nil {
+		if err := c.bulkInsert(ctx, tx, "process_failures", failureColumns, failures); err != nil {
 			return err
 		}
 		for _, o := range ic.Outcomes {
@@ -162,7 +164,6 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		if ic.Files == nil {
 			return nil
 		}
-		var err error
 		if written, err = ic.Files(); err != nil {
 			return err
 		}
@@ -170,7 +171,7 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		for _, f := range written {
 			files = append(files, lakeFileRow(f, ic.RunID, t))
 		}
-		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
+		if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
 			return err
 		}
 		return c.changed(ctx, tx, domainManifest, orgsOf(written)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -19,6 +20,38 @@ type CopySource interface {
 
 // ErrNotEmpty: a copy is only made into a catalog whose tables are empty.
 var ErrNotEmpty = fmt.Errorf("the catalog already has data: %w", ErrExists)
+
+// Copy copies every table of the catalog at from into the empty catalog at
+// to (addresses as Open takes them; either engine, either way) and returns
+// the rows copied by table. A SQLite source must exist: opening an absent
+// file would make an empty catalog to copy.
+func Copy(ctx context.Context, from, to string) (map[string]int64, error) {
+	if !IsPostgres(from) {
+		path, err := FilePath(from)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("the catalog to copy: %w", err)
+		}
+	}
+	src, err := Open(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("the catalog to copy: %w", err)
+	}
+	defer src.Close()
+	dst, err := Open(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("the catalog to copy into: %w", err)
+	}
+	defer dst.Close()
+	read, err := src.CopySource(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the catalog to copy: %w", err)
+	}
+	defer read.Close()
+	return dst.CopyFrom(ctx, read)
+}
 
 // CopyFrom copies every table of src into this catalog, whose tables must
 // be empty, in one transaction, and checks that each table has as many rows
@@ -57,41 +90,51 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 	return copied, err
 }
 
-// copyTable inserts a source table's rows through one prepared statement,
-// made from the column names of its first row.
+// copyBatch is how many rows the copy inserts at once.
+const copyBatch = 1000
+
+// copyTable inserts a source table's rows, copyBatch at a time, under the
+// column names of its first row.
 func (c *Catalog) copyTable(ctx context.Context, tx *sql.Tx, src CopySource, table string) (int64, error) {
-	var stmt *sql.Stmt
-	defer func() {
-		if stmt != nil {
-			stmt.Close()
-		}
-	}()
 	booleans, err := c.booleanColumns(ctx, tx, table)
 	if err != nil {
 		return 0, err
 	}
-	return src.Rows(ctx, table, func(columns []string, row []any) error {
-		if stmt == nil {
-			var err error
-			if stmt, err = prepareInsert(ctx, tx, table, columns); err != nil {
-				return err
-			}
-		}
+	var names []string
+	var batch [][]any
+	flush := func() error {
+		err := c.bulkInsert(ctx, tx, table, names, batch)
+		batch = batch[:0]
+		return err
+	}
+	n, err := src.Rows(ctx, table, func(columns []string, row []any) error {
+		names = columns
+		values := make([]any, len(row)) // the source reuses row
 		for i, v := range row {
 			switch x := v.(type) {
 			case time.Time:
-				row[i] = stamp(x)
+				values[i] = stamp(x)
 			case int64:
 				// A flag SQLite keeps as an integer is a boolean on
 				// PostgreSQL.
 				if booleans[columns[i]] {
-					row[i] = x != 0
+					values[i] = x != 0
+				} else {
+					values[i] = x
 				}
+			default:
+				values[i] = v
 			}
 		}
-		_, err := stmt.ExecContext(ctx, row...)
-		return err
+		if batch = append(batch, values); len(batch) == copyBatch {
+			return flush()
+		}
+		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return n, flush()
 }
 
 // invalidateAll drops everything kept in memory.

@@ -40,13 +40,13 @@ func (c *InteractionStore) CommitImport(ctx context.Context, im Import) error {
 	defer c.manifest.invalidate(orgsOf(im.Files)...)
 	defer c.reviews.invalidateAll() // an import is rare: whose reviews it holds need not be sorted out
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
+		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, its); err != nil {
 			return err
 		}
-		if err := bulkInsert(ctx, tx, "result_reviews", reviewColumns, reviews); err != nil {
+		if err := c.bulkInsert(ctx, tx, "result_reviews", reviewColumns, reviews); err != nil {
 			return err
 		}
-		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
+		if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
 			return err
 		}
 		if err := c.changed(ctx, tx, domainReviews); err != nil {

@@ -239,7 +239,7 @@ func (c *ManifestStore) SwapLakeFiles(ctx context.Context, runID string, old []s
 			}
 			rows = append(rows, lakeFileRow(f, runID, t))
 		}
-		if err := bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows); err != nil {
+		if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows); err != nil {
 			return err
 		}
 		return c.changed(ctx, tx, domainManifest, orgsOf(replacements)...)
