@@ -106,8 +106,9 @@ type TokenState struct {
 }
 
 // TokenStateTTL is how long a client's token state is kept: how late a
-// change is seen by a process other than the one that made it (or by this
-// one, when a request read the state while the change was committed).
+// change is seen by another process on a SQLite catalog (on PostgreSQL a
+// change notification drops the state at once), or by this one when a
+// request read the state while the change was committed.
 const TokenStateTTL = 30 * time.Second
 
 // newTokenStates is the cache of clients' token states.
