@@ -316,19 +316,56 @@ func uploadArchive(ctx context.Context, base, bearer, name string, body []byte) 
 // processCPU is the CPU time a process has used (utime and stime of
 // /proc/PID/stat, in clock ticks of 1/100 s).
 func processCPU(pid int) (time.Duration, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := procStat(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The fields after the command (in parentheses, which may hold spaces).
+	return ticks(fields[11], fields[12]), nil
+}
+
+// treeCPU is the CPU time of a process, of its children that have ended
+// (cutime, cstime) and of those still running: a PostgreSQL server and
+// its backends.
+func treeCPU(pid int) (time.Duration, error) {
+	fields, err := procStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	total := ticks(fields[11], fields[12], fields[13], fields[14])
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		child, _ := strconv.Atoi(filepath.Base(dir))
+		f, err := procStat(child)
+		if err == nil && f[1] == strconv.Itoa(pid) { // the parent's pid
+			total += ticks(f[11], f[12], f[13], f[14])
+		}
+	}
+	return total, nil
+}
+
+// procStat are the fields of /proc/PID/stat after the command (which is in
+// parentheses and may hold spaces): state first, then the parent's pid.
+func procStat(pid int) ([]string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
 	_, rest, _ := strings.Cut(string(raw), ") ")
 	fields := strings.Fields(rest)
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
+	if len(fields) < 15 {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields))
 	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+	return fields, nil
+}
+
+// ticks adds clock ticks of 1/100 s.
+func ticks(values ...string) time.Duration {
+	var n int64
+	for _, v := range values {
+		t, _ := strconv.ParseInt(v, 10, 64)
+		n += t
+	}
+	return time.Duration(n) * 10 * time.Millisecond
 }
 
 // processMemory is a process's peak and current resident memory in bytes

@@ -53,7 +53,11 @@ with a data directory of its own on the PostgreSQL copy and the same bucket.`,
 			}
 			defer cluster.Stop()
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "catalog\tprocesses\tround\tchats\twall\tconv/s\tservers' CPU\tchats by process\t")
+			postgres, err := cluster.ServerPID()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(tw, "catalog\tprocesses\tround\tchats\twall\tconv/s\tearshot CPU\tPostgreSQL CPU\tchats by process\t")
 			for round := 1; round <= runs; round++ {
 				for i, setup := range []struct {
 					engine    string
@@ -65,12 +69,12 @@ with a data directory of its own on the PostgreSQL copy and the same bucket.`,
 							return err
 						}
 					}
-					res, err := benchPeersIngest(ctx, self, address, setup.processes, archives, chats, log)
+					res, err := benchPeersIngest(ctx, self, address, setup.processes, archives, chats, postgres, log)
 					if err != nil {
 						return fmt.Errorf("%s, %d processes: %w", setup.engine, setup.processes, err)
 					}
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f s\t%.0f\t%.2f s\t%v\t\n", setup.engine, setup.processes, round, res.conversations,
-						res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.cpu.Seconds(), res.byProcess)
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f s\t%.0f\t%.2f s\t%.2f s\t%v\t\n", setup.engine, setup.processes, round, res.conversations,
+						res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.cpu.Seconds(), res.postgresCPU.Seconds(), res.byProcess)
 				}
 			}
 			tw.Flush()
@@ -91,13 +95,15 @@ with a data directory of its own on the PostgreSQL copy and the same bucket.`,
 
 type peersIngestResult struct {
 	ingestResult
-	byProcess []int64
+	postgresCPU time.Duration // the cluster's, all its databases (only one is busy)
+	byProcess   []int64
 }
 
 // benchPeersIngest runs the processes on the catalog (address, "" = SQLite
 // in the first process's data directory) and one new bucket, uploads the
-// archives spread over them and times their ingest jobs run at once.
-func benchPeersIngest(ctx context.Context, self, address string, processes, archives, chats int, log io.Writer) (peersIngestResult, error) {
+// archives spread over them and times their ingest jobs run at once, with
+// the CPU of the processes and of the PostgreSQL server (pid postgres).
+func benchPeersIngest(ctx context.Context, self, address string, processes, archives, chats, postgres int, log io.Writer) (peersIngestResult, error) {
 	var res peersIngestResult
 	bucketDir, err := os.MkdirTemp("", "earshot-bench-bucket-")
 	if err != nil {
@@ -141,6 +147,10 @@ func benchPeersIngest(ctx context.Context, self, address string, processes, arch
 			return res, err
 		}
 	}
+	postgresBefore, err := treeCPU(postgres)
+	if err != nil {
+		return res, err
+	}
 	res.byProcess = make([]int64, processes)
 	errs := make([]error, processes)
 	began := time.Now()
@@ -152,6 +162,11 @@ func benchPeersIngest(ctx context.Context, self, address string, processes, arch
 	}
 	wg.Wait()
 	res.wall = time.Since(began)
+	postgresAfter, err := treeCPU(postgres)
+	if err != nil {
+		return res, err
+	}
+	res.postgresCPU = postgresAfter - postgresBefore
 	for i, s := range servers {
 		if errs[i] != nil {
 			return res, errs[i]

@@ -164,6 +164,17 @@ func (c *Cluster) cmd(name string, args ...string) *exec.Cmd {
 	return c.run(filepath.Join(c.bin, name), args...)
 }
 
+// ServerPID is the process id of the cluster's server (the postmaster,
+// parent of every backend), from its pid file.
+func (c *Cluster) ServerPID() (int, error) {
+	raw, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		return 0, err
+	}
+	first, _, _ := strings.Cut(string(raw), "\n")
+	return strconv.Atoi(strings.TrimSpace(first))
+}
+
 // URL is the earshot database's address, as --catalog takes it.
 func (c *Cluster) URL() string { return c.address("earshot") }
 

@@ -87,6 +87,14 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 		}
 		return c.changed(ctx, tx, domainAll)
 	})
+	if err == nil && c.postgres {
+		// PostgreSQL plans queries from statistics that only ANALYZE (or,
+		// later, autovacuum) gathers: without them, right after a copy,
+		// some pages were planned several times slower.
+		if _, err := c.db.ExecContext(ctx, `ANALYZE`); err != nil {
+			return copied, fmt.Errorf("the copy is made; gathering its statistics (ANALYZE) failed: %w", err)
+		}
+	}
 	return copied, err
 }
 
