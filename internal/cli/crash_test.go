@@ -170,18 +170,8 @@ func (s *crashServer) upload(i int) {
 	t := s.t
 	t.Helper()
 	name := fmt.Sprintf("a%02d.tar", i)
-	var body bytes.Buffer
-	ct := newMultipart(&body, `{"FileName":"`+name+`","UploadType":"Chat"}`, name, longChatTar(crashChats, crashTurns, fmt.Sprintf("a%02d", i)))
-	req, _ := http.NewRequest("POST", "http://"+s.addr+"/Media/Upload", &body)
-	req.Header.Set("Content-Type", ct)
-	req.Header.Set("Authorization", s.bearer)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	if err := uploadChats(s.addr, s.bearer, name, longChatTar(crashChats, crashTurns, fmt.Sprintf("a%02d", i))); err != nil {
 		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("upload %s: %s", name, resp.Status)
 	}
 }
 
@@ -214,24 +204,8 @@ func (s *crashServer) list(mediaType string) []map[string]any {
 
 // waitIngested waits until no upload is still Processing.
 func (s *crashServer) waitIngested() {
-	t := s.t
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		pending := 0
-		for _, up := range s.list("Chat") {
-			if up["status"] == "Processing" {
-				pending++
-			}
-		}
-		if pending == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d uploads still Processing after 3 minutes", pending)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	s.t.Helper()
+	waitNoneProcessing(s.t, func() []map[string]any { return s.list("Chat") }, 3*time.Minute, 500*time.Millisecond)
 }
 
 // operatorCommands are what an operator runs while the server is down:

@@ -378,18 +378,27 @@ func (p *peer) walk(t *testing.T, target string) []string {
 
 func (p *peer) upload(i int) {
 	name := fmt.Sprintf("p%02d.tar", i)
+	if err := uploadChats(p.addr, p.bearer, name, longChatTar(peerChats, peerTurns, fmt.Sprintf("p%02d", i))); err != nil {
+		panic(fmt.Sprintf("through %s: %v", p.name, err))
+	}
+}
+
+// uploadChats sends a chat archive through the upload API.
+func uploadChats(addr, bearer, name string, archive []byte) error {
 	var body bytes.Buffer
-	ct := newMultipart(&body, `{"FileName":"`+name+`","UploadType":"Chat"}`, name, longChatTar(peerChats, peerTurns, fmt.Sprintf("p%02d", i)))
-	req, _ := http.NewRequest("POST", "http://"+p.addr+"/Media/Upload", &body)
+	ct := newMultipart(&body, `{"FileName":"`+name+`","UploadType":"Chat"}`, name, archive)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/Media/Upload", &body)
 	req.Header.Set("Content-Type", ct)
-	req.Header.Set("Authorization", p.bearer)
+	req.Header.Set("Authorization", bearer)
 	resp, err := http.DefaultClient.Do(req)
-	if err == nil {
-		resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", name, err)
 	}
-	if err != nil || resp.StatusCode != http.StatusOK {
-		panic(fmt.Sprintf("upload %s through %s: %v %v", name, p.name, resp, err))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("upload %s: %s", name, resp.Status)
 	}
+	return nil
 }
 
 // list pages through the records of a media type.
@@ -407,10 +416,17 @@ func (p *peer) list(t *testing.T, mediaType string) []map[string]any {
 // waitIngested waits until no upload is still Processing.
 func (p *peer) waitIngested(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	waitNoneProcessing(t, func() []map[string]any { return p.list(t, "Chat") }, 2*time.Minute, 250*time.Millisecond)
+}
+
+// waitNoneProcessing waits until no upload that uploads lists is still
+// Processing, failing the test after within.
+func waitNoneProcessing(t *testing.T, uploads func() []map[string]any, within, every time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		pending := 0
-		for _, up := range p.list(t, "Chat") {
+		for _, up := range uploads() {
 			if up["status"] == "Processing" {
 				pending++
 			}
@@ -419,9 +435,9 @@ func (p *peer) waitIngested(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d uploads still Processing after 2 minutes", pending)
+			t.Fatalf("%d uploads still Processing after %v", pending, within)
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

@@ -37,6 +37,12 @@ func openTest(t testing.TB) *Catalog {
 	if testEngine == "postgres" {
 		address = pgtest.Database(t)
 	}
+	return openAt(t, address)
+}
+
+// openAt opens the catalog at an address for the test.
+func openAt(t testing.TB, address string) *Catalog {
+	t.Helper()
 	c, err := Open(context.Background(), address)
 	if err != nil {
 		t.Fatal(err)

@@ -19,15 +19,7 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 	}
 	ctx := context.Background()
 	address := pgtest.Database(t)
-	open := func() *Catalog {
-		c, err := Open(ctx, address)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	a, b := open(), open()
+	a, b := openAt(t, address), openAt(t, address)
 	org, err := a.Orgs.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)

@@ -54,11 +54,19 @@ func (s *TableSource) Rows(ctx context.Context, table string, fn func(columns []
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
 	columns, err := rows.Columns()
 	if err != nil {
+		rows.Close()
 		return 0, err
 	}
+	return total, EachRow(rows, columns, fn)
+}
+
+// EachRow hands every row of rows to fn under the column names, as the
+// driver reads it (one slice, reused from row to row), and closes rows: the
+// reading side of a CopySource.
+func EachRow(rows *sql.Rows, columns []string, fn func(columns []string, row []any) error) error {
+	defer rows.Close()
 	row := make([]any, len(columns))
 	ptrs := make([]any, len(columns))
 	for i := range row {
@@ -66,11 +74,11 @@ func (s *TableSource) Rows(ctx context.Context, table string, fn func(columns []
 	}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
-			return 0, err
+			return err
 		}
 		if err := fn(columns, row); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	return total, rows.Err()
+	return rows.Err()
 }

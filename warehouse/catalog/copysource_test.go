@@ -22,18 +22,10 @@ func TestCopyBetweenEngines(t *testing.T) {
 		t.Skip("the copy goes between both engines: it runs once")
 	}
 	ctx := context.Background()
-	open := func(address string) *Catalog {
-		c, err := Open(ctx, address)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	src := open(filepath.Join(t.TempDir(), "catalog.db"))
+	src := openAt(t, filepath.Join(t.TempDir(), "catalog.db"))
 	fillForCopy(t, src)
-	pg := open(pgtest.Database(t))
-	back := open(filepath.Join(t.TempDir(), "back.db"))
+	pg := openAt(t, pgtest.Database(t))
+	back := openAt(t, filepath.Join(t.TempDir(), "back.db"))
 
 	copyInto := func(from, to *Catalog) map[string]int64 {
 		s, err := from.CopySource(ctx)

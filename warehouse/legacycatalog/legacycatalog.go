@@ -79,21 +79,7 @@ func (s *Source) Rows(ctx context.Context, table string, fn func(columns []strin
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	row := make([]any, len(columns))
-	ptrs := make([]any, len(columns))
-	for i := range row {
-		ptrs[i] = &row[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return 0, err
-		}
-		if err := fn(columns, row); err != nil {
-			return 0, err
-		}
-	}
-	return total, rows.Err()
+	return total, catalog.EachRow(rows, columns, fn)
 }
 
 // columns are a table's column names and the expressions that read each
