@@ -12,6 +12,7 @@ import (
 
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
 
 // OpenAdmin reaches the catalog through a running server in this data
@@ -255,25 +256,34 @@ Earshot (pipeline/analysis/starter/classifiers.json).`,
 		if err != nil {
 			return nil, err
 		}
-		imported, err := a.ImportClassifiers(ctx, orgID, specs)
-		if err != nil {
-			return nil, err
-		}
-		type row struct {
-			ID      string `json:"id"`
-			Name    string `json:"name"`
-			Type    string `json:"classifierType"`
-			Version int    `json:"version"`
-		}
-		out := make([]row, len(imported))
-		for i, c := range imported {
-			out[i] = row{c.ID, c.Name, c.Type, c.Version}
-		}
-		return out, nil
+		return importClassifiers(ctx, a, orgID, specs)
 	})
 	imp.Flags().BoolVar(&useStarter, "starter", false, "import the starter set: greeting, identity verification, escalation request, cancellation intent, empathy, dead air, PII spoken, negative customer sentiment")
-	cmd.AddCommand(imp)
+	cmd.AddCommand(imp, trainCommand(cfg))
 	return cmd
+}
+
+// importedClassifier is a line of what import and train print.
+type importedClassifier struct {
+	ID         string              `json:"id"`
+	Name       string              `json:"name"`
+	Type       string              `json:"classifierType"`
+	Version    int                 `json:"version"`
+	Evaluation *trained.Evaluation `json:"evaluation,omitempty"`
+}
+
+// importClassifiers creates or updates the organization's classifiers by
+// name and lists them.
+func importClassifiers(ctx context.Context, a admin.Operations, orgID string, specs []starter.Spec) ([]importedClassifier, error) {
+	imported, err := a.ImportClassifiers(ctx, orgID, specs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]importedClassifier, len(imported))
+	for i, c := range imported {
+		out[i] = importedClassifier{ID: c.ID, Name: c.Name, Type: c.Type, Version: c.Version}
+	}
+	return out, nil
 }
 
 func privacyCommand(cfg *Config) *cobra.Command {

@@ -142,7 +142,12 @@ type DefinitionError struct {
 	Message string
 }
 
-func (e *DefinitionError) Error() string { return e.Path + ": " + e.Message }
+func (e *DefinitionError) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
 
 // Invalid makes a DefinitionError at a path built from parts:
 // Invalid("bad", "definition", "groups", 0) is "definition.groups[0]".
@@ -165,4 +170,21 @@ func PathOf(parts ...any) string {
 		}
 	}
 	return b.String()
+}
+
+// SpanTimes are the start and end of turn's tokens [from, to): their
+// words' times when the turn's words line up with its tokens (calls), else
+// the turn's.
+func (c *Conversation) SpanTimes(turn, from, to int) (int64, int64) {
+	t := c.Turns[turn]
+	if len(t.Words) == c.Normalized().Count(turn) && len(t.Words) > 0 {
+		return t.Words[from].StartMs, t.Words[to-1].EndMs
+	}
+	return t.StartMs, t.EndMs
+}
+
+// SpanEvidence is turn's tokens [from, to) as evidence.
+func (c *Conversation) SpanEvidence(turn, from, to int) Evidence {
+	start, end := c.SpanTimes(turn, from, to)
+	return Evidence{Turn: turn, StartMs: start, EndMs: end, Text: c.Normalized().Span(turn, from, to)}
 }

@@ -202,3 +202,13 @@ func (o *Object) Objects(key string, required bool) ([]*Object, error) {
 	}
 	return out, nil
 }
+
+// Keys are the object's keys as written, sorted.
+func (o *Object) Keys() []string {
+	keys := make([]string, 0, len(o.names))
+	for _, name := range o.names {
+		keys = append(keys, name)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -190,3 +190,15 @@ func (n *Normalized) Span(turn, from, to int) string {
 	first := n.TokensBefore(turn)
 	return n.Text[n.starts[first+from]:n.ends[first+to-1]]
 }
+
+// Pair is tokens g and g+1 as one string ("check in"), when both are in
+// one turn.
+func (n *Normalized) Pair(g int) (string, bool) {
+	if g+1 >= len(n.starts) || n.starts[g+1] != n.ends[g]+1 {
+		return "", false // the last token, or the next is in the next turn
+	}
+	return n.Text[n.starts[g]:n.ends[g+1]], true
+}
+
+// Tokens is how many tokens the conversation has.
+func (n *Normalized) Tokens() int { return len(n.starts) }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // The two splits: tune and train on Train, measure on Dev.
@@ -42,8 +43,13 @@ type Dialogue struct {
 }
 
 // Find locates a split (Train, Dev) as shared/corpus/SPLIT.jsonl.gz in the
-// working directory or one of its parents, or under $EARSHOT_CORPUS_DIR.
+// working directory or one of its parents, or under $EARSHOT_CORPUS_DIR; a
+// split that names a file is that file.
 func Find(split string) (string, error) {
+	if strings.Contains(split, ".jsonl") {
+		_, err := os.Stat(split)
+		return split, err
+	}
 	name := split + ".jsonl.gz"
 	if dir := os.Getenv("EARSHOT_CORPUS_DIR"); dir != "" {
 		path := filepath.Join(dir, name)
@@ -67,14 +73,17 @@ func Find(split string) (string, error) {
 	}
 }
 
-// Each calls fn for the dialogues of a gzipped JSONL file in order, until
-// fn returns false.
+// Each calls fn for the dialogues of a JSONL file (gzipped when its name
+// ends in .gz) in order, until fn returns false.
 func Each(path string, fn func(Dialogue) bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if !strings.HasSuffix(path, ".gz") {
+		return each(f, path, fn)
+	}
 	gz, err := gzip.NewReader(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

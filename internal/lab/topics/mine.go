@@ -7,11 +7,13 @@ package topics
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
 )
 
 // MineOptions tune the phrase mining.
@@ -165,3 +167,34 @@ func Services(dialogues []corpus.Dialogue) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Classifier is the topic as a phrase-rule classifier named after its
+// service.
+func (t Topic) Classifier() registry.Classifier {
+	return registry.Classifier{ID: t.Service, Name: t.Service, Type: analysis.TypeClassifier, Category: "Topics", Definition: t.Definition()}
+}
+
+// Set compiles classifiers into a set, as ingest does.
+func Set(classifiers []registry.Classifier) (*registry.Set, error) {
+	compiled := make([]*registry.Compiled, 0, len(classifiers))
+	for _, c := range classifiers {
+		cc, err := registry.Compiler{}.Compile("bench", c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		compiled = append(compiled, cc)
+	}
+	return registry.NewSet(compiled), nil
+}
+
+// PhraseClassifiers are the topics as phrase classifiers.
+func PhraseClassifiers(topics []Topic) []registry.Classifier {
+	cs := make([]registry.Classifier, len(topics))
+	for i, t := range topics {
+		cs[i] = t.Classifier()
+	}
+	return cs
+}
+
+// PhraseSet is the topics as a set of phrase classifiers.
+func PhraseSet(topics []Topic) (*registry.Set, error) { return Set(PhraseClassifiers(topics)) }

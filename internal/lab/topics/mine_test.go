@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -31,21 +32,40 @@ func TestMineAndMeasure(t *testing.T) {
 		t.Errorf("Hotels phrases %s", got)
 	}
 	test := []corpus.Dialogue{dialogue("Hotels", "a room for two"), dialogue("Hotels", "a suite"), dialogue("Flights", "my flight"),
-		{Services: []string{"Flights", "Hotels"}, Turns: []corpus.Turn{{Text: "a flight and a room"}}}}
-	scores, err := Measure(topics, test)
+		{Services: []string{"Flights", "Hotels"}, Turns: []corpus.Turn{{Text: "a flight and a room"}}},
+		dialogue("Trains", "a train ticket")}
+	set, err := PhraseSet(topics)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := scores[1]; s.TruePos != 2 || s.FalseNeg != 1 || s.FalsePos != 0 || s.Recall() != 2.0/3 || s.Precision() != 1 {
+	report, err := Measure(set, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := report.Scores[1]; s.Service != "Hotels" || s.TruePos != 2 || s.FalseNeg != 1 || s.FalsePos != 0 || s.Recall() != 2.0/3 || s.Precision() != 1 {
 		t.Fatalf("Hotels %+v", s)
 	}
-	if s := scores[0]; s.TruePos != 2 || s.F1() != 1 {
+	if s := report.Scores[0]; s.Service != "Flights" || s.TruePos != 2 || s.F1() != 1 {
 		t.Fatalf("Flights %+v", s)
 	}
+	// A labelled service without a classifier counts, with recall 0.
+	if s := report.Scores[2]; s.Service != "Trains" || s.Classified || s.FalseNeg != 1 || s.F1() != 0 {
+		t.Fatalf("Trains %+v", s)
+	}
+	if _, _, f := report.Macro(); math.Abs(f-(1+0.8+0)/3) > 1e-9 {
+		t.Errorf("macro F1 %v", f)
+	}
+	// Exactly right: "a room for two", "my flight" and "a flight and a
+	// room"; "a suite" and the train are missed.
+	if report.Exact != 3 || report.Dialogues != 5 {
+		t.Errorf("exact %d of %d", report.Exact, report.Dialogues)
+	}
 	var out strings.Builder
-	WriteTable(&out, []string{"test"}, [][]Score{scores})
-	if !strings.Contains(out.String(), "Hotels       | 1.000 / 0.667 / 0.800") {
-		t.Fatal(out.String())
+	WriteTable(&out, "test", []string{"mined"}, []Report{report})
+	for _, want := range []string{"split test: 5 dialogues, 6 labels of 3 services", "Hotels           | 1.000 / 0.667 / 0.800", "Trains           | no classifier: recall 0", "exact label set  | 0.600 (3 of 5)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("no %q in\n%s", want, out.String())
+		}
 	}
 }
 
@@ -63,10 +83,16 @@ func BenchmarkTopicAccuracy(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tr, _ := Measure(topics, train)
-		dv, _ := Measure(topics, dev)
-		WriteTable(os.Stderr, []string{"sgd-train", "sgd-dev"}, [][]Score{tr, dv})
-		_, _, f1 := Macro(dv)
+		set, err := PhraseSet(topics)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dv, err := Measure(set, dev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		WriteTable(os.Stderr, "sgd-dev", []string{"mined"}, []Report{dv})
+		_, _, f1 := dv.Macro()
 		b.ReportMetric(f1, "dev-macro-F1")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 )
 
 // Timed is a dialogue as a timed conversation, as a call would be: 300 ms a
@@ -121,21 +122,57 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// WriteThroughput measures and prints the three settings side by side.
-func WriteThroughput(w io.Writer, topics []Topic, dialogues []corpus.Dialogue, rounds int) error {
-	phrases, err := ThroughputSet(topics, false)
+// Named is a set of classifiers with its name in a table.
+type Named struct {
+	Name        string
+	Classifiers []registry.Classifier
+}
+
+// StarterClassifiers are the starter set shipped with Earshot.
+func StarterClassifiers() ([]registry.Classifier, error) {
+	specs, err := starter.Parse(starter.JSON)
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]registry.Classifier, len(specs))
+	for i, s := range specs {
+		cs[i] = registry.Classifier{ID: s.Name, Name: s.Name, Type: s.ClassifierType, Category: s.CategoryName, Definition: s.Definition}
+	}
+	return cs, nil
+}
+
+// WriteThroughput measures and prints, side by side: preparing alone, the
+// 50 phrase classifiers with sentiment, talk and PII of the earlier
+// target, the starter set, and the starter set with each topic set.
+func WriteThroughput(w io.Writer, split string, dialogues []corpus.Dialogue, mined []Topic, topicSets []Named, rounds int) error {
+	fifty, err := ThroughputSet(mined, true)
 	if err != nil {
 		return err
 	}
-	all, err := ThroughputSet(topics, true)
+	starters, err := StarterClassifiers()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%-40s %14s  %-13s  %s\n", "sgd-dev conversations, one core", "conv/CPU-s", "range", "conv/s wall")
-	for _, row := range []struct {
+	rows := []struct {
 		name string
 		set  *registry.Set
-	}{{"baseline: prepare (build, tokenize)", nil}, {"50 phrase classifiers", phrases}, {"50 phrase + sentiment + talk + pii", all}} {
+	}{{"baseline: prepare (build, tokenize)", nil}, {"50 phrase + sentiment + talk + pii", fifty}}
+	for _, named := range append([]Named{{Name: "starter set", Classifiers: nil}}, topicSets...) {
+		name := "starter set"
+		if named.Classifiers != nil {
+			name = fmt.Sprintf("starter + %d %s", len(named.Classifiers), named.Name)
+		}
+		set, err := Set(append(slices.Clip(starters), named.Classifiers...))
+		if err != nil {
+			return err
+		}
+		rows = append(rows, struct {
+			name string
+			set  *registry.Set
+		}{name, set})
+	}
+	fmt.Fprintf(w, "%-40s %14s  %-13s  %s\n", split+" conversations, one core", "conv/CPU-s", "range", "conv/s wall")
+	for _, row := range rows {
 		r := Throughput(dialogues, row.set, rounds)
 		fmt.Fprintf(w, "%-40s %14.0f  %-13s  %.0f\n", row.name, r.Median, fmt.Sprintf("%.0f–%.0f", r.Min, r.Max), r.Wall)
 	}

@@ -35,11 +35,15 @@ func Tune(train []corpus.Dialogue, log io.Writer) (MineOptions, error) {
 	m := newMiner(fit, Grid[0].MaxWords) // every setting of the grid mines up to 3 words
 	best, bestF1 := Grid[0], -1.0
 	for _, opt := range Grid {
-		scores, err := Measure(m.mine(opt), held)
+		set, err := PhraseSet(m.mine(opt))
 		if err != nil {
 			return MineOptions{}, err
 		}
-		_, _, f1 := Macro(scores)
+		report, err := Measure(set, held)
+		if err != nil {
+			return MineOptions{}, err
+		}
+		_, _, f1 := report.Macro()
 		fmt.Fprintf(log, "  min dialogues %2d, min precision %.1f, false-positive weight %.0f: held-out macro F1 %.3f\n",
 			opt.MinDialogues, opt.MinPrecision, opt.FalsePositive, f1)
 		if f1 > bestF1 {

@@ -5,10 +5,12 @@
 //	{"model": "sentiment", "speaker": "Customer", "label": "Negative"}
 //	{"model": "talk", "measure": "silenceShare", "above": 0.3}
 //	{"model": "pii", "kinds": ["card", "ssn"]}
+//	{"model": "trained", "label": "Hotels", …} (see package trained)
 package core
 
 import (
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
 
 // Compile validates and compiles a Core AI Model definition.
@@ -17,7 +19,7 @@ func Compile(raw []byte) (analysis.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := def.String("model", "", "sentiment", "talk", "pii")
+	model, err := def.String("model", "", "sentiment", "talk", "pii", "trained")
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +30,10 @@ func Compile(raw []byte) (analysis.Engine, error) {
 		return compileTalk(def)
 	case "pii":
 		return compilePII(def)
+	case "trained":
+		return trained.Compile(def)
 	}
-	return nil, analysis.Invalid("is required: sentiment, talk or pii", "definition", "model")
+	return nil, analysis.Invalid("is required: sentiment, talk, pii or trained", "definition", "model")
 }
 
 // speakerOf reads a definition's speaker (Any when absent).

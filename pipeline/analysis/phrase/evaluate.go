@@ -104,17 +104,11 @@ func (ev *evaluation) near(n *near, o occurrence) (occurrence, bool) {
 	return occurrence{}, false
 }
 
-// times are an occurrence's start and end: its words' times when the
-// turn's words line up with its tokens (calls), else the turn's.
+// times are an occurrence's start and end (see analysis.SpanTimes).
 func (ev *evaluation) times(o occurrence) (int64, int64) {
-	t := ev.c.Turns[o.turn]
-	if len(t.Words) == ev.text.Count(o.turn) && len(t.Words) > 0 {
-		return t.Words[o.from].StartMs, t.Words[o.to-1].EndMs
-	}
-	return t.StartMs, t.EndMs
+	return ev.c.SpanTimes(o.turn, o.from, o.to)
 }
 
 func (ev *evaluation) evidence(o occurrence) analysis.Evidence {
-	start, end := ev.times(o)
-	return analysis.Evidence{Turn: o.turn, StartMs: start, EndMs: end, Text: ev.text.Span(o.turn, o.from, o.to)}
+	return ev.c.SpanEvidence(o.turn, o.from, o.to)
 }

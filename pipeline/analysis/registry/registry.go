@@ -1,6 +1,7 @@
 // Package registry compiles classifier definitions into their engines by
 // classifier type, and evaluates an organization's set of classifiers over
-// a conversation, the phrase classifiers sharing one pass over the text.
+// a conversation, the phrase classifiers sharing one pass over the text and
+// the trained models another.
 package registry
 
 import (
@@ -13,6 +14,7 @@ import (
 	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/pipeline/analysis/metadata"
 	"github.com/earshot/earshot/pipeline/analysis/phrase"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
 
 // Classifier is one version of a classifier, as the catalog keeps it.
@@ -43,8 +45,9 @@ var ErrNoLLM = &analysis.DefinitionError{Path: "classifierType", Message: "LLM M
 // Compiled is a classifier ready to evaluate.
 type Compiled struct {
 	Classifier
-	engine analysis.Engine
-	phrase *phrase.Classifier // for phrase classifiers: evaluated through a Set's index
+	engine  analysis.Engine
+	phrase  *phrase.Classifier // for phrase classifiers: evaluated through a Set's index
+	trained *trained.Model     // for trained models: evaluated through a Set's index too
 }
 
 // Compile validates a definition and compiles it for its type.
@@ -59,6 +62,7 @@ func (cp Compiler) Compile(orgID string, c Classifier) (*Compiled, error) {
 		out.engine, err = metadata.Compile(c.Definition)
 	case analysis.TypeCoreModel:
 		out.engine, err = core.Compile(c.Definition)
+		out.trained, _ = out.engine.(*trained.Model)
 	case analysis.TypeLLM:
 		if cp.LLM == nil {
 			return nil, ErrNoLLM
@@ -83,21 +87,30 @@ func (c *Compiled) Evaluate(ctx context.Context, conv *analysis.Conversation) (a
 type Set struct {
 	Classifiers []*Compiled
 	index       *phrase.Index
-	indexOf     []int // classifier → its place in the index, or -1
+	indexOf     []int // classifier → its place in the phrase index, or -1
+	models      *trained.Index
+	modelOf     []int // classifier → its place in the models' index, or -1
 }
 
-// NewSet builds the shared phrase index of the set.
+// NewSet builds the shared phrase index and trained models' index of the
+// set.
 func NewSet(cs []*Compiled) *Set {
-	s := &Set{Classifiers: cs, indexOf: make([]int, len(cs))}
+	s := &Set{Classifiers: cs, indexOf: make([]int, len(cs)), modelOf: make([]int, len(cs))}
 	var phrases []*phrase.Classifier
+	var models []*trained.Model
 	for i, c := range cs {
-		s.indexOf[i] = -1
-		if c.phrase != nil {
+		s.indexOf[i], s.modelOf[i] = -1, -1
+		switch {
+		case c.phrase != nil:
 			s.indexOf[i] = len(phrases)
 			phrases = append(phrases, c.phrase)
+		case c.trained != nil:
+			s.modelOf[i] = len(models)
+			models = append(models, c.trained)
 		}
 	}
 	s.index = phrase.NewIndex(phrases)
+	s.models = trained.NewIndex(models)
 	return s
 }
 
@@ -121,21 +134,31 @@ func (s *Set) Evaluate(ctx context.Context, conv *analysis.Conversation) []Outco
 func (s *Set) EvaluateInto(ctx context.Context, conv *analysis.Conversation, out []Outcome) []Outcome {
 	out = slices.Grow(out[:0], len(s.Classifiers))[:len(s.Classifiers)]
 	var hits *phrase.Hits
+	var scan *trained.Scan
 	for i, c := range s.Classifiers {
 		var res analysis.Result
 		var err error
-		if k := s.indexOf[i]; k >= 0 {
+		switch {
+		case s.indexOf[i] >= 0:
 			if hits == nil {
 				hits = s.index.Scan(conv)
 			}
-			res = s.index.Evaluate(k, conv, hits)
-		} else {
+			res = s.index.Evaluate(s.indexOf[i], conv, hits)
+		case s.modelOf[i] >= 0:
+			if scan == nil {
+				scan = s.models.Scan(conv)
+			}
+			res = s.models.Evaluate(s.modelOf[i], conv, scan)
+		default:
 			res, err = c.engine.Evaluate(ctx, conv)
 		}
 		out[i] = Outcome{Classifier: c, Result: res, Err: err} // one write: each costs a write barrier while the GC runs
 	}
 	if hits != nil {
 		s.index.Release(hits)
+	}
+	if scan != nil {
+		s.models.Release(scan)
 	}
 	return out
 }

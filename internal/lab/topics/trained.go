@@ -1,0 +1,35 @@
+package topics
+
+import (
+	"slices"
+
+	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
+)
+
+// Examples are dialogues as training examples, their services the labels.
+func Examples(dialogues []corpus.Dialogue) []trained.Example {
+	out := make([]trained.Example, len(dialogues))
+	for i, d := range dialogues {
+		out[i] = trained.Example{Conversation: Conversation(d), Labels: d.Services}
+	}
+	return out
+}
+
+// TrainedClassifiers are the models as classifiers named after their
+// labels, with the handwritten topics of services no model was trained
+// for.
+func TrainedClassifiers(models []*trained.Model) []registry.Classifier {
+	var cs []registry.Classifier
+	for _, m := range models {
+		cs = append(cs, registry.Classifier{ID: m.Label, Name: m.Label, Type: analysis.TypeCoreModel, Category: "Topics", Definition: m.Definition()})
+	}
+	for _, t := range Handwritten {
+		if !slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == t.Service }) {
+			cs = append(cs, t.Classifier())
+		}
+	}
+	return cs
+}

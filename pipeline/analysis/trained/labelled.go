@@ -1,0 +1,152 @@
+package trained
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+// Labelled is one conversation of a labelled file: its turns (or the id of
+// a stored conversation) and its labels. No labels is an explicit "none
+// of these".
+type Labelled struct {
+	Line           int
+	ID             string // the line's own id, when it gives one
+	ConversationID string // a stored conversation, instead of turns
+	Turns          []analysis.Turn
+	Labels         []string
+}
+
+// maxLine bounds one line of a labelled file.
+const maxLine = 16 << 20
+
+// ReadLabelled reads a labelled file: JSON Lines, gzipped or not, one
+// conversation a line in one of three forms:
+//
+//	{"turns": [{"speaker": "customer", "text": "…"}, …], "labels": ["Hotels"]}
+//	{"text": "…", "labels": ["Hotels", "Flights"]}
+//	{"conversationId": "…", "labels": []}
+//
+// "services" may stand for "labels" (the dialogue corpus's own format,
+// whose "dialogue_id" and "intents" are read and ignored). Blank lines are
+// skipped; an error names its line.
+func ReadLabelled(r io.Reader) ([]Labelled, error) {
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("the file looks gzipped but is not: %w", err)
+		}
+		br = bufio.NewReader(gz)
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var out []Labelled
+	for line := 1; sc.Scan(); line++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		l, err := parseLabelled(sc.Bytes(), line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the labelled file: %w (a line may be at most %d MiB)", err, maxLine>>20)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the labelled file has no conversations")
+	}
+	return out, nil
+}
+
+func parseLabelled(raw []byte, line int) (Labelled, error) {
+	l := Labelled{Line: line}
+	fail := func(err error) (Labelled, error) { return l, fmt.Errorf("line %d: %w", line, err) }
+	o, err := analysis.Decode(raw, "")
+	if err != nil {
+		return fail(err)
+	}
+	if err := o.Allow("turns", "text", "conversationId", "labels", "services", "dialogue_id", "id", "intents"); err != nil {
+		return fail(err)
+	}
+	for _, key := range []string{"id", "dialogue_id"} {
+		if l.ID == "" {
+			if l.ID, err = o.String(key, ""); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	given := 0
+	for _, key := range []string{"turns", "text", "conversationId"} {
+		if o.Has(key) {
+			given++
+		}
+	}
+	if given != 1 {
+		return fail(fmt.Errorf("give one of turns, text or conversationId"))
+	}
+	switch {
+	case o.Has("conversationId"):
+		if l.ConversationID, err = o.String("conversationId", ""); err != nil {
+			return fail(err)
+		}
+	case o.Has("text"):
+		text, err := o.String("text", "")
+		if err != nil {
+			return fail(err)
+		}
+		l.Turns = []analysis.Turn{{Speaker: analysis.Any, Text: text}}
+	default:
+		turns, err := o.Objects("turns", true)
+		if err != nil {
+			return fail(err)
+		}
+		for _, t := range turns {
+			if err := t.Allow("speaker", "text"); err != nil {
+				return fail(err)
+			}
+			speaker, err := t.String("speaker", analysis.Any, analysis.Agent, analysis.Customer, analysis.Any)
+			if err != nil {
+				return fail(err)
+			}
+			text, err := t.String("text", "")
+			if err != nil {
+				return fail(err)
+			}
+			l.Turns = append(l.Turns, analysis.Turn{Speaker: speaker, Text: text})
+		}
+	}
+	if o.Has("labels") == o.Has("services") {
+		return fail(fmt.Errorf("give labels (or services): a list of labels, empty for none of these"))
+	}
+	key := "labels"
+	if o.Has("services") {
+		key = "services"
+	}
+	if l.Labels, err = o.Strings(key, false); err != nil {
+		return fail(err)
+	}
+	for i, label := range l.Labels {
+		l.Labels[i] = strings.TrimSpace(label)
+	}
+	if l.Labels == nil {
+		l.Labels = []string{}
+	}
+	return l, nil
+}
+
+// Example is the line as a training example (a line with turns or text).
+func (l Labelled) Example() Example {
+	id := l.ID
+	if id == "" {
+		id = fmt.Sprintf("line %d", l.Line)
+	}
+	return Example{Conversation: &analysis.Conversation{ID: id, Turns: l.Turns}, Labels: l.Labels}
+}

@@ -1,0 +1,40 @@
+package trained
+
+import (
+	"math"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/words"
+)
+
+// A conversation's terms are its tokens (see analysis.Tokenize) and every
+// pair of neighbouring tokens in one turn ("check in"): the features a
+// model weighs. A term counts once however often it comes; training and
+// evaluation read terms alike, through eachTerm.
+
+// occurrence is where a term was first seen: token g, and g+1 for a pair.
+type occurrence struct {
+	token int
+	pair  bool
+}
+
+// eachTerm calls fn with every term of the text, in order, repeats
+// included.
+func eachTerm(n *analysis.Normalized, fn func(term string, prefix uint64, at occurrence)) {
+	for g := range n.Tokens() {
+		fn(n.Token(g), n.Prefix(g), occurrence{token: g})
+		if pair, ok := n.Pair(g); ok {
+			fn(pair, words.Prefix(pair), occurrence{token: g, pair: true})
+		}
+	}
+}
+
+// scale is every present term's feature value: presence divided by the
+// square root of the conversation's length, so a long conversation's many
+// terms do not outweigh a short one's few, and a model's terms can be
+// pruned without changing the value of those it keeps.
+func scale(n *analysis.Normalized) float64 {
+	return 1 / math.Sqrt(float64(max(n.Tokens(), 1)))
+}
+
+func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

@@ -1,0 +1,363 @@
+package trained
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+// Example is one labelled conversation. No labels is an explicit "none of
+// these": a negative for every label.
+type Example struct {
+	Conversation *analysis.Conversation
+	Labels       []string
+}
+
+// Options are training's settings; zero values take the defaults.
+type Options struct {
+	Source string // recorded with the models
+	Seed   uint64 // orders the examples into folds
+	Folds  int    // cross-validation folds (default 5)
+	// Regularization is the L2 penalty; 0 chooses it by cross-validation
+	// among Regularizations.
+	Regularization float64
+	MinDocuments   int // a term is a feature when this many examples have it (default 2)
+	MaxTerms       int // a model keeps its this many strongest terms (default 3000)
+	Workers        int // labels trained at once (default GOMAXPROCS)
+	// Progress, when set, is told of each label trained.
+	Progress func(label string, done, total int)
+}
+
+// Regularizations are the penalties cross-validation chooses among.
+var Regularizations = []float64{1e-5, 3e-5, 1e-4, 3e-4}
+
+func (o Options) withDefaults() Options {
+	if o.Folds == 0 {
+		o.Folds = 5
+	}
+	if o.MinDocuments == 0 {
+		o.MinDocuments = 2
+	}
+	if o.MaxTerms == 0 {
+		o.MaxTerms = 3000
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// InputError is training data that cannot train a model: it names what is
+// wrong.
+type InputError struct{ Message string }
+
+func (e *InputError) Error() string { return e.Message }
+
+func inputError(format string, args ...any) error {
+	return &InputError{Message: fmt.Sprintf(format, args...)}
+}
+
+// Labels are the labels of the examples, sorted.
+func Labels(examples []Example) []string {
+	var labels []string
+	for _, e := range examples {
+		for _, l := range e.Labels {
+			if !slices.Contains(labels, l) {
+				labels = append(labels, l)
+			}
+		}
+	}
+	slices.Sort(labels)
+	return labels
+}
+
+// Train learns one model per label of the examples, each evaluated by
+// cross-validation. The same examples, options and seed give the same
+// models.
+func Train(examples []Example, opt Options) ([]*Model, error) {
+	opt = opt.withDefaults()
+	labels := Labels(examples)
+	if err := check(examples, labels, opt); err != nil {
+		return nil, err
+	}
+	vocab, vectors := vectorize(examples, opt.MinDocuments)
+	folds := assignFolds(len(examples), opt)
+
+	models := make([]*Model, len(labels))
+	errs := make([]error, len(labels))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next, done := 0, 0
+	for range min(opt.Workers, len(labels)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= len(labels) {
+					return
+				}
+				models[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, opt)
+				mu.Lock()
+				done++
+				if opt.Progress != nil {
+					opt.Progress(labels[k], done, len(labels))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return models, nil
+}
+
+// check refuses examples that cannot train: none, an empty conversation,
+// a blank label, or a label that every example has or too few have.
+func check(examples []Example, labels []string, opt Options) error {
+	if opt.Folds < 2 || opt.Folds > 20 {
+		return inputError("folds must be from 2 to 20, not %d", opt.Folds)
+	}
+	if len(examples) == 0 {
+		return inputError("no labelled conversations to train from")
+	}
+	for i, e := range examples {
+		if e.Conversation.Normalized().Tokens() == 0 {
+			return inputError("conversation %d (%s) has no words to learn from", i+1, e.Conversation.ID)
+		}
+		for _, l := range e.Labels {
+			if strings.TrimSpace(l) == "" {
+				return inputError("conversation %d (%s) has a blank label", i+1, e.Conversation.ID)
+			}
+		}
+	}
+	if len(labels) == 0 {
+		return inputError("no conversation has a label: training needs conversations of each label")
+	}
+	for _, l := range labels {
+		pos := 0
+		for _, e := range examples {
+			if slices.Contains(e.Labels, l) {
+				pos++
+			}
+		}
+		switch {
+		case pos == len(examples):
+			return inputError("every conversation has label %q: training needs conversations without it too (one class only)", l)
+		case pos < opt.Folds:
+			return inputError("label %q has %d conversations: training needs at least %d (one for each cross-validation fold)", l, pos, opt.Folds)
+		case len(examples)-pos < opt.Folds:
+			return inputError("label %q: only %d conversations lack it; training needs at least %d", l, len(examples)-pos, opt.Folds)
+		}
+	}
+	return nil
+}
+
+// vectorize numbers the terms that minDocuments examples or more have and
+// writes every example as a vector of them.
+func vectorize(examples []Example, minDocuments int) ([]string, []vector) {
+	docs := map[string]int{}
+	perExample := make([][]string, len(examples))
+	for i, e := range examples {
+		seen := map[string]bool{}
+		eachTerm(e.Conversation.Normalized(), func(term string, _ uint64, _ occurrence) {
+			if !seen[term] {
+				seen[term] = true
+				perExample[i] = append(perExample[i], term)
+				docs[term]++
+			}
+		})
+	}
+	var vocab []string
+	for term, n := range docs {
+		if n >= minDocuments {
+			vocab = append(vocab, term)
+		}
+	}
+	slices.Sort(vocab)
+	number := make(map[string]int32, len(vocab))
+	for i, t := range vocab {
+		number[t] = int32(i)
+	}
+	vectors := make([]vector, len(examples))
+	for i, terms := range perExample {
+		v := vector{value: scale(examples[i].Conversation.Normalized())}
+		for _, t := range terms {
+			if k, ok := number[t]; ok {
+				v.terms = append(v.terms, k)
+			}
+		}
+		slices.Sort(v.terms)
+		vectors[i] = v
+	}
+	return vocab, vectors
+}
+
+// assignFolds puts the examples into folds in the seed's order.
+func assignFolds(n int, opt Options) []int {
+	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(n)
+	folds := make([]int, n)
+	for pos, i := range order {
+		folds[i] = pos % opt.Folds
+	}
+	return folds
+}
+
+// trainLabel cross-validates the label's model (choosing the penalty when
+// not given, and the threshold), then trains it on every example.
+func trainLabel(label string, examples []Example, vocab []string, x []vector, folds []int, opt Options) (*Model, error) {
+	y := make([]bool, len(examples))
+	positives := 0
+	for i, e := range examples {
+		y[i] = slices.Contains(e.Labels, label)
+		if y[i] {
+			positives++
+		}
+	}
+	candidates := Regularizations
+	if opt.Regularization > 0 {
+		candidates = []float64{opt.Regularization}
+	}
+	var best crossValidation
+	for _, lambda := range candidates {
+		cv, err := crossValidate(x, y, folds, lambda, len(vocab), opt)
+		if err != nil {
+			return nil, fmt.Errorf("label %q: %w", label, err)
+		}
+		if best.scores == nil || cv.f1 > best.f1 {
+			best = cv
+		}
+	}
+	w, bias, err := newLogistic(x, y, best.lambda, len(vocab)).fit()
+	if err != nil {
+		return nil, fmt.Errorf("label %q: %w", label, err)
+	}
+	m := &Model{
+		Label: label, Bias: round(bias), Threshold: round(best.threshold), Weights: prune(w, vocab, opt.MaxTerms),
+		Evaluation: Evaluation{Folds: opt.Folds, Examples: len(examples), Positives: positives,
+			Precision: round(best.precision), Recall: round(best.recall), F1: round(best.f1)},
+		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
+	}
+	m.alone = NewIndex([]*Model{m})
+	return m, nil
+}
+
+// crossValidation is one penalty's out-of-fold result: every example
+// scored by the model of the folds without it, and the threshold that
+// gives those scores their best F1.
+type crossValidation struct {
+	lambda, threshold     float64
+	precision, recall, f1 float64
+	scores                []float64
+}
+
+func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, opt Options) (crossValidation, error) {
+	cv := crossValidation{lambda: lambda, scores: make([]float64, len(x))}
+	for f := range opt.Folds {
+		var tx []vector
+		var ty []bool
+		for i := range x {
+			if folds[i] != f {
+				tx, ty = append(tx, x[i]), append(ty, y[i])
+			}
+		}
+		w, bias, err := newLogistic(tx, ty, lambda, dim).fit()
+		if err != nil {
+			return cv, err
+		}
+		pruned := pruneDense(w, opt.MaxTerms)
+		for i := range x {
+			if folds[i] == f {
+				cv.scores[i] = probability(pruned, bias, x[i])
+			}
+		}
+	}
+	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(cv.scores, y)
+	return cv, nil
+}
+
+// bestThreshold is the threshold of best F1 over scored examples: halfway
+// between the lowest score taken and the next below it.
+func bestThreshold(scores []float64, y []bool) (threshold, precision, recall, f1 float64) {
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	positives := 0
+	for _, v := range y {
+		if v {
+			positives++
+		}
+	}
+	tp, threshold := 0, 0.5
+	for k, i := range order {
+		if y[i] {
+			tp++
+		}
+		if k+1 < len(order) && scores[order[k+1]] == scores[i] {
+			continue // a threshold cannot split equal scores
+		}
+		p, r := float64(tp)/float64(k+1), float64(tp)/float64(positives)
+		if p+r == 0 {
+			continue
+		}
+		if f := 2 * p * r / (p + r); f > f1 {
+			next := 0.0
+			if k+1 < len(order) {
+				next = scores[order[k+1]]
+			}
+			threshold, precision, recall, f1 = (scores[i]+next)/2, p, r, f
+		}
+	}
+	return threshold, precision, recall, f1
+}
+
+// pruneDense zeroes all but the maxTerms weights of largest size.
+func pruneDense(w []float64, maxTerms int) []float64 {
+	if len(w) <= maxTerms {
+		return w
+	}
+	sizes := make([]float64, len(w))
+	for i, v := range w {
+		sizes[i] = math.Abs(v)
+	}
+	slices.Sort(sizes)
+	cut := sizes[len(sizes)-maxTerms]
+	out := make([]float64, len(w))
+	kept := 0
+	for i, v := range w {
+		if math.Abs(v) >= cut && v != 0 && kept < maxTerms {
+			out[i] = v
+			kept++
+		}
+	}
+	return out
+}
+
+// prune is pruneDense's weights by term.
+func prune(w []float64, vocab []string, maxTerms int) map[string]float64 {
+	out := map[string]float64{}
+	for i, v := range pruneDense(w, maxTerms) {
+		if v != 0 {
+			out[vocab[i]] = round(v)
+		}
+	}
+	return out
+}
+
+// round keeps a figure's significant part: a definition stays readable and
+// its JSON round trip exact.
+func round(v float64) float64 { return math.Round(v*1e6) / 1e6 }

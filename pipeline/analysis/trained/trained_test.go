@@ -1,0 +1,267 @@
+package trained
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+)
+
+// topicWords are what the synthetic conversations of each label talk
+// about; every conversation also has common words.
+var topicWords = map[string][]string{
+	"Hotels":  {"hotel", "room", "check in", "nights", "suite", "stay"},
+	"Flights": {"flight", "airport", "departure", "seat", "airline", "one way"},
+	"Banks":   {"account", "balance", "transfer", "savings", "checking", "money"},
+}
+
+var common = []string{"please", "thanks", "i", "would", "like", "to", "the", "a", "yes", "no", "sure", "what", "time", "it", "is"}
+
+func conversation(r *rand.Rand, id string, labels []string) *analysis.Conversation {
+	c := &analysis.Conversation{ID: id}
+	for turn := range 6 {
+		var words []string
+		for range 8 {
+			words = append(words, common[r.IntN(len(common))])
+		}
+		for _, l := range labels {
+			ws := topicWords[l]
+			words = append(words, ws[r.IntN(len(ws))])
+		}
+		r.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
+		speaker := analysis.Customer
+		if turn%2 == 1 {
+			speaker = analysis.Agent
+		}
+		c.Turns = append(c.Turns, analysis.Turn{Speaker: speaker, Text: strings.Join(words, " ")})
+	}
+	return c
+}
+
+// examples are n synthetic labelled conversations: one or two labels, or
+// none of these.
+func examples(seed uint64, n int) []Example {
+	r := rand.New(rand.NewPCG(seed, 1))
+	sets := [][]string{{"Hotels"}, {"Flights"}, {"Banks"}, {"Hotels", "Flights"}, {}}
+	out := make([]Example, n)
+	for i := range out {
+		labels := sets[i%len(sets)]
+		out[i] = Example{Conversation: conversation(r, fmt.Sprint(i), labels), Labels: labels}
+	}
+	return out
+}
+
+func train(t *testing.T, ex []Example, opt Options) []*Model {
+	t.Helper()
+	models, err := Train(ex, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return models
+}
+
+// Training learns each label, multi-label and "none of these" alike, and
+// its cross-validated figures say so.
+func TestTrainLearnsLabels(t *testing.T) {
+	models := train(t, examples(1, 300), Options{Seed: 1})
+	if len(models) != 3 || models[0].Label != "Banks" || models[1].Label != "Flights" || models[2].Label != "Hotels" {
+		t.Fatalf("models %v", models)
+	}
+	for _, m := range models {
+		if m.Evaluation.Folds != 5 || m.Evaluation.Examples != 300 || m.Evaluation.F1 < 0.95 {
+			t.Errorf("%s: evaluation %+v", m.Label, m.Evaluation)
+		}
+	}
+	if got := models[2].Evaluation.Positives; got != 120 {
+		t.Errorf("Hotels positives %d, want 120", got)
+	}
+	// New conversations: both labels; none.
+	test := examples(2, 10)
+	set := NewIndex(models)
+	for _, e := range test {
+		s := set.Scan(e.Conversation)
+		for k, m := range models {
+			got := set.Evaluate(k, e.Conversation, s)
+			want := strings.Contains(strings.Join(e.Labels, ","), m.Label)
+			if *got.Bool != want {
+				t.Errorf("conversation %s (%v): %s gave %v (score %v)", e.Conversation.ID, e.Labels, m.Label, got.Value, *got.Score)
+			}
+			if *got.Bool && (len(got.Evidence) == 0 || !strings.Contains(strings.Join(topicWords[m.Label], ","), got.Evidence[0].Text)) {
+				t.Errorf("%s on %s: evidence %+v is not of its words", m.Label, e.Conversation.ID, got.Evidence)
+			}
+		}
+		set.Release(s)
+	}
+}
+
+// The same examples and seed train the same models, byte for byte.
+func TestTrainingIsDeterministic(t *testing.T) {
+	ex := examples(3, 150)
+	a := train(t, ex, Options{Seed: 7})
+	b := train(t, ex, Options{Seed: 7, Workers: 1})
+	for i := range a {
+		if !bytes.Equal(a[i].Definition(), b[i].Definition()) {
+			t.Fatalf("%s: two trainings with seed 7 differ", a[i].Label)
+		}
+	}
+}
+
+// A model read back from its definition scores as the trained one did,
+// alone or in a set.
+func TestSavedModelScoresAlike(t *testing.T) {
+	models := train(t, examples(4, 150), Options{Seed: 1, MaxTerms: 20})
+	test := examples(5, 20)
+	for k, m := range models {
+		if len(m.Weights) > 20 {
+			t.Fatalf("%s keeps %d terms, more than MaxTerms", m.Label, len(m.Weights))
+		}
+		def, err := analysis.Decode(m.Definition(), "definition")
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Compile(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(loaded.Definition(), m.Definition()) {
+			t.Fatalf("%s: definition changed by a round trip", m.Label)
+		}
+		set := NewIndex(models)
+		for _, e := range test {
+			before, _ := m.Evaluate(context.Background(), e.Conversation)
+			after, _ := loaded.Evaluate(context.Background(), e.Conversation)
+			s := set.Scan(e.Conversation)
+			inSet := set.Evaluate(k, e.Conversation, s)
+			set.Release(s)
+			if *before.Score != *after.Score || *inSet.Score != *before.Score || before.Value != after.Value {
+				t.Errorf("%s on %s: %v %v before, %v %v after, %v in a set", m.Label, e.Conversation.ID, before.Value, *before.Score, after.Value, *after.Score, *inSet.Score)
+			}
+		}
+	}
+}
+
+// Examples that cannot train are refused with what is wrong.
+func TestTrainRefusesBadInput(t *testing.T) {
+	ok := examples(6, 50)
+	empty := append(append([]Example{}, ok...), Example{Conversation: &analysis.Conversation{ID: "x", Turns: []analysis.Turn{{Text: "  ?! "}}}, Labels: []string{"Hotels"}})
+	allHotels := make([]Example, 20)
+	for i := range allHotels {
+		allHotels[i] = Example{Conversation: ok[i].Conversation, Labels: []string{"Hotels"}}
+	}
+	rare := append(append([]Example{}, ok...), Example{Conversation: ok[0].Conversation, Labels: []string{"Trains"}})
+	unlabelled := []Example{{Conversation: ok[0].Conversation}, {Conversation: ok[1].Conversation}}
+	blank := append(append([]Example{}, ok...), Example{Conversation: ok[0].Conversation, Labels: []string{" "}})
+	for _, tc := range []struct {
+		name string
+		ex   []Example
+		opt  Options
+		want string
+	}{
+		{"none", nil, Options{}, "no labelled conversations to train from"},
+		{"empty text", empty, Options{}, "conversation 51 (x) has no words to learn from"},
+		{"one class", allHotels, Options{}, `every conversation has label "Hotels": training needs conversations without it too (one class only)`},
+		{"too few", rare, Options{}, `label "Trains" has 1 conversations: training needs at least 5 (one for each cross-validation fold)`},
+		{"no labels", unlabelled, Options{}, "no conversation has a label"},
+		{"blank label", blank, Options{}, "conversation 51 (0) has a blank label"},
+		{"folds", ok, Options{Folds: 1}, "folds must be from 2 to 20, not 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Train(tc.ex, tc.opt)
+			var input *InputError
+			if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want an InputError saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A hand-edited definition is checked like any other.
+func TestCompileRefusesBadDefinitions(t *testing.T) {
+	for _, tc := range []struct{ def, want string }{
+		{`{"model":"trained","bias":0,"threshold":0.5,"weights":{}}`, "definition.label: is required"},
+		{`{"model":"trained","label":"A","weights":{}}`, "bias and threshold are required"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":2,"weights":{}}`, "definition.threshold: must be a number from 0 to 1"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5}`, "definition.weights: is required"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{"Check-In":1}}`, "definition.weights.Check-In: must be one or two words"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{"a":"x"}}`, "definition.weights.a: must be a number"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{},"evaluation":{"f1":3}}`, "definition.evaluation.f1: must be a number from 0 to 1"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{},"extra":1}`, "definition.extra: unknown field"},
+	} {
+		def, err := analysis.Decode([]byte(tc.def), "definition")
+		if err == nil {
+			_, err = Compile(def)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.def, err, tc.want)
+		}
+	}
+}
+
+func TestReadLabelled(t *testing.T) {
+	file := `{"dialogue_id": "1_0", "services": ["Hotels"], "intents": ["X"], "turns": [{"speaker": "customer", "text": "a room"}, {"speaker": "agent", "text": "sure"}]}
+
+{"text": "a flight and a room", "labels": ["Flights", "Hotels"]}
+{"conversationId": "c-1", "labels": []}
+`
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(file))
+	w.Close()
+	for name, input := range map[string][]byte{"plain": []byte(file), "gzipped": gz.Bytes()} {
+		got, err := ReadLabelled(bytes.NewReader(input))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(got) != 3 || got[0].ID != "1_0" || got[0].Turns[0].Speaker != analysis.Customer || got[0].Turns[1].Speaker != analysis.Agent ||
+			got[1].Line != 3 || len(got[1].Labels) != 2 || got[1].Turns[0].Text != "a flight and a room" ||
+			got[2].ConversationID != "c-1" || got[2].Labels == nil || len(got[2].Labels) != 0 {
+			t.Fatalf("%s: %+v", name, got)
+		}
+		if e := got[1].Example(); e.Conversation.ID != "line 3" {
+			t.Errorf("example id %q", e.Conversation.ID)
+		}
+	}
+	for _, tc := range []struct{ file, want string }{
+		{``, "the labelled file has no conversations"},
+		{`{"labels": ["A"]}`, "line 1: give one of turns, text or conversationId"},
+		{`{"text": "x", "conversationId": "c", "labels": []}`, "line 1: give one of turns, text or conversationId"},
+		{"{\"text\": \"x\", \"labels\": []}\n{\"text\": \"y\"}", "line 2: give labels (or services)"},
+		{`{"text": "x", "labels": ["A"], "services": ["A"]}`, "line 1: give labels (or services)"},
+		{`{"text": "x", "labels": [""]}`, "line 1: labels[0]: must be a non-blank string"},
+		{`{"text": "x", "labels": "A"}`, "line 1: labels: must be a list of strings"},
+		{`{"turns": [{"speaker": "bot", "text": "x"}], "labels": []}`, "line 1: turns[0].speaker: must be one of Agent, Customer, Any"},
+		{`{"text": "x", "labels": [], "lables": []}`, "line 1: lables: unknown field"},
+		{`[1]`, "line 1: must be an object"},
+		{"\x1f\x8b\x08", "looks gzipped but is not"},
+	} {
+		_, err := ReadLabelled(strings.NewReader(tc.file))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+func FuzzReadLabelled(f *testing.F) {
+	f.Add([]byte(`{"text": "a room", "labels": ["Hotels"]}`))
+	f.Add([]byte(`{"turns": [{"speaker": "agent", "text": "hi"}], "services": []}` + "\n" + `{"conversationId": "c", "labels": ["A"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines, err := ReadLabelled(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, l := range lines {
+			if (l.ConversationID == "") == (l.Turns == nil) || l.Labels == nil {
+				t.Fatalf("line %d: %+v", l.Line, l)
+			}
+			if l.ConversationID == "" {
+				l.Example().Conversation.Normalized()
+			}
+		}
+	})
+}
