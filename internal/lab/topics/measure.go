@@ -44,11 +44,6 @@ func ratio(a, b int) float64 {
 // Labelled reports whether the split has dialogues of the service at all.
 func (s Score) Labelled() bool { return s.TruePos+s.FalseNeg > 0 }
 
-// counted reports whether the macro average counts the service: every
-// service the split labels, and every classifier that claimed a service
-// the split never labels (it scores 0).
-func (s Score) counted() bool { return s.Labelled() || s.FalsePos > 0 }
-
 // Conversation is a dialogue as classifiers read it (a chat without
 // timestamps).
 func Conversation(d corpus.Dialogue) *analysis.Conversation {
@@ -125,12 +120,12 @@ func Measure(set *registry.Set, dialogues []corpus.Dialogue) (Report, error) {
 }
 
 // Macro is the unweighted mean precision, recall and F1 over every service
-// the split labels and every classifier with a false positive for a
-// service it does not.
+// the split labels (a classifier's false positives for a service the split
+// never labels count in Micro and in its row).
 func (r Report) Macro() (p, rec, f float64) {
 	n := 0
 	for _, s := range r.Scores {
-		if !s.counted() {
+		if !s.Labelled() {
 			continue
 		}
 		p += s.Precision()

@@ -64,11 +64,10 @@ func NewIndex(models []*Model) *Index {
 // Scan is what one pass over a conversation found: the indexed terms
 // present, where each first is, and each model's log-odds.
 type Scan struct {
-	found  []found
-	z      []float64 // by model
-	scale  float64
-	seen   []uint32 // by term: the generation that saw it
-	gen    uint32
+	found []found
+	z     []float64 // by model
+	seen  []uint32  // by term: the generation that saw it
+	gen   uint32
 }
 
 // found is an indexed term present in a conversation, where first seen.
@@ -97,10 +96,9 @@ func (ix *Index) Scan(c *analysis.Conversation) *Scan {
 	for k, m := range ix.models {
 		s.z[k] = m.Bias
 	}
-	s.scale = scale(n)
 	for _, f := range s.found {
 		for _, p := range ix.postings[ix.first[f.term]:ix.first[f.term+1]] {
-			s.z[p.model] += p.weight * s.scale
+			s.z[p.model] += p.weight
 		}
 	}
 	return s

@@ -9,10 +9,9 @@ import (
 )
 
 // vector is a conversation as a model's input: the numbers of the terms it
-// has (sorted, each once), each of the same value (see scale).
+// has (sorted, each once), each of value 1.
 type vector struct {
 	terms []int32
-	value float64
 }
 
 // logistic is the training problem of one label: weighted logistic loss
@@ -60,7 +59,7 @@ func (l *logistic) evaluate(w []float64) {
 	for i, x := range l.x {
 		z := bias
 		for _, t := range x.terms {
-			z += w[t] * x.value
+			z += w[t]
 		}
 		sign := -1.0
 		if l.y[i] {
@@ -74,7 +73,7 @@ func (l *logistic) evaluate(w []float64) {
 		}
 		g *= l.weight[i]
 		for _, t := range x.terms {
-			grad[t] += g * x.value
+			grad[t] += g
 		}
 		grad[l.dim] += g
 	}
@@ -124,7 +123,7 @@ const maxIterations = 400
 func probability(w []float64, bias float64, x vector) float64 {
 	z := bias
 	for _, t := range x.terms {
-		z += w[t] * x.value
+		z += w[t]
 	}
 	return sigmoid(z)
 }

@@ -21,8 +21,8 @@ import (
 // Model is one label's classifier.
 type Model struct {
 	Label string `json:"label"`
-	// Bias and Weights give a conversation's log-odds: Bias plus, for each
-	// term present, its weight times the conversation's scale.
+	// Bias and Weights give a conversation's log-odds: Bias plus the
+	// weight of each term present.
 	Bias    float64            `json:"bias"`
 	Weights map[string]float64 `json:"weights"`
 	// Threshold is the probability from which the result is true.

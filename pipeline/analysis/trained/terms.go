@@ -9,8 +9,11 @@ import (
 
 // A conversation's terms are its tokens (see analysis.Tokenize) and every
 // pair of neighbouring tokens in one turn ("check in"): the features a
-// model weighs. A term counts once however often it comes; training and
-// evaluation read terms alike, through eachTerm.
+// model weighs. A term is present or not, however often it comes and
+// however long the conversation: a second topic a few turns long weighs
+// as much as the first (scaling by length was worse at topics worded in
+// ways the training data did not have). Training and evaluation read
+// terms alike, through eachTerm.
 
 // occurrence is where a term was first seen: token g, and g+1 for a pair.
 type occurrence struct {
@@ -27,14 +30,6 @@ func eachTerm(n *analysis.Normalized, fn func(term string, prefix uint64, at occ
 			fn(pair, words.Prefix(pair), occurrence{token: g, pair: true})
 		}
 	}
-}
-
-// scale is every present term's feature value: presence divided by the
-// square root of the conversation's length, so a long conversation's many
-// terms do not outweigh a short one's few, and a model's terms can be
-// pruned without changing the value of those it keeps.
-func scale(n *analysis.Normalized) float64 {
-	return 1 / math.Sqrt(float64(max(n.Tokens(), 1)))
 }
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }

@@ -36,7 +36,7 @@ type Options struct {
 }
 
 // Regularizations are the penalties cross-validation chooses among.
-var Regularizations = []float64{1e-5, 3e-5, 1e-4, 3e-4}
+var Regularizations = []float64{1e-6, 1e-5, 1e-4}
 
 func (o Options) withDefaults() Options {
 	if o.Folds == 0 {
@@ -193,7 +193,7 @@ func vectorize(examples []Example, minDocuments int) ([]string, []vector) {
 	}
 	vectors := make([]vector, len(examples))
 	for i, terms := range perExample {
-		v := vector{value: scale(examples[i].Conversation.Normalized())}
+		var v vector
 		for _, t := range terms {
 			if k, ok := number[t]; ok {
 				v.terms = append(v.terms, k)
