@@ -72,6 +72,7 @@ func (s *Server) routes() *gin.Engine {
 
 	authed.GET("/Conversations/Classifiers", s.listClassifiers)
 	authed.POST("/Conversations/Classifiers", s.createClassifier)
+	authed.POST("/Conversations/Classifiers/Train", s.trainClassifiers)
 	authed.GET("/Conversations/Classifiers/:id", s.getClassifier)
 	authed.PUT("/Conversations/Classifiers/:id", s.updateClassifier)
 	authed.DELETE("/Conversations/Classifiers/:id", s.deleteClassifier)

@@ -81,6 +81,7 @@ type JobRunStore interface {
 // ReviewStore keeps human reviews (catalog.ReviewStore).
 type ReviewStore interface {
 	Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]catalog.Review, error)
+	ReviewedConversations(ctx context.Context, orgID string) ([]string, error)
 	AddReview(ctx context.Context, r catalog.Review) (catalog.Review, error)
 }
 
@@ -136,7 +137,7 @@ type Deps struct {
 	Results      ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler
-	// Jobs starts reclassifications.
+	// Jobs starts reclassifications and trainings.
 	Jobs JobStarter
 	// Evaluations bound dry runs (the reclassify job takes the same slots).
 	Evaluations EvaluationSlots

@@ -124,6 +124,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	runner := jobs.NewRunner(cat.Jobs, "api-test", logger, nil)
 	evaluations := pipeline.NewSlots(1, 2)
 	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger, Slots: evaluations})
+	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers}, Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: logger, Slots: evaluations})
 	deps := Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews,
 		Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),

@@ -58,28 +58,7 @@ func (s *Service) ImportClassifiers(ctx context.Context, orgID string, specs []s
 		inputs[i] = catalog.ClassifierInput{Name: &name, Description: &description, Type: &typ, CategoryName: &category,
 			Reportable: &reportable, Groupable: &groupable, IsActive: &active, Definition: sp.Definition}
 	}
-	existing, err := s.stores.Classifiers.Classifiers(ctx, orgID, catalog.ClassifierFilter{})
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]string{}
-	for _, c := range existing {
-		byName[strings.ToLower(c.Name)] = c.ID
-	}
-	var out []catalog.Classifier
-	for _, in := range inputs {
-		var c catalog.Classifier
-		if id, ok := byName[strings.ToLower(*in.Name)]; ok {
-			c, err = s.stores.Classifiers.UpdateClassifier(ctx, orgID, id, in)
-		} else {
-			c, err = s.stores.Classifiers.CreateClassifier(ctx, orgID, in)
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return s.stores.Classifiers.PutByName(ctx, orgID, inputs)
 }
 
 func canonical(v string, allowed []string) string {

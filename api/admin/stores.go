@@ -44,9 +44,7 @@ type UserStore interface {
 
 // ClassifierStore keeps classifier definitions (catalog.ClassifierStore).
 type ClassifierStore interface {
-	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
-	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
-	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
+	PutByName(ctx context.Context, orgID string, inputs []catalog.ClassifierInput) ([]catalog.Classifier, error)
 }
 
 // SettingStore keeps organizations' audio and privacy settings

@@ -98,13 +98,15 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log, Slots: evaluations})
+	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: lk.reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers},
+		Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: log, Slots: evaluations})
 	return runner
 }
 
 func jobsCommand(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export; reclassify takes its parameters through the API)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export; reclassify and train take their parameters through the API)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			return a.RunJob(ctx, args[0])
 		}),

@@ -70,7 +70,7 @@ ingest uses the new versions.`,
 		for i, m := range models {
 			specs[i] = starter.Spec{
 				Name: m.Label, ClassifierType: analysis.TypeCoreModel, CategoryName: category, Reportable: true, Groupable: true,
-				Description: fmt.Sprintf("Trained from %s: %d conversations, %d with the label; %d-fold F1 %.3f", m.Training.Source, m.Evaluation.Examples, m.Evaluation.Positives, m.Evaluation.Folds, m.Evaluation.F1),
+				Description: m.Description(),
 				Definition:  m.Definition(),
 			}
 		}

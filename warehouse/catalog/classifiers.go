@@ -222,3 +222,30 @@ func lower(list []string) []string {
 	}
 	return out
 }
+
+// PutByName creates each classifier, or gives the organization's
+// classifier of that name (in any casing) a new version.
+func (c *ClassifierStore) PutByName(ctx context.Context, orgID string, inputs []ClassifierInput) ([]Classifier, error) {
+	existing, err := c.Classifiers(ctx, orgID, ClassifierFilter{})
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]string{}
+	for _, cl := range existing {
+		byName[strings.ToLower(cl.Name)] = cl.ID
+	}
+	var out []Classifier
+	for _, in := range inputs {
+		var cl Classifier
+		if id, ok := byName[strings.ToLower(*in.Name)]; ok {
+			cl, err = c.UpdateClassifier(ctx, orgID, id, in)
+		} else {
+			cl, err = c.CreateClassifier(ctx, orgID, in)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, cl)
+	}
+	return out, nil
+}

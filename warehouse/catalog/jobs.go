@@ -34,6 +34,18 @@ type ReclassifyParams struct {
 	To           time.Time `json:"endDate"`
 }
 
+// TrainParams are a training run's: the labelled conversations as the
+// request gave them (trained.ParseLabelled reads each), whether the
+// organization's human reviews of the labels' classifiers are examples
+// too, and the settings.
+type TrainParams struct {
+	Examples     []json.RawMessage `json:"examples"`
+	FromReviews  bool              `json:"fromReviews"`
+	CategoryName string            `json:"categoryName"`
+	Seed         uint64            `json:"seed"`
+	Folds        int               `json:"folds"`
+}
+
 // StartJobRun records the start of a run.
 func (c *JobStore) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{}}

@@ -125,3 +125,20 @@ func (c *ReviewStore) Reviews(ctx context.Context, orgID string, conversationIDs
 	}
 	return out, nil
 }
+
+// ReviewedConversations are the organization's conversations that have a
+// review set, sorted.
+func (c *ReviewStore) ReviewedConversations(ctx context.Context, orgID string) ([]string, error) {
+	ix, err := c.reviews.load(orgID, func() (*reviewIndex, error) { return loadReviews(ctx, c.db, orgID) })
+	if err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ids := make([]string, 0, len(ix.byConv))
+	for id := range ix.byConv {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -51,10 +52,11 @@ func ReadLabelled(r io.Reader) ([]Labelled, error) {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		l, err := parseLabelled(sc.Bytes(), line)
+		l, err := ParseLabelled(sc.Bytes())
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
+		l.Line = line
 		out = append(out, l)
 	}
 	if err := sc.Err(); err != nil {
@@ -66,9 +68,11 @@ func ReadLabelled(r io.Reader) ([]Labelled, error) {
 	return out, nil
 }
 
-func parseLabelled(raw []byte, line int) (Labelled, error) {
-	l := Labelled{Line: line}
-	fail := func(err error) (Labelled, error) { return l, fmt.Errorf("line %d: %w", line, err) }
+// ParseLabelled reads one labelled conversation (a line of a labelled
+// file, or an item of a request's list).
+func ParseLabelled(raw []byte) (Labelled, error) {
+	var l Labelled
+	fail := func(err error) (Labelled, error) { return l, err }
 	o, err := analysis.Decode(raw, "")
 	if err != nil {
 		return fail(err)
@@ -149,4 +153,26 @@ func (l Labelled) Example() Example {
 		id = fmt.Sprintf("line %d", l.Line)
 	}
 	return Example{Conversation: &analysis.Conversation{ID: id, Turns: l.Turns}, Labels: l.Labels}
+}
+
+// MarshalJSON writes the conversation in the form ParseLabelled reads:
+// its stored conversation's id, or its turns, with its labels.
+func (l Labelled) MarshalJSON() ([]byte, error) {
+	type turn struct {
+		Speaker string `json:"speaker"`
+		Text    string `json:"text"`
+	}
+	out := struct {
+		ID             string   `json:"id,omitempty"`
+		ConversationID string   `json:"conversationId,omitempty"`
+		Turns          []turn   `json:"turns,omitempty"`
+		Labels         []string `json:"labels"`
+	}{ID: l.ID, ConversationID: l.ConversationID, Labels: l.Labels}
+	for _, t := range l.Turns {
+		out.Turns = append(out.Turns, turn{t.Speaker, t.Text})
+	}
+	if out.Labels == nil {
+		out.Labels = []string{}
+	}
+	return json.Marshal(out)
 }

@@ -12,6 +12,7 @@ package trained
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 
@@ -195,4 +196,11 @@ func (m *Model) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.
 	s := m.alone.Scan(c)
 	defer m.alone.Release(s)
 	return m.alone.Evaluate(0, c, s), nil
+}
+
+// Description says where the model came from and how it did, for the
+// classifier's description.
+func (m *Model) Description() string {
+	return fmt.Sprintf("Trained from %s: %d conversations, %d with the label; %d-fold F1 %.3f",
+		m.Training.Source, m.Evaluation.Examples, m.Evaluation.Positives, m.Evaluation.Folds, m.Evaluation.F1)
 }

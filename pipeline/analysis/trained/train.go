@@ -14,11 +14,19 @@ import (
 )
 
 // Example is one labelled conversation. No labels is an explicit "none of
-// these": a negative for every label.
+// these": a negative for every label. Only, when set, limits what the
+// example says to those labels (a human review answers for the
+// classifiers it reviewed, not for the others): it is a positive for the
+// ones among its Labels, a negative for the rest of Only, and no example
+// at all for any other label.
 type Example struct {
 	Conversation *analysis.Conversation
 	Labels       []string
+	Only         []string
 }
+
+// about reports whether the example says whether it has the label.
+func (e Example) about(label string) bool { return e.Only == nil || slices.Contains(e.Only, label) }
 
 // Options are training's settings; zero values take the defaults.
 type Options struct {
@@ -84,7 +92,7 @@ func Labels(examples []Example) []string {
 func Train(examples []Example, opt Options) ([]*Model, error) {
 	opt = opt.withDefaults()
 	labels := Labels(examples)
-	if err := check(examples, labels, opt); err != nil {
+	if err := Check(examples, opt); err != nil {
 		return nil, err
 	}
 	vocab, vectors := vectorize(examples, opt.MinDocuments)
@@ -124,9 +132,12 @@ func Train(examples []Example, opt Options) ([]*Model, error) {
 	return models, nil
 }
 
-// check refuses examples that cannot train: none, an empty conversation,
-// a blank label, or a label that every example has or too few have.
-func check(examples []Example, labels []string, opt Options) error {
+// Check refuses examples that cannot train, saying why: none, an empty
+// conversation, a blank label, or a label that every example has or too
+// few have.
+func Check(examples []Example, opt Options) error {
+	opt = opt.withDefaults()
+	labels := Labels(examples)
 	if opt.Folds < 2 || opt.Folds > 20 {
 		return inputError("folds must be from 2 to 20, not %d", opt.Folds)
 	}
@@ -147,19 +158,22 @@ func check(examples []Example, labels []string, opt Options) error {
 		return inputError("no conversation has a label: training needs conversations of each label")
 	}
 	for _, l := range labels {
-		pos := 0
+		pos, neg := 0, 0
 		for _, e := range examples {
-			if slices.Contains(e.Labels, l) {
+			switch {
+			case slices.Contains(e.Labels, l):
 				pos++
+			case e.about(l):
+				neg++
 			}
 		}
 		switch {
-		case pos == len(examples):
+		case neg == 0:
 			return inputError("every conversation has label %q: training needs conversations without it too (one class only)", l)
 		case pos < opt.Folds:
 			return inputError("label %q has %d conversations: training needs at least %d (one for each cross-validation fold)", l, pos, opt.Folds)
-		case len(examples)-pos < opt.Folds:
-			return inputError("label %q: only %d conversations lack it; training needs at least %d", l, len(examples)-pos, opt.Folds)
+		case neg < opt.Folds:
+			return inputError("label %q: only %d conversations lack it; training needs at least %d", l, neg, opt.Folds)
 		}
 	}
 	return nil
@@ -217,12 +231,18 @@ func assignFolds(n int, opt Options) []int {
 
 // trainLabel cross-validates the label's model (choosing the penalty when
 // not given, and the threshold), then trains it on every example.
-func trainLabel(label string, examples []Example, vocab []string, x []vector, folds []int, opt Options) (*Model, error) {
-	y := make([]bool, len(examples))
+func trainLabel(label string, examples []Example, vocab []string, all []vector, allFolds []int, opt Options) (*Model, error) {
+	var x []vector
+	var y []bool
+	var folds []int
 	positives := 0
 	for i, e := range examples {
-		y[i] = slices.Contains(e.Labels, label)
-		if y[i] {
+		if !e.about(label) {
+			continue
+		}
+		has := slices.Contains(e.Labels, label)
+		x, y, folds = append(x, all[i]), append(y, has), append(folds, allFolds[i])
+		if has {
 			positives++
 		}
 	}
@@ -246,7 +266,7 @@ func trainLabel(label string, examples []Example, vocab []string, x []vector, fo
 	}
 	m := &Model{
 		Label: label, Bias: round(bias), Threshold: round(best.threshold), Weights: prune(w, vocab, opt.MaxTerms),
-		Evaluation: Evaluation{Folds: opt.Folds, Examples: len(examples), Positives: positives,
+		Evaluation: Evaluation{Folds: opt.Folds, Examples: len(x), Positives: positives,
 			Precision: round(best.precision), Recall: round(best.recall), F1: round(best.f1)},
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
 	}

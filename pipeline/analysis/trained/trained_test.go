@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -262,6 +263,47 @@ func FuzzReadLabelled(f *testing.F) {
 			if l.ConversationID == "" {
 				l.Example().Conversation.Normalized()
 			}
+			// What MarshalJSON writes reads back the same.
+			raw, err := l.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := ParseLabelled(raw)
+			if err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			again.Line = l.Line
+			if !reflect.DeepEqual(again, l) {
+				t.Fatalf("round trip: %+v became %+v", l, again)
+			}
 		}
 	})
+}
+
+// An example limited to some labels (a review of one classifier) trains
+// those labels only.
+func TestPartialExamples(t *testing.T) {
+	ex := examples(8, 100)
+	r := rand.New(rand.NewPCG(9, 1))
+	for i := range 30 {
+		ex = append(ex, Example{Conversation: conversation(r, fmt.Sprint("r", i), []string{"Banks"}), Labels: nil, Only: []string{"Hotels"}})
+	}
+	models := train(t, ex, Options{Seed: 1})
+	for _, m := range models {
+		want := 100
+		if m.Label == "Hotels" {
+			want = 130
+		}
+		if m.Evaluation.Examples != want {
+			t.Errorf("%s trained on %d examples, want %d", m.Label, m.Evaluation.Examples, want)
+		}
+	}
+	// Reviews that never say "no" to a label leave it one class only.
+	only := []Example{}
+	for i := range 10 {
+		only = append(only, Example{Conversation: ex[i].Conversation, Labels: []string{"Hotels"}, Only: []string{"Hotels"}})
+	}
+	if err := Check(only, Options{}); err == nil || !strings.Contains(err.Error(), `every conversation has label "Hotels"`) {
+		t.Fatalf("one class through reviews: %v", err)
+	}
 }

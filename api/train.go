@@ -1,0 +1,111 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// trainClassifiers is POST /Conversations/Classifiers/Train {examples,
+// fromReviews, categoryName, seed, folds}: one classifier per label of the
+// labelled conversations (and with fromReviews, of the organization's
+// reviews of its trained classifiers), installed by the label's name. The
+// examples are read and checked first — a problem is a 400 naming the
+// example or the label —, then a train job fits the models: 202 with its
+// id, progress and outcome at GET /Jobs/{id}.
+func (s *Server) trainClassifiers(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	var raw []json.RawMessage
+	if body.Has("examples") {
+		body.Decode("examples", &raw)
+	}
+	fromReviews := body.Bool("fromReviews")
+	p := catalog.TrainParams{Examples: raw, FromReviews: fromReviews != nil && *fromReviews, CategoryName: "Topics", Folds: 5, Seed: 1}
+	if len(raw) == 0 && !p.FromReviews {
+		body.Fail("examples", "is required: labelled conversations ({conversationId|text|turns, labels}), unless fromReviews is true.")
+	}
+	if v := body.String("categoryName"); v != nil {
+		if p.CategoryName = oneOf(*v, analysis.Categories); p.CategoryName == "" {
+			body.Fail("categoryName", "must be one of Skills, Topics, Process, SE Suite.")
+		}
+	}
+	if body.Has("folds") && body.Decode("folds", &p.Folds) && (p.Folds < 2 || p.Folds > 20) {
+		body.Fail("folds", "must be from 2 to 20.")
+	}
+	if body.Has("seed") {
+		body.Decode("seed", &p.Seed)
+	}
+	if pr := body.Problem(); pr != nil {
+		problem.Write(c, pr)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	// The job reads stored conversations by their internal ids.
+	var named []trained.Labelled
+	var positions []int // of named in the examples
+	var ids []string
+	for i, r := range p.Examples {
+		l, err := trained.ParseLabelled(r)
+		if err != nil {
+			trainingRefused(c, &trained.InputError{Message: "examples[" + strconv.Itoa(i) + "]: " + err.Error()})
+			return
+		}
+		if l.ConversationID != "" {
+			named, positions, ids = append(named, l), append(positions, i), append(ids, l.ConversationID)
+		}
+	}
+	own, err := s.internalIDs(ctx, org, ids)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	for k, l := range named {
+		l.ConversationID = own[k]
+		if p.Examples[positions[k]], err = l.MarshalJSON(); err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+	}
+	source := pipeline.TrainingSource{Records: s.deps.Interactions, Transcripts: s.deps.Results, Reviews: s.deps.Reviews, Classifiers: s.deps.Classifiers}
+	examples, err := source.Examples(ctx, org, p)
+	if err == nil {
+		err = trained.Check(examples, trained.Options{Folds: p.Folds})
+	}
+	var input *trained.InputError
+	if errors.As(err, &input) {
+		trainingRefused(c, input)
+		return
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	run, err := s.deps.Jobs.Start(ctx, "train", org, p)
+	if errors.Is(err, pipeline.ErrNoSlot) {
+		noEvaluationSlot(c)
+		return
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.Header("Location", "/Jobs/"+run.ID)
+	c.JSON(http.StatusAccepted, gin.H{"jobId": run.ID, "status": run.Status})
+}
+
+// trainingRefused answers examples that cannot train.
+func trainingRefused(c *gin.Context, err *trained.InputError) {
+	problem.Write(c, problem.Field("examples", err.Message, "The examples cannot train classifiers: "+err.Message))
+}

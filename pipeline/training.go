@@ -1,0 +1,162 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// ReviewSource gives an organization's review sets (catalog.ReviewStore).
+type ReviewSource interface {
+	ReviewedConversations(ctx context.Context, orgID string) ([]string, error)
+	Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]catalog.Review, error)
+}
+
+// ClassifierLister lists an organization's classifiers
+// (catalog.ClassifierStore).
+type ClassifierLister interface {
+	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
+}
+
+// TrainingSource is where a training run's examples come from: the
+// organization's stored conversations, its reviews and its classifiers.
+type TrainingSource struct {
+	Records     Records
+	Transcripts Transcripts
+	Reviews     ReviewSource
+	Classifiers ClassifierLister
+}
+
+// trainingPage is how many stored conversations are read at once.
+const trainingPage = 500
+
+// Examples are a training run's examples: each one given (its text, or
+// the stored conversation it names by internal id), and with FromReviews
+// every reviewed conversation, as an example for the trained classifiers
+// its latest review answered (see trained.Example's Only). A problem with
+// what was given is a *trained.InputError naming the example.
+func (src TrainingSource) Examples(ctx context.Context, org string, p catalog.TrainParams) ([]trained.Example, error) {
+	var examples []trained.Example
+	stored := map[string][]int{} // conversation id → the examples that name it
+	for i, raw := range p.Examples {
+		l, err := trained.ParseLabelled(raw)
+		if err != nil {
+			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d]: %v", i, err)}
+		}
+		e := l.Example()
+		e.Conversation.ID = fmt.Sprintf("examples[%d]", i)
+		if l.ConversationID != "" {
+			stored[l.ConversationID] = append(stored[l.ConversationID], len(examples))
+		}
+		examples = append(examples, e)
+	}
+	convs, err := src.conversations(ctx, org, keys(stored))
+	if err != nil {
+		return nil, err
+	}
+	for id, at := range stored {
+		c, ok := convs[id]
+		if !ok {
+			return nil, &trained.InputError{Message: fmt.Sprintf("%s.conversationId: no processed conversation with this id in your organization", examples[at[0]].Conversation.ID)}
+		}
+		for _, k := range at {
+			name := examples[k].Conversation.ID
+			examples[k].Conversation = &analysis.Conversation{ID: name, OrgID: org, Turns: c.Turns}
+		}
+	}
+	if !p.FromReviews {
+		return examples, nil
+	}
+	reviewed, err := src.reviewExamples(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return append(examples, reviewed...), nil
+}
+
+// reviewExamples are the reviewed conversations as examples of the
+// trained classifiers their latest review answered true or false.
+func (src TrainingSource) reviewExamples(ctx context.Context, org string) ([]trained.Example, error) {
+	classifiers, err := src.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{Types: []string{analysis.TypeCoreModel}})
+	if err != nil {
+		return nil, err
+	}
+	labelOf := map[string]string{} // trained classifier id → its label
+	for _, c := range classifiers {
+		var def struct{ Model, Label string }
+		if json.Unmarshal(c.Definition, &def) == nil && def.Model == "trained" {
+			labelOf[c.ID] = def.Label
+		}
+	}
+	ids, err := src.Reviews.ReviewedConversations(ctx, org)
+	if err != nil || len(labelOf) == 0 {
+		return nil, err
+	}
+	var out []trained.Example
+	for page := range slices.Chunk(ids, trainingPage) {
+		reviews, err := src.Reviews.Reviews(ctx, org, page)
+		if err != nil {
+			return nil, err
+		}
+		convs, err := src.conversations(ctx, org, page)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range page {
+			sets, c := reviews[id], convs[id]
+			if len(sets) == 0 || c == nil {
+				continue // a conversation processed again since, or not yet
+			}
+			e := trained.Example{Conversation: c, Labels: []string{}, Only: []string{}}
+			for _, r := range sets[len(sets)-1].Results {
+				label, ok := labelOf[r.ModelID]
+				if !ok || r.Result == nil {
+					continue
+				}
+				e.Only = append(e.Only, label)
+				if *r.Result {
+					e.Labels = append(e.Labels, label)
+				}
+			}
+			if len(e.Only) > 0 {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// conversations reads stored conversations by id (the processed ones that
+// exist; the others are left out).
+func (src TrainingSource) conversations(ctx context.Context, org string, ids []string) (map[string]*analysis.Conversation, error) {
+	out := map[string]*analysis.Conversation{}
+	for page := range slices.Chunk(ids, trainingPage) {
+		its, err := src.Records.Interactions(ctx, org, catalog.InteractionFilter{IDs: page, ExactIDs: true, Limit: len(page),
+			Statuses: []string{catalog.StatusReadyToSample, catalog.StatusSampled}})
+		if err != nil {
+			return nil, err
+		}
+		segs, err := src.Transcripts.Transcripts(ctx, org, its)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range its {
+			out[it.ID] = StoredConversation(it, segs[it.ID], nil)
+		}
+	}
+	return out, nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
