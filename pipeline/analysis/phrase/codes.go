@@ -1,7 +1,10 @@
 package phrase
 
 import (
+	"slices"
+
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/numbers"
 	"github.com/earshot/earshot/pipeline/analysis/words"
 )
 
@@ -14,9 +17,14 @@ import (
 // tokens of one turn by construction: a code can only begin at a byte with
 // the high bit set, which only a token's first byte has, and a 0 byte (a
 // word no phrase has, or a new turn) matches no phrase.
+//
+// Numbers are read as numbers (see package numbers) when a phrase has one:
+// a run of number tokens ("five oh") becomes the code of its digits ("50"),
+// so "50", "5 0", "fifty" and "five oh" are one phrase word.
 type codes struct {
-	words *words.Index // a word's code is its number
-	width int          // bytes a code
+	words   *words.Index // a word's code is its number
+	width   int          // bytes a code
+	numbers bool         // some phrase word is a number
 }
 
 func newCodes(phrases [][]string) codes {
@@ -30,7 +38,7 @@ func newCodes(phrases [][]string) codes {
 			}
 		}
 	}
-	c := codes{words: words.New(list), width: 1}
+	c := codes{words: words.New(list), width: 1, numbers: slices.ContainsFunc(list, numbers.IsDigits)}
 	for n := 128; n < len(list); n *= 128 {
 		c.width++
 	}
@@ -59,30 +67,56 @@ func (c codes) phrase(tokens []string) []byte {
 }
 
 // conversation writes the conversation's codes to buf and, for each byte
-// that begins a code, the token it stands for to at (-1 elsewhere).
-func (c *codes) conversation(text *analysis.Normalized, buf []byte, at []int32) ([]byte, []int32) {
+// that begins a code, the first token it stands for to at and the token
+// after its last to ends (-1 elsewhere in both).
+func (c *codes) conversation(text *analysis.Normalized, buf []byte, at, ends []int32) ([]byte, []int32, []int32) {
 	separated := true
 	for i := range text.Turns() {
-		for g := text.TokensBefore(i); g < text.TokensBefore(i+1); g++ {
-			word, ok := c.words.FindPrefixed(text.Prefix(g), text.Token(g))
+		last := text.TokensBefore(i + 1)
+		for g := text.TokensBefore(i); g < last; {
+			token, next := text.Token(g), g+1
+			word, ok := 0, false
+			if digits, used := c.number(text, g, last); used > 0 {
+				word, ok = c.words.Find(digits)
+				next = g + used
+			} else {
+				word, ok = c.words.FindPrefixed(text.Prefix(g), token)
+			}
 			if !ok {
 				if !separated {
-					buf, at = append(buf, 0), append(at, -1)
+					buf, at, ends = append(buf, 0), append(at, -1), append(ends, -1)
 					separated = true
 				}
+				g = next
 				continue
 			}
 			buf = c.append(buf, uint32(word))
-			at = append(at, int32(g))
+			at, ends = append(at, int32(g)), append(ends, int32(next))
 			for range c.width - 1 {
-				at = append(at, -1)
+				at, ends = append(at, -1), append(ends, -1)
 			}
 			separated = false
+			g = next
 		}
 		if !separated {
-			buf, at = append(buf, 0), append(at, -1)
+			buf, at, ends = append(buf, 0), append(at, -1), append(ends, -1)
 			separated = true
 		}
 	}
-	return buf, at
+	return buf, at, ends
+}
+
+// number reads the number at token g of a turn that ends before token
+// last, when the phrases have numbers: its digits and its tokens (none
+// when there is no number there).
+func (c *codes) number(text *analysis.Normalized, g, last int) (string, int) {
+	if !c.numbers || !numbers.IsWord(text.Token(g)) {
+		return "", 0
+	}
+	return numbers.Read(func(k int) (string, bool) {
+		if g+k < last {
+			return text.Token(g + k), true
+		}
+		return "", false
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/numbers"
 )
 
 // Match modes.
@@ -81,7 +82,7 @@ func Compile(raw []byte) (*Classifier, error) {
 	phraseIDs := func(list []string, path ...any) ([]int, error) {
 		var out []int
 		for i, p := range list {
-			toks := analysis.Tokenize(p)
+			toks := numbers.Canonical(analysis.Tokenize(p))
 			if len(toks) == 0 {
 				return nil, analysis.Invalid("has no words to match", append(path, i)...)
 			}

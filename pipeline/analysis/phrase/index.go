@@ -22,7 +22,6 @@ type Index struct {
 	classifiers []*Classifier
 	codes       codes
 	phrases     [][]byte // each distinct phrase's codes
-	length      []int    // tokens in each
 	// owners[id] are the classifiers (and their own phrase number) that
 	// have automaton phrase id.
 	owners  [][]owner
@@ -32,8 +31,9 @@ type Index struct {
 
 type owner struct{ classifier, phrase int32 }
 
-// match is automaton phrase id found at the conversation's token g.
-type match struct{ g, id int }
+// match is automaton phrase id found at the conversation's tokens
+// [g, end).
+type match struct{ g, end, id int }
 
 // NewIndex builds the automaton for a set of classifiers.
 func NewIndex(classifiers []*Classifier) *Index {
@@ -47,7 +47,6 @@ func NewIndex(classifiers []*Classifier) *Index {
 				id = int32(len(words))
 				ids[key] = id
 				words = append(words, phraseTokens(key))
-				ix.length = append(ix.length, len(words[id]))
 				ix.owners = append(ix.owners, nil)
 			}
 			ix.owners[id] = append(ix.owners[id], owner{int32(k), int32(p)})
@@ -76,7 +75,7 @@ type Hits struct {
 	endMs int64 // where the last turn ends
 
 	codes    []byte
-	at       []int32
+	at, ends []int32
 	matches  []match
 	evidence []analysis.Evidence // a classifier's evidence before capEvidence copies it out
 }
@@ -92,7 +91,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 	}
 	clear(h.first)
 	h.text, h.endMs = text, c.DurationMs()
-	h.codes, h.at = ix.codes.conversation(text, h.codes[:0], h.at[:0])
+	h.codes, h.at, h.ends = ix.codes.conversation(text, h.codes[:0], h.at[:0], h.ends[:0])
 	matches := h.matches[:0]
 	for _, id := range ix.matcher.MatchThreadSafe(h.codes) {
 		for from := 0; ; from++ {
@@ -101,7 +100,8 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 				break
 			}
 			from += i
-			matches = append(matches, match{int(h.at[from]), id})
+			lastCode := from + len(ix.phrases[id]) - ix.codes.width
+			matches = append(matches, match{int(h.at[from]), int(h.ends[lastCode]), id})
 		}
 	}
 	h.matches = matches
@@ -130,7 +130,7 @@ func (ix *Index) Scan(c *analysis.Conversation) *Hits {
 		from := m.g - text.TokensBefore(turn)
 		for _, o := range ix.owners[m.id] {
 			// first[k] moves along classifier k's place as it fills...
-			h.found[h.first[o.classifier]] = occurrence{turn: turn, from: from, to: from + ix.length[m.id], phrase: int(o.phrase)}
+			h.found[h.first[o.classifier]] = occurrence{turn: turn, from: from, to: from + m.end - m.g, phrase: int(o.phrase)}
 			h.first[o.classifier]++
 		}
 	}

@@ -221,3 +221,48 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// A number in a phrase matches however the conversation has it: written in
+// a chat, spelled out by a recognizer, digit by digit; and a phrase's own
+// number may be written any of those ways. Evidence covers the whole
+// number, with a call's word times.
+func TestNumbersMatchHoweverWritten(t *testing.T) {
+	for _, tc := range []struct {
+		phrase, text string
+		want         bool
+		evidence     string
+	}{
+		{"50 dollars", "it was 50 dollars", true, "50 dollars"},
+		{"50 dollars", "it was $50 dollars", true, "50 dollars"},
+		{"50 dollars", "it was fifty dollars", true, "fifty dollars"},
+		{"50 dollars", "it was five oh dollars", true, "five oh dollars"},
+		{"50 dollars", "it was 5 0 dollars", true, "5 0 dollars"},
+		{"fifty dollars", "it was 50 dollars", true, "50 dollars"},
+		{"five oh dollars", "it was fifty dollars", true, "fifty dollars"},
+		{"50 dollars", "it was fifty five dollars", false, ""},
+		{"50 dollars", "it was 150 dollars", false, ""},
+		{"room 205", "room two hundred and five please", true, "room two hundred and five"},
+		{"1999", "back in nineteen ninety nine", true, "nineteen ninety nine"},
+		{"no one", "no one called", true, "no one"},
+		{"no one", "no 1 called", true, "no 1"},
+		{"rock and roll", "rock and roll", true, "rock and roll"},
+	} {
+		c, err := Compile([]byte(oneRule(tc.phrase, "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Customer", Text: "hello"}, {Speaker: "Customer", Text: tc.text}}}
+		res, _ := c.Evaluate(context.Background(), conv)
+		if *res.Bool != tc.want || tc.want && (len(res.Evidence) != 1 || res.Evidence[0].Text != tc.evidence || res.Evidence[0].Turn != 1) {
+			t.Errorf("%q in %q: %v %+v, want %v with %q", tc.phrase, tc.text, *res.Bool, res.Evidence, tc.want, tc.evidence)
+		}
+	}
+	// A call: the words' times span the spoken number.
+	conv := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Customer", StartMs: 0, EndMs: 3000, Text: "pay five oh now",
+		Words: []analysis.Word{{Text: "pay", StartMs: 0, EndMs: 400}, {Text: "five", StartMs: 500, EndMs: 900}, {Text: "oh", StartMs: 1000, EndMs: 1300}, {Text: "now", StartMs: 1400, EndMs: 1800}}}}}
+	c, _ := Compile([]byte(oneRule("50", "")))
+	res, _ := c.Evaluate(context.Background(), conv)
+	if len(res.Evidence) != 1 || res.Evidence[0] != (analysis.Evidence{Turn: 0, StartMs: 500, EndMs: 1300, Text: "five oh"}) {
+		t.Fatalf("%+v", res.Evidence)
+	}
+}
