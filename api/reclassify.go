@@ -83,7 +83,14 @@ func (s *Server) reclassify(c *gin.Context) {
 	if !ok {
 		return
 	}
-	run, err := s.deps.Jobs.Start(c.Request.Context(), "reclassify", orgID(c), catalog.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
+	s.startJob(c, "reclassify", catalog.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
+}
+
+// startJob starts a job for the caller's organization and answers 202
+// with its id (and its progress's address in Location), or 429 when the
+// bounds on evaluations refuse it.
+func (s *Server) startJob(c *gin.Context, name string, params any) {
+	run, err := s.deps.Jobs.Start(c.Request.Context(), name, orgID(c), params)
 	if errors.Is(err, pipeline.ErrNoSlot) {
 		noEvaluationSlot(c)
 		return
@@ -101,10 +108,10 @@ func (s *Server) getJob(c *gin.Context) {
 	getByID(s, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
 }
 
-// noEvaluationSlot answers a dry run or reclassification refused by the
-// bounds on evaluations.
+// noEvaluationSlot answers a dry run, reclassification or training
+// refused by the bounds on evaluations.
 func noEvaluationSlot(c *gin.Context) {
-	tooMany(c, evaluationRetrySeconds, "Your organization already has a classifier dry run or reclassification running, or the server "+
+	tooMany(c, evaluationRetrySeconds, "Your organization already has a classifier dry run, reclassification or training running, or the server "+
 		"is running as many as it may; retry after "+strconv.Itoa(evaluationRetrySeconds)+" seconds.")
 }
 

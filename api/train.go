@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -92,17 +91,7 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	run, err := s.deps.Jobs.Start(ctx, "train", org, p)
-	if errors.Is(err, pipeline.ErrNoSlot) {
-		noEvaluationSlot(c)
-		return
-	}
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	c.Header("Location", "/Jobs/"+run.ID)
-	c.JSON(http.StatusAccepted, gin.H{"jobId": run.ID, "status": run.Status})
+	s.startJob(c, "train", p)
 }
 
 // trainingRefused answers examples that cannot train.

@@ -48,17 +48,22 @@ type Reclassify struct {
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
-	// Slots bound reclassifications and dry runs together (nil: unbounded).
+	// Slots bound reclassifications, trainings and dry runs together (nil:
+	// unbounded).
 	Slots *pipeline.Slots
 }
 
 // Admit takes an evaluation slot for the organization (pipeline.ErrNoSlot
 // when none is free).
-func (j *Reclassify) Admit(orgID string) (func(), error) {
-	if j.Slots == nil {
+func (j *Reclassify) Admit(orgID string) (func(), error) { return admit(j.Slots, orgID) }
+
+// admit takes one of the slots that bound the jobs keeping the cores busy
+// over an organization's conversations (none to take when slots is nil).
+func admit(slots *pipeline.Slots, orgID string) (func(), error) {
+	if slots == nil {
 		return func() {}, nil
 	}
-	return j.Slots.Take(orgID)
+	return slots.Take(orgID)
 }
 
 // Run does one reclassification (run.OrgID, run.Params).

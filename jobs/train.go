@@ -28,19 +28,14 @@ type Train struct {
 	Classifiers ClassifierPutter
 	Progress    Progress
 	Log         *slog.Logger
-	// Slots bound trainings, dry runs and reclassifications together (nil:
-	// unbounded): each keeps the cores busy.
+	// Slots bound trainings, reclassifications and dry runs together (nil:
+	// unbounded).
 	Slots *pipeline.Slots
 }
 
 // Admit takes an evaluation slot for the organization (pipeline.ErrNoSlot
 // when none is free).
-func (j *Train) Admit(orgID string) (func(), error) {
-	if j.Slots == nil {
-		return func() {}, nil
-	}
-	return j.Slots.Take(orgID)
-}
+func (j *Train) Admit(orgID string) (func(), error) { return admit(j.Slots, orgID) }
 
 // Run does one training (run.OrgID, run.Params).
 func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {

@@ -42,7 +42,7 @@ const trainingPage = 500
 // what was given is a *trained.InputError naming the example.
 func (src TrainingSource) Examples(ctx context.Context, org string, p catalog.TrainParams) ([]trained.Example, error) {
 	var examples []trained.Example
-	stored := map[string][]int{} // conversation id → the examples that name it
+	var stored []string // by example: the stored conversation it names, or ""
 	for i, raw := range p.Examples {
 		l, err := trained.ParseLabelled(raw)
 		if err != nil {
@@ -50,24 +50,29 @@ func (src TrainingSource) Examples(ctx context.Context, org string, p catalog.Tr
 		}
 		e := l.Example()
 		e.Conversation.ID = fmt.Sprintf("examples[%d]", i)
-		if l.ConversationID != "" {
-			stored[l.ConversationID] = append(stored[l.ConversationID], len(examples))
-		}
-		examples = append(examples, e)
+		examples, stored = append(examples, e), append(stored, l.ConversationID)
 	}
-	convs, err := src.conversations(ctx, org, keys(stored))
+	var ids []string
+	for _, id := range stored {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	convs, err := src.conversations(ctx, org, ids)
 	if err != nil {
 		return nil, err
 	}
-	for id, at := range stored {
+	for i, id := range stored {
+		if id == "" {
+			continue
+		}
 		c, ok := convs[id]
 		if !ok {
-			return nil, &trained.InputError{Message: fmt.Sprintf("%s.conversationId: no processed conversation with this id in your organization", examples[at[0]].Conversation.ID)}
+			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d].conversationId: no processed conversation with this id in your organization", i)}
 		}
-		for _, k := range at {
-			name := examples[k].Conversation.ID
-			examples[k].Conversation = &analysis.Conversation{ID: name, OrgID: org, Turns: c.Turns}
-		}
+		examples[i].Conversation = &analysis.Conversation{ID: examples[i].Conversation.ID, OrgID: org, Turns: c.Turns}
 	}
 	if !p.FromReviews {
 		return examples, nil
@@ -150,13 +155,4 @@ func (src TrainingSource) conversations(ctx context.Context, org string, ids []s
 		}
 	}
 	return out, nil
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -27,11 +27,13 @@ func benchCommand(cfg *cli.Config) *cobra.Command {
 
 func benchASRCommand(cfg *cli.Config) *cobra.Command {
 	var calls, turns, workers int
+	var seed uint64
 	var lmPath, dictPath string
 	cmd := &cobra.Command{
 		Use:   "asr",
 		Short: "Speech recognition: WER, real-time factor, speaker attribution, memory on calls synthesized from sgd-dev",
-		Long: `Synthesizes stereo calls from the first sgd-dev dialogues with flite (agent
+		Long: `Synthesizes stereo calls from sgd-dev dialogues picked across its services (a
+service at a time, each one's dialogues shuffled by --seed) with flite (agent
 and customer on their own channels) and runs them through the real call
 pipeline (ffmpeg, segmenter, PocketSphinx, turn merging): with the en-us
 model's general language model (the baseline) and with a domain model (built
@@ -41,11 +43,12 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, log := cmd.Context(), cmd.ErrOrStderr()
-			dialogues, err := corpus.Read(corpus.Dev, calls)
+			all, err := corpus.Read(corpus.Dev, 0)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "synthesizing %d calls of %d turns with flite…\n", len(dialogues), turns)
+			dialogues := corpus.AcrossServices(all, calls, seed)
+			fmt.Fprintf(log, "synthesizing %d calls of %d turns (dialogues picked across services) with flite…\n", len(dialogues), turns)
 			synthesized, err := callbench.Synthesize(ctx, dialogues, turns)
 			if err != nil {
 				return err
@@ -84,7 +87,8 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&calls, "calls", 20, "calls to synthesize, from the first sgd-dev dialogues")
+	cmd.Flags().IntVar(&calls, "calls", 20, "calls to synthesize, from sgd-dev dialogues picked across services")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "shuffles each service's dialogues before they are picked")
 	cmd.Flags().IntVar(&turns, "turns", 6, "turns of each dialogue to speak")
 	cmd.Flags().IntVar(&workers, "workers", 2, "calls transcribed at once, one decoder each")
 	cmd.Flags().StringVar(&lmPath, "language-model", "", "domain language model to measure (default: built from sgd-train)")

@@ -114,17 +114,10 @@ func TestTrainCommandBesideServer(t *testing.T) {
 		t.Fatalf("classifiers listed %+v", listed)
 	}
 
-	var body bytes.Buffer
-	mw := newMultipart(&body, `{"FileName":"day.tar","UploadType":"Chat"}`, "day.tar",
-		chatArchive("Is there a hotel room with a suite for three nights?", "I want a one way flight with a window seat", "Will it rain tomorrow?"))
-	req, _ := http.NewRequest("POST", "http://"+addr+"/Media/Upload", &body)
-	req.Header.Set("Content-Type", mw)
-	req.Header.Set("Authorization", bearer)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("upload: %v %v", err, resp.Status)
+	if err := uploadChats(addr, bearer, "day.tar",
+		chatArchive("Is there a hotel room with a suite for three nights?", "I want a one way flight with a window seat", "Will it rain tomorrow?")); err != nil {
+		t.Fatal(err)
 	}
-	resp.Body.Close()
 	if out, err := run(t, "jobs", "run", "ingest", "--data", data); err != nil || !strings.Contains(out, `"conversations": 3`) {
 		t.Fatalf("ingest: %v %s", err, out)
 	}

@@ -99,6 +99,7 @@ type Result struct {
 	Config
 	Calls        int
 	Score        wer.Score
+	PerCall      []wer.Score // by call
 	AudioSeconds float64
 	// BusySeconds is the time workers spent on calls, summed.
 	BusySeconds float64
@@ -142,7 +143,7 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 	}
 	proc := pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model)}
 
-	res := Result{Config: cfg, Calls: len(calls)}
+	res := Result{Config: cfg, Calls: len(calls), PerCall: make([]wer.Score, len(calls))}
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
@@ -159,7 +160,8 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
-				res.Score = res.Score.Add(wer.Align(calls[i].Reference, hyp))
+				res.PerCall[i] = wer.Align(calls[i].Reference, hyp)
+				res.Score = res.Score.Add(res.PerCall[i])
 				res.BusySeconds += took
 				res.AudioSeconds += calls[i].Seconds
 				mu.Unlock()
@@ -234,7 +236,29 @@ func WriteTable(w io.Writer, results []Result) {
 		fmt.Fprintf(w, "%-30s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
 			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
 	}
+	for _, r := range results {
+		for _, base := range results {
+			if r.Model.LanguageModel != "" && base.Model.LanguageModel == "" && base.Telephone == r.Telephone {
+				n, worst := Worse(base, r, 2)
+				fmt.Fprintf(w, "%s: %d of %d calls more than 2 points worse than with %s (largest rise %+.1f points)\n", r.Name, n, r.Calls, base.Name, worst)
+			}
+		}
+	}
 	fmt.Fprintf(w, "targets (16 kHz): WER ≤ %.0f%%, RTF ≤ %.2f per worker, speaker ≥ %.0f%%\n", 100*TargetWER, TargetRTF, 100*TargetSpeaker)
+}
+
+// Worse counts the calls whose WER with other is more than points
+// percentage points above base's, and the largest rise (base and other
+// ran the same calls).
+func Worse(base, other Result, points float64) (calls int, worst float64) {
+	for i := range min(len(base.PerCall), len(other.PerCall)) {
+		rise := 100 * (other.PerCall[i].WER() - base.PerCall[i].WER())
+		if rise > points {
+			calls++
+		}
+		worst = max(worst, rise)
+	}
+	return calls, worst
 }
 
 // Configs are the settings a benchmark compares: the engine's general

@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -118,4 +120,41 @@ func Read(split string, n int) ([]Dialogue, error) {
 		return n <= 0 || len(out) < n
 	})
 	return out, err
+}
+
+// AcrossServices picks n dialogues spread over the services: a service at
+// a time in name order (a dialogue counts for its first service), each
+// service's dialogues in an order the seed shuffles, until n are picked or
+// none are left.
+func AcrossServices(dialogues []Dialogue, n int, seed uint64) []Dialogue {
+	byService := map[string][]Dialogue{}
+	for _, d := range dialogues {
+		if len(d.Services) > 0 {
+			byService[d.Services[0]] = append(byService[d.Services[0]], d)
+		}
+	}
+	services := make([]string, 0, len(byService))
+	for s := range byService {
+		services = append(services, s)
+	}
+	slices.Sort(services)
+	r := rand.New(rand.NewPCG(seed, seed))
+	for _, s := range services {
+		list := byService[s]
+		r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+	}
+	var out []Dialogue
+	for round := 0; len(out) < n; round++ {
+		picked := false
+		for _, s := range services {
+			if round < len(byService[s]) && len(out) < n {
+				out = append(out, byService[s][round])
+				picked = true
+			}
+		}
+		if !picked {
+			break
+		}
+	}
+	return out
 }

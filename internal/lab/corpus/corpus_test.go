@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,30 @@ func TestReadDev(t *testing.T) {
 	}
 	if len(ds) != 3 || len(ds[0].Turns) == 0 || len(ds[0].Services) == 0 {
 		t.Fatalf("%+v", ds)
+	}
+}
+
+func TestAcrossServices(t *testing.T) {
+	var ds []Dialogue
+	for i := range 10 {
+		ds = append(ds, Dialogue{ID: fmt.Sprint("a", i), Services: []string{"A"}}, Dialogue{ID: fmt.Sprint("b", i), Services: []string{"B", "A"}})
+	}
+	ds = append(ds, Dialogue{ID: "c0", Services: []string{"C"}})
+	got := AcrossServices(ds, 5, 1)
+	count := map[string]int{}
+	for _, d := range got {
+		count[d.Services[0]]++
+	}
+	if len(got) != 5 || count["A"] != 2 || count["B"] != 2 || count["C"] != 1 {
+		t.Fatalf("%v", count)
+	}
+	again := AcrossServices(ds, 5, 1)
+	for i := range got {
+		if got[i].ID != again[i].ID {
+			t.Fatal("the same seed picked other dialogues")
+		}
+	}
+	if all := AcrossServices(ds, 100, 1); len(all) != len(ds) {
+		t.Fatalf("%d of %d", len(all), len(ds))
 	}
 }

@@ -48,7 +48,7 @@ type Evaluation struct {
 
 // Training is how the model was trained, to retrain it alike.
 type Training struct {
-	Source         string  `json:"source"` // what the examples were: a file's name, "reviews"
+	Source         string  `json:"source"` // what the examples were: a file's name, a training run
 	Seed           uint64  `json:"seed"`
 	Regularization float64 `json:"regularization"`
 	MinDocuments   int     `json:"minDocuments"`
@@ -130,12 +130,19 @@ func readEvaluation(def *analysis.Object) (Evaluation, error) {
 	if err := o.Allow("folds", "examples", "positives", "precision", "recall", "f1"); err != nil {
 		return e, err
 	}
-	for key, into := range map[string]*int{"folds": &e.Folds, "examples": &e.Examples, "positives": &e.Positives} {
-		if err := readInt(o, key, into); err != nil {
+	for _, f := range []struct {
+		key  string
+		into *int
+	}{{"folds", &e.Folds}, {"examples", &e.Examples}, {"positives", &e.Positives}} {
+		if err := readInt(o, f.key, f.into); err != nil {
 			return e, err
 		}
 	}
-	for key, into := range map[string]*float64{"precision": &e.Precision, "recall": &e.Recall, "f1": &e.F1} {
+	for _, f := range []struct {
+		key  string
+		into *float64
+	}{{"precision", &e.Precision}, {"recall", &e.Recall}, {"f1", &e.F1}} {
+		key, into := f.key, f.into
 		v, err := o.Number(key, 0, 1)
 		if err != nil {
 			return e, err
@@ -174,10 +181,11 @@ func readTraining(def *analysis.Object) (Training, error) {
 	if reg != nil {
 		t.Regularization = *reg
 	}
-	for key, into := range map[string]*int{"minDocuments": &t.MinDocuments, "vocabulary": &t.Vocabulary} {
-		if err := readInt(o, key, into); err != nil {
-			return t, err
-		}
+	if err := readInt(o, "minDocuments", &t.MinDocuments); err != nil {
+		return t, err
+	}
+	if err := readInt(o, "vocabulary", &t.Vocabulary); err != nil {
+		return t, err
 	}
 	return t, nil
 }
