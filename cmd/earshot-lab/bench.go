@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ func benchCommand(cfg *cli.Config) *cobra.Command {
 func benchASRCommand(cfg *cli.Config) *cobra.Command {
 	var calls, turns, workers int
 	var seed uint64
+	var generalWeight float64
 	var lmPath, dictPath string
 	cmd := &cobra.Command{
 		Use:   "asr",
@@ -54,6 +56,7 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 				return err
 			}
 			domain := asr.Model{LanguageModel: lmPath, Dictionary: dictPath}
+			var mixed asr.Model
 			if lmPath == "" {
 				train, err := corpus.Find(corpus.Train)
 				if err != nil {
@@ -65,15 +68,16 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 				}
 				defer os.RemoveAll(dir)
 				fmt.Fprintf(log, "building a domain language model from %s…\n", train)
-				built, stats, err := lm.BuildFiles(ctx, []string{train}, "", lm.Options{MinTrigramCount: 2}, dir, "sgd-train")
+				built, stats, err := lm.BuildFiles(ctx, []string{train}, "", lm.Options{MinTrigramCount: 2, GeneralWeight: generalWeight}, dir, "sgd-train")
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(log, "  %d sentences, vocabulary %d, %d bigrams, %d trigrams\n", stats.Sentences, stats.Vocabulary, stats.Sizes[1], stats.Sizes[2])
-				domain = asr.Model{LanguageModel: built.LanguageModel, Dictionary: built.Dictionary}
+				domain = asr.Model{LanguageModel: filepath.Join(dir, "sgd-train.lm.bin"), Dictionary: built.Dictionary}
+				mixed = asr.Model{LanguageModel: built.LanguageModel, Dictionary: built.Dictionary}
 			}
 			var results []callbench.Result
-			for _, cfg := range callbench.Configs(sphinx.Engine{ModelDir: cfg.ASRModelDir}, domain, workers) {
+			for _, cfg := range callbench.Configs(sphinx.Engine{ModelDir: cfg.ASRModelDir}, domain, mixed, workers) {
 				start := time.Now()
 				fmt.Fprintf(log, "running %s…", cfg.Name)
 				res, err := callbench.Run(ctx, synthesized, cfg)
@@ -93,6 +97,7 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 	cmd.Flags().IntVar(&workers, "workers", 2, "calls transcribed at once, one decoder each")
 	cmd.Flags().StringVar(&lmPath, "language-model", "", "domain language model to measure (default: built from sgd-train)")
 	cmd.Flags().StringVar(&dictPath, "dictionary", "", "its dictionary")
+	cmd.Flags().Float64Var(&generalWeight, "general-weight", 0.5, "the general model's weight in the mixed model built from sgd-train")
 	return cmd
 }
 

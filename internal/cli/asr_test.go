@@ -20,7 +20,7 @@ func TestASRLanguageModelCommand(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2 sentences, 11 words, vocabulary 10", "acme.lm.bin --dictionary " + filepath.Join(dir, "m", "acme.dict")} {
+	for _, want := range []string{"2 sentences, 11 words, vocabulary 10", "acme.lm.mix --dictionary " + filepath.Join(dir, "m", "acme.dict")} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

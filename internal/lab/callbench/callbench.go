@@ -231,9 +231,9 @@ func (t *Transcriber) Close() { t.recs.Close() }
 
 // WriteTable prints results side by side, with the targets.
 func WriteTable(w io.Writer, results []Result) {
-	fmt.Fprintf(w, "%-30s %5s %7s %6s %5s %4s %4s %8s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%", "peak RSS MiB")
+	fmt.Fprintf(w, "%-37s %5s %7s %6s %5s %4s %4s %8s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%", "peak RSS MiB")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-30s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
+		fmt.Fprintf(w, "%-37s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
 			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
 	}
 	for _, r := range results {
@@ -262,13 +262,21 @@ func Worse(base, other Result, points float64) (calls int, worst float64) {
 }
 
 // Configs are the settings a benchmark compares: the engine's general
-// language model (the baseline) and a domain one, each on 16 kHz audio and
-// on 8 kHz μ-law telephone audio.
-func Configs(engine asr.Engine, domain asr.Model, workers int) []Config {
-	return []Config{
-		{Name: "wav-16k general-lm", Engine: engine, Workers: workers},
-		{Name: "wav-16k domain-lm", Engine: engine, Model: domain, Workers: workers},
-		{Name: "telephone-8k-mulaw general-lm", Engine: engine, Workers: workers, Telephone: true},
-		{Name: "telephone-8k-mulaw domain-lm", Engine: engine, Model: domain, Workers: workers, Telephone: true},
+// language model (the baseline), a domain one and, when given, the domain
+// one mixed with the general one, each on 16 kHz audio and on 8 kHz μ-law
+// telephone audio.
+func Configs(engine asr.Engine, domain, mixed asr.Model, workers int) []Config {
+	var out []Config
+	for _, telephone := range []bool{false, true} {
+		prefix := "wav-16k"
+		if telephone {
+			prefix = "telephone-8k-mulaw"
+		}
+		out = append(out, Config{Name: prefix + " general-lm", Engine: engine, Workers: workers, Telephone: telephone},
+			Config{Name: prefix + " domain-lm", Engine: engine, Model: domain, Workers: workers, Telephone: telephone})
+		if mixed.LanguageModel != "" {
+			out = append(out, Config{Name: prefix + " domain+general-lm", Engine: engine, Model: mixed, Workers: workers, Telephone: telephone})
+		}
 	}
+	return out
 }

@@ -3,6 +3,7 @@ package callbench
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,10 +54,11 @@ func envInt(name string, def int) int {
 // the same as a table.
 func BenchmarkASR(b *testing.B) {
 	ctx := context.Background()
-	dialogues, err := corpus.Read(corpus.Dev, envInt("ASR_BENCH_CALLS", 20))
+	all, err := corpus.Read(corpus.Dev, 0)
 	if err != nil {
 		b.Skip(err)
 	}
+	dialogues := corpus.AcrossServices(all, envInt("ASR_BENCH_CALLS", 20), 1)
 	calls, err := Synthesize(ctx, dialogues, envInt("ASR_BENCH_TURNS", 6))
 	if err != nil {
 		b.Fatal(err)
@@ -65,12 +67,14 @@ func BenchmarkASR(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	domain, _, err := lm.BuildFiles(ctx, []string{train}, "", lm.Options{MinTrigramCount: 2}, b.TempDir(), "sgd-train")
+	dir := b.TempDir()
+	mixed, _, err := lm.BuildFiles(ctx, []string{train}, "", lm.Options{MinTrigramCount: 2, GeneralWeight: 0.5}, dir, "sgd-train")
 	if err != nil {
 		b.Fatal(err)
 	}
+	domain := asr.Model{LanguageModel: filepath.Join(dir, "sgd-train.lm.bin"), Dictionary: mixed.Dictionary}
 	var results []Result
-	for _, cfg := range Configs(sphinx.Engine{}, asr.Model{LanguageModel: domain.LanguageModel, Dictionary: domain.Dictionary}, 2) {
+	for _, cfg := range Configs(sphinx.Engine{}, domain, asr.Model{LanguageModel: mixed.LanguageModel, Dictionary: mixed.Dictionary}, 2) {
 		b.Run(cfg.Name, func(b *testing.B) {
 			var res Result
 			for b.Loop() {

@@ -11,6 +11,11 @@ type Options struct {
 	// probability goes to the bigram backoff): 2 makes a model several
 	// times smaller for a small loss. 0 or 1 keeps them all.
 	MinTrigramCount int64
+	// GeneralWeight, with BuildFiles, mixes the domain model with the en-us
+	// model's general one at this weight (0: the domain model alone): the
+	// decoder then knows every general word too, and the domain's words
+	// and phrases keep the rest of the weight.
+	GeneralWeight float64
 }
 
 // Model is a built trigram model: log10 probabilities and backoff

@@ -18,7 +18,10 @@ type Files struct {
 
 // BuildFiles trains on files (see Trainer.AddFile) and writes
 // DIR/NAME.lm.bin (PocketSphinx's binary format) and DIR/NAME.dict. An
-// empty baseDictionary is the en-us model's CMU dictionary.
+// empty baseDictionary is the en-us model's CMU dictionary. With
+// opt.GeneralWeight it also writes DIR/NAME.lm.mix, the domain model mixed
+// with the general one (the language model it returns), and the
+// dictionary has the base dictionary's words as well as the domain's.
 func BuildFiles(ctx context.Context, files []string, baseDictionary string, opt Options, dir, name string) (Files, Stats, error) {
 	trainer := NewTrainer()
 	for _, f := range files {
@@ -50,6 +53,18 @@ func BuildFiles(ctx context.Context, files []string, baseDictionary string, opt 
 	}
 	if err := sphinx.ConvertLM(arpa, out.LanguageModel); err != nil {
 		return Files{}, stats, err
+	}
+	if opt.GeneralWeight > 0 {
+		mixed := filepath.Join(dir, name+sphinx.MixSuffix)
+		if err := sphinx.WriteMix(mixed, []sphinx.Component{{Weight: 1 - opt.GeneralWeight, Path: name + ".lm.bin"}, {Weight: opt.GeneralWeight, Path: "en-us"}}); err != nil {
+			return Files{}, stats, err
+		}
+		out.LanguageModel = mixed
+		for word, prons := range base {
+			if _, ok := dict[word]; !ok {
+				dict[word] = prons
+			}
+		}
 	}
 	if err := writeFile(out.Dictionary, dict.Write); err != nil {
 		return Files{}, stats, err

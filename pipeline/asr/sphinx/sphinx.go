@@ -71,8 +71,18 @@ func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
 	if m.Dir == "" {
 		m.Dir = filepath.Join(base, "en-us", "en-us")
 	}
+	general := filepath.Join(base, "en-us", "en-us.lm.bin")
 	if m.LanguageModel == "" {
-		m.LanguageModel = filepath.Join(base, "en-us", "en-us.lm.bin")
+		m.LanguageModel = general
+	}
+	var components []Component
+	lm := m.LanguageModel
+	if strings.HasSuffix(m.LanguageModel, MixSuffix) {
+		var err error
+		if components, err = ReadMix(m.LanguageModel, general); err != nil {
+			return nil, err
+		}
+		lm = components[0].Path // the decoder starts on it; the mix replaces it
 	}
 	if m.Dictionary == "" {
 		m.Dictionary = filepath.Join(base, "en-us", "cmudict-en-us.dict")
@@ -82,7 +92,7 @@ func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
 			return nil, fmt.Errorf("pocketsphinx %s: %w", what, err)
 		}
 	}
-	args := []string{"-hmm", m.Dir, "-lm", m.LanguageModel, "-dict", m.Dictionary, "-samprate", "16000", "-logfn", os.DevNull}
+	args := []string{"-hmm", m.Dir, "-lm", lm, "-dict", m.Dictionary, "-samprate", "16000", "-logfn", os.DevNull}
 	argv := make([]*C.char, len(args))
 	for i, a := range args {
 		argv[i] = C.CString(a)
@@ -93,7 +103,14 @@ func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
 	if ps == nil {
 		return nil, errors.New("pocketsphinx could not load its model (check the model, language model and dictionary paths)")
 	}
-	return &Decoder{ps: ps, config: config, model: modelName(m)}, nil
+	d := &Decoder{ps: ps, config: config, model: modelName(m)}
+	if components != nil {
+		if err := mix(ps, config, components); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // modelName is the model as transcripts record it: the language model's
