@@ -148,7 +148,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "trained in %s; mining phrase topics on %s:\n", time.Since(start).Round(time.Second), trainSplit)
+			fmt.Fprintf(log, "trained in %s; mining phrase topics on %s (settings tuned on a held-out fifth of it):\n", time.Since(start).Round(time.Second), trainSplit)
 			mined, opt, err := topics.Build(train, log)
 			if err != nil {
 				return err

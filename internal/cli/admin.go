@@ -259,7 +259,7 @@ Earshot (pipeline/analysis/starter/classifiers.json).`,
 		return importClassifiers(ctx, a, orgID, specs)
 	})
 	imp.Flags().BoolVar(&useStarter, "starter", false, "import the starter set: greeting, identity verification, escalation request, cancellation intent, empathy, dead air, PII spoken, negative customer sentiment")
-	cmd.AddCommand(imp, trainCommand(cfg))
+	cmd.AddCommand(imp, trainCommand(cfg), mineCommand(cfg))
 	return cmd
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/mining"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
@@ -86,6 +87,57 @@ ingest uses the new versions.`,
 	cmd.Flags().StringVar(&labelsPath, "labels", "", "JSON Lines file of labelled conversations (see above)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "orders the conversations into cross-validation folds")
 	cmd.Flags().IntVar(&folds, "folds", 5, "cross-validation folds (2–20)")
+	cmd.Flags().StringVar(&category, "category", "Topics", "category of the classifiers")
+	return cmd
+}
+
+// mineCommand mines one phrase-rule classifier per label of a labelled
+// file and installs them.
+func mineCommand(cfg *Config) *cobra.Command {
+	var labelsPath, category string
+	cmd := &cobra.Command{
+		Use:   "mine ID|NAME --labels FILE [--category Topics]",
+		Short: "Mine one phrase-rule classifier per label from a file of labelled conversations, and install them (by name)",
+		Long: `Mine a phrase-rule classifier for each label of a labelled file (the format of
+"classifiers train") and create or update the organization's classifier named
+after the label: greedily the phrases of up to three words that find the most
+conversations of the label and the fewest of the others, the mining settings
+tuned on a held-out fifth of the file. The explainable alternative to trained
+classifiers: each is a list of phrases a reviewer can read and edit.`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+		if labelsPath == "" {
+			return nil, errors.New("give --labels FILE: the labelled conversations to mine")
+		}
+		orgID, err := resolveOrg(ctx, a, args[0])
+		if err != nil {
+			return nil, err
+		}
+		examples, err := readExamples(labelsPath)
+		if err != nil {
+			return nil, err
+		}
+		log := cmd.ErrOrStderr()
+		fmt.Fprintf(log, "tuning the mining settings on a held-out fifth of %d conversations:\n", len(examples))
+		topics, _, err := mining.Build(examples, log)
+		if err != nil {
+			return nil, err
+		}
+		if len(topics) == 0 {
+			return nil, errors.New("no label has phrases to mine: each needs phrases found in at least five of its conversations")
+		}
+		specs := make([]starter.Spec, len(topics))
+		for i, t := range topics {
+			specs[i] = starter.Spec{
+				Name: t.Label, ClassifierType: analysis.TypeClassifier, CategoryName: category, Reportable: true, Groupable: true,
+				Description: fmt.Sprintf("Phrases mined from %s (%d conversations)", filepath.Base(labelsPath), len(examples)),
+				Definition:  t.Definition(),
+			}
+		}
+		return importClassifiers(ctx, a, orgID, specs)
+	})
+	cmd.Flags().StringVar(&labelsPath, "labels", "", "JSON Lines file of labelled conversations (see classifiers train)")
 	cmd.Flags().StringVar(&category, "category", "Topics", "category of the classifiers")
 	return cmd
 }

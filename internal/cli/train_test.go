@@ -159,6 +159,18 @@ func TestTrainCommandBesideServer(t *testing.T) {
 		t.Fatalf("retrain: %v %s", err, out)
 	}
 
+	// The same file mined into phrase rules: the explainable alternative,
+	// installed the same way (a new version of each).
+	out, err = run(t, "admin", "--data", data, "classifiers", "mine", "default", "--labels", file)
+	if err != nil || strings.Count(out, `"version": 3`) != 2 || strings.Count(out, `"classifierType": "Classifier"`) != 2 {
+		t.Fatalf("mine: %v %s", err, out)
+	}
+	var hotels struct{ Definition json.RawMessage }
+	get("/Conversations/Classifiers/"+ids["Hotels"], &hotels)
+	if !strings.Contains(string(hotels.Definition), `"phrases"`) || !strings.Contains(string(hotels.Definition), "hotel") {
+		t.Fatalf("mined Hotels %s", hotels.Definition)
+	}
+
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"text": "a hotel", "labels": ["Hotels"]}`+"\n"+`{"text": "a flight"}`+"\n"), 0o644)
 	if _, err := run(t, "admin", "--data", data, "classifiers", "train", "default", "--labels", bad); err == nil || !strings.Contains(err.Error(), "line 2: give labels") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/mining"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 )
@@ -33,7 +34,7 @@ func Timed(d corpus.Dialogue) *analysis.Conversation {
 // classifiers (the topics, and variants restricted to the customer in the
 // first 30% and to the agent in the last 5 turns), and with core the
 // sentiment, talk and PII models.
-func ThroughputSet(topics []Topic, withCore bool) (*registry.Set, error) {
+func ThroughputSet(topics []mining.Topic, withCore bool) (*registry.Set, error) {
 	var cs []*registry.Compiled
 	add := func(typ string, def any) error {
 		raw, _ := json.Marshal(def)
@@ -144,7 +145,7 @@ func StarterClassifiers() ([]registry.Classifier, error) {
 // WriteThroughput measures and prints, side by side: preparing alone, the
 // 50 phrase classifiers with sentiment, talk and PII of the earlier
 // target, the starter set, and the starter set with each topic set.
-func WriteThroughput(w io.Writer, split string, dialogues []corpus.Dialogue, mined []Topic, topicSets []Named, rounds int) error {
+func WriteThroughput(w io.Writer, split string, dialogues []corpus.Dialogue, mined []mining.Topic, topicSets []Named, rounds int) error {
 	fifty, err := ThroughputSet(mined, true)
 	if err != nil {
 		return err

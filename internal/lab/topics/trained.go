@@ -26,10 +26,9 @@ func TrainedClassifiers(models []*trained.Model) []registry.Classifier {
 	for _, m := range models {
 		cs = append(cs, registry.Classifier{ID: m.Label, Name: m.Label, Type: analysis.TypeCoreModel, Category: "Topics", Definition: m.Definition()})
 	}
-	for _, t := range Handwritten {
-		if !slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == t.Service }) {
-			cs = append(cs, t.Classifier())
-		}
+	trainedFor := func(label string) bool { return slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == label }) }
+	for _, t := range handwrittenBesides(trainedFor) {
+		cs = append(cs, Classifier(t))
 	}
 	return cs
 }

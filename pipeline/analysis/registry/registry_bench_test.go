@@ -8,16 +8,17 @@ import (
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/internal/lab/topics"
+	"github.com/earshot/earshot/pipeline/analysis/mining"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 )
 
 // minedTopics are the topics mined from sgd-train, once.
-var minedTopics = sync.OnceValue(func() []topics.Topic {
+var minedTopics = sync.OnceValue(func() []mining.Topic {
 	train, err := corpus.Read(corpus.Train, 0)
 	if err != nil {
 		return nil
 	}
-	return topics.Mine(train, topics.DefaultMineOptions)
+	return mining.Mine(topics.Examples(train), mining.DefaultOptions)
 })
 
 // BenchmarkClassify: every sgd-dev conversation (2,098, given call-like
