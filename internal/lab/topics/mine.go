@@ -27,7 +27,9 @@ func Build(train []corpus.Dialogue, log io.Writer) ([]mining.Topic, mining.Optio
 	if err != nil {
 		return nil, opt, err
 	}
-	mined := func(label string) bool { return slices.ContainsFunc(topics, func(t mining.Topic) bool { return t.Label == label }) }
+	mined := func(label string) bool {
+		return slices.ContainsFunc(topics, func(t mining.Topic) bool { return t.Label == label })
+	}
 	return append(topics, handwrittenBesides(mined)...), opt, nil
 }
 

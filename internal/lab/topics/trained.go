@@ -26,7 +26,9 @@ func TrainedClassifiers(models []*trained.Model) []registry.Classifier {
 	for _, m := range models {
 		cs = append(cs, registry.Classifier{ID: m.Label, Name: m.Label, Type: analysis.TypeCoreModel, Category: "Topics", Definition: m.Definition()})
 	}
-	trainedFor := func(label string) bool { return slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == label }) }
+	trainedFor := func(label string) bool {
+		return slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == label })
+	}
 	for _, t := range handwrittenBesides(trainedFor) {
 		cs = append(cs, Classifier(t))
 	}
