@@ -43,17 +43,7 @@ ingest uses the new versions.`,
 		Args: cobra.ExactArgs(1),
 	}
 	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
-		if labelsPath == "" {
-			return nil, errors.New("give --labels FILE: the labelled conversations to train from")
-		}
-		if !slices.Contains(analysis.Categories, category) {
-			return nil, fmt.Errorf("--category must be one of %v", analysis.Categories)
-		}
-		orgID, err := resolveOrg(ctx, a, args[0])
-		if err != nil {
-			return nil, err
-		}
-		examples, err := readExamples(labelsPath)
+		orgID, examples, err := labelledInput(ctx, a, args[0], labelsPath, category)
 		if err != nil {
 			return nil, err
 		}
@@ -107,14 +97,7 @@ classifiers: each is a list of phrases a reviewer can read and edit.`,
 		Args: cobra.ExactArgs(1),
 	}
 	cmd.RunE = withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
-		if labelsPath == "" {
-			return nil, errors.New("give --labels FILE: the labelled conversations to mine")
-		}
-		orgID, err := resolveOrg(ctx, a, args[0])
-		if err != nil {
-			return nil, err
-		}
-		examples, err := readExamples(labelsPath)
+		orgID, examples, err := labelledInput(ctx, a, args[0], labelsPath, category)
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +123,23 @@ classifiers: each is a list of phrases a reviewer can read and edit.`,
 	cmd.Flags().StringVar(&labelsPath, "labels", "", "JSON Lines file of labelled conversations (see classifiers train)")
 	cmd.Flags().StringVar(&category, "category", "Topics", "category of the classifiers")
 	return cmd
+}
+
+// labelledInput checks train's and mine's arguments and reads the
+// organization's id and the labelled file's examples.
+func labelledInput(ctx context.Context, a admin.Operations, org, labelsPath, category string) (string, []trained.Example, error) {
+	if labelsPath == "" {
+		return "", nil, errors.New("give --labels FILE: the labelled conversations")
+	}
+	if !slices.Contains(analysis.Categories, category) {
+		return "", nil, fmt.Errorf("--category must be one of %v", analysis.Categories)
+	}
+	orgID, err := resolveOrg(ctx, a, org)
+	if err != nil {
+		return "", nil, err
+	}
+	examples, err := readExamples(labelsPath)
+	return orgID, examples, err
 }
 
 // readExamples reads a labelled file's conversations as training examples.
