@@ -130,26 +130,37 @@ func (ix *Index) Evaluate(k int, c *analysis.Conversation, s *Scan) analysis.Res
 	return res
 }
 
-// evidence is where the model's strongest positive terms are.
+// evidence is where the model's strongest positive terms are: the
+// evidenceTerms of largest weight, the earlier first among equals, picked
+// in one pass over the terms found (a sort of them all cost more than the
+// scan).
 func (ix *Index) evidence(k int, c *analysis.Conversation, s *Scan) []analysis.Evidence {
 	type weighed struct {
 		at     occurrence
 		weight float64
 	}
-	var best []weighed
+	var best [evidenceTerms]weighed
+	n := 0
 	for _, f := range s.found {
 		for _, p := range ix.postings[ix.first[f.term]:ix.first[f.term+1]] {
-			if int(p.model) == k && p.weight > 0 {
-				best = append(best, weighed{f.at, p.weight})
+			if int(p.model) != k || p.weight <= 0 || n == evidenceTerms && best[n-1].weight >= p.weight {
+				continue
 			}
+			// Insert in weight order, dropping the last when full.
+			i := n
+			for i > 0 && best[i-1].weight < p.weight {
+				i--
+			}
+			copy(best[i+1:], best[i:min(n, evidenceTerms-1)])
+			best[i] = weighed{f.at, p.weight}
+			n = min(n+1, evidenceTerms)
 		}
 	}
-	slices.SortStableFunc(best, func(a, b weighed) int { return cmp.Compare(b.weight, a.weight) })
-	n := c.Normalized()
-	var out []analysis.Evidence
-	for _, b := range best[:min(evidenceTerms, len(best))] {
-		turn := n.TurnOf(b.at.token)
-		from := b.at.token - n.TokensBefore(turn)
+	text := c.Normalized()
+	out := make([]analysis.Evidence, 0, n)
+	for _, b := range best[:n] {
+		turn := text.TurnOf(b.at.token)
+		from := b.at.token - text.TokensBefore(turn)
 		to := from + 1
 		if b.at.pair {
 			to++
