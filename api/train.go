@@ -15,7 +15,7 @@ import (
 )
 
 // trainClassifiers is POST /Conversations/Classifiers/Train {examples,
-// fromReviews, categoryName, seed, folds}: one classifier per label of the
+// fromReviews, categoryName, seed, folds, activate}: one classifier per label of the
 // labelled conversations (and with fromReviews, of the organization's
 // reviews of its trained classifiers), installed by the label's name. The
 // examples are read and checked first — a problem is a 400 naming the
@@ -45,6 +45,9 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 	}
 	if body.Has("seed") {
 		body.Decode("seed", &p.Seed)
+	}
+	if activate := body.Bool("activate"); activate != nil {
+		p.Inactive = !*activate
 	}
 	if pr := body.Problem(); pr != nil {
 		problem.Write(c, pr)

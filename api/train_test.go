@@ -91,14 +91,16 @@ func TestTrainClassifiers(t *testing.T) {
 			}
 		}
 	}
-	counts = finished(train(tok, `{"fromReviews":true,"folds":3}`, http.StatusAccepted))
+	counts = finished(train(tok, `{"fromReviews":true,"folds":3,"activate":false}`, http.StatusAccepted))
 	if counts["examples"] != float64(6) || counts["classifiers"] != float64(1) {
 		t.Fatalf("retrained from reviews: %v", counts)
 	}
 	got = mustStatus(t, e.jsonReq("GET", "/Conversations/Classifiers/"+ids["Hotels"], tok, nil), 200).json(t)
-	if got["version"] != float64(2) {
-		t.Fatalf("Hotels after retraining %v", got)
+	if got["version"] != float64(2) || got["isActive"] != false {
+		t.Fatalf("Hotels after retraining, not activated: %v", got)
 	}
+	// Activated once its figures were looked at.
+	mustStatus(t, e.jsonReq("PUT", "/Conversations/Classifiers/"+ids["Hotels"], tok, `{"isActive":true}`), 200)
 
 	// Examples that cannot train, each refused naming it.
 	some := strings.Join(examples[:20], ",")

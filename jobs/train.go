@@ -60,7 +60,7 @@ func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, 
 	if err != nil {
 		return counts, err
 	}
-	installed, err := j.Classifiers.PutByName(ctx, org, ClassifierInputs(models, p.CategoryName))
+	installed, err := j.Classifiers.PutByName(ctx, org, ClassifierInputs(models, p.CategoryName, !p.Inactive))
 	counts["classifiers"] = int64(len(installed))
 	if err != nil {
 		return counts, fmt.Errorf("install the trained classifiers: %w", err)
@@ -69,8 +69,8 @@ func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, 
 }
 
 // ClassifierInputs are trained models as classifiers of a category, named
-// after their labels, active.
-func ClassifierInputs(models []*trained.Model, category string) []catalog.ClassifierInput {
+// after their labels, active or not.
+func ClassifierInputs(models []*trained.Model, category string, active bool) []catalog.ClassifierInput {
 	if category == "" {
 		category = "Topics"
 	}
@@ -79,7 +79,7 @@ func ClassifierInputs(models []*trained.Model, category string) []catalog.Classi
 	for i, m := range models {
 		name, description := m.Label, m.Description()
 		out[i] = catalog.ClassifierInput{Name: &name, Description: &description, Type: &typ, CategoryName: &category,
-			Reportable: &yes, Groupable: &yes, IsActive: &yes, Definition: m.Definition()}
+			Reportable: &yes, Groupable: &yes, IsActive: &active, Definition: m.Definition()}
 	}
 	return out
 }

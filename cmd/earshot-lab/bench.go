@@ -107,6 +107,7 @@ func benchClassifiersCommand() *cobra.Command {
 	var seed uint64
 	var shift bool
 	var regularization float64
+	var minDocuments int
 	cmd := &cobra.Command{
 		Use:   "classifiers",
 		Short: "Topic classifier accuracy (trained and mined on one split, measured on another, every label counted) and throughput per core",
@@ -133,7 +134,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 				return err
 			}
 			if shift {
-				return topics.Shift(w, train, trained.Options{Seed: seed, Regularization: regularization})
+				return topics.Shift(w, train, trained.Options{Seed: seed, Regularization: regularization, MinDocuments: minDocuments})
 			}
 			test, err := corpus.Read(split, 0)
 			if err != nil {
@@ -177,6 +178,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 	cmd.Flags().IntVar(&rounds, "rounds", 9, "passes over the split for each throughput figure (the median pass is reported)")
 	cmd.Flags().BoolVar(&shift, "shift", false, "measure generalisation on the training split alone (held-out intents), nothing else")
 	cmd.Flags().Float64Var(&regularization, "regularization", 0, "with --shift: the penalty to train with (0: chosen by cross-validation)")
+	cmd.Flags().IntVar(&minDocuments, "min-documents", 0, "with --shift: a term is a feature when this many conversations have it (0: the default)")
 	return cmd
 }
 

@@ -42,6 +42,9 @@ type TrainParams struct {
 	Examples     []json.RawMessage `json:"examples"`
 	FromReviews  bool              `json:"fromReviews"`
 	CategoryName string            `json:"categoryName"`
+	// Inactive installs the classifiers inactive: ingest leaves them out
+	// until they are activated (after their figures were looked at).
+	Inactive bool `json:"inactive"`
 	Seed         uint64            `json:"seed"`
 	Folds        int               `json:"folds"`
 }
