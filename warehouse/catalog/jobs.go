@@ -44,9 +44,9 @@ type TrainParams struct {
 	CategoryName string            `json:"categoryName"`
 	// Inactive installs the classifiers inactive: ingest leaves them out
 	// until they are activated (after their figures were looked at).
-	Inactive bool `json:"inactive"`
-	Seed         uint64            `json:"seed"`
-	Folds        int               `json:"folds"`
+	Inactive bool   `json:"inactive"`
+	Seed     uint64 `json:"seed"`
+	Folds    int    `json:"folds"`
 }
 
 // StartJobRun records the start of a run.
