@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,7 +30,7 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		body.Decode("examples", &raw)
 	}
 	fromReviews := body.Bool("fromReviews")
-	p := catalog.TrainParams{Examples: raw, FromReviews: fromReviews != nil && *fromReviews, CategoryName: "Topics", Folds: 5, Seed: 1}
+	p := catalog.TrainParams{Examples: raw, FromReviews: fromReviews != nil && *fromReviews, CategoryName: "Topics", Folds: trained.DefaultFolds, Seed: 1}
 	if len(raw) == 0 && !p.FromReviews {
 		body.Fail("examples", "is required: labelled conversations ({conversationId|text|turns, labels}), unless fromReviews is true.")
 	}
@@ -54,18 +53,17 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
+	given, err := pipeline.ParseExamples(p.Examples)
+	var input *trained.InputError
+	if errors.As(err, &input) {
+		trainingRefused(c, input)
+		return
+	}
 	// The job reads stored conversations by their internal ids.
-	var named []trained.Labelled
-	var positions []int // of named in the examples
 	var ids []string
-	for i, r := range p.Examples {
-		l, err := trained.ParseLabelled(r)
-		if err != nil {
-			trainingRefused(c, &trained.InputError{Message: "examples[" + strconv.Itoa(i) + "]: " + err.Error()})
-			return
-		}
+	for _, l := range given {
 		if l.ConversationID != "" {
-			named, positions, ids = append(named, l), append(positions, i), append(ids, l.ConversationID)
+			ids = append(ids, l.ConversationID)
 		}
 	}
 	own, err := s.internalIDs(ctx, org, ids)
@@ -73,19 +71,21 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	for k, l := range named {
-		l.ConversationID = own[k]
-		if p.Examples[positions[k]], err = l.MarshalJSON(); err != nil {
+	for i := range given {
+		if given[i].ConversationID == "" {
+			continue
+		}
+		given[i].ConversationID, own = own[0], own[1:]
+		if p.Examples[i], err = given[i].MarshalJSON(); err != nil {
 			problem.Write(c, s.internal(c, err))
 			return
 		}
 	}
 	source := pipeline.TrainingSource{Records: s.deps.Interactions, Transcripts: s.deps.Results, Reviews: s.deps.Reviews, Classifiers: s.deps.Classifiers}
-	examples, err := source.Examples(ctx, org, p)
+	examples, err := source.Examples(ctx, org, given, p.FromReviews)
 	if err == nil {
 		err = trained.Check(examples, trained.Options{Folds: p.Folds})
 	}
-	var input *trained.InputError
 	if errors.As(err, &input) {
 		trainingRefused(c, input)
 		return

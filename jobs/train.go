@@ -45,7 +45,11 @@ func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, 
 		return counts, errors.New("a training needs an organization and its examples")
 	}
 	org := *run.OrgID
-	examples, err := j.Source.Examples(ctx, org, p)
+	given, err := pipeline.ParseExamples(p.Examples)
+	if err != nil {
+		return counts, err
+	}
+	examples, err := j.Source.Examples(ctx, org, given, p.FromReviews)
 	if err != nil {
 		return counts, err
 	}

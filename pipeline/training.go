@@ -35,27 +35,33 @@ type TrainingSource struct {
 // trainingPage is how many stored conversations are read at once.
 const trainingPage = 500
 
-// Examples are a training run's examples: each one given (its text, or
-// the stored conversation it names by internal id), and with FromReviews
-// every reviewed conversation, as an example for the trained classifiers
-// its latest review answered (see trained.Example's Only). A problem with
-// what was given is a *trained.InputError naming the example.
-func (src TrainingSource) Examples(ctx context.Context, org string, p catalog.TrainParams) ([]trained.Example, error) {
-	var examples []trained.Example
-	var stored []string // by example: the stored conversation it names, or ""
-	for i, raw := range p.Examples {
-		l, err := trained.ParseLabelled(raw)
+// ParseExamples reads a training run's examples as its request gave them
+// (trained.ParseLabelled); a bad one is a *trained.InputError naming it.
+func ParseExamples(raw []json.RawMessage) ([]trained.Labelled, error) {
+	out := make([]trained.Labelled, len(raw))
+	for i, r := range raw {
+		l, err := trained.ParseLabelled(r)
 		if err != nil {
 			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d]: %v", i, err)}
 		}
-		e := l.Example()
-		e.Conversation.ID = fmt.Sprintf("examples[%d]", i)
-		examples, stored = append(examples, e), append(stored, l.ConversationID)
+		out[i] = l
 	}
+	return out, nil
+}
+
+// Examples are a training run's examples: each one given (its text, or
+// the stored conversation it names by internal id), and with fromReviews
+// every reviewed conversation, as an example for the trained classifiers
+// its latest review answered (see trained.Example's Only). A given
+// conversation that is not stored is a *trained.InputError naming it.
+func (src TrainingSource) Examples(ctx context.Context, org string, given []trained.Labelled, fromReviews bool) ([]trained.Example, error) {
+	examples := make([]trained.Example, len(given))
 	var ids []string
-	for _, id := range stored {
-		if id != "" {
-			ids = append(ids, id)
+	for i, l := range given {
+		examples[i] = l.Example()
+		examples[i].Conversation.ID = fmt.Sprintf("examples[%d]", i)
+		if l.ConversationID != "" {
+			ids = append(ids, l.ConversationID)
 		}
 	}
 	slices.Sort(ids)
@@ -64,17 +70,17 @@ func (src TrainingSource) Examples(ctx context.Context, org string, p catalog.Tr
 	if err != nil {
 		return nil, err
 	}
-	for i, id := range stored {
-		if id == "" {
+	for i, l := range given {
+		if l.ConversationID == "" {
 			continue
 		}
-		c, ok := convs[id]
+		c, ok := convs[l.ConversationID]
 		if !ok {
 			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d].conversationId: no processed conversation with this id in your organization", i)}
 		}
 		examples[i].Conversation = &analysis.Conversation{ID: examples[i].Conversation.ID, OrgID: org, Turns: c.Turns}
 	}
-	if !p.FromReviews {
+	if !fromReviews {
 		return examples, nil
 	}
 	reviewed, err := src.reviewExamples(ctx, org)

@@ -140,7 +140,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "training one classifier per service on %s (%d dialogues, %d-fold cross-validation)\n", trainSplit, len(train), 5)
+			fmt.Fprintf(log, "training one classifier per service on %s (%d dialogues, %d-fold cross-validation)\n", trainSplit, len(train), trained.DefaultFolds)
 			start := time.Now()
 			models, err := trained.Train(topics.Examples(train), trained.Options{Source: trainSplit, Seed: seed,
 				Progress: func(label string, done, total int) {

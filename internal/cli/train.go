@@ -76,7 +76,7 @@ ingest uses the new versions.`,
 	})
 	cmd.Flags().StringVar(&labelsPath, "labels", "", "JSON Lines file of labelled conversations (see above)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "orders the conversations into cross-validation folds")
-	cmd.Flags().IntVar(&folds, "folds", 5, "cross-validation folds (2–20)")
+	cmd.Flags().IntVar(&folds, "folds", trained.DefaultFolds, "cross-validation folds (2–20)")
 	cmd.Flags().StringVar(&category, "category", "Topics", "category of the classifiers")
 	return cmd
 }

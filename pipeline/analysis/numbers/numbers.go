@@ -10,29 +10,35 @@
 // number ("five oh"), never at its start.
 package numbers
 
-import "strconv"
+import (
+	"strconv"
 
-var values = func() map[string]int {
-	m := map[string]int{}
-	for i, w := range []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-		"twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"} {
-		m[w] = i
-	}
-	for i, w := range []string{"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"} {
-		m[w] = 20 + 10*i
-	}
-	return m
-}()
+	"github.com/earshot/earshot/pipeline/analysis/words"
+)
 
-// IsWord reports whether a token can be part of a number: digits, a number
-// word, or one of the words that join them ("oh", "hundred", "thousand",
-// "and").
-func IsWord(token string) bool {
-	if isDigits(token) {
-		return true
+// Words are the number words, each numbered by its value (0 to 19, then
+// the tens from 20 to 27), then the words that join them.
+var Words = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+	"twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+	"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+	"oh", "hundred", "thousand", "and"}
+
+var known = words.New(Words)
+
+// Starters are the words a number can begin with (Words without the
+// joining ones): a run that begins with another is no number.
+var Starters = Words[:28]
+
+// value is a number word's value.
+func value(token string) (int, bool) {
+	k, ok := known.Find(token)
+	switch {
+	case !ok || k >= 28:
+		return 0, false
+	case k >= 20:
+		return 20 + 10*(k-20), true
 	}
-	_, ok := values[token]
-	return ok || token == "oh" || token == "hundred" || token == "thousand" || token == "and"
+	return k, true
 }
 
 func isDigits(s string) bool {
@@ -65,7 +71,7 @@ func Read(token func(i int) (string, bool)) (digits string, used int) {
 		if !ok {
 			break
 		}
-		v, isValue := values[t]
+		v, isValue := value(t)
 		switch {
 		case isDigits(t):
 			flush()
@@ -128,7 +134,7 @@ const (
 )
 
 func joinsAfterScale(t string) bool {
-	_, ok := values[t]
+	_, ok := value(t)
 	return ok
 }
 

@@ -20,11 +20,14 @@ import (
 //
 // Numbers are read as numbers (see package numbers) when a phrase has one:
 // a run of number tokens ("five oh") becomes the code of its digits ("50"),
-// so "50", "5 0", "fifty" and "five oh" are one phrase word.
+// so "50", "5 0", "fifty" and "five oh" are one phrase word. The number
+// words are then listed with the phrase words, so that one lookup a token
+// says which it is (their codes, when no phrase has them, match nothing).
 type codes struct {
 	words   *words.Index // a word's code is its number
 	width   int          // bytes a code
 	numbers bool         // some phrase word is a number
+	number  []bool       // by code: a word a number can begin with
 }
 
 func newCodes(phrases [][]string) codes {
@@ -38,7 +41,20 @@ func newCodes(phrases [][]string) codes {
 			}
 		}
 	}
-	c := codes{words: words.New(list), width: 1, numbers: slices.ContainsFunc(list, numbers.IsDigits)}
+	c := codes{width: 1, numbers: slices.ContainsFunc(list, numbers.IsDigits)}
+	if c.numbers {
+		for _, w := range numbers.Words {
+			if !known[w] {
+				known[w] = true
+				list = append(list, w)
+			}
+		}
+		c.number = make([]bool, len(list))
+		for i, w := range list {
+			c.number[i] = slices.Contains(numbers.Starters, w)
+		}
+	}
+	c.words = words.New(list)
 	for n := 128; n < len(list); n *= 128 {
 		c.width++
 	}
@@ -75,12 +91,12 @@ func (c *codes) conversation(text *analysis.Normalized, buf []byte, at, ends []i
 		last := text.TokensBefore(i + 1)
 		for g := text.TokensBefore(i); g < last; {
 			token, next := text.Token(g), g+1
-			word, ok := 0, false
-			if digits, used := c.number(text, g, last); used > 0 {
-				word, ok = c.words.Find(digits)
-				next = g + used
-			} else {
-				word, ok = c.words.FindPrefixed(text.Prefix(g), token)
+			word, ok := c.words.FindPrefixed(text.Prefix(g), token)
+			if c.numbers && (ok && c.number[word] || numbers.IsDigits(token)) {
+				if digits, used := c.read(text, g, last); used > 0 {
+					word, ok = c.words.Find(digits)
+					next = g + used
+				}
 			}
 			if !ok {
 				if !separated {
@@ -106,13 +122,9 @@ func (c *codes) conversation(text *analysis.Normalized, buf []byte, at, ends []i
 	return buf, at, ends
 }
 
-// number reads the number at token g of a turn that ends before token
-// last, when the phrases have numbers: its digits and its tokens (none
-// when there is no number there).
-func (c *codes) number(text *analysis.Normalized, g, last int) (string, int) {
-	if !c.numbers || !numbers.IsWord(text.Token(g)) {
-		return "", 0
-	}
+// read reads the number at token g of a turn that ends before token last:
+// its digits and its tokens (none when there is no number there).
+func (c *codes) read(text *analysis.Normalized, g, last int) (string, int) {
 	return numbers.Read(func(k int) (string, bool) {
 		if g+k < last {
 			return text.Token(g + k), true

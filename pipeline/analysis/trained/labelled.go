@@ -72,18 +72,17 @@ func ReadLabelled(r io.Reader) ([]Labelled, error) {
 // file, or an item of a request's list).
 func ParseLabelled(raw []byte) (Labelled, error) {
 	var l Labelled
-	fail := func(err error) (Labelled, error) { return l, err }
 	o, err := analysis.Decode(raw, "")
 	if err != nil {
-		return fail(err)
+		return Labelled{}, err
 	}
 	if err := o.Allow("turns", "text", "conversationId", "labels", "services", "dialogue_id", "id", "intents"); err != nil {
-		return fail(err)
+		return Labelled{}, err
 	}
 	for _, key := range []string{"id", "dialogue_id"} {
 		if l.ID == "" {
 			if l.ID, err = o.String(key, ""); err != nil {
-				return fail(err)
+				return Labelled{}, err
 			}
 		}
 	}
@@ -94,48 +93,48 @@ func ParseLabelled(raw []byte) (Labelled, error) {
 		}
 	}
 	if given != 1 {
-		return fail(fmt.Errorf("give one of turns, text or conversationId"))
+		return Labelled{}, fmt.Errorf("give one of turns, text or conversationId")
 	}
 	switch {
 	case o.Has("conversationId"):
 		if l.ConversationID, err = o.String("conversationId", ""); err != nil {
-			return fail(err)
+			return Labelled{}, err
 		}
 	case o.Has("text"):
 		text, err := o.String("text", "")
 		if err != nil {
-			return fail(err)
+			return Labelled{}, err
 		}
 		l.Turns = []analysis.Turn{{Speaker: analysis.Any, Text: text}}
 	default:
 		turns, err := o.Objects("turns", true)
 		if err != nil {
-			return fail(err)
+			return Labelled{}, err
 		}
 		for _, t := range turns {
 			if err := t.Allow("speaker", "text"); err != nil {
-				return fail(err)
+				return Labelled{}, err
 			}
 			speaker, err := t.String("speaker", analysis.Any, analysis.Agent, analysis.Customer, analysis.Any)
 			if err != nil {
-				return fail(err)
+				return Labelled{}, err
 			}
 			text, err := t.String("text", "")
 			if err != nil {
-				return fail(err)
+				return Labelled{}, err
 			}
 			l.Turns = append(l.Turns, analysis.Turn{Speaker: speaker, Text: text})
 		}
 	}
 	if o.Has("labels") == o.Has("services") {
-		return fail(fmt.Errorf("give labels (or services): a list of labels, empty for none of these"))
+		return Labelled{}, fmt.Errorf("give labels (or services): a list of labels, empty for none of these")
 	}
 	key := "labels"
 	if o.Has("services") {
 		key = "services"
 	}
 	if l.Labels, err = o.Strings(key, false); err != nil {
-		return fail(err)
+		return Labelled{}, err
 	}
 	for i, label := range l.Labels {
 		l.Labels[i] = strings.TrimSpace(label)

@@ -10,8 +10,15 @@ import (
 
 // vector is a conversation as a model's input: the numbers of the terms it
 // has (sorted, each once), each of value 1.
-type vector struct {
-	terms []int32
+type vector []int32
+
+// logit is a model's log-odds for x.
+func logit(w []float64, bias float64, x vector) float64 {
+	z := bias
+	for _, t := range x {
+		z += w[t]
+	}
+	return z
 }
 
 // logistic is the training problem of one label: weighted logistic loss
@@ -26,7 +33,7 @@ type logistic struct {
 	dim     int // terms; the bias is the last coordinate
 	lastX   []float64
 	lastF   float64
-	lastGrd []float64
+	lastGrd []float64 // the gradient at lastX, rewritten in place
 }
 
 func newLogistic(x []vector, y []bool, lambda float64, dim int) *logistic {
@@ -36,7 +43,7 @@ func newLogistic(x []vector, y []bool, lambda float64, dim int) *logistic {
 			pos++
 		}
 	}
-	l := &logistic{x: x, y: y, weight: make([]float64, len(y)), lambda: lambda, dim: dim}
+	l := &logistic{x: x, y: y, weight: make([]float64, len(y)), lambda: lambda, dim: dim, lastGrd: make([]float64, dim+1)}
 	for i, v := range y {
 		if v {
 			l.weight[i] = float64(len(y)) / float64(2*pos)
@@ -53,14 +60,11 @@ func (l *logistic) evaluate(w []float64) {
 	if l.lastX != nil && slices.Equal(l.lastX, w) {
 		return
 	}
-	grad := make([]float64, len(w))
-	bias := w[l.dim]
+	grad := l.lastGrd
+	clear(grad)
 	loss := 0.0
 	for i, x := range l.x {
-		z := bias
-		for _, t := range x.terms {
-			z += w[t]
-		}
+		z := logit(w, w[l.dim], x)
 		sign := -1.0
 		if l.y[i] {
 			sign = 1
@@ -72,7 +76,7 @@ func (l *logistic) evaluate(w []float64) {
 			g--
 		}
 		g *= l.weight[i]
-		for _, t := range x.terms {
+		for _, t := range x {
 			grad[t] += g
 		}
 		grad[l.dim] += g
@@ -84,7 +88,7 @@ func (l *logistic) evaluate(w []float64) {
 		loss += l.lambda / 2 * w[j] * w[j]
 	}
 	grad[l.dim] /= n
-	l.lastX, l.lastF, l.lastGrd = append(l.lastX[:0], w...), loss, grad
+	l.lastX, l.lastF = append(l.lastX[:0], w...), loss
 }
 
 // logOnePlusExp is log(1+exp(v)) without overflow.
@@ -120,10 +124,4 @@ func (l *logistic) fit() ([]float64, float64, error) {
 const maxIterations = 400
 
 // probability is the fitted model's output for x.
-func probability(w []float64, bias float64, x vector) float64 {
-	z := bias
-	for _, t := range x.terms {
-		z += w[t]
-	}
-	return sigmoid(z)
-}
+func probability(w []float64, bias float64, x vector) float64 { return sigmoid(logit(w, bias, x)) }

@@ -32,7 +32,7 @@ func (e Example) about(label string) bool { return e.Only == nil || slices.Conta
 type Options struct {
 	Source string // recorded with the models
 	Seed   uint64 // orders the examples into folds
-	Folds  int    // cross-validation folds (default 5)
+	Folds  int    // cross-validation folds (default DefaultFolds)
 	// Regularization is the L2 penalty; 0 chooses it by cross-validation
 	// among Regularizations.
 	Regularization float64
@@ -43,12 +43,16 @@ type Options struct {
 	Progress func(label string, done, total int)
 }
 
+// DefaultFolds is how many cross-validation folds training uses unless
+// told.
+const DefaultFolds = 5
+
 // Regularizations are the penalties cross-validation chooses among.
 var Regularizations = []float64{1e-6, 1e-5, 1e-4}
 
 func (o Options) withDefaults() Options {
 	if o.Folds == 0 {
-		o.Folds = 5
+		o.Folds = DefaultFolds
 	}
 	if o.MinDocuments == 0 {
 		o.MinDocuments = 2
@@ -91,35 +95,33 @@ func Labels(examples []Example) []string {
 // models.
 func Train(examples []Example, opt Options) ([]*Model, error) {
 	opt = opt.withDefaults()
-	labels := Labels(examples)
 	if err := Check(examples, opt); err != nil {
 		return nil, err
 	}
+	labels := Labels(examples)
 	vocab, vectors := vectorize(examples, opt.MinDocuments)
 	folds := assignFolds(len(examples), opt)
 
 	models := make([]*Model, len(labels))
 	errs := make([]error, len(labels))
+	work := make(chan int, len(labels))
+	for k := range labels {
+		work <- k
+	}
+	close(work)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next, done := 0, 0
+	var mu sync.Mutex // orders the progress reports
+	done := 0
 	for range min(opt.Workers, len(labels)) {
 		wg.Go(func() {
-			for {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= len(labels) {
-					return
-				}
+			for k := range work {
 				models[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, opt)
-				mu.Lock()
-				done++
 				if opt.Progress != nil {
+					mu.Lock()
+					done++
 					opt.Progress(labels[k], done, len(labels))
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 		})
 	}
@@ -210,10 +212,10 @@ func vectorize(examples []Example, minDocuments int) ([]string, []vector) {
 		var v vector
 		for _, t := range terms {
 			if k, ok := number[t]; ok {
-				v.terms = append(v.terms, k)
+				v = append(v, k)
 			}
 		}
-		slices.Sort(v.terms)
+		slices.Sort(v)
 		vectors[i] = v
 	}
 	return vocab, vectors
@@ -251,12 +253,12 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		candidates = []float64{opt.Regularization}
 	}
 	var best crossValidation
-	for _, lambda := range candidates {
+	for i, lambda := range candidates {
 		cv, err := crossValidate(x, y, folds, lambda, len(vocab), opt)
 		if err != nil {
 			return nil, fmt.Errorf("label %q: %w", label, err)
 		}
-		if best.scores == nil || cv.f1 > best.f1 {
+		if i == 0 || cv.f1 > best.f1 {
 			best = cv
 		}
 	}
@@ -274,17 +276,17 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 	return m, nil
 }
 
-// crossValidation is one penalty's out-of-fold result: every example
-// scored by the model of the folds without it, and the threshold that
-// gives those scores their best F1.
+// crossValidation is one penalty's out-of-fold result: the threshold that
+// gives the examples, each scored by the model of the folds without it,
+// their best F1, and the figures there.
 type crossValidation struct {
 	lambda, threshold     float64
 	precision, recall, f1 float64
-	scores                []float64
 }
 
 func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, opt Options) (crossValidation, error) {
-	cv := crossValidation{lambda: lambda, scores: make([]float64, len(x))}
+	cv := crossValidation{lambda: lambda}
+	scores := make([]float64, len(x))
 	for f := range opt.Folds {
 		var tx []vector
 		var ty []bool
@@ -300,11 +302,11 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 		pruned := pruneDense(w, opt.MaxTerms)
 		for i := range x {
 			if folds[i] == f {
-				cv.scores[i] = probability(pruned, bias, x[i])
+				scores[i] = probability(pruned, bias, x[i])
 			}
 		}
 	}
-	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(cv.scores, y)
+	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(scores, y)
 	return cv, nil
 }
 
