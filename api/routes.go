@@ -85,5 +85,8 @@ func (s *Server) routes() *gin.Engine {
 	authed.POST("/ModelResults/Reviews", s.postReview)
 	authed.GET("/Conversations/Insights", s.getInsights)
 	authed.POST("/Conversations/Insights", s.postInsights)
+	authed.GET("/Interactions", s.getInteractions)
+	authed.POST("/Interactions", s.postInteractions)
+	authed.GET("/Interactions/:id", s.getInteraction)
 	return e
 }

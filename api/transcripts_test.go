@@ -19,7 +19,8 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// runIngest runs the real ingest job over the environment's pending uploads.
+// runIngest runs the real ingest job, with the organizations' classifiers,
+// over the environment's pending uploads.
 func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -28,6 +29,7 @@ func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []jobs.Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 100}},
 		Owner: "api-test", Workers: 2, Lease: time.Minute, Log: log,
+		Analyzer: &pipeline.Analyzer{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Privacy: e.cat.Settings, Log: log},
 	})
 	run, err := runner.Run(context.Background(), "ingest")
 	if err != nil {

@@ -63,7 +63,6 @@ var notServed = map[string]bool{
 	"GET /Evaluations": true, "GET /Evaluations/Modules": true, "GET /Workflows": true, "GET /Receipts": true,
 	"GET /UserHierarchy/{UserId}/{HierarchyId}": true, "PUT /UserHierarchy/{UserId}/{HierarchyId}": true,
 	"GET /UserHierarchy/{UserId}/All": true,
-	"GET /Interactions":               true, "POST /Interactions": true, "GET /Interactions/{AmdID}": true,
 	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
 	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
 	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
@@ -94,6 +93,11 @@ var extensions = map[string][]string{
 	"POST /Agent":                  {"osms"},
 	"PUT /Agent/{AgentId}":         {"osms"},
 }
+
+// declaredOneListed are the operations whose document describes a list
+// ("Returns a list of interactions") while its schema declares one object:
+// Earshot answers the list, and each item must validate as that object.
+var declaredOneListed = map[string]bool{"GET /Interactions": true, "POST /Interactions": true}
 
 // extraStatuses are the statuses CONTRACT.md answers that the document
 // does not declare for the operation, with why; anyOperation's apply to
@@ -266,6 +270,12 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Agent/All", target: "/Agent/All?IsActive=true"},
 		{op: "GET /User/All", target: "/User/All?IsActive=false"},
 		{op: "GET /Roles/All", target: "/Roles/All?IsActive=true"},
+		{op: "GET /Interactions", target: "/Interactions?StartDate=" + week + "&EndDate=" + today + "&PageSize=20"},
+		{op: "GET /Interactions", target: "/Interactions?DateReference=InteractionDate&StartDate=" + week + "&EndDate=" + today + "&Status=ReadyToSample&PageSize=5&LastId=" + records[0].ID},
+		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": week, "endDate": today, "status": "Sampled", "pageSize": 20, "hierarchyIds": []string{nodes[0].ID}})},
+		{op: "GET /Interactions/{AmdID}", target: "/Interactions/" + conversation},
+		{op: "GET /Interactions/{AmdID}", target: "/Interactions/" + processing},
+		{op: "GET /Interactions/{AmdID}", target: "/Interactions/" + failed},
 
 		// Errors, with the statuses the document declares (or lists above).
 		{op: "GET /Metadata", target: "/Metadata?StartDate=yesterday"},
@@ -289,6 +299,9 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "POST /User", body: jsonBody(map[string]any{"firstName": "No"})},
 		{op: "PUT /User/{UserId}", target: "/User/" + users[0].ID, body: jsonBody(map[string]any{"roleName": "Emperor"})},
 		{op: "GET /Agent/All", target: "/Agent/All", anonymous: true},
+		{op: "GET /Interactions", target: "/Interactions?StartDate=" + today + "&EndDate=" + today + "&EddyEffect=true"},
+		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-02"})},
+		{op: "GET /Interactions/{AmdID}", target: "/Interactions/00000000-0000-0000-0000-000000000000"},
 	}
 
 	called := map[string]bool{}
@@ -467,14 +480,29 @@ func conformsTo(router routers.Router, req *http.Request, op string, status int,
 		}
 		body, _ = json.Marshal(v)
 	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 status,
-		Header:                 header,
-		Body:                   io.NopCloser(bytes.NewReader(body)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	validate := func(body []byte) error {
+		in := &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+			Status:                 status,
+			Header:                 header,
+			Body:                   io.NopCloser(bytes.NewReader(body)),
+			Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		}
+		return openapi3filter.ValidateResponse(context.Background(), in)
 	}
-	return openapi3filter.ValidateResponse(context.Background(), in)
+	if declaredOneListed[op] && status == http.StatusOK {
+		var items []json.RawMessage
+		if err := json.Unmarshal(body, &items); err != nil {
+			return fmt.Errorf("not a list: %w", err)
+		}
+		for i, item := range items {
+			if err := validate(item); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
+			}
+		}
+		return nil
+	}
+	return validate(body)
 }
 
 // removeMember deletes the member at path from every object v holds
