@@ -1,13 +1,18 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"net/http"
+
+	"github.com/google/uuid"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // authenticate requires a valid bearer token with scope acxapi and puts the
@@ -42,9 +47,53 @@ func (s *Server) authenticate(c *gin.Context) {
 			return
 		}
 	}
-	ctx := tenant.With(c.Request.Context(), tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope})
-	c.Request = c.Request.WithContext(ctx)
+	principal := tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope}
+	if name := c.GetHeader(actingUserHeader); name != "" {
+		if !s.actFor(c, &principal, name) {
+			return
+		}
+	}
+	c.Request = c.Request.WithContext(tenant.With(c.Request.Context(), principal))
 	c.Next()
+}
+
+// actingUserHeader names the user an API client acts for [extension]: a
+// portal built on Earshot sends it so that each of its users reads only
+// what the user's hierarchy permissions allow (/UserHierarchy). It can only
+// narrow what the client's token reads.
+const actingUserHeader = "X-Earshot-User"
+
+// actFor makes p act for the organization's active user with that user
+// name or id, with the user's scope; false when the request was answered.
+func (s *Server) actFor(c *gin.Context, p *tenant.Principal, name string) bool {
+	ctx := c.Request.Context()
+	u, err := s.deps.People.UserByName(ctx, p.OrgID, name)
+	if errors.Is(err, catalog.ErrNotFound) {
+		if _, parseErr := uuid.Parse(name); parseErr == nil {
+			u, err = s.deps.People.User(ctx, p.OrgID, name)
+		}
+	}
+	switch {
+	case errors.Is(err, catalog.ErrNotFound) || err == nil && u.Disabled:
+		problem.Write(c, problem.New(http.StatusForbidden, "The user named in "+actingUserHeader+" is not an active user of your organization."))
+		return false
+	case err != nil:
+		problem.Write(c, s.internal(c, err))
+		return false
+	}
+	if p.Reads, err = s.deps.People.UserScope(ctx, p.OrgID, u); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return false
+	}
+	p.UserID = u.ID
+	return true
+}
+
+// reads is what the caller of a request may read (nil: the whole
+// organization).
+func reads(ctx context.Context) catalog.Scope {
+	p, _ := tenant.From(ctx)
+	return p.Reads
 }
 
 // unauthorized answers a request without a valid access token.

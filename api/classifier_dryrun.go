@@ -61,8 +61,12 @@ func (s *Server) testClassifier(c *gin.Context) {
 	}
 	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
+	scope := reads(ctx) // an acting user's dry run counts what the user may read
 	err = pipeline.EachProcessed(ctx, s.deps.Interactions, s.deps.Results, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
 		for _, conv := range convs {
+			if !scope.Allows(conv.MediaType, conv.HierarchyNodeID) {
+				continue
+			}
 			if out.Evaluated == maxTestConversations {
 				out.Truncated = true
 				return false, nil

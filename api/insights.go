@@ -223,6 +223,8 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 		return req, s.internal(c, err)
 	}
 	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "HierarchyCodes", codes)
+	req.page.Scope = reads(ctx)
+	req.page.NodeIDs = req.page.Scope.Narrow(req.page.NodeIDs)
 	all, err := s.deps.Classifiers.Classifiers(ctx, req.page.OrgID, catalog.ClassifierFilter{Categories: categories, Types: types})
 	if err != nil {
 		return req, s.internal(c, err)

@@ -225,6 +225,8 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 		return req, s.internal(c, err)
 	}
 	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "", nil)
+	req.page.Scope = reads(ctx)
+	req.page.NodeIDs = req.page.Scope.Narrow(req.page.NodeIDs)
 	if req.models, err = s.activeModels(ctx, req.page.OrgID); err != nil {
 		return req, s.internal(c, err)
 	}
@@ -281,6 +283,9 @@ func (s *Server) getInteraction(c *gin.Context) {
 		return
 	}
 	it, err := s.deps.Interactions.Interaction(ctx, org, own)
+	if err == nil && !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID) {
+		err = catalog.ErrNotFound // out of the acting user's reach: as unknown
+	}
 	if err != nil {
 		s.catalogError(c, err, "No interaction with this id exists in your organization.")
 		return

@@ -294,6 +294,7 @@ func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
 		problem.Write(c, p)
 		return
 	}
+	filter.Scope = reads(c.Request.Context())
 	list, err := s.deps.Interactions.Interactions(c.Request.Context(), orgID(c), filter)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
@@ -337,6 +338,16 @@ func (s *Server) patchMetadata(c *gin.Context) {
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
+	}
+	if scope := reads(ctx); scope != nil { // an acting user changes only what it may read
+		it, err := s.deps.Interactions.Interaction(ctx, org, id)
+		if err == nil && !scope.Allows(it.MediaType, it.HierarchyNodeID) {
+			err = catalog.ErrNotFound
+		}
+		if err != nil {
+			s.catalogError(c, err, "No interaction with this id exists in your organization.")
+			return
+		}
 	}
 	it, err := s.deps.Interactions.PatchInteraction(ctx, org, id, p)
 	if err != nil {

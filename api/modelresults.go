@@ -174,7 +174,9 @@ func (s *Server) getModelResults(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit}
+	scope := reads(ctx)
+	nodes = scope.Narrow(nodes)
+	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
 	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
 		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.ids)
@@ -199,7 +201,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	var unprocessed []catalog.Interaction
 	if withUnprocessed {
 		unprocessed, err = s.deps.Interactions.Interactions(ctx, orgID(c), catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to,
-			Statuses: []string{catalog.StatusProcessing, catalog.StatusFailedToProcess}, NodeIDs: nodes, AfterID: after, Limit: limit})
+			Statuses: []string{catalog.StatusProcessing, catalog.StatusFailedToProcess}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope})
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
 			return

@@ -41,8 +41,8 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 	}
 	var found []catalog.Interaction
 	for _, f := range []catalog.InteractionFilter{
-		{IDs: ids, ExactIDs: true, Limit: maxListValues},
-		{ClientCallIDs: callIDs, Limit: maxClientCallMatches},
+		{IDs: ids, ExactIDs: true, Limit: maxListValues, Scope: reads(ctx)},
+		{ClientCallIDs: callIDs, Limit: maxClientCallMatches, Scope: reads(ctx)},
 	} {
 		if f.IDs == nil && f.ClientCallIDs == nil {
 			continue

@@ -71,7 +71,7 @@ func (s *Server) postReview(c *gin.Context) {
 		return
 	}
 	it, err := s.deps.Interactions.Interaction(ctx, org, id)
-	if errors.Is(err, catalog.ErrNotFound) || (err == nil && it.LakeRunID == nil) {
+	if errors.Is(err, catalog.ErrNotFound) || (err == nil && (it.LakeRunID == nil || !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID))) {
 		problem.Write(c, problem.New(http.StatusNotFound, reviewNotFound))
 		return
 	}

@@ -54,6 +54,9 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Hierarchy", s.hierarchyList)
 	authed.POST("/Hierarchy", s.createNode)
 	authed.PUT("/Hierarchy/:id", s.updateNode)
+	authed.GET("/UserHierarchy/:userId/All", s.listUserHierarchy)
+	authed.GET("/UserHierarchy/:userId/:hierarchyId", s.getUserHierarchy)
+	authed.PUT("/UserHierarchy/:userId/:hierarchyId", s.putUserHierarchy)
 
 	authed.POST("/Agent", s.createAgent)
 	authed.PUT("/Agent/:id", s.updateAgent)

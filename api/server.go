@@ -48,6 +48,10 @@ type PeopleStore interface {
 	CreateAgent(ctx context.Context, orgID string, in catalog.AgentInput) (catalog.Agent, error)
 	UpdateAgent(ctx context.Context, orgID, id string, in catalog.AgentInput) (catalog.Agent, error)
 	ResolveUploadRefs(ctx context.Context, orgID string, hierarchyID, hierarchyCode, agentCode *string) (catalog.UploadRefs, error)
+
+	Grants(ctx context.Context, orgID, userID string) ([]catalog.Grant, error)
+	SetGrant(ctx context.Context, orgID, userID, nodeID, level string, permissions []string) error
+	UserScope(ctx context.Context, orgID string, u catalog.User) (catalog.Scope, error)
 }
 
 // InteractionStore is what the handlers need of uploads and their

@@ -68,7 +68,7 @@ func (s *Server) transcripts(ctx context.Context, org string, ids []string, word
 		internal("ids", err)
 		return nil, errs
 	}
-	found, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: own, ExactIDs: true, Limit: len(own)})
+	found, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: own, ExactIDs: true, Limit: len(own), Scope: reads(ctx)})
 	if err != nil {
 		internal("interactions", err)
 		return nil, errs

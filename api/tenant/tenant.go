@@ -3,13 +3,22 @@
 // organization from here, so no handler can forget to scope by tenant.
 package tenant
 
-import "context"
+import (
+	"context"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
 
 // Principal is who made the request.
 type Principal struct {
 	ClientID string
 	OrgID    string
 	Scope    string
+	// UserID is the user the client acts for (X-Earshot-User), "" when it
+	// acts for itself; Reads is what that user may read (nil: the whole
+	// organization).
+	UserID string
+	Reads  catalog.Scope
 }
 
 type key struct{}

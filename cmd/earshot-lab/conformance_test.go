@@ -61,8 +61,6 @@ func vendorDocument(t *testing.T) *openapi3.T {
 // called.
 var notServed = map[string]bool{
 	"GET /Evaluations": true, "GET /Evaluations/Modules": true, "GET /Workflows": true, "GET /Receipts": true,
-	"GET /UserHierarchy/{UserId}/{HierarchyId}": true, "PUT /UserHierarchy/{UserId}/{HierarchyId}": true,
-	"GET /UserHierarchy/{UserId}/All": true,
 	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
 	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
 	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
@@ -151,7 +149,8 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 	if creds == nil {
 		t.Fatalf("the demo printed no client credentials:\n%s", notes)
 	}
-	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off")
+	// The test makes more calls than the default burst allows in a second.
+	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off", "--rate-burst", "1000")
 	defer stop()
 	c := &apiClient{t: t, base: "http://" + addr}
 	c.login(creds[1], creds[2])
@@ -251,6 +250,10 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "POST /User", body: jsonBody(map[string]any{"firstName": "Con", "lastName": "Formance", "userName": "conformance", "email": "conformance@example.com", "roleName": "Analyst"})},
 		{op: "PUT /User/{UserId}", target: "/User/" + users[0].ID, body: jsonBody(map[string]any{"lastName": "Renamed"})},
 		{op: "GET /Roles/All"},
+		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID,
+			body: jsonBody(map[string]any{"accessLevel": "Manage", "permissions": []string{"Audio", "Chat"}})},
+		{op: "GET /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID},
+		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/" + users[0].ID + "/All"},
 		{op: "POST /Media/Upload"},
 		{op: "POST /TextMedia/Upload"},
 
@@ -270,6 +273,9 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Agent/All", target: "/Agent/All?IsActive=true"},
 		{op: "GET /User/All", target: "/User/All?IsActive=false"},
 		{op: "GET /Roles/All", target: "/Roles/All?IsActive=true"},
+		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/" + users[0].ID + "/All?IsActive=true"},
+		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID,
+			body: jsonBody(map[string]any{"accessLevel": "", "permissions": []string{}})},
 		{op: "GET /Interactions", target: "/Interactions?StartDate=" + week + "&EndDate=" + today + "&PageSize=20"},
 		{op: "GET /Interactions", target: "/Interactions?DateReference=InteractionDate&StartDate=" + week + "&EndDate=" + today + "&Status=ReadyToSample&PageSize=5&LastId=" + records[0].ID},
 		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": week, "endDate": today, "status": "Sampled", "pageSize": 20, "hierarchyIds": []string{nodes[0].ID}})},
@@ -302,6 +308,12 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Interactions", target: "/Interactions?StartDate=" + today + "&EndDate=" + today + "&EddyEffect=true"},
 		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-02"})},
 		{op: "GET /Interactions/{AmdID}", target: "/Interactions/00000000-0000-0000-0000-000000000000"},
+		{op: "GET /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID}, // no access there now
+		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/nobody/All"},
+		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID,
+			body: jsonBody(map[string]any{"accessLevel": "Owner", "permissions": []string{"Audio"}})},
+		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/00000000-0000-0000-0000-000000000000",
+			body: jsonBody(map[string]any{"accessLevel": "View", "permissions": []string{"Audio"}})},
 	}
 
 	called := map[string]bool{}

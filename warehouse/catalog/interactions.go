@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,6 +191,7 @@ type InteractionFilter struct {
 	ExactIDs               bool     // IDs without the chats of archives
 	AfterID                string   // keyset cursor
 	Limit                  int
+	Scope                  Scope // what the caller may read; nil: all
 }
 
 // Interactions lists an organization's interactions by id.
@@ -232,6 +235,20 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 	}
 	if f.AfterID != "" {
 		add("id > ?", f.AfterID)
+	}
+	if f.Scope != nil {
+		var conds []string
+		var scopeArgs []any
+		for _, media := range slices.Sorted(maps.Keys(f.Scope)) {
+			if nodes := f.Scope[media]; len(nodes) > 0 {
+				conds = append(conds, "(media_type = ? AND "+anyOf("hierarchy_node_id")+")")
+				scopeArgs = append(scopeArgs, media, list(nodes))
+			}
+		}
+		if len(conds) == 0 {
+			conds = []string{"1 = 0"}
+		}
+		add("("+strings.Join(conds, " OR ")+")", scopeArgs...)
 	}
 	limit := f.Limit
 	if limit <= 0 {

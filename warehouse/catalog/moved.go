@@ -17,6 +17,7 @@ type MovedConversation struct {
 	ArrivedOn       time.Time
 	InteractionDate *time.Time // as last patched
 	HierarchyNodeID *string
+	MediaType       string
 	// LakeInteractionOn is the date the lake's row is found at: its
 	// interaction date, else its arrival.
 	LakeInteractionOn time.Time
@@ -35,7 +36,7 @@ func (m MovedConversation) InteractionOn() time.Time {
 // in the catalog or in the lake is inside it, and the two differ.
 func (c *InteractionStore) MovedConversations(ctx context.Context, orgID, afterID string, from, to time.Time) ([]MovedConversation, error) {
 	list, err := queryAll(ctx, c.db, scanMoved, `SELECT id, status, lake_run_id, client_call_id, arrived_on, interaction_date,
-		hierarchy_node_id, lake_interaction_on FROM interactions
+		hierarchy_node_id, media_type, lake_interaction_on FROM interactions
 		WHERE org_id = ? AND id > ? AND lake_interaction_on IS NOT NULL AND lake_run_id IS NOT NULL
 		AND status IN ('ReadyToSample', 'Sampled')
 		AND (coalesce(interaction_date, arrived_on) BETWEEN ? AND ? OR lake_interaction_on BETWEEN ? AND ?)
@@ -45,7 +46,7 @@ func (c *InteractionStore) MovedConversations(ctx context.Context, orgID, afterI
 
 func scanMoved(s scanner) (MovedConversation, error) {
 	var m MovedConversation
-	err := s.Scan(&m.ID, &m.Status, &m.LakeRunID, &m.ClientCallID, &m.ArrivedOn, &m.InteractionDate, &m.HierarchyNodeID, &m.LakeInteractionOn)
+	err := s.Scan(&m.ID, &m.Status, &m.LakeRunID, &m.ClientCallID, &m.ArrivedOn, &m.InteractionDate, &m.HierarchyNodeID, &m.MediaType, &m.LakeInteractionOn)
 	m.ArrivedOn, m.LakeInteractionOn = m.ArrivedOn.UTC(), m.LakeInteractionOn.UTC()
 	m.InteractionDate = stampPtr(m.InteractionDate)
 	return m, err

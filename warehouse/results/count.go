@@ -77,7 +77,7 @@ func overlapping(files []catalog.LakeFile) [][]catalog.LakeFile {
 // node counts, and under a classifier filter one of the classifiers
 // complete in it.
 func manifestCount(cluster []catalog.LakeFile, q PageQuery, classifierIDs []string) (int64, bool) {
-	if len(cluster) != 1 || cluster[0].NodeCounts == nil || !inside(cluster[0], q.Window) {
+	if len(cluster) != 1 || cluster[0].NodeCounts == nil || !inside(cluster[0], q.Window) || q.Scope != nil {
 		return 0, false
 	}
 	f := cluster[0]
@@ -121,6 +121,9 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		query += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
+	scope, scopeArgs := q.scopeSQL()
+	query += scope
+	args = append(args, scopeArgs...)
 	if classifierIDs != nil {
 		var days []time.Time
 		for _, f := range files {

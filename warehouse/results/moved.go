@@ -28,7 +28,8 @@ func (r *Reader) movedConversations(ctx context.Context, q PageQuery) (moved, er
 		return moved{}, err
 	}
 	in := func(m catalog.MovedConversation) bool {
-		return q.NodeIDs == nil || m.HierarchyNodeID != nil && slices.Contains(q.NodeIDs, *m.HierarchyNodeID)
+		return (q.NodeIDs == nil || m.HierarchyNodeID != nil && slices.Contains(q.NodeIDs, *m.HierarchyNodeID)) &&
+			q.Scope.Allows(m.MediaType, m.HierarchyNodeID)
 	}
 	var out moved
 	for _, m := range list {
@@ -37,7 +38,7 @@ func (r *Reader) movedConversations(ctx context.Context, q PageQuery) (moved, er
 		case !in(m):
 		case now && !before:
 			out.entering = append(out.entering, Conversation{ID: m.ID, RunID: m.LakeRunID, Status: m.Status, ClientCallID: m.ClientCallID,
-				ArrivedOn: m.ArrivedOn, InteractionDate: m.InteractionDate, HierarchyNodeID: m.HierarchyNodeID})
+				ArrivedOn: m.ArrivedOn, InteractionDate: m.InteractionDate, HierarchyNodeID: m.HierarchyNodeID, MediaType: m.MediaType})
 		case before && !now:
 			out.leaving++
 		}

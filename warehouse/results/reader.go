@@ -9,6 +9,7 @@ package results
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +70,7 @@ type Conversation struct {
 	ArrivedOn       time.Time
 	InteractionDate *time.Time
 	HierarchyNodeID *string
+	MediaType       string
 }
 
 // PageQuery selects processed conversations in id order.
@@ -78,6 +80,9 @@ type PageQuery struct {
 	NodeIDs []string // hierarchy nodes (expanded by the caller); nil: all
 	AfterID string   // keyset cursor
 	Limit   int
+	// Scope is what the caller may read (nil: the whole organization);
+	// NodeIDs must already be narrowed to its nodes (Scope.Narrow).
+	Scope catalog.Scope
 }
 
 // sparse reports whether a page's conversations may be a small share of
@@ -86,6 +91,26 @@ type PageQuery struct {
 // their ids; a dense page reads its id range alone and drops the few other
 // rows in Go, which costs DuckDB about half as much as the join.
 func (q PageQuery) sparse() bool { return q.NodeIDs != nil || q.ByInteraction }
+
+// scopeSQL is the condition of q's scope on lake conversation rows: the
+// node filter alone cannot say which media a node's conversations may be.
+func (q PageQuery) scopeSQL() (string, []any) {
+	if q.Scope == nil {
+		return "", nil
+	}
+	var conds []string
+	var args []any
+	for _, media := range slices.Sorted(maps.Keys(q.Scope)) {
+		if nodes := q.Scope[media]; len(nodes) > 0 {
+			conds = append(conds, `(media_type = ? AND list_contains(?, hierarchy_node_id))`)
+			args = append(args, media, nodes)
+		}
+	}
+	if len(conds) == 0 {
+		return ` AND false`, nil
+	}
+	return ` AND (` + strings.Join(conds, ` OR `) + `)`, args
+}
 
 // processed are the statuses of conversations whose rows are in the lake.
 var processed = map[string]bool{catalog.StatusReadyToSample: true, catalog.StatusSampled: true}
@@ -225,7 +250,7 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	if err != nil {
 		return nil, "", err
 	}
-	query := `SELECT conversation_id, run_id, client_call_id, arrived_on, interaction_date, hierarchy_node_id
+	query := `SELECT conversation_id, run_id, client_call_id, arrived_on, interaction_date, hierarchy_node_id, media_type
 		FROM read_parquet(` + list + `, hive_partitioning = false)
 		WHERE conversation_id > ? AND ` + date + ` BETWEEN ? AND ?`
 	args := []any{cursor, q.From.UTC(), q.To.UTC()}
@@ -237,6 +262,9 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 		query += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
+	scope, scopeArgs := q.scopeSQL()
+	query += scope
+	args = append(args, scopeArgs...)
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
 	in := newInterner() // runs and hierarchy nodes repeat
@@ -246,7 +274,8 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 		for i := range int(rec.NumRows()) {
 			rows = append(rows, Conversation{ID: strings.Clone(ids.Value(i)), RunID: in.of(runs.Value(i)),
 				ClientCallID: optionalString(cols[2], i), ArrivedOn: timestampAt(cols[3], i),
-				InteractionDate: optionalTimestamp(cols[4], i), HierarchyNodeID: optionalInterned(cols[5], i, in)})
+				InteractionDate: optionalTimestamp(cols[4], i), HierarchyNodeID: optionalInterned(cols[5], i, in),
+				MediaType: in.of(cols[6].(stringColumn).Value(i))})
 		}
 		return nil
 	}, query, args...)
@@ -285,7 +314,7 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 	out := make([]Conversation, 0, len(rows)) // not in place: a fetch reads rows meanwhile
 	for _, c := range rows {
 		s, ok := states[c.ID]
-		if !ok || !processed[s.Status] || s.LakeRunID == nil || *s.LakeRunID != c.RunID {
+		if !ok || !processed[s.Status] || s.LakeRunID == nil || *s.LakeRunID != c.RunID || !q.Scope.Allows(c.MediaType, c.HierarchyNodeID) {
 			continue
 		}
 		c.Status, c.ClientCallID, c.InteractionDate = s.Status, s.ClientCallID, s.InteractionDate

@@ -1,0 +1,181 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// The /UserHierarchy operations: a user's access level and media
+// permissions on hierarchy nodes. A grant holds on its node and every node
+// below it, up to a node with the user's own grant. What a user may read
+// follows from them wherever a client acts for the user (X-Earshot-User).
+
+// userHierarchyItem is a node with the user's access on it.
+type userHierarchyItem struct {
+	HierarchyID        string   `json:"hierarchyId"`
+	HierarchyName      string   `json:"hierarchyName"`
+	HierarchyIsActive  bool     `json:"hierarchyIsActive"`
+	AccessLevel        *string  `json:"accessLevel"` // null where the user has none
+	Permissions        []string `json:"permissions"`
+	StructureLevelName string   `json:"structureLevelName"`
+}
+
+// userAccess is a user's grants over the organization's tree.
+type userAccess struct {
+	tree   *catalog.Tree
+	grants []catalog.Grant
+}
+
+func (a userAccess) item(n catalog.Node) userHierarchyItem {
+	item := userHierarchyItem{HierarchyID: n.ID, HierarchyName: n.Name, HierarchyIsActive: n.IsActive, Permissions: []string{},
+		StructureLevelName: "Level " + strconv.Itoa(a.tree.Depth(n.ID)+1)}
+	if g, ok := catalog.Effective(a.tree, a.grants, n.ID); ok {
+		item.AccessLevel, item.Permissions = &g.AccessLevel, g.Permissions
+	}
+	return item
+}
+
+// loadUserAccess reads the user's grants and the tree; the user must be
+// the organization's (ErrNotFound otherwise).
+func (s *Server) loadUserAccess(ctx context.Context, org, userID string) (userAccess, error) {
+	if _, err := uuid.Parse(userID); err != nil {
+		return userAccess{}, catalog.ErrNotFound
+	}
+	if _, err := s.deps.People.User(ctx, org, userID); err != nil {
+		return userAccess{}, err
+	}
+	tree, err := s.deps.People.Hierarchy(ctx, org)
+	if err != nil {
+		return userAccess{}, err
+	}
+	grants, err := s.deps.People.Grants(ctx, org, userID)
+	return userAccess{tree: tree, grants: grants}, err
+}
+
+const unknownUser = "No user with this id exists in your organization."
+
+// getUserHierarchy is GET /UserHierarchy/{UserId}/{HierarchyId}: the node
+// and the nodes below it on which the user has access. The vendor answers
+// 400 (not 404) for an unknown user or node, and for a user without
+// access there.
+func (s *Server) getUserHierarchy(c *gin.Context) {
+	ctx, org := c.Request.Context(), orgID(c)
+	access, err := s.loadUserAccess(ctx, org, c.Param("userId"))
+	if errors.Is(err, catalog.ErrNotFound) {
+		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
+		return
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if _, ok := access.tree.Node(c.Param("hierarchyId")); !ok {
+		problem.Write(c, problem.New(http.StatusBadRequest, "No hierarchy node with this id exists in your organization."))
+		return
+	}
+	items := []userHierarchyItem{}
+	for _, id := range access.tree.Descendants(c.Param("hierarchyId")) {
+		n, _ := access.tree.Node(id)
+		if item := access.item(n); item.AccessLevel != nil {
+			items = append(items, item)
+		}
+	}
+	if len(items) == 0 {
+		problem.Write(c, problem.New(http.StatusBadRequest, "The user has no permissions in this hierarchy node or below it."))
+		return
+	}
+	c.JSON(http.StatusOK, items)
+}
+
+// listUserHierarchy is GET /UserHierarchy/{UserId}/All: every node (active
+// or inactive ones with IsActive) with the user's access on it.
+func (s *Server) listUserHierarchy(c *gin.Context) {
+	active, ok := boolQuery(c, "IsActive")
+	if !ok {
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	access, err := s.loadUserAccess(ctx, org, c.Param("userId"))
+	if errors.Is(err, catalog.ErrNotFound) {
+		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
+		return
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	items := []userHierarchyItem{}
+	for _, root := range access.tree.Children("") {
+		for _, id := range access.tree.Descendants(root.ID) {
+			if n, _ := access.tree.Node(id); active == nil || n.IsActive == *active {
+				items = append(items, access.item(n))
+			}
+		}
+	}
+	c.JSON(http.StatusOK, items)
+}
+
+// putUserHierarchy is PUT /UserHierarchy/{UserId}/{HierarchyId}: the
+// user's own grant on the node; an empty permissions list removes it.
+func (s *Server) putUserHierarchy(c *gin.Context) {
+	node, ok := pathGUID(c, "hierarchyId")
+	if !ok {
+		return
+	}
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	var permissions []string
+	list := body.Strings("permissions")
+	if !body.Has("permissions") {
+		body.Fail("permissions", "is required: a list of Audio, Email, Chat, Video or Live ([] removes the user's permissions here).")
+	}
+	for _, p := range deref(list) {
+		canonical := oneOf(p, catalog.MediaPermissions)
+		if canonical == "" {
+			body.Fail("permissions", strconv.Quote(p)+" is not a permission; use Audio, Email, Chat, Video or Live.")
+			break
+		}
+		if !slices.Contains(permissions, canonical) {
+			permissions = append(permissions, canonical)
+		}
+	}
+	level := ""
+	if v := body.String("accessLevel"); v != nil && *v != "" {
+		if level = oneOf(*v, catalog.AccessLevels); level == "" {
+			body.Fail("accessLevel", "must be View, Edit or Manage.")
+		}
+	} else if len(permissions) > 0 {
+		body.Fail("accessLevel", "is required with permissions: View, Edit or Manage.")
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org, user := c.Request.Context(), orgID(c), c.Param("userId")
+	if _, err := uuid.Parse(user); err != nil {
+		problem.Write(c, problem.New(http.StatusNotFound, unknownUser))
+		return
+	}
+	if err := s.deps.People.SetGrant(ctx, org, user, node, level, permissions); err != nil {
+		s.catalogError(c, err, "No user or hierarchy node with these ids exists in your organization.")
+		return
+	}
+	access, err := s.loadUserAccess(ctx, org, user)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	n, _ := access.tree.Node(node)
+	c.JSON(http.StatusOK, access.item(n))
+}
