@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/oauth"
@@ -67,14 +65,9 @@ const actingUserHeader = "X-Earshot-User"
 // name or id, with the user's scope; false when the request was answered.
 func (s *Server) actFor(c *gin.Context, p *tenant.Principal, name string) bool {
 	ctx := c.Request.Context()
-	u, err := s.deps.People.UserByName(ctx, p.OrgID, name)
-	if errors.Is(err, catalog.ErrNotFound) {
-		if _, parseErr := uuid.Parse(name); parseErr == nil {
-			u, err = s.deps.People.User(ctx, p.OrgID, name)
-		}
-	}
+	u, err := s.activeUser(ctx, p.OrgID, name)
 	switch {
-	case errors.Is(err, catalog.ErrNotFound) || err == nil && u.Disabled:
+	case errors.Is(err, catalog.ErrNotFound):
 		problem.Write(c, problem.New(http.StatusForbidden, "The user named in "+actingUserHeader+" is not an active user of your organization."))
 		return false
 	case err != nil:

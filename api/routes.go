@@ -83,6 +83,16 @@ func (s *Server) routes() *gin.Engine {
 	authed.POST("/Conversations/Classifiers/:id/Reclassify", s.reclassify)
 	authed.GET("/Jobs/:id", s.getJob)
 
+	authed.GET("/Evaluations", s.listEvaluations)
+	authed.GET("/Evaluations/Modules", s.listModuleEvaluations)
+	authed.POST("/Evaluations", s.assignEvaluation)
+	authed.GET("/Evaluations/Forms", s.listForms)
+	authed.POST("/Evaluations/Forms", s.createForm)
+	authed.GET("/Evaluations/Forms/:id", s.getForm)
+	authed.GET("/Evaluations/:id", s.getEvaluation)
+	authed.PUT("/Evaluations/:id/Answers", s.answerEvaluation)
+	authed.POST("/Evaluations/:id/Submit", s.submitEvaluation)
+
 	authed.GET("/ModelResults", s.getModelResults)
 	authed.GET("/ModelResults/Conversation", s.getModelResultsByConversation)
 	authed.POST("/ModelResults/Reviews", s.postReview)

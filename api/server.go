@@ -118,6 +118,18 @@ type Storage interface {
 	Ping(ctx context.Context) error
 }
 
+// QualityStore is what the handlers need of quality evaluations
+// (catalog.EvaluationStore).
+type QualityStore interface {
+	CreateForm(ctx context.Context, f catalog.EvaluationForm) (catalog.EvaluationForm, error)
+	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
+	Form(ctx context.Context, orgID, id string) (catalog.EvaluationForm, error)
+	CreateEvaluation(ctx context.Context, e catalog.Evaluation) (catalog.Evaluation, error)
+	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
+	Evaluation(ctx context.Context, orgID, id string) (catalog.Evaluation, error)
+	SaveEvaluation(ctx context.Context, orgID, id string, ch catalog.EvaluationChange) (catalog.Evaluation, error)
+}
+
 // SignedURLs downloads the files clients name by URL.
 type SignedURLs interface {
 	Open(ctx context.Context, rawURL string) (io.ReadCloser, error)
@@ -138,6 +150,7 @@ type Deps struct {
 	Classifiers  ClassifierStore
 	JobRuns      JobRunStore
 	Reviews      ReviewStore
+	Quality      QualityStore // quality evaluations
 	Results      ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler

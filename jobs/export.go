@@ -153,8 +153,10 @@ func exportQueries() (map[string]string, error) {
 var snapshotTypes = map[string]string{
 	"is_active": "BOOLEAN", "reportable": "BOOLEAN", "groupable": "BOOLEAN", "disabled": "BOOLEAN", "email_confirmed": "BOOLEAN",
 	"start_date": "TIMESTAMP", "last_login": "TIMESTAMP", "created_on": "TIMESTAMP", "modified_on": "TIMESTAMP", "deleted_on": "TIMESTAMP",
-	"version": "INTEGER", "depth": "INTEGER",
-	"osms": "VARCHAR[]", "ancestor_ids": "VARCHAR[]", "codes": "VARCHAR[]",
+	"assigned_on": "TIMESTAMP", "submitted_on": "TIMESTAMP",
+	"version": "INTEGER", "depth": "INTEGER", "evaluation_number": "INTEGER",
+	"weight": "DOUBLE", "weighted_score": "DOUBLE", "evaluation_score": "DOUBLE",
+	"osms": "VARCHAR[]", "ancestor_ids": "VARCHAR[]", "codes": "VARCHAR[]", "tag_values": "VARCHAR[]",
 }
 
 func snapshotType(column string) string {

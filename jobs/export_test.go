@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
@@ -44,6 +45,7 @@ func TestExport(t *testing.T) {
 			}
 		}
 	}
+	evaluate(t, cat, orgs[0].ID)
 	lakeRoot := filepath.Join(dir, "bucket")
 	engine := testlake.Engine(t, lakeRoot)
 	job := &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
@@ -52,7 +54,8 @@ func TestExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if counts["organizations"] != 2 || counts["files"] != 10 || counts["users_rows"] != 5 || counts["hierarchy_rows"] != 2*48 {
+		if counts["organizations"] != 2 || counts["files"] != 12 || counts["users_rows"] != 5 || counts["hierarchy_rows"] != 2*48 ||
+			counts["evaluation_answers_rows"] != 2 {
 			t.Fatalf("counts %v", counts)
 		}
 	}
@@ -76,6 +79,10 @@ func TestExport(t *testing.T) {
 		if n := count(`SELECT count(*) FROM read_parquet(?)`, snap("classifiers")); n != 3+i {
 			t.Errorf("org %d: %d classifiers", i, n)
 		}
+		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE question_text = 'Greeted the customer?' AND tag_values = ['Yes']
+			AND weighted_score = 2 AND evaluation_score = 100 AND evaluation_number = 1 AND status = 'Completed'`, snap("evaluation_answers")); n != 1-i {
+			t.Errorf("org %d: %d greeting answers", i, n)
+		}
 		// The hierarchy's paths and depths: R1S1T1 is a team under Site 1.1 under Region 1.
 		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE code = 'R1S1T1' AND depth = 3
 			AND path = 'Region 1 / Site 1.1 / Team 1.1.1' AND codes = ['R1S1T1'] AND len(ancestor_ids) = 3`, snap("hierarchy")); n != 1 {
@@ -84,7 +91,7 @@ func TestExport(t *testing.T) {
 	}
 
 	var schema strings.Builder
-	for _, table := range []string{"agents", "classifiers", "hierarchy", "organizations", "users"} {
+	for _, table := range []string{"agents", "classifiers", "evaluation_answers", "hierarchy", "organizations", "users"} {
 		rows, err := engine.QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
 			filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgs[0].ID))))
 		if err != nil {
@@ -107,4 +114,37 @@ func TestExport(t *testing.T) {
 	if schema.String() != string(want) {
 		t.Fatalf("export schema changed (go test ./jobs -run TestExport -update):\n%s", schema.String())
 	}
+}
+
+// evaluate gives an organization one submitted evaluation of two answers.
+func evaluate(t *testing.T, cat *catalog.Catalog, org string) {
+	t.Helper()
+	ctx := context.Background()
+	users, err := cat.People.Users(ctx, org, nil)
+	if err != nil || len(users) == 0 {
+		t.Fatal(users, err)
+	}
+	conv := catalog.NewID()
+	arrived := time.Date(2025, 10, 7, 9, 0, 0, 0, time.UTC)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(cat.Interactions.CreateInteraction(ctx, catalog.Interaction{ID: conv, OrgID: org, MediaType: catalog.MediaChat, Status: catalog.StatusReadyToSample,
+		FileName: "c.json", ArrivedOn: arrived, LocaleID: 1033, ExtendedMetadata: map[string]string{}, Source: "text", ModifiedOn: arrived}, false))
+	form, err := cat.Evaluations.CreateForm(ctx, catalog.EvaluationForm{OrgID: org, Name: "QA", Definition: []byte(`{"modules":[]}`)})
+	must(err)
+	e, err := cat.Evaluations.CreateEvaluation(ctx, catalog.Evaluation{OrgID: org, FormID: form.ID, ConversationID: conv, AnalystID: users[0].ID})
+	must(err)
+	two, note, score := 2.0, "Escalate.", 100.0
+	_, err = cat.Evaluations.SaveEvaluation(ctx, org, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationCompleted, Submitted: true,
+		From: []string{catalog.EvaluationNotStarted}, Score: &score, Answers: []catalog.EvaluationAnswer{
+			{QuestionID: "q1", AnswerID: catalog.NewID(), ModuleID: "m1", ModuleName: "Opening", QuestionText: "Greeted the customer?", Weight: 2,
+				TagIDs: []string{"t1"}, TagValues: []string{"Yes"}, WeightedScore: &two},
+			{QuestionID: "q2", AnswerID: catalog.NewID(), ModuleID: "m2", ModuleName: "Notes", QuestionText: "What happened?",
+				TagIDs: []string{}, TagValues: []string{}, FillIn: &note},
+		}})
+	must(err)
 }

@@ -60,7 +60,7 @@ func vendorDocument(t *testing.T) *openapi3.T {
 // 27): the test checks that every other operation of the document is
 // called.
 var notServed = map[string]bool{
-	"GET /Evaluations": true, "GET /Evaluations/Modules": true, "GET /Workflows": true, "GET /Receipts": true,
+	"GET /Workflows": true, "GET /Receipts": true,
 	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
 	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
 	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
@@ -83,6 +83,10 @@ var extensions = map[string][]string{
 	// §5: a conversation still processing says so.
 	"GET /Conversations/Transcriptions/{conversationId}": {"status", "message"},
 	"POST /Conversations/Transcriptions":                 {"transcriptions.status", "transcriptions.message"},
+	// Evaluations: their status, form and score; the conversation's
+	// metadata as /Metadata shows it.
+	"GET /Evaluations":         {"status", "formId", "score", "metadata.uploadId", "metadata.agentCode"},
+	"GET /Evaluations/Modules": {"metadata.uploadId", "metadata.agentCode"},
 	// §9: a node's parent; an agent's hierarchy nodes.
 	"POST /Hierarchy":              {"parentId"},
 	"PUT /Hierarchy/{HierarchyId}": {"parentId"},
@@ -219,6 +223,8 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		t.Fatalf("review: %d %s", code, body)
 	}
 
+	evaluation := evaluate(t, c, conversation, users[0].UserName)
+
 	models := strings.Join(modelIDs, ",")
 	week := time.Now().UTC().AddDate(0, 0, -6).Format(time.DateOnly)
 	jsonBody := func(v any) []byte { b, _ := json.Marshal(v); return b }
@@ -256,6 +262,8 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/" + users[0].ID + "/All"},
 		{op: "POST /Media/Upload"},
 		{op: "POST /TextMedia/Upload"},
+		{op: "GET /Evaluations"},
+		{op: "GET /Evaluations/Modules"},
 
 		// More of each operation's parameters.
 		{op: "GET /Metadata", target: "/Metadata?StartDate=" + week + "&EndDate=" + today + "&HierarchyIds=" + nodes[0].ID + "&LastId=" + records[0].ID + "&PageSize=10"},
@@ -273,6 +281,9 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Agent/All", target: "/Agent/All?IsActive=true"},
 		{op: "GET /User/All", target: "/User/All?IsActive=false"},
 		{op: "GET /Roles/All", target: "/Roles/All?IsActive=true"},
+		{op: "GET /Evaluations", target: "/Evaluations?StartDate=" + today + "&EndDate=" + today + "&Status=Completed&PageSize=5&LastId=0"},
+		{op: "GET /Evaluations", target: "/Evaluations?Status=NotStarted"},
+		{op: "GET /Evaluations/Modules", target: "/Evaluations/Modules?StartDate=" + week + "&Status=Completed&HierarchyId=" + nodes[0].ID + "&LastId=" + evaluation + "&PageSize=20"},
 		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/" + users[0].ID + "/All?IsActive=true"},
 		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID,
 			body: jsonBody(map[string]any{"accessLevel": "", "permissions": []string{}})},
@@ -681,4 +692,47 @@ func brief(err error) string {
 	walk(err)
 	sort.Strings(lines)
 	return strings.Join(slices.Compact(lines), "\n")
+}
+
+// evaluate gives the organization a form and a completed evaluation of a
+// conversation by an analyst, and returns its evaluationNumber (as text)
+// less one: a cursor that includes it.
+func evaluate(t *testing.T, c *apiClient, conversation, analyst string) string {
+	t.Helper()
+	code, body := c.do("POST", "/Evaluations/Forms", []byte(`{"name":"Conformance","customerTypes":["New"],"modules":[{"name":"Opening","questions":[
+		{"questionText":"Greeted?","required":true,"weight":2,"tags":[{"value":"Yes","scoredValue":1},{"value":"No","scoredValue":0}]},
+		{"questionText":"Notes","type":"FillIn"}]}]}`), "application/json")
+	var form struct {
+		ID      string
+		Modules []struct{ Questions []struct{ ID string } }
+	}
+	if code != 201 || json.Unmarshal(body, &form) != nil {
+		t.Fatalf("form: %d %s", code, body)
+	}
+	assign, _ := json.Marshal(map[string]any{"formId": form.ID, "conversationId": conversation, "analyst": analyst})
+	code, body = c.do("POST", "/Evaluations", assign, "application/json")
+	var ev struct {
+		ID               string
+		EvaluationNumber int
+	}
+	if code != 201 || json.Unmarshal(body, &ev) != nil {
+		t.Fatalf("assign: %d %s", code, body)
+	}
+	q := form.Modules[0].Questions
+	answers, _ := json.Marshal(map[string]any{"callSummary": "Greeting check.", "customerType": "New", "answers": []map[string]any{
+		{"questionId": q[0].ID, "tagIds": []string{"Yes"}, "note": "Warm."}, {"questionId": q[1].ID, "fillInAnswerValue": "Fine."}}})
+	for _, step := range []struct {
+		method, path string
+		body         []byte
+	}{
+		{"PUT", "/Evaluations/" + ev.ID + "/Answers", answers}, {"POST", "/Evaluations/" + ev.ID + "/Submit", nil},
+	} {
+		if code, body := c.do(step.method, step.path, step.body, "application/json"); code != 200 {
+			t.Fatalf("%s %s: %d %s", step.method, step.path, code, body)
+		}
+	}
+	if code, body := c.do("GET", "/Evaluations/Modules", nil, ""); code != 200 || !strings.Contains(string(body), `"tagValue":"Yes"`) {
+		t.Fatalf("the evaluation is not listed with its answer: %d %s", code, body)
+	}
+	return strconv.Itoa(ev.EvaluationNumber - 1)
 }

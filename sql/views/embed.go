@@ -14,9 +14,10 @@ var FS embed.FS
 // reads.
 var Order = []string{
 	"organizations", "users", "agents", "hierarchy", "classifiers",
-	"conversations", "transcript_segments", "classifier_results", "model_results",
+	"conversations", "transcript_segments", "classifier_results", "model_results", "evaluation_answers",
 }
 
 // Snapshots are the views over the export job's catalog snapshots; the
 // others are over the lake tables of the same name.
-var Snapshots = map[string]bool{"organizations": true, "users": true, "agents": true, "hierarchy": true, "classifiers": true}
+var Snapshots = map[string]bool{"organizations": true, "users": true, "agents": true, "hierarchy": true, "classifiers": true,
+	"evaluation_answers": true}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -135,6 +137,23 @@ func (s Scope) Allows(mediaType string, nodeID *string) bool {
 	}
 	_, found := slices.BinarySearch(s[mediaType], *nodeID)
 	return found
+}
+
+// where is the scope as a catalog condition on a media type and a node
+// column.
+func (s Scope) where(mediaColumn, nodeColumn string) (string, []any) {
+	var conds []string
+	var args []any
+	for _, media := range slices.Sorted(maps.Keys(s)) {
+		if nodes := s[media]; len(nodes) > 0 {
+			conds = append(conds, "("+mediaColumn+" = ? AND "+anyOf(nodeColumn)+")")
+			args = append(args, media, list(nodes))
+		}
+	}
+	if len(conds) == 0 {
+		return "1 = 0", nil
+	}
+	return "(" + strings.Join(conds, " OR ") + ")", args
 }
 
 // Nodes is every node on which something is visible (nil for the whole

@@ -36,8 +36,9 @@ type Catalog struct {
 	Manifest     *ManifestStore // the lake's files
 	Jobs         *JobStore      // job runs
 	Reviews      *ReviewStore
-	Settings     *SettingStore // per-organization audio and privacy settings
-	Keys         *KeyStore     // the API's token signing keys
+	Settings     *SettingStore    // per-organization audio and privacy settings
+	Keys         *KeyStore        // the API's token signing keys
+	Evaluations  *EvaluationStore // quality evaluation forms, evaluations and answers
 
 	followers followers
 	// stopListening ends the listener of other processes' changes
@@ -70,6 +71,7 @@ func newCatalog(db *sql.DB, postgres bool) *Catalog {
 		Reviews:      &ReviewStore{handle: h, reviews: reviews},
 		Settings:     &SettingStore{handle: h},
 		Keys:         &KeyStore{handle: h},
+		Evaluations:  &EvaluationStore{handle: h},
 	}
 }
 

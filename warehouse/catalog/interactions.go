@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -237,18 +235,8 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 		add("id > ?", f.AfterID)
 	}
 	if f.Scope != nil {
-		var conds []string
-		var scopeArgs []any
-		for _, media := range slices.Sorted(maps.Keys(f.Scope)) {
-			if nodes := f.Scope[media]; len(nodes) > 0 {
-				conds = append(conds, "(media_type = ? AND "+anyOf("hierarchy_node_id")+")")
-				scopeArgs = append(scopeArgs, media, list(nodes))
-			}
-		}
-		if len(conds) == 0 {
-			conds = []string{"1 = 0"}
-		}
-		add("("+strings.Join(conds, " OR ")+")", scopeArgs...)
+		cond, scopeArgs := f.Scope.where("media_type", "hierarchy_node_id")
+		add(cond, scopeArgs...)
 	}
 	limit := f.Limit
 	if limit <= 0 {

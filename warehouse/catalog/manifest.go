@@ -258,3 +258,15 @@ func (c *ManifestStore) LakePaths(ctx context.Context) ([]string, error) {
 }
 
 const tableConversations = "conversations"
+
+// goccy/go-json builds a type's decoder on first use without a lock, and
+// concurrent first uses can crash (github.com/goccy/go-json issue 474):
+// the manifest's list types are decoded once at start, before any
+// concurrent read.
+func init() {
+	var counts map[string]int64
+	var ids []string
+	if json.Unmarshal([]byte(`{"n":1}`), &counts) != nil || json.Unmarshal([]byte(`["x"]`), &ids) != nil {
+		panic("catalog: priming the JSON decoders")
+	}
+}

@@ -40,7 +40,7 @@ func cols(spec ...any) *arrow.Schema {
 }
 
 var (
-	s, b, i32 = arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int32
+	s, b, i32, f64 = arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Float64
 )
 
 // tables: the lake's, then the export job's snapshots (their columns are
@@ -60,6 +60,11 @@ var tables = []table{
 	{name: "classifiers", snapshot: true, schema: cols("classifier_id", s, "org_id", s, "name", s, "description", s, "classifier_type", s,
 		"category_name", s, "reportable", b, "groupable", b, "is_active", b, "version", i32, "definition", s,
 		"created_on", timestamp, "modified_on", timestamp, "deleted_on", timestamp)},
+	{name: "evaluation_answers", snapshot: true, schema: cols("evaluation_id", s, "evaluation_number", i32, "org_id", s, "form_id", s,
+		"form_name", s, "conversation_id", s, "agent_id", s, "analyst_id", s, "status", s, "evaluation_score", f64, "call_summary", s,
+		"assigned_on", timestamp, "submitted_on", timestamp, "modified_on", timestamp, "module_id", s, "module_name", s,
+		"question_id", s, "question_text", s, "category", s, "weight", f64, "tag_values", strs, "fill_in", s, "note", s,
+		"weighted_score", f64)},
 }
 
 // Options say where the lake is and what to name things.

@@ -63,7 +63,7 @@ func TestSnapshotColumnsMatchTheExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got strings.Builder
-	for _, name := range []string{"agents", "classifiers", "hierarchy", "organizations", "users"} {
+	for _, name := range []string{"agents", "classifiers", "evaluation_answers", "hierarchy", "organizations", "users"} {
 		fmt.Fprintln(&got, name)
 		for _, tb := range tables {
 			if tb.name != name {
@@ -80,7 +80,7 @@ func TestSnapshotColumnsMatchTheExport(t *testing.T) {
 }
 
 func duckType(arrowType string) string {
-	return map[string]string{"utf8": "VARCHAR", "bool": "BOOLEAN", "int32": "INTEGER", "timestamp[us]": "TIMESTAMP",
+	return map[string]string{"utf8": "VARCHAR", "bool": "BOOLEAN", "int32": "INTEGER", "float64": "DOUBLE", "timestamp[us]": "TIMESTAMP",
 		"list<item: utf8, nullable>": "VARCHAR[]"}[arrowType]
 }
 

@@ -1,0 +1,382 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Quality evaluations: forms [extension], evaluations assigned, answered
+// and submitted through extension operations, and the vendor's two GETs
+// (evaluations.go views them, evaluationviews.go lays them out).
+
+// formView is a form as the extension operations show it.
+type formView struct {
+	ID            string                 `json:"id"`
+	Name          string                 `json:"name"`
+	Description   string                 `json:"description"`
+	IsActive      bool                   `json:"isActive"`
+	CreatedOn     dates.Timestamp        `json:"createdOn"`
+	ModifiedOn    dates.Timestamp        `json:"modifiedOn"`
+	Modules       []quality.Module       `json:"modules"`
+	CustomerTypes []quality.CustomerType `json:"customerTypes"`
+}
+
+func newFormView(f catalog.EvaluationForm) (formView, error) {
+	var def quality.Form
+	if err := json.Unmarshal(f.Definition, &def); err != nil {
+		return formView{}, err
+	}
+	return formView{ID: f.ID, Name: f.Name, Description: f.Description, IsActive: f.IsActive,
+		CreatedOn: dates.Timestamp(f.CreatedOn), ModifiedOn: dates.Timestamp(f.ModifiedOn), Modules: def.Modules, CustomerTypes: def.CustomerTypes}, nil
+}
+
+// createForm is POST /Evaluations/Forms: name, description, modules (each
+// with questions and their answer tags) and customer types.
+func (s *Server) createForm(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	name := body.Required("name")
+	description := body.String("description")
+	var def quality.Form
+	if !body.Decode("modules", &def.Modules) && !body.Has("modules") {
+		body.Fail("modules", "is required: the form's modules, each with its questions.")
+	}
+	var customerTypes []string
+	body.Decode("customerTypes", &customerTypes)
+	for _, ct := range customerTypes {
+		def.CustomerTypes = append(def.CustomerTypes, quality.CustomerType{Name: strings.TrimSpace(ct)})
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	if err := def.Prepare(catalog.NewID); err != nil {
+		var fe *quality.FieldError
+		errors.As(err, &fe)
+		problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
+		return
+	}
+	definition, _ := json.Marshal(def)
+	form, err := s.deps.Quality.CreateForm(c.Request.Context(), catalog.EvaluationForm{OrgID: orgID(c), Name: *name,
+		Description: deref(description), Definition: definition})
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	view, _ := newFormView(form)
+	c.JSON(http.StatusCreated, view)
+}
+
+// listForms is GET /Evaluations/Forms.
+func (s *Server) listForms(c *gin.Context) {
+	forms, err := s.deps.Quality.Forms(c.Request.Context(), orgID(c))
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	out := []formView{}
+	for _, f := range forms {
+		v, err := newFormView(f)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		out = append(out, v)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+const unknownForm = "No evaluation form with this id exists in your organization."
+
+// getForm is GET /Evaluations/Forms/{id}.
+func (s *Server) getForm(c *gin.Context) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return
+	}
+	form, err := s.deps.Quality.Form(c.Request.Context(), orgID(c), id)
+	if err != nil {
+		s.catalogError(c, err, unknownForm)
+		return
+	}
+	view, err := newFormView(form)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.JSON(http.StatusOK, view)
+}
+
+// loadForm reads a stored form's definition.
+func loadForm(f catalog.EvaluationForm) (*quality.Form, error) {
+	var def quality.Form
+	err := json.Unmarshal(f.Definition, &def)
+	return &def, err
+}
+
+// assignEvaluation is POST /Evaluations: an evaluation of a processed
+// conversation on a form, by an analyst (a user, by id or user name), for
+// an agent (the conversation's unless given).
+func (s *Server) assignEvaluation(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	formID := body.GUID("formId")
+	conversationID := body.GUID("conversationId")
+	analyst := body.Required("analyst")
+	agentID := body.GUID("agentId")
+	for field, v := range map[string]*string{"formId": formID, "conversationId": conversationID} {
+		if v == nil && !body.Has(field) {
+			body.Fail(field, "is required.")
+		}
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	if _, err := s.deps.Quality.Form(ctx, org, *formID); err != nil {
+		s.catalogFieldError(c, err, "formId", "is not an evaluation form of your organization.")
+		return
+	}
+	own, err := s.internalID(ctx, org, *conversationID)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	it, err := s.deps.Interactions.Interaction(ctx, org, own)
+	if err == nil && !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID) {
+		err = catalog.ErrNotFound
+	}
+	if err != nil {
+		s.catalogFieldError(c, err, "conversationId", "is not a conversation of your organization.")
+		return
+	}
+	if it.LakeRunID == nil {
+		problem.Write(c, problem.Field("conversationId", "is not processed yet: a conversation is evaluated once it is ReadyToSample or Sampled.",
+			"The conversation is not processed yet; assign its evaluation once it is ReadyToSample or Sampled."))
+		return
+	}
+	user, err := s.activeUser(ctx, org, *analyst)
+	if err != nil {
+		s.catalogFieldError(c, err, "analyst", "is not an active user of your organization (give a user id or user name).")
+		return
+	}
+	agent := it.AgentID
+	if agentID != nil {
+		if _, err := s.deps.People.Agent(ctx, org, *agentID); err != nil {
+			s.catalogFieldError(c, err, "agentId", "is not an agent of your organization.")
+			return
+		}
+		agent = agentID
+	}
+	e, err := s.deps.Quality.CreateEvaluation(ctx, catalog.Evaluation{OrgID: org, FormID: *formID, ConversationID: it.ID, AgentID: agent, AnalystID: user.ID})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	s.writeEvaluation(c, http.StatusCreated, e)
+}
+
+// activeUser is the organization's active user with that user name or
+// id (ErrNotFound when none is).
+func (s *Server) activeUser(ctx context.Context, org, key string) (catalog.User, error) {
+	u, err := s.deps.People.UserByName(ctx, org, key)
+	if _, parseErr := uuid.Parse(key); errors.Is(err, catalog.ErrNotFound) && parseErr == nil {
+		u, err = s.deps.People.User(ctx, org, key)
+	}
+	if err == nil && u.Disabled {
+		err = catalog.ErrNotFound
+	}
+	return u, err
+}
+
+// catalogFieldError answers a reference that names nothing with a 400 on
+// the field, and other errors as catalogError does.
+func (s *Server) catalogFieldError(c *gin.Context, err error, field, message string) {
+	if errors.Is(err, catalog.ErrNotFound) {
+		problem.Write(c, problem.Field(field, message, "The "+field+" "+message))
+		return
+	}
+	s.catalogError(c, err, "")
+}
+
+const unknownEvaluation = "No evaluation with this id exists in your organization."
+
+// visibleEvaluation is an evaluation of the organization whose
+// conversation the caller may read.
+func (s *Server) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return catalog.Evaluation{}, false
+	}
+	ctx := c.Request.Context()
+	list, err := s.deps.Quality.Evaluations(ctx, orgID(c), catalog.EvaluationFilter{IDs: []string{id}, Scope: reads(ctx), Limit: 1})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return catalog.Evaluation{}, false
+	}
+	if len(list) == 0 {
+		problem.Write(c, problem.New(http.StatusNotFound, unknownEvaluation))
+		return catalog.Evaluation{}, false
+	}
+	return list[0], true
+}
+
+// getEvaluation is GET /Evaluations/{id}.
+func (s *Server) getEvaluation(c *gin.Context) {
+	if e, ok := s.visibleEvaluation(c); ok {
+		s.writeEvaluation(c, http.StatusOK, e)
+	}
+}
+
+// answerEvaluation is PUT /Evaluations/{id}/Answers: the answers so far
+// (replacing earlier ones), the call summary and the customer type; the
+// evaluation is then InProgress. A submitted evaluation is closed.
+func (s *Server) answerEvaluation(c *gin.Context) {
+	e, ok := s.visibleEvaluation(c)
+	if !ok {
+		return
+	}
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	var answers []quality.Answer
+	body.Decode("answers", &answers)
+	summary := body.String("callSummary")
+	customerType := body.String("customerType")
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	stored, err := s.deps.Quality.Form(ctx, org, e.FormID)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	form, err := loadForm(stored)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	change := catalog.EvaluationChange{CallSummary: summary, Status: catalog.EvaluationInProgress,
+		From: []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}}
+	if customerType != nil {
+		ct, ok := form.CustomerType(*customerType)
+		if !ok {
+			problem.Write(c, problem.Field("customerType", "is not a customer type of the evaluation's form.", "The customerType is not one of the evaluation form's."))
+			return
+		}
+		change.CustomerTypeID = &ct.ID
+	}
+	if body.Has("answers") {
+		normalized, err := form.Normalize(answers)
+		if err != nil {
+			var fe *quality.FieldError
+			errors.As(err, &fe)
+			problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
+			return
+		}
+		scores := form.Score(normalized)
+		change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
+		for _, a := range normalized {
+			module, question, _ := form.Question(a.QuestionID)
+			stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
+				QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
+				TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
+			if ws, ok := scores.Questions[a.QuestionID]; ok {
+				stored.WeightedScore = &ws
+			}
+			change.Answers = append(change.Answers, stored)
+		}
+		change.Score = &scores.Overall
+	}
+	s.saveEvaluation(c, e.ID, change)
+}
+
+// submitEvaluation is POST /Evaluations/{id}/Submit: Completed once every
+// required question is answered, or NoValue ({"noValue": true}: the
+// conversation could not be evaluated).
+func (s *Server) submitEvaluation(c *gin.Context) {
+	e, ok := s.visibleEvaluation(c)
+	if !ok {
+		return
+	}
+	noValue := false
+	if c.Request.ContentLength != 0 {
+		body, ok := readBody(c)
+		if !ok {
+			return
+		}
+		if v := body.Bool("noValue"); v != nil {
+			noValue = *v
+		}
+		if p := body.Problem(); p != nil {
+			problem.Write(c, p)
+			return
+		}
+	}
+	open := []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}
+	if noValue {
+		s.saveEvaluation(c, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: open, Submitted: true})
+		return
+	}
+	stored, err := s.deps.Quality.Form(c.Request.Context(), orgID(c), e.FormID)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	form, err := loadForm(stored)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if missing := form.Unanswered(answersOf(e)); len(missing) > 0 && slices.Contains(open, e.Status) {
+		problem.Write(c, problem.Field("answers", "must answer the required questions: "+strings.Join(missing, "; "),
+			"The evaluation cannot be submitted: "+strconv.Itoa(len(missing))+" required question(s) are unanswered."))
+		return
+	}
+	s.saveEvaluation(c, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: open, Submitted: true})
+}
+
+// answersOf are an evaluation's stored answers as package quality reads
+// them.
+func answersOf(e catalog.Evaluation) []quality.Answer {
+	out := make([]quality.Answer, len(e.Answers))
+	for i, a := range e.Answers {
+		out[i] = quality.Answer{QuestionID: a.QuestionID, TagIDs: a.TagIDs, FillIn: a.FillIn, Note: a.Note}
+	}
+	return out
+}
+
+// saveEvaluation applies a change and answers the evaluation; a closed
+// one is a 409.
+func (s *Server) saveEvaluation(c *gin.Context, id string, change catalog.EvaluationChange) {
+	e, err := s.deps.Quality.SaveEvaluation(c.Request.Context(), orgID(c), id, change)
+	switch {
+	case errors.Is(err, catalog.ErrEvaluationClosed):
+		problem.Write(c, problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change."))
+	case err != nil:
+		s.catalogError(c, err, unknownEvaluation)
+	default:
+		s.writeEvaluation(c, http.StatusOK, e)
+	}
+}

@@ -1,0 +1,324 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// EvaluationStore keeps quality evaluation forms, evaluations and their
+// answers. What a form means and how answers score is package quality's;
+// the store keeps a form's definition as its JSON.
+type EvaluationStore struct {
+	handle
+}
+
+// Statuses of an evaluation (the vendor's values).
+const (
+	EvaluationNotStarted     = "NotStarted"
+	EvaluationInProgress     = "InProgress"
+	EvaluationCompleted      = "Completed"
+	EvaluationNoValue        = "NoValue"
+	EvaluationPendingReview  = "PendingReview"
+	EvaluationReviewComplete = "ReviewComplete"
+)
+
+// EvaluationStatuses is every status, in lifecycle order.
+var EvaluationStatuses = []string{EvaluationNotStarted, EvaluationInProgress, EvaluationCompleted, EvaluationNoValue,
+	EvaluationPendingReview, EvaluationReviewComplete}
+
+// EvaluationForm is a form as stored.
+type EvaluationForm struct {
+	ID          string
+	OrgID       string
+	Name        string
+	Description string
+	Definition  json.RawMessage
+	IsActive    bool
+	CreatedOn   time.Time
+	ModifiedOn  time.Time
+}
+
+// Evaluation is an analyst's evaluation of a conversation for an agent.
+type Evaluation struct {
+	ID             string
+	OrgID          string
+	Number         int
+	FormID         string
+	ConversationID string
+	AgentID        *string
+	AnalystID      string
+	Status         string
+	CallSummary    *string
+	CustomerTypeID *string
+	Score          *float64
+	AssignedOn     time.Time
+	SubmittedOn    *time.Time
+	ModifiedOn     time.Time
+	Answers        []EvaluationAnswer
+}
+
+// EvaluationAnswer is the answer to one question of an evaluation.
+type EvaluationAnswer struct {
+	QuestionID    string
+	AnswerID      string
+	ModuleID      string
+	ModuleName    string
+	QuestionText  string
+	Category      string
+	Weight        float64
+	TagIDs        []string
+	TagValues     []string
+	FillIn        *string
+	Note          *string
+	WeightedScore *float64
+}
+
+// CreateForm stores a new form; a name the organization uses is
+// ErrExists.
+func (c *EvaluationStore) CreateForm(ctx context.Context, f EvaluationForm) (EvaluationForm, error) {
+	f.ID, f.IsActive = NewID(), true
+	f.CreatedOn, f.ModifiedOn = now(), now()
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		var taken int
+		tx.QueryRowContext(ctx, `SELECT count(*) FROM evaluation_forms WHERE org_id = ? AND lower(name) = lower(?)`, f.OrgID, f.Name).Scan(&taken)
+		if taken > 0 {
+			return fieldErr("name", ErrExists, "is the name of another form of your organization.")
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO evaluation_forms (id, org_id, name, description, definition, is_active, created_on, modified_on)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.OrgID, f.Name, f.Description, string(f.Definition), f.IsActive, f.CreatedOn, f.ModifiedOn)
+		return err
+	})
+	return f, err
+}
+
+const formColumns = `id, org_id, name, description, definition, is_active, created_on, modified_on`
+
+func scanForm(s scanner) (EvaluationForm, error) {
+	var f EvaluationForm
+	var def string
+	err := s.Scan(&f.ID, &f.OrgID, &f.Name, &f.Description, &def, &f.IsActive, &f.CreatedOn, &f.ModifiedOn)
+	f.Definition = json.RawMessage(def)
+	f.CreatedOn, f.ModifiedOn = f.CreatedOn.UTC(), f.ModifiedOn.UTC()
+	return f, err
+}
+
+// Forms lists an organization's forms by name.
+func (c *EvaluationStore) Forms(ctx context.Context, orgID string) ([]EvaluationForm, error) {
+	return queryAll(ctx, c.db, scanForm, `SELECT `+formColumns+` FROM evaluation_forms WHERE org_id = ? ORDER BY name, id`, orgID)
+}
+
+// Form is one form of the organization.
+func (c *EvaluationStore) Form(ctx context.Context, orgID, id string) (EvaluationForm, error) {
+	return one(queryAll(ctx, c.db, scanForm, `SELECT `+formColumns+` FROM evaluation_forms WHERE org_id = ? AND id = ?`, orgID, id))
+}
+
+// one is the single row of a lookup, or ErrNotFound.
+func one[T any](rows []T, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if len(rows) == 0 {
+		return zero, ErrNotFound
+	}
+	return rows[0], nil
+}
+
+// CreateEvaluation assigns a new evaluation, numbered after the
+// organization's last one, status NotStarted.
+func (c *EvaluationStore) CreateEvaluation(ctx context.Context, e Evaluation) (Evaluation, error) {
+	e.ID, e.Status = NewID(), EvaluationNotStarted
+	e.AssignedOn, e.ModifiedOn = now(), now()
+	e.Answers = []EvaluationAnswer{}
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(number), 0) + 1 FROM evaluations WHERE org_id = ?`, e.OrgID).Scan(&e.Number); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (id, org_id, number, form_id, conversation_id, agent_id, analyst_id, status,
+			call_summary, customer_type_id, score, assigned_on, submitted_on, modified_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, NULL, ?)`,
+			e.ID, e.OrgID, e.Number, e.FormID, e.ConversationID, e.AgentID, e.AnalystID, e.Status, e.AssignedOn, e.ModifiedOn)
+		return err
+	})
+	return e, err
+}
+
+// EvaluationFilter selects evaluations; nil and zero fields do not filter.
+type EvaluationFilter struct {
+	ModifiedFrom, ModifiedTo *time.Time
+	Status                   string
+	IDs                      []string
+	ConversationIDs          []string
+	NodeIDs                  []string // the conversations' hierarchy nodes (the caller expands descendants)
+	Scope                    Scope    // what the caller may read
+	AfterNumber              int
+	Limit                    int
+}
+
+const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.status, e.call_summary,
+	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on`
+
+func scanEvaluation(s scanner) (Evaluation, error) {
+	var e Evaluation
+	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Status, &e.CallSummary,
+		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn)
+	e.AssignedOn, e.ModifiedOn, e.SubmittedOn = e.AssignedOn.UTC(), e.ModifiedOn.UTC(), stampPtr(e.SubmittedOn)
+	return e, err
+}
+
+// Evaluations lists an organization's evaluations by number, with their
+// answers. The conversation's hierarchy node and media decide the node
+// and scope filters.
+func (c *EvaluationStore) Evaluations(ctx context.Context, orgID string, f EvaluationFilter) ([]Evaluation, error) {
+	where := []string{"e.org_id = ?"}
+	args := []any{orgID}
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if f.ModifiedFrom != nil {
+		add("e.modified_on >= ?", stamp(*f.ModifiedFrom))
+	}
+	if f.ModifiedTo != nil {
+		add("e.modified_on <= ?", stamp(*f.ModifiedTo))
+	}
+	if f.Status != "" {
+		add("e.status = ?", f.Status)
+	}
+	if f.IDs != nil {
+		add(anyOf("e.id"), list(f.IDs))
+	}
+	if f.ConversationIDs != nil {
+		add(anyOf("e.conversation_id"), list(f.ConversationIDs))
+	}
+	if f.NodeIDs != nil {
+		add(anyOf("i.hierarchy_node_id"), list(f.NodeIDs))
+	}
+	if f.Scope != nil {
+		cond, scopeArgs := f.Scope.where("i.media_type", "i.hierarchy_node_id")
+		add(cond, scopeArgs...)
+	}
+	if f.AfterNumber > 0 {
+		add("e.number > ?", f.AfterNumber)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	list, err := queryAll(ctx, c.db, scanEvaluation, `SELECT `+evaluationColumns+` FROM evaluations e
+		JOIN interactions i ON i.org_id = e.org_id AND i.id = e.conversation_id
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY e.number LIMIT ?`, append(args, limit)...)
+	if err != nil || len(list) == 0 {
+		return list, err
+	}
+	return list, c.attachAnswers(ctx, orgID, list)
+}
+
+// Evaluation is one evaluation of the organization, with its answers.
+func (c *EvaluationStore) Evaluation(ctx context.Context, orgID, id string) (Evaluation, error) {
+	return one(c.Evaluations(ctx, orgID, EvaluationFilter{IDs: []string{id}, Limit: 1}))
+}
+
+func (c *EvaluationStore) attachAnswers(ctx context.Context, orgID string, evaluations []Evaluation) error {
+	byID := map[string]int{}
+	ids := make([]string, len(evaluations))
+	for i := range evaluations {
+		byID[evaluations[i].ID] = i
+		ids[i] = evaluations[i].ID
+		evaluations[i].Answers = []EvaluationAnswer{}
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT evaluation_id, question_id, answer_id, module_id, module_name, question_text, category, weight,
+		tag_ids, tag_values, fill_in, note, weighted_score FROM evaluation_answers WHERE org_id = ? AND `+anyOf("evaluation_id")+` ORDER BY evaluation_id, answer_id`, orgID, list(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var a EvaluationAnswer
+		if err := rows.Scan(&id, &a.QuestionID, &a.AnswerID, &a.ModuleID, &a.ModuleName, &a.QuestionText, &a.Category, &a.Weight,
+			(*strList)(&a.TagIDs), (*strList)(&a.TagValues), &a.FillIn, &a.Note, &a.WeightedScore); err != nil {
+			return err
+		}
+		e := &evaluations[byID[id]]
+		e.Answers = append(e.Answers, a)
+	}
+	return rows.Err()
+}
+
+// ErrEvaluationClosed: the evaluation's status no longer allows the
+// change.
+var ErrEvaluationClosed = errors.New("catalog: the evaluation's status does not allow this change")
+
+// EvaluationChange is what SaveEvaluation writes: the answers (all of
+// them, replacing the earlier ones; nil leaves them), the summary and
+// customer type (nil leaves them), the score, and the status, allowed
+// only from the statuses listed.
+type EvaluationChange struct {
+	Answers        []EvaluationAnswer
+	CallSummary    *string
+	CustomerTypeID *string
+	Score          *float64
+	Status         string
+	From           []string
+	Submitted      bool // stamps submitted_on
+}
+
+// SaveEvaluation applies a change in one transaction; an evaluation in a
+// status the change does not start from is ErrEvaluationClosed.
+func (c *EvaluationStore) SaveEvaluation(ctx context.Context, orgID, id string, ch EvaluationChange) (Evaluation, error) {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM evaluations WHERE org_id = ? AND id = ?`, orgID, id).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(ch.From, status) {
+			return ErrEvaluationClosed
+		}
+		set := []string{"status = ?", "modified_on = ?"}
+		args := []any{ch.Status, now()}
+		if ch.CallSummary != nil {
+			set, args = append(set, "call_summary = ?"), append(args, *ch.CallSummary)
+		}
+		if ch.CustomerTypeID != nil {
+			set, args = append(set, "customer_type_id = ?"), append(args, *ch.CustomerTypeID)
+		}
+		if ch.Answers != nil {
+			set, args = append(set, "score = ?"), append(args, ch.Score)
+		}
+		if ch.Submitted {
+			set, args = append(set, "submitted_on = ?"), append(args, now())
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE evaluations SET `+strings.Join(set, ", ")+` WHERE org_id = ? AND id = ?`,
+			append(args, orgID, id)...); err != nil {
+			return err
+		}
+		if ch.Answers == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_answers WHERE org_id = ? AND evaluation_id = ?`, orgID, id); err != nil {
+			return err
+		}
+		for _, a := range ch.Answers {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_answers (evaluation_id, org_id, question_id, answer_id, module_id, module_name,
+				question_text, category, weight, tag_ids, tag_values, fill_in, note, weighted_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, orgID, a.QuestionID, a.AnswerID, a.ModuleID, a.ModuleName, a.QuestionText, a.Category, a.Weight,
+				strList(a.TagIDs), strList(a.TagValues), a.FillIn, a.Note, a.WeightedScore); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Evaluation{}, err
+	}
+	return c.Evaluation(ctx, orgID, id)
+}
