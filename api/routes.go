@@ -93,6 +93,13 @@ func (s *Server) routes() *gin.Engine {
 	authed.PUT("/Evaluations/:id/Answers", s.answerEvaluation)
 	authed.POST("/Evaluations/:id/Submit", s.submitEvaluation)
 
+	authed.GET("/Workflows", s.listWorkflows)
+	authed.POST("/Workflows", s.startWorkflow)
+	authed.GET("/Workflows/Templates", s.listTemplates)
+	authed.POST("/Workflows/Templates", s.createTemplate)
+	authed.GET("/Workflows/:id", s.getWorkflow)
+	authed.POST("/Workflows/:id/Advance", s.advanceWorkflow)
+
 	authed.GET("/ModelResults", s.getModelResults)
 	authed.GET("/ModelResults/Conversation", s.getModelResultsByConversation)
 	authed.POST("/ModelResults/Reviews", s.postReview)

@@ -5,6 +5,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -130,6 +131,18 @@ type QualityStore interface {
 	SaveEvaluation(ctx context.Context, orgID, id string, ch catalog.EvaluationChange) (catalog.Evaluation, error)
 }
 
+// WorkflowStore is what the handlers need of review workflows
+// (catalog.WorkflowStore).
+type WorkflowStore interface {
+	CreateTemplate(ctx context.Context, t catalog.WorkflowTemplate) (catalog.WorkflowTemplate, error)
+	Templates(ctx context.Context, orgID string) ([]catalog.WorkflowTemplate, error)
+	Template(ctx context.Context, orgID, id string) (catalog.WorkflowTemplate, error)
+	StartWorkflow(ctx context.Context, w catalog.Workflow) (catalog.Workflow, error)
+	Workflows(ctx context.Context, orgID string, f catalog.WorkflowFilter) ([]catalog.Workflow, error)
+	Workflow(ctx context.Context, orgID, id string) (catalog.Workflow, error)
+	SaveProgress(ctx context.Context, w catalog.Workflow, fromLevel int, progress json.RawMessage, closed bool) error
+}
+
 // SignedURLs downloads the files clients name by URL.
 type SignedURLs interface {
 	Open(ctx context.Context, rawURL string) (io.ReadCloser, error)
@@ -151,6 +164,7 @@ type Deps struct {
 	JobRuns      JobRunStore
 	Reviews      ReviewStore
 	Quality      QualityStore // quality evaluations
+	Workflows    WorkflowStore
 	Results      ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler

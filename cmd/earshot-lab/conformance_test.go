@@ -60,7 +60,7 @@ func vendorDocument(t *testing.T) *openapi3.T {
 // 27): the test checks that every other operation of the document is
 // called.
 var notServed = map[string]bool{
-	"GET /Workflows": true, "GET /Receipts": true,
+	"GET /Receipts":                      true,
 	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
 	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
 	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
@@ -87,6 +87,8 @@ var extensions = map[string][]string{
 	// metadata as /Metadata shows it.
 	"GET /Evaluations":         {"status", "formId", "score", "metadata.uploadId", "metadata.agentCode"},
 	"GET /Evaluations/Modules": {"metadata.uploadId", "metadata.agentCode"},
+	// Workflows: their template, current level and start.
+	"GET /Workflows": {"templateId", "currentLevel", "createdOn"},
 	// §9: a node's parent; an agent's hierarchy nodes.
 	"POST /Hierarchy":              {"parentId"},
 	"PUT /Hierarchy/{HierarchyId}": {"parentId"},
@@ -264,6 +266,9 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "POST /TextMedia/Upload"},
 		{op: "GET /Evaluations"},
 		{op: "GET /Evaluations/Modules"},
+		{op: "GET /Workflows"},
+		{op: "GET /Workflows", target: "/Workflows?StartDate=" + week + "&EndDate=" + today + "&DateReference=InteractionDate&PageSize=100"},
+		{op: "GET /Workflows", target: "/Workflows?DateReference=CreatedOnDate&LastId=" + records[0].ID},
 
 		// More of each operation's parameters.
 		{op: "GET /Metadata", target: "/Metadata?StartDate=" + week + "&EndDate=" + today + "&HierarchyIds=" + nodes[0].ID + "&LastId=" + records[0].ID + "&PageSize=10"},
@@ -733,6 +738,23 @@ func evaluate(t *testing.T, c *apiClient, conversation, analyst string) string {
 	}
 	if code, body := c.do("GET", "/Evaluations/Modules", nil, ""); code != 200 || !strings.Contains(string(body), `"tagValue":"Yes"`) {
 		t.Fatalf("the evaluation is not listed with its answer: %d %s", code, body)
+	}
+	// A review workflow over it, one level of two done.
+	code, body = c.do("POST", "/Workflows/Templates", []byte(`{"name":"Reconsideration","levels":[{"assignees":[]},{"assignees":[]}],
+		"bossModule":{"name":"Calibration","questions":[{"questionText":"Fair?","answers":["No","Yes"]}]}}`), "application/json")
+	var template struct{ ID string }
+	if code != 201 || json.Unmarshal(body, &template) != nil {
+		t.Fatalf("workflow template: %d %s", code, body)
+	}
+	start, _ := json.Marshal(map[string]any{"templateId": template.ID, "evaluationId": ev.ID})
+	code, body = c.do("POST", "/Workflows", start, "application/json")
+	var workflow struct{ WorkflowID string }
+	if code != 201 || json.Unmarshal(body, &workflow) != nil {
+		t.Fatalf("workflow: %d %s", code, body)
+	}
+	if code, body := c.do("POST", "/Workflows/"+workflow.WorkflowID+"/Advance", []byte(`{"completer":"`+analyst+`","notes":"Looks right."}`),
+		"application/json"); code != 200 {
+		t.Fatalf("advance: %d %s", code, body)
 	}
 	return strconv.Itoa(ev.EvaluationNumber - 1)
 }

@@ -182,7 +182,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.admin.SetKeyring(keys)
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.Handler, err = api.New(api.Deps{
-		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations,
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows,
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
 	}, opts)

@@ -39,6 +39,7 @@ type Catalog struct {
 	Settings     *SettingStore    // per-organization audio and privacy settings
 	Keys         *KeyStore        // the API's token signing keys
 	Evaluations  *EvaluationStore // quality evaluation forms, evaluations and answers
+	Workflows    *WorkflowStore   // review workflow templates and workflows
 
 	followers followers
 	// stopListening ends the listener of other processes' changes
@@ -72,6 +73,7 @@ func newCatalog(db *sql.DB, postgres bool) *Catalog {
 		Settings:     &SettingStore{handle: h},
 		Keys:         &KeyStore{handle: h},
 		Evaluations:  &EvaluationStore{handle: h},
+		Workflows:    &WorkflowStore{handle: h},
 	}
 }
 

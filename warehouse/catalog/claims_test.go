@@ -74,12 +74,24 @@ func TestClaimsCommitAndSampling(t *testing.T) {
 	if err := c.Interactions.CommitIngest(ctx, commit); err != nil {
 		t.Fatal(err)
 	}
-	moved, err := c.Interactions.SampleQA(ctx, 0.22, "seed")
-	if err != nil || moved != 2*5 { // ceil(0.22 × 20) for each agent
-		t.Fatalf("sampled %d (%v), want 10", moved, err)
+	// A review workflow template asks for a workflow of each sampled
+	// conversation; another does not.
+	for name, onSampled := range map[string]bool{"Review": true, "Dispute": false} {
+		if _, err := c.Workflows.CreateTemplate(ctx, WorkflowTemplate{OrgID: org.ID, Name: name, WorkflowType: "QA",
+			Definition: []byte(`{"levels":[{"assignees":[]}]}`), StartOnSampled: onSampled}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if again, err := c.Interactions.SampleQA(ctx, 0.22, "seed"); err != nil || again != 0 {
-		t.Fatalf("a second sampling moved %d (%v)", again, err)
+	moved, started, err := c.Interactions.SampleQA(ctx, 0.22, "seed")
+	if err != nil || moved != 2*5 || started != moved { // ceil(0.22 × 20) for each agent
+		t.Fatalf("sampled %d, started %d workflows (%v), want 10 and 10", moved, started, err)
+	}
+	if again, workflows, err := c.Interactions.SampleQA(ctx, 0.22, "seed"); err != nil || again != 0 || workflows != 0 {
+		t.Fatalf("a second sampling moved %d and started %d (%v)", again, workflows, err)
+	}
+	workflows, err := c.Workflows.Workflows(ctx, org.ID, WorkflowFilter{Limit: 100})
+	if err != nil || len(workflows) != 10 {
+		t.Fatalf("%d workflows (%v)", len(workflows), err)
 	}
 	states, err := c.Interactions.ConversationStates(ctx, org.ID, ids, true)
 	if err != nil {
@@ -92,6 +104,11 @@ func TestClaimsCommitAndSampling(t *testing.T) {
 		}
 		if s.Status == StatusSampled {
 			sampled++
+		}
+	}
+	for _, w := range workflows {
+		if states[w.ConversationID].Status != StatusSampled || w.Status != WorkflowOpen {
+			t.Fatalf("workflow %+v of a conversation %s", w, states[w.ConversationID].Status)
 		}
 	}
 	if sampled != 10 {

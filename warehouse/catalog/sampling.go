@@ -11,17 +11,19 @@ import (
 // missing ones taken in the order of md5(seed ‖ id). The same seed and
 // data choose the same conversations, and a second run finds every group
 // full and changes nothing. Conversations without an agent form one group
-// per week. It returns how many it moved.
-func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed string) (int64, error) {
-	var moved int64
+// per week. Each conversation it samples gets a workflow of every review
+// workflow template that asks for one, in the same transaction. It returns
+// how many conversations it moved and how many workflows it started.
+func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed string) (moved, started int64, err error) {
 	// The Monday of the arrival's ISO week, and ceil(wanted), as each
 	// engine writes them.
 	week, atLeast := `date(arrived_on, '-6 days', 'weekday 1')`, `CAST(wanted AS INTEGER) + (wanted > CAST(wanted AS INTEGER))`
 	if c.postgres {
 		week, atLeast = `CAST(date_trunc('week', arrived_on) AS date)`, `CAST(ceil(wanted) AS INTEGER)`
 	}
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `WITH processed AS (
+	err = c.inTx(ctx, func(tx *sql.Tx) error {
+		moved, started = 0, 0
+		rows, err := tx.QueryContext(ctx, `WITH processed AS (
 				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
 				       `+week+` AS week, md5(CAST(? AS TEXT) || id) AS draw
 				FROM interactions
@@ -38,12 +40,27 @@ func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed stri
 				FROM processed p JOIN missing g USING (org_id, agent, week)
 				WHERE p.status = 'ReadyToSample' AND g.missing > 0)
 			UPDATE interactions SET status = 'Sampled', modified_on = ?
-			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)`, seed, rate, now())
+			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)
+			RETURNING org_id, id`, seed, rate, now())
 		if err != nil {
 			return err
 		}
-		moved, err = res.RowsAffected()
+		sampled := map[string][]string{}
+		for rows.Next() {
+			var org, id string
+			if err := rows.Scan(&org, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			sampled[org] = append(sampled[org], id)
+			moved++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		started, err = startSampledWorkflows(ctx, tx, sampled)
 		return err
 	})
-	return moved, err
+	return moved, started, err
 }

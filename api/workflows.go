@@ -1,0 +1,493 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Review workflows: templates [extension], workflows started by QA
+// sampling or by a request and advanced level by level [extension], and
+// the vendor's GET /Workflows.
+
+// workflowView is a workflow as GET /Workflows shapes it, with templateId,
+// currentLevel and createdOn added.
+type workflowView struct {
+	// InteractionID is the conversation's id [decided]: Earshot has one id
+	// per conversation, usable with every other operation.
+	InteractionID    string              `json:"interactionId"`
+	EvaluationNumber int                 `json:"evaluationNumber"` // 0 when no evaluation started it
+	WorkflowID       string              `json:"workflowId"`
+	WorkflowType     string              `json:"workflowType"`
+	WorkflowName     string              `json:"workflowName"`
+	WorkflowStatus   string              `json:"workflowStatus"`
+	Levels           []workflowLevelView `json:"levels"`
+	BossModule       quality.BossModule  `json:"bossModule"`
+	TemplateID       string              `json:"templateId"`
+	CurrentLevel     *int                `json:"currentLevel"` // null once closed
+	CreatedOn        dates.Timestamp     `json:"createdOn"`
+}
+
+// workflowLevelView is a level: its assignees and, once completed, who
+// completed it, how and with what notes (users by user name).
+type workflowLevelView struct {
+	Level     int      `json:"level"`
+	Assignees []string `json:"assignees"`
+	Completer *string  `json:"completer"`
+	DomainID  *string  `json:"domainId"`
+	Outcome   *string  `json:"outcome"`
+	Notes     *string  `json:"notes"`
+}
+
+// templateView is a workflow template as the extension operations show it.
+type templateView struct {
+	ID             string             `json:"id"`
+	Name           string             `json:"name"`
+	WorkflowType   string             `json:"workflowType"`
+	StartOnSampled bool               `json:"startOnSampled"`
+	CreatedOn      dates.Timestamp    `json:"createdOn"`
+	Levels         []quality.Level    `json:"levels"` // assignees by user name
+	BossModule     quality.BossModule `json:"bossModule"`
+}
+
+// workflowPage is what a page of workflows refers to, read once.
+type workflowPage struct {
+	templates   map[string]catalog.WorkflowTemplate
+	definitions map[string]*quality.Workflow
+	userNames   map[string]string
+	evaluations map[string]int // evaluation id → number
+	public      func(string) string
+}
+
+func (s *Server) readWorkflowPage(ctx context.Context, org string, list []catalog.Workflow) (*workflowPage, error) {
+	page := &workflowPage{templates: map[string]catalog.WorkflowTemplate{}, definitions: map[string]*quality.Workflow{},
+		userNames: map[string]string{}, evaluations: map[string]int{}}
+	users, err := s.deps.People.Users(ctx, org, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		page.userNames[u.ID] = u.UserName
+	}
+	var conversations, evaluations []string
+	for _, w := range list {
+		if _, ok := page.templates[w.TemplateID]; !ok {
+			t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
+			if err != nil {
+				return nil, err
+			}
+			page.templates[t.ID] = t
+			var def quality.Workflow
+			if err := json.Unmarshal(t.Definition, &def); err != nil {
+				return nil, err
+			}
+			page.definitions[t.ID] = &def
+		}
+		conversations = append(conversations, w.ConversationID)
+		if w.EvaluationID != nil {
+			evaluations = append(evaluations, *w.EvaluationID)
+		}
+	}
+	if len(evaluations) > 0 {
+		found, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: evaluations, Limit: len(evaluations)})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range found {
+			page.evaluations[e.ID] = e.Number
+		}
+	}
+	page.public, err = s.publicIDs(ctx, org, conversations)
+	return page, err
+}
+
+// names are users' names for their ids (an id left as it is when the user
+// is gone).
+func (p *workflowPage) names(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if name, ok := p.userNames[id]; ok {
+			out[i] = name
+		}
+	}
+	return out
+}
+
+func (p *workflowPage) view(w catalog.Workflow) (workflowView, error) {
+	t, def := p.templates[w.TemplateID], p.definitions[w.TemplateID]
+	var progress quality.Progress
+	if err := json.Unmarshal(w.Progress, &progress); err != nil {
+		return workflowView{}, err
+	}
+	v := workflowView{InteractionID: p.public(w.ConversationID), WorkflowID: w.ID, WorkflowType: t.WorkflowType, WorkflowName: t.Name,
+		WorkflowStatus: w.Status, Levels: []workflowLevelView{}, BossModule: def.BossModule, TemplateID: t.ID, CreatedOn: dates.Timestamp(w.CreatedOn)}
+	if w.EvaluationID != nil {
+		v.EvaluationNumber = p.evaluations[*w.EvaluationID]
+	}
+	if w.Status == catalog.WorkflowOpen {
+		v.CurrentLevel = &w.CurrentLevel
+	}
+	for i, level := range def.Levels {
+		lv := workflowLevelView{Level: i, Assignees: p.names(level.Assignees)}
+		if i < len(progress.Levels) {
+			done := progress.Levels[i]
+			completer := p.names([]string{done.Completer})[0]
+			lv.Completer, lv.Outcome, lv.Notes = &completer, &done.Outcome, &done.Notes
+		}
+		v.Levels = append(v.Levels, lv)
+	}
+	// The boss module as answered, else its questions unanswered.
+	v.BossModule.Questions = make([]quality.BossQuestion, len(def.BossModule.Questions))
+	for i, q := range def.BossModule.Questions {
+		v.BossModule.Questions[i] = quality.BossQuestion{QuestionText: q.QuestionText, Answers: []string{}}
+		for _, a := range progress.BossAnswers {
+			if a.QuestionText == q.QuestionText {
+				v.BossModule.Questions[i].Answers = a.Answers
+			}
+		}
+	}
+	return v, nil
+}
+
+func (s *Server) writeWorkflow(c *gin.Context, status int, w catalog.Workflow) {
+	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), []catalog.Workflow{w})
+	if err == nil {
+		var v workflowView
+		if v, err = page.view(w); err == nil {
+			c.JSON(status, v)
+			return
+		}
+	}
+	problem.Write(c, s.internal(c, err))
+}
+
+// createTemplate is POST /Workflows/Templates: a name, a type, levels
+// (each with assignees: user names or ids), a boss module, and whether QA
+// sampling starts one for each sampled conversation.
+func (s *Server) createTemplate(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	name := body.Required("name")
+	typ := body.NotBlank("workflowType")
+	var def quality.Workflow
+	if !body.Decode("levels", &def.Levels) && !body.Has("levels") {
+		body.Fail("levels", "is required: the levels, each with its assignees (user names or ids; none = anyone).")
+	}
+	body.Decode("bossModule", &def.BossModule)
+	onSampled := body.Bool("startOnSampled")
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	if err := def.Check(catalog.NewID); err != nil {
+		writeQualityError(c, err)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	for i, level := range def.Levels {
+		for j, key := range level.Assignees {
+			u, err := s.activeUser(ctx, org, key)
+			if err != nil {
+				s.catalogFieldError(c, err, "levels["+strconv.Itoa(i)+"].assignees", strconv.Quote(key)+" is not an active user of your organization.")
+				return
+			}
+			def.Levels[i].Assignees[j] = u.ID
+		}
+	}
+	definition, _ := json.Marshal(def)
+	if typ == nil {
+		review := "Review"
+		typ = &review
+	}
+	t, err := s.deps.Workflows.CreateTemplate(ctx, catalog.WorkflowTemplate{OrgID: org, Name: *name, WorkflowType: *typ,
+		Definition: definition, StartOnSampled: deref(onSampled)})
+	if err != nil {
+		s.catalogError(c, err, "")
+		return
+	}
+	s.writeTemplate(c, http.StatusCreated, t)
+}
+
+func (s *Server) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTemplate) {
+	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), nil)
+	var v templateView
+	if err == nil {
+		v, err = page.template(t)
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.JSON(status, v)
+}
+
+// template is a template's view, its assignees by user name.
+func (p *workflowPage) template(t catalog.WorkflowTemplate) (templateView, error) {
+	var def quality.Workflow
+	if err := json.Unmarshal(t.Definition, &def); err != nil {
+		return templateView{}, err
+	}
+	for i := range def.Levels {
+		def.Levels[i].Assignees = p.names(def.Levels[i].Assignees)
+	}
+	return templateView{ID: t.ID, Name: t.Name, WorkflowType: t.WorkflowType, StartOnSampled: t.StartOnSampled,
+		CreatedOn: dates.Timestamp(t.CreatedOn), Levels: def.Levels, BossModule: def.BossModule}, nil
+}
+
+// writeQualityError answers a form, answer or workflow mistake as a 400 on
+// its field.
+func writeQualityError(c *gin.Context, err error) {
+	var fe *quality.FieldError
+	errors.As(err, &fe)
+	problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
+}
+
+// listTemplates is GET /Workflows/Templates.
+func (s *Server) listTemplates(c *gin.Context) {
+	list, err := s.deps.Workflows.Templates(c.Request.Context(), orgID(c))
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), nil)
+	views := make([]templateView, len(list))
+	for i, t := range list {
+		if err == nil {
+			views[i], err = page.template(t)
+		}
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	c.JSON(http.StatusOK, views)
+}
+
+// startWorkflow is POST /Workflows: a workflow of a template over a
+// processed conversation, or over a Completed evaluation (which becomes
+// PendingReview until the workflow closes).
+func (s *Server) startWorkflow(c *gin.Context) {
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	templateID := body.GUID("templateId")
+	conversationID := body.GUID("conversationId")
+	evaluationID := body.GUID("evaluationId")
+	if templateID == nil && !body.Has("templateId") {
+		body.Fail("templateId", "is required.")
+	}
+	if (conversationID == nil) == (evaluationID == nil) && !body.Has("conversationId") && !body.Has("evaluationId") {
+		body.Fail("conversationId", "or evaluationId is required (one of them).")
+	}
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	if _, err := s.deps.Workflows.Template(ctx, org, *templateID); err != nil {
+		s.catalogFieldError(c, err, "templateId", "is not a workflow template of your organization.")
+		return
+	}
+	w := catalog.Workflow{OrgID: org, TemplateID: *templateID}
+	if evaluationID != nil {
+		list, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: []string{*evaluationID}, Scope: reads(ctx), Limit: 1})
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		if len(list) == 0 {
+			s.catalogFieldError(c, catalog.ErrNotFound, "evaluationId", "is not an evaluation of your organization.")
+			return
+		}
+		w.ConversationID, w.EvaluationID = list[0].ConversationID, evaluationID
+	} else {
+		own, err := s.internalID(ctx, org, *conversationID)
+		if err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+		it, err := s.deps.Interactions.Interaction(ctx, org, own)
+		if err == nil && (it.LakeRunID == nil || !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID)) {
+			err = catalog.ErrNotFound
+		}
+		if err != nil {
+			s.catalogFieldError(c, err, "conversationId", "is not a processed conversation of your organization.")
+			return
+		}
+		w.ConversationID = it.ID
+	}
+	started, err := s.deps.Workflows.StartWorkflow(ctx, w)
+	switch {
+	case errors.Is(err, catalog.ErrWorkflowExists):
+		problem.Write(c, problem.New(http.StatusConflict, "The conversation already has a workflow of this template."))
+	case errors.Is(err, catalog.ErrEvaluationClosed):
+		problem.Write(c, problem.New(http.StatusConflict, "A workflow reviews a Completed evaluation; this one is not Completed (or is already under review)."))
+	case err != nil:
+		problem.Write(c, s.internal(c, err))
+	default:
+		s.writeWorkflow(c, http.StatusCreated, started)
+	}
+}
+
+const unknownWorkflow = "No workflow with this id exists in your organization."
+
+// visibleWorkflow is a workflow whose conversation the caller may read.
+func (s *Server) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
+	id, ok := pathGUID(c, "id")
+	if !ok {
+		return catalog.Workflow{}, false
+	}
+	ctx := c.Request.Context()
+	list, err := s.deps.Workflows.Workflows(ctx, orgID(c), catalog.WorkflowFilter{IDs: []string{id}, Scope: reads(ctx), Limit: 1})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return catalog.Workflow{}, false
+	}
+	if len(list) == 0 {
+		problem.Write(c, problem.New(http.StatusNotFound, unknownWorkflow))
+		return catalog.Workflow{}, false
+	}
+	return list[0], true
+}
+
+// getWorkflow is GET /Workflows/{id}.
+func (s *Server) getWorkflow(c *gin.Context) {
+	if w, ok := s.visibleWorkflow(c); ok {
+		s.writeWorkflow(c, http.StatusOK, w)
+	}
+}
+
+// advanceWorkflow is POST /Workflows/{id}/Advance: the current level
+// completed by one of its assignees (completer: a user name or id), with
+// an outcome ("Close Workflow" ends it early), notes, and at the last
+// level the boss module's answers.
+func (s *Server) advanceWorkflow(c *gin.Context) {
+	w, ok := s.visibleWorkflow(c)
+	if !ok {
+		return
+	}
+	body, ok := readBody(c)
+	if !ok {
+		return
+	}
+	completer := body.Required("completer")
+	outcome := body.String("outcome")
+	notes := body.String("notes")
+	var boss []quality.BossQuestion
+	body.Decode("bossAnswers", &boss)
+	if p := body.Problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	user, err := s.activeUser(ctx, org, *completer)
+	if err != nil {
+		s.catalogFieldError(c, err, "completer", "is not an active user of your organization.")
+		return
+	}
+	t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
+	var def quality.Workflow
+	var progress quality.Progress
+	if err == nil {
+		err = errors.Join(json.Unmarshal(t.Definition, &def), json.Unmarshal(w.Progress, &progress))
+	}
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if err := def.Advance(&progress, user.ID, deref(outcome), deref(notes), boss, time.Now().UTC()); err != nil {
+		if errors.Is(err, quality.ErrClosed) {
+			problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
+			return
+		}
+		writeQualityError(c, err)
+		return
+	}
+	saved, _ := json.Marshal(progress)
+	switch err := s.deps.Workflows.SaveProgress(ctx, w, w.CurrentLevel, saved, progress.Closed); {
+	case errors.Is(err, catalog.ErrWorkflowMoved):
+		problem.Write(c, problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again."))
+		return
+	case err != nil:
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	if w, err = s.deps.Workflows.Workflow(ctx, org, w.ID); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	s.writeWorkflow(c, http.StatusOK, w)
+}
+
+// Page sizes of GET /Workflows (the vendor's bounds).
+const (
+	workflowsDefaultPageSize = 100
+	workflowsMaxPageSize     = 100
+)
+
+// listWorkflows is GET /Workflows: by workflowId (start order), in a window
+// on the workflow's start (CreatedOnDate) or the conversation's
+// interaction date, after LastId.
+func (s *Server) listWorkflows(c *gin.Context) {
+	get := queryParams(c)
+	errs := fieldErrors{}
+	f := catalog.WorkflowFilter{Limit: workflowsDefaultPageSize}
+	if v, ok := get("DateReference"); ok && v != "" {
+		switch oneOf(v, []string{"CreatedOnDate", "InteractionDate"}) {
+		case "InteractionDate":
+			f.ByInteraction = true
+		case "":
+			errs.add("DateReference", "must be CreatedOnDate or InteractionDate.")
+		}
+	}
+	f.From, f.To = errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
+	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
+		errs.add("EndDate", "must not be before StartDate.")
+	}
+	if v, ok := get("PageSize"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > workflowsMaxPageSize {
+			errs.add("PageSize", "must be a whole number from 1 to "+strconv.Itoa(workflowsMaxPageSize)+".")
+		}
+		f.Limit = n
+	}
+	f.AfterID = errs.guid(get, "LastId")
+	if p := errs.problem(); p != nil {
+		problem.Write(c, p)
+		return
+	}
+	ctx, org := c.Request.Context(), orgID(c)
+	f.Scope = reads(ctx)
+	list, err := s.deps.Workflows.Workflows(ctx, org, f)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	page, err := s.readWorkflowPage(ctx, org, list)
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	out := make([]workflowView, len(list))
+	for i, w := range list {
+		if out[i], err = page.view(w); err != nil {
+			problem.Write(c, s.internal(c, err))
+			return
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
