@@ -339,6 +339,14 @@ func (s *Server) interactionItems(ctx context.Context, org string, ids []string,
 		}
 		agents[a.ID] = agentOf(a)
 	}
+	evaluations, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{ConversationIDs: ids, Limit: maxEvaluationIDs * len(ids)})
+	if err != nil {
+		return nil, err
+	}
+	evaluationIDs := map[string][]string{}
+	for _, e := range evaluations {
+		evaluationIDs[e.ConversationID] = append(evaluationIDs[e.ConversationID], e.ID)
+	}
 	transcripts, failures := s.transcripts(ctx, org, public, false)
 	for _, f := range failures {
 		if f.status == http.StatusInternalServerError {
@@ -353,7 +361,7 @@ func (s *Server) interactionItems(ctx context.Context, org string, ids []string,
 		}
 		item := interactionItem{ID: it.Public(), ClientCallID: it.ClientCallID, InteractionDate: dates.Timestamp(it.ArrivedOn),
 			ArrivedOn: dates.Timestamp(it.ArrivedOn), ModifiedOn: dates.Timestamp(it.ModifiedOn), Status: it.Status,
-			MetadataExtended: maps.Clone(it.ExtendedMetadata), EvaluationIDs: []string{}, Duration: deref(it.CallDurationMillis),
+			MetadataExtended: maps.Clone(it.ExtendedMetadata), EvaluationIDs: orEmpty(evaluationIDs[it.ID]), Duration: deref(it.CallDurationMillis),
 			MessageCount: it.ChatMessageCount, MediaType: it.MediaType}
 		if it.InteractionDate != nil {
 			item.InteractionDate = dates.Timestamp(*it.InteractionDate)
@@ -370,6 +378,17 @@ func (s *Server) interactionItems(ctx context.Context, org string, ids []string,
 		items = append(items, item)
 	}
 	return items, nil
+}
+
+// maxEvaluationIDs bounds the evaluations an interaction lists.
+const maxEvaluationIDs = 100
+
+// orEmpty is a list, [] rather than null when empty.
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // errTranscripts: the lake's transcripts could not be read (transcripts

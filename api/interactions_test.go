@@ -129,6 +129,15 @@ func TestInteractions(t *testing.T) {
 	}
 	mustStatus(t, e.jsonReq("GET", "/Interactions?"+window+"&EddyEffect=true", tok, nil), http.StatusNotFound)
 
+	// Its evaluations are listed.
+	var form formView
+	json.Unmarshal(mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, qaForm), http.StatusCreated).Body.Bytes(), &form)
+	evaluation := mustStatus(t, e.jsonReq("POST", "/Evaluations", tok, map[string]any{"formId": form.ID, "conversationId": stuck, "analyst": "ann"}),
+		http.StatusCreated).id(t)
+	if ids := mustStatus(t, e.jsonReq("GET", "/Interactions/"+stuck, tok, nil), 200).json(t)["evaluationIds"].([]any); len(ids) != 1 || ids[0] != evaluation {
+		t.Errorf("evaluationIds %v, want [%s]", ids, evaluation)
+	}
+
 	// One still processing: its record, no results or transcript yet.
 	r := mustStatus(t, e.jsonReq("GET", "/Interactions/"+pending, tok, nil), 200)
 	if v := r.json(t); v["status"] != "Processing" || v["classifierResults"] != nil || v["transcriptions"] != nil {
