@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/gin-gonic/gin"
 
@@ -233,7 +232,7 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 	if eddy != "" {
 		req.eddyResult = eddy == "true"
 		for _, id := range req.models.ids {
-			if isEddyEffect(req.models.fields[id].ModelName) {
+			if sameName(req.models.fields[id].ModelName, "Eddy Effect") {
 				req.eddy = id
 			}
 		}
@@ -242,18 +241,6 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 		}
 	}
 	return req, errs.problem()
-}
-
-// isEddyEffect tells whether a classifier's name is the vendor's Eddy
-// Effect model ("Eddy Effect", "EddyEffect", "ML-EddyEffect", any casing).
-func isEddyEffect(name string) bool {
-	letters := strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) {
-			return unicode.ToLower(r)
-		}
-		return -1
-	}, name)
-	return strings.TrimPrefix(letters, "ml") == "eddyeffect"
 }
 
 // activeModels is every active classifier of the organization as a model

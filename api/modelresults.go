@@ -28,7 +28,10 @@ type modelResultsItem struct {
 	EventTime      dates.Timestamp    `json:"eventTime"`
 	MediaStatus    *mediaStatus       `json:"mediaStatus,omitempty"`
 	ModelResults   *[]modelResultView `json:"modelResults"`
-	PriorResults   []resultSetView    `json:"priorResults"`
+	// EmissionReceipt is omitted, not null, while there is none: strict
+	// clients validate it as an object.
+	EmissionReceipt *emissionReceipt `json:"emissionReceipt,omitempty"`
+	PriorResults    []resultSetView  `json:"priorResults"`
 }
 
 // modelResultView is a model's result in an item. The model's fields are
@@ -210,6 +213,10 @@ func (s *Server) getModelResults(c *gin.Context) {
 	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
 	if len(items) > limit {
 		items = items[:limit]
+	}
+	if err := s.attachReceipts(ctx, q.OrgID, items); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
 	}
 	if err := s.publicModelResults(ctx, q.OrgID, items); err != nil {
 		problem.Write(c, s.internal(c, err))

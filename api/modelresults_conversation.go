@@ -78,6 +78,10 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 		return
 	}
 	items := modelResultsItems(models, convs, res, unprocessed, withUnprocessed)
+	if err := s.attachReceipts(ctx, org, items); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
 	if err := s.publicModelResults(ctx, org, items); err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

@@ -60,6 +60,11 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 	} else {
 		dst = appendPage(dst, *it.ModelResults)
 	}
+	if r := it.EmissionReceipt; r != nil {
+		dst = r.EventTime.AppendJSON(append(dst, `,"emissionReceipt":{"eventTime":`...))
+		dst = appendJSONStringPtr(append(dst, `,"authenticxReceiptId":`...), r.AuthenticxReceiptID)
+		dst = append(appendJSONStringPtr(append(dst, `,"customerReceiptId":`...), r.CustomerReceiptID), '}')
+	}
 	return append(appendPage(append(dst, `,"priorResults":`...), it.PriorResults), '}')
 }
 

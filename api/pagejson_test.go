@@ -91,7 +91,8 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 		s := s
 		items = append(items, modelResultsItem{ID: s, ConversationID: s, ClientCallID: &s, EventType: s,
 			EventTime: dates.Timestamp(time.Unix(int64(i)*86_399_999, int64(i)*1_234_567)), MediaStatus: &mediaStatus{Status: s, Reason: &s},
-			ModelResults: &[]modelResultView{{modelFields: newModelFields(s, s), TextResult: &s}}})
+			ModelResults:    &[]modelResultView{{modelFields: newModelFields(s, s), TextResult: &s}},
+			EmissionReceipt: &emissionReceipt{EventTime: dates.Timestamp(time.Unix(int64(i), 0)), AuthenticxReceiptID: &s, CustomerReceiptID: []*string{nil, &s}[i%2]}})
 	}
 	insights := []insightItem{{}, {ClassifierResults: []insightResult{}}}
 	for _, s := range jsonTexts {

@@ -92,6 +92,12 @@ func (s *Server) postReview(c *gin.Context) {
 		return
 	}
 	item := modelResultsItems(models, convs, found, nil, false)[0]
+	items := []modelResultsItem{item}
+	if err := s.attachReceipts(ctx, org, items); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
+	}
+	item = items[0]
 	item.ID, item.ConversationID = it.Public(), it.Public()
 	c.JSON(http.StatusOK, item)
 }

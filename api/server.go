@@ -143,9 +143,22 @@ type WorkflowStore interface {
 	SaveProgress(ctx context.Context, w catalog.Workflow, fromLevel int, progress json.RawMessage, closed bool) error
 }
 
-// SignedURLs downloads the files clients name by URL.
+// SignedURLs downloads the files clients name by URL, and checks the
+// emission endpoints organizations register, under one SSRF guard
+// (signedurl.Fetcher).
 type SignedURLs interface {
 	Open(ctx context.Context, rawURL string) (io.ReadCloser, error)
+	Check(ctx context.Context, rawURL string) error
+}
+
+// EmissionStore is what the handlers need of result emission
+// (catalog.EmissionStore).
+type EmissionStore interface {
+	SetEndpoint(ctx context.Context, orgID, url, secret string) (catalog.EmissionEndpoint, error)
+	Endpoint(ctx context.Context, orgID string) (catalog.EmissionEndpoint, error)
+	DeleteEndpoint(ctx context.Context, orgID string) error
+	Receipts(ctx context.Context, orgID string, f catalog.ReceiptFilter) ([]catalog.Delivery, error)
+	LatestReceipts(ctx context.Context, orgID string, conversationIDs []string) (map[string]catalog.Delivery, error)
 }
 
 // Pinger is a dependency /readyz checks.
@@ -165,6 +178,7 @@ type Deps struct {
 	Reviews      ReviewStore
 	Quality      QualityStore // quality evaluations
 	Workflows    WorkflowStore
+	Emissions    EmissionStore
 	Results      ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler

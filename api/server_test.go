@@ -126,7 +126,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger, Slots: evaluations})
 	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers}, Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: logger, Slots: evaluations})
 	deps := Deps{
-		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows,
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: logger, Compiler: registry.Compiler{}, Jobs: runner, Evaluations: evaluations,
 	}

@@ -57,7 +57,7 @@ func TestWorkflowToCompletion(t *testing.T) {
 	}
 
 	template := mustStatus(t, e.jsonReq("POST", "/Workflows/Templates", tok, map[string]any{"name": "Reconsideration", "workflowType": "APT",
-		"levels": []map[string]any{{"assignees": []string{"ann"}}, {"assignees": []string{f.user2}}},
+		"levels":     []map[string]any{{"assignees": []string{"ann"}}, {"assignees": []string{f.user2}}},
 		"bossModule": map[string]any{"name": "Calibration", "questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}}),
 		http.StatusCreated).id(t)
 	r := mustStatus(t, e.jsonReq("GET", "/Workflows/Templates", tok, nil), 200)

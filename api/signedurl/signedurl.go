@@ -7,6 +7,7 @@
 package signedurl
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -52,10 +53,13 @@ type Options struct {
 	LocalAddrs func() ([]netip.Addr, error)
 }
 
-// Fetcher downloads signed URLs under the guard.
+// Fetcher downloads signed URLs under the guard, and posts to the
+// endpoints organizations register for their results under the same
+// guard.
 type Fetcher struct {
 	opts   Options
 	client *http.Client
+	poster *http.Client // follows no redirect: a redirected POST would resend its body elsewhere
 }
 
 // New makes a Fetcher.
@@ -98,6 +102,11 @@ func New(opts Options) *Fetcher {
 		TLSHandshakeTimeout:   15 * time.Second,
 		ResponseHeaderTimeout: 60 * time.Second,
 		ForceAttemptHTTP2:     true,
+	}
+	f.poster = &http.Client{
+		Transport:     transport,
+		Timeout:       postTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	f.client = &http.Client{
 		Transport: transport,
@@ -220,9 +229,9 @@ func (f *Fetcher) checkScheme(u *url.URL) error {
 	return fmt.Errorf("%w: only https URLs are accepted (got %q)", ErrRefused, u.Scheme)
 }
 
-// Open starts the download of rawURL and returns its body, which the caller
-// closes. The body fails with an ErrRefused error past the size limit.
-func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error) {
+// parse checks a URL's form: absolute, https (http when allowed), no
+// credentials.
+func (f *Fetcher) parse(rawURL string) (*url.URL, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("%w: it is not an absolute URL", ErrRefused)
@@ -232,6 +241,64 @@ func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: credentials in the URL are not accepted", ErrRefused)
+	}
+	return u, nil
+}
+
+// Check tells whether a URL is one the guard lets through now: its form,
+// and its host resolving to an allowed address (each connection is
+// checked again).
+func (f *Fetcher) Check(ctx context.Context, rawURL string) error {
+	u, err := f.parse(rawURL)
+	if err != nil {
+		return err
+	}
+	addrs, err := f.resolve(ctx, u.Hostname())
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if f.allowed(a) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s is a forbidden address (this machine's, loopback, private, link-local, multicast, reserved or metadata)", ErrRefused, u.Hostname())
+}
+
+// postTimeout bounds one delivery: an endpoint acknowledges, it does not
+// process, before it answers.
+const postTimeout = 30 * time.Second
+
+// Post sends body to rawURL with header under the guard, following no
+// redirect, and returns the response, whose body the caller closes.
+func (f *Fetcher) Post(ctx context.Context, rawURL string, body []byte, header http.Header) (*http.Response, error) {
+	u, err := f.parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRefused, err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := f.poster.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrRefused) {
+			return nil, innermostRefusal(err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrRefused, unwrapURLError(err))
+	}
+	return resp, nil
+}
+
+// Open starts the download of rawURL and returns its body, which the caller
+// closes. The body fails with an ErrRefused error past the size limit.
+func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error) {
+	u, err := f.parse(rawURL)
+	if err != nil {
+		return nil, err
 	}
 	// The time limit is the request's deadline (not http.Client.Timeout):
 	// the body can then tell a download cut off by it from a complete one.

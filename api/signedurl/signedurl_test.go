@@ -71,6 +71,13 @@ func TestRefusedTargets(t *testing.T) {
 		} else if name == "name to private" && !strings.Contains(err.Error(), "forbidden address") {
 			t.Errorf("%s: message does not name the cause: %v", name, err)
 		}
+		// An emission endpoint gets the same guard.
+		if err := f.Check(context.Background(), u); !errors.Is(err, ErrRefused) {
+			t.Errorf("check %s (%s): %v", name, u, err)
+		}
+		if _, err := f.Post(context.Background(), u, []byte("{}"), nil); !errors.Is(err, ErrRefused) {
+			t.Errorf("post %s (%s): %v", name, u, err)
+		}
 	}
 }
 
@@ -108,6 +115,15 @@ func TestDownloadsAndRedirects(t *testing.T) {
 		MaxBytes: 100,
 		LookupIP: stubResolver(map[string]string{"internal.example": "10.9.9.9", "public.example": "93.184.215.14"}),
 	})
+	// A POST follows no redirect: it would resend its body elsewhere.
+	if resp, err := f.Post(context.Background(), srv.URL+"/to-metadata", []byte("{}"), nil); err != nil || resp.StatusCode != http.StatusFound {
+		t.Fatalf("post to a redirect: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := f.Check(context.Background(), srv.URL+"/file.wav"); err != nil {
+		t.Fatalf("check of an allowed URL: %v", err)
+	}
 	body, err := f.Open(context.Background(), srv.URL+"/file.wav")
 	if err != nil {
 		t.Fatal(err)

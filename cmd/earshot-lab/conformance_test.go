@@ -15,6 +15,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -60,7 +61,6 @@ func vendorDocument(t *testing.T) *openapi3.T {
 // 27): the test checks that every other operation of the document is
 // called.
 var notServed = map[string]bool{
-	"GET /Receipts":                      true,
 	"GET /scim/v2/ServiceProviderConfig": true, "GET /scim/v2/ResourceTypes": true,
 	"GET /scim/v2/ResourceTypes/{ResourceTypeId}": true, "GET /scim/v2/Schemas": true,
 	"GET /scim/v2/Schemas/{SchemaUri}": true, "GET /scim/v2/Users": true, "POST /scim/v2/Users": true,
@@ -155,11 +155,21 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 	if creds == nil {
 		t.Fatalf("the demo printed no client credentials:\n%s", notes)
 	}
-	// The test makes more calls than the default burst allows in a second.
-	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off", "--rate-burst", "1000")
+	// The organization's emission endpoint, on loopback: this deployment
+	// exempts it from the guard. The test makes more calls than the
+	// default burst allows in a second.
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"receiptId":"CONF-1","uid":"U-1"}`)
+	}))
+	defer hook.Close()
+	addr, stop := startServe(t, "--data", data, "--schedule-ingest", "off", "--rate-burst", "1000",
+		"--schedule-emit", "@every 1s", "--signed-url-allow-http", "--signed-url-allow", "127.0.0.1/32")
 	defer stop()
 	c := &apiClient{t: t, base: "http://" + addr}
 	c.login(creds[1], creds[2])
+	if code, body := c.do("PUT", "/Emission", []byte(`{"url":"`+hook.URL+`/earshot"}`), "application/json"); code != 200 {
+		t.Fatalf("emission endpoint: %d %s", code, body)
+	}
 
 	// The states the demo does not leave: a failed call, a failed chat in
 	// an archive (both processed by an ingest run), a conversation still
@@ -226,6 +236,16 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 	}
 
 	evaluation := evaluate(t, c, conversation, users[0].UserName)
+	// The emit job (every second here) delivers the new result sets.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		code, body := c.do("GET", "/Receipts?StartDate="+today+"&EndDate="+today+"&Status=ReadyToSample&PageSize=1000", nil, "")
+		if code == 200 && strings.Contains(string(body), `"receiptId":"CONF-1"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no result set was delivered: %d %s", code, body)
+		}
+	}
 
 	models := strings.Join(modelIDs, ",")
 	week := time.Now().UTC().AddDate(0, 0, -6).Format(time.DateOnly)
@@ -267,6 +287,8 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Evaluations"},
 		{op: "GET /Evaluations/Modules"},
 		{op: "GET /Workflows"},
+		{op: "GET /Receipts", target: "/Receipts?StartDate=" + today + "&EndDate=" + today + "&Status=ReadyToSample&PageSize=1000"},
+		{op: "GET /Receipts", target: "/Receipts?DateReference=ArrivalDate&StartDate=" + week + "&EndDate=" + today + "&Status=ReadyToSample&HierarchyCodes=" + nodes[0].Code + "&LastId=" + records[0].ID + "&PageSize=5"},
 		{op: "GET /Workflows", target: "/Workflows?StartDate=" + week + "&EndDate=" + today + "&DateReference=InteractionDate&PageSize=100"},
 		{op: "GET /Workflows", target: "/Workflows?DateReference=CreatedOnDate&LastId=" + records[0].ID},
 
@@ -324,6 +346,8 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "GET /Interactions", target: "/Interactions?StartDate=" + today + "&EndDate=" + today + "&EddyEffect=true"},
 		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-02"})},
 		{op: "GET /Interactions/{AmdID}", target: "/Interactions/00000000-0000-0000-0000-000000000000"},
+		{op: "GET /Receipts", target: "/Receipts?StartDate=" + today + "&EndDate=" + today},
+		{op: "GET /Receipts", target: "/Receipts?StartDate=" + today + "&EndDate=" + today + "&Status=FailedToProcess&DateReference=EvaluationCompleteDate"},
 		{op: "GET /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID}, // no access there now
 		{op: "GET /UserHierarchy/{UserId}/All", target: "/UserHierarchy/nobody/All"},
 		{op: "PUT /UserHierarchy/{UserId}/{HierarchyId}", target: "/UserHierarchy/" + users[0].ID + "/" + nodes[0].ID,

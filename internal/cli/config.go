@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
+	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -31,12 +33,16 @@ type Config struct {
 	TrustedProxies []string
 	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
 	SignedURLAllowHTTP bool
-	SignedURLTimeout   time.Duration
+	// SignedURLAllow are address ranges exempt from the guard (a trusted
+	// internal store or endpoint), as CIDRs.
+	SignedURLAllow   []string
+	SignedURLTimeout time.Duration
 
 	ScheduleIngest  string
 	ScheduleCompact string
 	ScheduleSample  string
 	ScheduleExport  string
+	ScheduleEmit    string
 	// SampleRate is the QA sampling share per agent per week; SampleSeed
 	// makes its choice repeatable.
 	SampleRate    float64
@@ -92,6 +98,7 @@ func defaultConfig() Config {
 		ScheduleCompact:  "0 2 * * *",
 		ScheduleSample:   "30 1 * * *",
 		ScheduleExport:   "30 2 * * *",
+		ScheduleEmit:     "@every 1m",
 		SampleRate:       0.05,
 		SampleSeed:       "earshot",
 		IngestWorkers:    2,
@@ -204,6 +211,9 @@ func (c *Config) validate() (maxUploadBytes int64, err error) {
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return 0, err
 	}
+	if _, err := c.guardExemptions(); err != nil {
+		return 0, err
+	}
 	if _, err := c.speechEngine(); err != nil {
 		return 0, err
 	}
@@ -217,3 +227,26 @@ func parseLevel(s string) (slog.Level, error) {
 	}
 	return l, nil
 }
+
+// signedURLs is the SSRF guard of signed URLs and emission endpoints, with
+// the download size limit.
+func (c *Config) signedURLs(maxBytes int64) *signedurl.Fetcher {
+	allow, _ := c.guardExemptions() // validate() refused bad ones
+	return signedurl.New(signedurl.Options{AllowHTTP: c.SignedURLAllowHTTP, Allow: allow, Timeout: c.SignedURLTimeout, MaxBytes: maxBytes})
+}
+
+// guardExemptions are --signed-url-allow's ranges.
+func (c *Config) guardExemptions() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.SignedURLAllow {
+		p, err := netip.ParsePrefix(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("--signed-url-allow %q: want an address range such as 10.20.0.0/16", s)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// endpointGuard is the same guard for deliveries to emission endpoints.
+func (c *Config) endpointGuard() *signedurl.Fetcher { return c.signedURLs(0) }

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
+	"github.com/earshot/earshot/api"
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
@@ -98,6 +99,9 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Log: log, Slots: evaluations})
+	runner.Register("emit", &jobs.Emit{Queue: cat.Emissions, Post: cfg.endpointGuard(),
+		Item:  api.ResultItems(api.Deps{Interactions: cat.Interactions, Classifiers: cat.Classifiers, Reviews: cat.Reviews, Results: lk.reader}),
+		Owner: owner, Log: log})
 	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: lk.reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers},
 		Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: log, Slots: evaluations})
 	return runner
@@ -106,7 +110,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 func jobsCommand(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export; reclassify and train take their parameters through the API)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export, emit; reclassify and train take their parameters through the API)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			return a.RunJob(ctx, args[0])
 		}),
@@ -132,6 +136,7 @@ func scheduleFlags(cmd *cobra.Command, cfg *Config) {
 	f.StringVar(&cfg.ScheduleCompact, "schedule-compact", cfg.ScheduleCompact, `cron schedule of the compact job, "off" to disable (env EARSHOT_SCHEDULE_COMPACT)`)
 	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
 	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
+	f.StringVar(&cfg.ScheduleEmit, "schedule-emit", cfg.ScheduleEmit, `cron schedule of the emit job (result sets delivered to organizations' endpoints), "off" to disable (env EARSHOT_SCHEDULE_EMIT)`)
 }
 
 // JobFlags are the settings of the jobs, on every command that may run them.

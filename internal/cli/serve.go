@@ -19,7 +19,6 @@ import (
 	"github.com/earshot/earshot/api"
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/api/oauth"
-	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -31,7 +30,7 @@ import (
 func serveCommand(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export)",
+		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export, emit)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -48,6 +47,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
 	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
 	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
+	f.StringSliceVar(&cfg.SignedURLAllow, "signed-url-allow", cfg.SignedURLAllow, "address ranges (CIDR) signed URLs and emission endpoints may reach despite the guard: a trusted internal store (env EARSHOT_SIGNED_URL_ALLOW)")
 	f.DurationVar(&cfg.SignedURLTimeout, "signed-url-timeout", cfg.SignedURLTimeout, "how long a signedUrl download may take (env EARSHOT_SIGNED_URL_TIMEOUT)")
 	f.StringVar(&cfg.Role, "role", cfg.Role, "what this process does: all (the API and the scheduled jobs), api (the API only), jobs (the scheduled jobs only; --addr then serves /healthz, /readyz and /metrics) (env EARSHOT_ROLE)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
@@ -182,9 +182,9 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.admin.SetKeyring(keys)
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.Handler, err = api.New(api.Deps{
-		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows,
+		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
-		SignedURLs: signedurl.New(signedurl.Options{AllowHTTP: cfg.SignedURLAllowHTTP, Timeout: cfg.SignedURLTimeout, MaxBytes: opts.MaxUploadBytes}),
+		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)
 	if err != nil {
 		st.Close()
@@ -196,7 +196,8 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 // schedules are the jobs serve runs on a schedule, by name, with their
 // cron specifications.
 func (cfg *Config) schedules() map[string]string {
-	return map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport}
+	return map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport,
+		"emit": cfg.ScheduleEmit}
 }
 
 // OpenCatalog opens the catalog. A data directory that has only the

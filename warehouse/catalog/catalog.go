@@ -40,6 +40,7 @@ type Catalog struct {
 	Keys         *KeyStore        // the API's token signing keys
 	Evaluations  *EvaluationStore // quality evaluation forms, evaluations and answers
 	Workflows    *WorkflowStore   // review workflow templates and workflows
+	Emissions    *EmissionStore   // result emission endpoints and deliveries
 
 	followers followers
 	// stopListening ends the listener of other processes' changes
@@ -74,6 +75,7 @@ func newCatalog(db *sql.DB, postgres bool) *Catalog {
 		Keys:         &KeyStore{handle: h},
 		Evaluations:  &EvaluationStore{handle: h},
 		Workflows:    &WorkflowStore{handle: h},
+		Emissions:    &EmissionStore{handle: h},
 	}
 }
 
