@@ -14,9 +14,15 @@ import (
 )
 
 // authenticate requires a valid bearer token with scope acxapi and puts the
-// caller (client and organization) in the request context. One answer for
-// every kind of bad token, so nothing tells which part was wrong.
-func (s *Server) authenticate(c *gin.Context) {
+// caller (client and organization) in the request context.
+func (s *Server) authenticate(c *gin.Context) { s.requireScope(c, oauth.Scope) }
+
+// provisioning is authenticate for the SCIM operations: scope scim.
+func (s *Server) provisioning(c *gin.Context) { s.requireScope(c, scimScope) }
+
+// requireScope requires a valid bearer token with the scope. One answer
+// for every kind of bad token, so nothing tells which part was wrong.
+func (s *Server) requireScope(c *gin.Context, scope string) {
 	token, err := oauth.BearerToken(c.GetHeader("Authorization"))
 	var claims *oauth.Claims
 	if err == nil {
@@ -26,10 +32,10 @@ func (s *Server) authenticate(c *gin.Context) {
 		unauthorized(c)
 		return
 	}
-	if !claims.HasScope(oauth.Scope) {
-		c.Header("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+oauth.Scope+`"`)
+	if !claims.HasScope(scope) {
+		c.Header("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+scope+`"`)
 		problem.Write(c, problem.New(http.StatusForbidden,
-			"The access token lacks the scope '"+oauth.Scope+"' this operation needs; request a token with scope="+oauth.Scope+"."))
+			"The access token lacks the scope '"+scope+"' this operation needs; request a token with scope="+scope+"."))
 		return
 	}
 	if claims.Generation != nil {
@@ -80,6 +86,12 @@ func (s *Server) actFor(c *gin.Context, p *tenant.Principal, name string) bool {
 	}
 	p.UserID = u.ID
 	return true
+}
+
+// orgIDOf is the caller's organization (a handler outside gin).
+func orgIDOf(r *http.Request) string {
+	p, _ := tenant.From(r.Context())
+	return p.OrgID
 }
 
 // reads is what the caller of a request may read (nil: the whole

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -162,12 +163,16 @@ func (s *Server) readEvaluationPage(ctx context.Context, org string, list []cata
 			}
 			agents[a.ID] = &evaluationAgent{ID: a.ID, AgentCode: a.AgentCode, FirstName: a.FirstName, LastName: a.LastName, AgentEmail: a.AgentEmail}
 		}
-		if analysts[e.AnalystID] == nil {
+		if _, seen := analysts[e.AnalystID]; !seen {
 			u, err := s.deps.People.User(ctx, org, e.AnalystID)
-			if err != nil {
+			switch {
+			case errors.Is(err, catalog.ErrNotFound): // the analyst was deleted: the evaluation shows none
+				analysts[e.AnalystID] = nil
+			case err != nil:
 				return nil, err
+			default:
+				analysts[u.ID] = &evaluationAnalyst{ID: u.ID, UserName: u.UserName, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Role: u.RoleName}
 			}
-			analysts[u.ID] = &evaluationAnalyst{ID: u.ID, UserName: u.UserName, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, Role: u.RoleName}
 		}
 		conversations = append(conversations, e.ConversationID)
 	}

@@ -112,5 +112,15 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Interactions", s.getInteractions)
 	authed.POST("/Interactions", s.postInteractions)
 	authed.GET("/Interactions/:id", s.getInteraction)
+
+	// SCIM 2.0 provisioning: tokens with scope scim.
+	scim := e.Group("/scim/v2", s.provisioning, newRateLimiter(s.opts.RatePerSec, s.opts.RateBurst, byClientID).middleware)
+	for _, path := range []string{"/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id", "/Users"} {
+		scim.GET(path, s.scimHandler)
+	}
+	scim.POST("/Users", s.scimHandler)
+	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		scim.Handle(method, "/Users/:id", s.scimHandler)
+	}
 	return e
 }

@@ -39,6 +39,7 @@ type PeopleStore interface {
 	UserByName(ctx context.Context, orgID, userName string) (catalog.User, error)
 	CreateUser(ctx context.Context, orgID string, in catalog.UserInput) (catalog.User, error)
 	UpdateUser(ctx context.Context, orgID, id string, in catalog.UserInput) (catalog.User, error)
+	DeleteUser(ctx context.Context, orgID, id string) error
 
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
 	CreateNode(ctx context.Context, orgID string, in catalog.NodeInput) (catalog.Node, error)
@@ -223,12 +224,17 @@ type Server struct {
 	handler http.Handler
 	// tokens guards /connect/token against floods of wrong secrets.
 	tokens *tokenGuard
+	scim   http.Handler // the SCIM 2.0 protocol server
 }
 
 // New builds the API.
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard()}
+	var err error
+	if s.scim, err = s.newSCIM(); err != nil {
+		return nil, fmt.Errorf("scim: %w", err)
+	}
 	s.engine = s.routes()
 	if err := s.engine.SetTrustedProxies(opts.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)

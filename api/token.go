@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -67,13 +68,12 @@ func (s *Server) token(c *gin.Context) {
 		fail(http.StatusBadRequest, "unsupported_grant_type", "Only grant_type=client_credentials is supported.")
 		return
 	}
-	scope := strings.Join(strings.Fields(form.Get("scope")), " ")
-	if scope == "" {
-		scope = oauth.Scope
-	}
-	if scope != oauth.Scope {
-		fail(http.StatusBadRequest, "invalid_scope", "The only scope offered is "+oauth.Scope+".")
-		return
+	requested := strings.Fields(form.Get("scope"))
+	for _, s := range requested {
+		if !slices.Contains(catalog.ClientScopes, s) {
+			fail(http.StatusBadRequest, "invalid_scope", "The scopes offered are "+strings.Join(catalog.ClientScopes, " and ")+".")
+			return
+		}
 	}
 
 	invalidClient := func() {
@@ -108,6 +108,11 @@ func (s *Server) token(c *gin.Context) {
 		return
 	}
 	attempt.succeeded()
+	scope, ok := grantedScope(client, requested)
+	if !ok {
+		fail(http.StatusBadRequest, "invalid_scope", "This client may request "+strings.Join(client.Scopes, " and ")+" only.")
+		return
+	}
 	token, err := s.deps.Tokens.IssueForClient(client, scope)
 	if err != nil {
 		s.deps.Logger.Error("token: sign", "err", err)
@@ -120,4 +125,26 @@ func (s *Server) token(c *gin.Context) {
 		"expires_in":   int(s.deps.Tokens.TTL().Seconds()),
 		"scope":        scope,
 	})
+}
+
+// grantedScope is the scope a token request gets: the requested scopes,
+// each one the client may have; none requested is acxapi when the client
+// has it, else every scope it has.
+func grantedScope(client catalog.APIClient, requested []string) (string, bool) {
+	if len(requested) == 0 {
+		if slices.Contains(client.Scopes, oauth.Scope) {
+			return oauth.Scope, true
+		}
+		return strings.Join(client.Scopes, " "), len(client.Scopes) > 0
+	}
+	var granted []string
+	for _, s := range requested {
+		if !slices.Contains(client.Scopes, s) {
+			return "", false
+		}
+		if !slices.Contains(granted, s) {
+			granted = append(granted, s)
+		}
+	}
+	return strings.Join(granted, " "), true
 }

@@ -29,6 +29,7 @@ type Operations interface {
 	CreateClient(ctx context.Context, orgID, name string) (Credentials, error)
 	ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+	SetClientScopes(ctx context.Context, id string, scopes []string) error
 	RotateClientSecret(ctx context.Context, id string) (Credentials, error)
 	DeleteClient(ctx context.Context, id string) error
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
@@ -230,6 +231,12 @@ func (s *Service) createClient(ctx context.Context, orgID, name, id, secret stri
 // ListClients lists the clients of an organization, or all when orgID is "".
 func (s *Service) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
 	return s.stores.Orgs.Clients(ctx, orgID)
+}
+
+// SetClientScopes sets the scopes a client may request (acxapi, scim);
+// its tokens end.
+func (s *Service) SetClientScopes(ctx context.Context, id string, scopes []string) error {
+	return s.stores.Orgs.SetClientScopes(ctx, id, scopes)
 }
 
 // SetClientDisabled disables or re-enables a client; disabling ends the

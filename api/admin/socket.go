@@ -35,6 +35,7 @@ func operations(svc *Service) map[string]operation {
 		"CreateClient":       op2(svc.CreateClient),
 		"ListClients":        op1(svc.ListClients),
 		"SetClientDisabled":  op2(noResult(svc.SetClientDisabled)),
+		"SetClientScopes":    op2(noResult(svc.SetClientScopes)),
 		"RotateClientSecret": op1(svc.RotateClientSecret),
 		"DeleteClient":       op1(noResult1(svc.DeleteClient)),
 		"CreateUser":         op2(svc.CreateUser),
@@ -256,6 +257,11 @@ func (r *Remote) CreateClient(ctx context.Context, orgID, name string) (Credenti
 
 func (r *Remote) ListClients(ctx context.Context, orgID string) ([]catalog.APIClient, error) {
 	return remote[[]catalog.APIClient](ctx, r, "ListClients", orgID)
+}
+
+func (r *Remote) SetClientScopes(ctx context.Context, id string, scopes []string) error {
+	_, err := remote[struct{}](ctx, r, "SetClientScopes", id, scopes)
+	return err
 }
 
 func (r *Remote) SetClientDisabled(ctx context.Context, id string, disabled bool) error {

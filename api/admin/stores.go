@@ -32,6 +32,7 @@ type OrgStore interface {
 	Clients(ctx context.Context, orgID string) ([]catalog.APIClient, error)
 	Client(ctx context.Context, id string) (catalog.APIClient, error)
 	SetClientDisabled(ctx context.Context, id string, disabled bool) error
+	SetClientScopes(ctx context.Context, id string, scopes []string) error
 	SetClientSecret(ctx context.Context, id, secretHash string) error
 	DeleteClient(ctx context.Context, id string) error
 }

@@ -112,7 +112,17 @@ func adminCommand(cfg *Config) *cobra.Command {
 			return map[string]any{"clientId": args[0], "deleted": true}, nil
 		}),
 	}
-	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, deleteClient)
+	scopes := &cobra.Command{
+		Use: "scopes CLIENT_ID SCOPE...", Short: "Set the scopes a client may request: acxapi (the API), scim (user provisioning); its tokens end",
+		Args: cobra.MinimumNArgs(2),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			if err := a.SetClientScopes(ctx, args[0], args[1:]); err != nil {
+				return nil, err
+			}
+			return map[string]any{"clientId": args[0], "scopes": args[1:]}, nil
+		}),
+	}
+	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, scopes, deleteClient)
 
 	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
 	return cmd

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
@@ -23,9 +25,15 @@ type APIClient struct {
 	// disabling it or rotating its secret moves it on, ending the tokens
 	// issued before.
 	TokenGeneration int `json:"-"`
+	// Scopes are the scopes it may request (ClientScopes).
+	Scopes []string `json:"scopes"`
 }
 
-const clientColumns = `id, org_id, name, secret_hash, disabled, created_on, token_generation`
+// ClientScopes are the scopes a client may be given: the API, and the
+// provisioning of users through SCIM.
+var ClientScopes = []string{"acxapi", "scim"}
+
+const clientColumns = `id, org_id, name, secret_hash, disabled, created_on, token_generation, scopes`
 
 // CreateClient stores a new client. The organization must exist; an id that
 // is taken gives ErrExists.
@@ -39,8 +47,12 @@ func (c *OrgStore) CreateClient(ctx context.Context, client APIClient) (APIClien
 		if n == 0 {
 			return fmt.Errorf("organization %s: %w", client.OrgID, ErrNotFound)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			client.ID, client.OrgID, client.Name, client.SecretHash, client.Disabled, client.CreatedOn, client.TokenGeneration)
+		if len(client.Scopes) == 0 {
+			client.Scopes = []string{"acxapi"}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			client.ID, client.OrgID, client.Name, client.SecretHash, client.Disabled, client.CreatedOn, client.TokenGeneration,
+			strings.Join(client.Scopes, " "))
 		if isUniqueViolation(err) {
 			return fmt.Errorf("client %s: %w", client.ID, ErrExists)
 		}
@@ -77,6 +89,21 @@ func (c *OrgStore) SetClientDisabled(ctx context.Context, id string, disabled bo
 // issued under the old secret.
 func (c *OrgStore) SetClientSecret(ctx context.Context, id, secretHash string) error {
 	return c.changeClient(ctx, id, `UPDATE api_clients SET secret_hash = ?, token_generation = token_generation + 1 WHERE id = ?`, secretHash, id)
+}
+
+// SetClientScopes replaces the scopes a client may request and ends its
+// tokens (a removed scope goes with them).
+func (c *OrgStore) SetClientScopes(ctx context.Context, id string, scopes []string) error {
+	for _, s := range scopes {
+		if !slices.Contains(ClientScopes, s) {
+			return fieldErr("scopes", ErrInvalid, fmt.Sprintf("%q is not a scope; the scopes are %s.", s, strings.Join(ClientScopes, ", ")))
+		}
+	}
+	if len(scopes) == 0 {
+		return fieldErr("scopes", ErrInvalid, "must name at least one scope.")
+	}
+	return c.changeClient(ctx, id, `UPDATE api_clients SET scopes = ?, token_generation = token_generation + 1 WHERE id = ?`,
+		strings.Join(scopes, " "), id)
 }
 
 // DeleteClient removes a client; its tokens end with it.
@@ -140,7 +167,8 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanClient(s scanner) (APIClient, error) {
 	var cl APIClient
-	err := s.Scan(&cl.ID, &cl.OrgID, &cl.Name, &cl.SecretHash, &cl.Disabled, &cl.CreatedOn, &cl.TokenGeneration)
-	cl.CreatedOn = cl.CreatedOn.UTC()
+	var scopes string
+	err := s.Scan(&cl.ID, &cl.OrgID, &cl.Name, &cl.SecretHash, &cl.Disabled, &cl.CreatedOn, &cl.TokenGeneration, &scopes)
+	cl.CreatedOn, cl.Scopes = cl.CreatedOn.UTC(), strings.Fields(scopes)
 	return cl, err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,5 +223,53 @@ func uniqueAs(err error, field, message string) error {
 	if isUniqueViolation(err) {
 		return fieldErr(field, ErrExists, message)
 	}
+	return err
+}
+
+// DeleteUser removes a user of the organization and every reference to
+// it: its agent and managed agents are unlinked, it leaves the hierarchy's
+// contact lists, and its hierarchy grants go. Evaluations it made keep its
+// id as their analyst.
+func (c *PeopleStore) DeleteUser(ctx context.Context, orgID, id string) error {
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE org_id = ? AND id = ?`, orgID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		for _, statement := range []string{
+			`UPDATE agents SET user_id = NULL WHERE org_id = ? AND user_id = ?`,
+			`UPDATE agents SET manager_id = NULL WHERE org_id = ? AND manager_id = ?`,
+			`DELETE FROM user_hierarchy WHERE org_id = ? AND user_id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, statement, orgID, id); err != nil {
+				return err
+			}
+		}
+		nodes, err := loadNodes(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			lists := []*[]string{&n.AdministrativeContacts, &n.EscalationContacts, &n.ManagerContacts}
+			changed := false
+			for _, l := range lists {
+				if kept := slices.DeleteFunc(slices.Clone(*l), func(u string) bool { return u == id }); len(kept) != len(*l) {
+					*l, changed = kept, true
+				}
+			}
+			if changed {
+				if _, err := tx.ExecContext(ctx, `UPDATE hierarchy_nodes SET administrative_contacts = ?, escalation_contacts = ?,
+					manager_contacts = ? WHERE org_id = ? AND id = ?`, strList(n.AdministrativeContacts), strList(n.EscalationContacts),
+					strList(n.ManagerContacts), orgID, n.ID); err != nil {
+					return err
+				}
+			}
+		}
+		return c.changed(ctx, tx, domainHierarchy, orgID)
+	})
+	c.trees.invalidate(orgID)
 	return err
 }
