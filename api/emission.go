@@ -141,49 +141,27 @@ const receiptsDefaultPageSize = 10
 func (s *Server) listReceipts(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
-	f := catalog.ReceiptFilter{Limit: receiptsDefaultPageSize}
-	if v, ok := get("DateReference"); ok && v != "" {
-		switch oneOf(v, []string{"ArrivalDate", "EvaluationCompleteDate"}) {
-		case "EvaluationCompleteDate":
-			f.ByEvaluation = true
-		case "":
-			errs.add("DateReference", "must be ArrivalDate or EvaluationCompleteDate.")
-		}
-	}
-	from, to := errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
-	for name, missing := range map[string]bool{"StartDate": from == nil, "EndDate": to == nil} {
-		if v, _ := get(name); missing && v == "" {
-			errs.add(name, "is required.")
-		}
-	}
-	if from != nil && to != nil {
-		if to.Before(*from) {
-			errs.add("EndDate", "must not be before StartDate.")
-		}
+	var f catalog.ReceiptFilter
+	f.ByEvaluation = errs.choice(get, "DateReference", "ArrivalDate", "EvaluationCompleteDate") == "EvaluationCompleteDate"
+	if from, to := errs.window(get); from != nil {
 		f.From, f.To = *from, *to
 	}
 	if v, _ := get("Status"); v == "" {
 		errs.add("Status", "is required: Sampled, ReadyToSample, Processing or FailedToProcess.")
-	} else if f.Status = oneOf(v, statuses); f.Status == "" {
-		errs.add("Status", "must be Sampled, ReadyToSample, Processing or FailedToProcess.")
 	}
-	if _, ok := get("PageSize"); ok {
-		f.Limit = errs.pageSize(get, "PageSize")
-	}
+	f.Status = errs.choice(get, "Status", catalog.StatusSampled, catalog.StatusReadyToSample, catalog.StatusProcessing, catalog.StatusFailedToProcess)
+	f.Limit = errs.boundedPageSize(get, "PageSize", receiptsDefaultPageSize, maxPageSize)
 	f.AfterID = errs.guid(get, "LastId")
 	ctx, org := c.Request.Context(), orgID(c)
-	tree, err := s.deps.People.Hierarchy(ctx, org)
-	if err != nil {
+	var err error
+	if f.NodeIDs, f.Scope, err = s.visibleNodes(ctx, org, errs, "", nil, "HierarchyCodes", csv(get("HierarchyCodes"))); err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	f.NodeIDs = errs.subtrees(tree, "", nil, "HierarchyCodes", csv(get("HierarchyCodes")))
 	if p := errs.problem(); p != nil {
 		problem.Write(c, p)
 		return
 	}
-	f.Scope = reads(ctx)
-	f.NodeIDs = f.Scope.Narrow(f.NodeIDs)
 	deliveries, err := s.deps.Emissions.Receipts(ctx, org, f)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))

@@ -122,10 +122,14 @@ func (s *Server) getForm(c *gin.Context) {
 	c.JSON(http.StatusOK, view)
 }
 
-// loadForm reads a stored form's definition.
-func loadForm(f catalog.EvaluationForm) (*quality.Form, error) {
+// evaluationForm reads a form of the organization and its definition.
+func (s *Server) evaluationForm(ctx context.Context, org, id string) (*quality.Form, error) {
+	stored, err := s.deps.Quality.Form(ctx, org, id)
+	if err != nil {
+		return nil, err
+	}
 	var def quality.Form
-	err := json.Unmarshal(f.Definition, &def)
+	err = json.Unmarshal(stored.Definition, &def)
 	return &def, err
 }
 
@@ -266,13 +270,7 @@ func (s *Server) answerEvaluation(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	ctx, org := c.Request.Context(), orgID(c)
-	stored, err := s.deps.Quality.Form(ctx, org, e.FormID)
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	form, err := loadForm(stored)
+	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -339,12 +337,7 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 		s.saveEvaluation(c, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: open, Submitted: true})
 		return
 	}
-	stored, err := s.deps.Quality.Form(c.Request.Context(), orgID(c), e.FormID)
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	form, err := loadForm(stored)
+	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

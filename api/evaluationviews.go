@@ -148,13 +148,11 @@ func (s *Server) readEvaluationPage(ctx context.Context, org string, list []cata
 	var conversations []string
 	for _, e := range list {
 		if page.forms[e.FormID] == nil {
-			stored, err := s.deps.Quality.Form(ctx, org, e.FormID)
+			form, err := s.evaluationForm(ctx, org, e.FormID)
 			if err != nil {
 				return nil, err
 			}
-			if page.forms[e.FormID], err = loadForm(stored); err != nil {
-				return nil, err
-			}
+			page.forms[e.FormID] = form
 		}
 		if e.AgentID != nil && agents[*e.AgentID] == nil {
 			a, err := s.deps.People.Agent(ctx, org, *e.AgentID)
@@ -283,16 +281,12 @@ const evaluationsDefaultPageSize = 10
 func (s *Server) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catalog.EvaluationFilter, bool) {
 	get := queryParams(c)
 	errs := fieldErrors{}
-	f := catalog.EvaluationFilter{Limit: evaluationsDefaultPageSize}
+	var f catalog.EvaluationFilter
 	f.ModifiedFrom, f.ModifiedTo = errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
 	if f.ModifiedFrom != nil && f.ModifiedTo != nil && f.ModifiedTo.Before(*f.ModifiedFrom) {
 		errs.add("EndDate", "must not be before StartDate.")
 	}
-	if v, ok := get("Status"); ok && v != "" {
-		if f.Status = oneOf(v, catalog.EvaluationStatuses); f.Status == "" {
-			errs.add("Status", "must be one of NotStarted, InProgress, Completed, NoValue, PendingReview, ReviewComplete.")
-		}
-	}
+	f.Status = errs.choice(get, "Status", catalog.EvaluationStatuses...)
 	if v, ok := get("LastId"); ok && v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -300,28 +294,22 @@ func (s *Server) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catal
 		}
 		f.AfterNumber = n
 	}
-	if _, ok := get("PageSize"); ok {
-		f.Limit = errs.pageSize(get, "PageSize")
-	}
-	var hierarchy string
+	f.Limit = errs.boundedPageSize(get, "PageSize", evaluationsDefaultPageSize, maxPageSize)
+	var hierarchy []string
 	if withHierarchy {
-		hierarchy = errs.guid(get, "HierarchyId")
-	}
-	ctx := c.Request.Context()
-	if hierarchy != "" && len(errs) == 0 {
-		tree, err := s.deps.People.Hierarchy(ctx, orgID(c))
-		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return f, false
+		if id := errs.guid(get, "HierarchyId"); id != "" {
+			hierarchy = []string{id}
 		}
-		f.NodeIDs = errs.subtrees(tree, "HierarchyId", []string{hierarchy}, "", nil)
+	}
+	var err error
+	if f.NodeIDs, f.Scope, err = s.visibleNodes(c.Request.Context(), orgID(c), errs, "HierarchyId", hierarchy, "", nil); err != nil {
+		problem.Write(c, s.internal(c, err))
+		return f, false
 	}
 	if p := errs.problem(); p != nil {
 		problem.Write(c, p)
 		return f, false
 	}
-	f.Scope = reads(ctx)
-	f.NodeIDs = f.Scope.Narrow(f.NodeIDs)
 	return f, true
 }
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -172,20 +171,8 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsRequest, *problem.Problem) {
 	errs := fieldErrors{}
 	req := insightsRequest{page: results.PageQuery{OrgID: orgID(c)}}
-	if v, ok := get("DateReference"); ok && v != "" {
-		switch oneOf(v, []string{"ArrivalDate", "InteractionDate"}) {
-		case "InteractionDate":
-			req.page.ByInteraction = true
-		case "":
-			errs.add("DateReference", "must be ArrivalDate or InteractionDate.")
-		}
-	}
-	from, to := errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
-	for name, t := range map[string]*time.Time{"StartDate": from, "EndDate": to} {
-		if v, _ := get(name); t == nil && v == "" {
-			errs.add(name, "is required.")
-		}
-	}
+	req.page.ByInteraction = errs.choice(get, "DateReference", "ArrivalDate", "InteractionDate") == "InteractionDate"
+	from, to := errs.window(get)
 	req.page.Limit = errs.pageSize(get, "PageSize")
 	req.page.AfterID = errs.guid(get, "LastId")
 	classifierIDs := errs.guids(get, "ClassifierIds")
@@ -201,8 +188,7 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 			limit = filteredWindow
 		}
 		switch {
-		case to.Before(*from):
-			errs.add("EndDate", "must not be before StartDate.")
+		case to.Before(*from): // named by window
 		case to.Sub(*from) > limit && filtered:
 			errs.add("EndDate", "must be at most "+days(limit)+" days after StartDate.")
 		case to.Sub(*from) > limit:
@@ -218,13 +204,9 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 	if req.page.AfterID, err = s.internalID(ctx, req.page.OrgID, req.page.AfterID); err != nil {
 		return req, s.internal(c, err)
 	}
-	tree, err := s.deps.People.Hierarchy(ctx, req.page.OrgID)
-	if err != nil {
+	if req.page.NodeIDs, req.page.Scope, err = s.visibleNodes(ctx, req.page.OrgID, errs, "HierarchyIds", hierarchyIDs, "HierarchyCodes", codes); err != nil {
 		return req, s.internal(c, err)
 	}
-	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "HierarchyCodes", codes)
-	req.page.Scope = reads(ctx)
-	req.page.NodeIDs = req.page.Scope.Narrow(req.page.NodeIDs)
 	all, err := s.deps.Classifiers.Classifiers(ctx, req.page.OrgID, catalog.ClassifierFilter{Categories: categories, Types: types})
 	if err != nil {
 		return req, s.internal(c, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -171,44 +170,13 @@ func hasResult(item modelResultsItem, classifierID string, want bool) bool {
 func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (interactionsRequest, *problem.Problem) {
 	errs := fieldErrors{}
 	req := interactionsRequest{page: results.PageQuery{OrgID: orgID(c), Limit: interactionsDefaultPageSize}}
-	if v, ok := get("DateReference"); ok && v != "" {
-		switch oneOf(v, []string{"ArrivalDate", "InteractionDate"}) {
-		case "InteractionDate":
-			req.page.ByInteraction = true
-		case "":
-			errs.add("DateReference", "must be ArrivalDate or InteractionDate.")
-		}
-	}
-	from, to := errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
-	for name, t := range map[string]bool{"StartDate": from == nil, "EndDate": to == nil} {
-		if v, _ := get(name); t && v == "" {
-			errs.add(name, "is required.")
-		}
-	}
-	if from != nil && to != nil {
-		if to.Before(*from) {
-			errs.add("EndDate", "must not be before StartDate.")
-		}
+	req.page.ByInteraction = errs.choice(get, "DateReference", "ArrivalDate", "InteractionDate") == "InteractionDate"
+	if from, to := errs.window(get); from != nil {
 		req.page.From, req.page.To = *from, *to
 	}
-	if v, ok := get("Status"); ok && v != "" {
-		if req.status = oneOf(v, []string{catalog.StatusSampled, catalog.StatusReadyToSample}); req.status == "" {
-			errs.add("Status", "must be Sampled or ReadyToSample.")
-		}
-	}
-	eddy := ""
-	if v, ok := get("EddyEffect"); ok && v != "" {
-		if eddy = oneOf(v, []string{"true", "false"}); eddy == "" {
-			errs.add("EddyEffect", "must be true or false.")
-		}
-	}
-	if v, ok := get("PageSize"); ok && v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > interactionsMaxPageSize {
-			errs.add("PageSize", "must be a whole number from 1 to "+strconv.Itoa(interactionsMaxPageSize)+".")
-		}
-		req.page.Limit = n
-	}
+	req.status = errs.choice(get, "Status", catalog.StatusSampled, catalog.StatusReadyToSample)
+	eddy := errs.choice(get, "EddyEffect", "true", "false")
+	req.page.Limit = errs.boundedPageSize(get, "PageSize", interactionsDefaultPageSize, interactionsMaxPageSize)
 	req.page.AfterID = errs.guid(get, "LastId")
 	hierarchyIDs := errs.guids(get, "HierarchyIds")
 	if len(errs) > 0 {
@@ -219,13 +187,9 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 	if req.page.AfterID, err = s.internalID(ctx, req.page.OrgID, req.page.AfterID); err != nil {
 		return req, s.internal(c, err)
 	}
-	tree, err := s.deps.People.Hierarchy(ctx, req.page.OrgID)
-	if err != nil {
+	if req.page.NodeIDs, req.page.Scope, err = s.visibleNodes(ctx, req.page.OrgID, errs, "HierarchyIds", hierarchyIDs, "", nil); err != nil {
 		return req, s.internal(c, err)
 	}
-	req.page.NodeIDs = errs.subtrees(tree, "HierarchyIds", hierarchyIDs, "", nil)
-	req.page.Scope = reads(ctx)
-	req.page.NodeIDs = req.page.Scope.Narrow(req.page.NodeIDs)
 	if req.models, err = s.activeModels(ctx, req.page.OrgID); err != nil {
 		return req, s.internal(c, err)
 	}

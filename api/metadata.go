@@ -136,11 +136,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 		}
 	}
 	if f.pageSize != "" {
-		n, err := strconv.Atoi(f.pageSize)
-		if err != nil || n < 1 || n > maxPageSize {
-			errs.add("PageSize", pageSizeMessage)
-		}
-		out.Limit = n
+		out.Limit = errs.pageSize(func(string) (string, bool) { return f.pageSize, true }, "PageSize")
 	}
 	if f.lastID != "" {
 		if id, err := uuid.Parse(f.lastID); err != nil {

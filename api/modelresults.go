@@ -162,23 +162,20 @@ func (s *Server) getModelResults(c *gin.Context) {
 	limit := errs.pageSize(get, "pageSize")
 	after := errs.guid(get, "lastId")
 	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", false)
-	tree, err := s.deps.People.Hierarchy(c.Request.Context(), orgID(c))
+	ctx := c.Request.Context()
+	nodes, scope, err := s.visibleNodes(ctx, orgID(c), errs, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	nodes := errs.subtrees(tree, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
 	models, ok := s.checkedModels(c, get, errs)
 	if !ok {
 		return
 	}
-	ctx := c.Request.Context()
 	if after, err = s.internalID(ctx, orgID(c), after); err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	scope := reads(ctx)
-	nodes = scope.Narrow(nodes)
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
 	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {

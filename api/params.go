@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,8 +21,6 @@ const (
 	maxPageSize     = 1000
 )
 
-var pageSizeMessage = fmt.Sprintf("must be a whole number from 1 to %d.", maxPageSize)
-
 // paramReader reads a request parameter by its contract name, in any
 // casing: from the query string, or from a JSON body (POST
 // /Conversations/Insights: reqbody.Object.Text, lists as arrays or CSV).
@@ -38,15 +37,54 @@ func (e fieldErrors) add(param, message string) { e[param] = append(e[param], me
 
 // pageSize reads a page size: 1 to maxPageSize, default defaultPageSize.
 func (e fieldErrors) pageSize(get paramReader, name string) int {
+	return e.boundedPageSize(get, name, defaultPageSize, maxPageSize)
+}
+
+// boundedPageSize reads a page size of an operation with bounds of its
+// own (the vendor's): 1 to most, def when absent.
+func (e fieldErrors) boundedPageSize(get paramReader, name string, def, most int) int {
 	v, ok := get(name)
 	if !ok {
-		return defaultPageSize
+		return def
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxPageSize {
-		e.add(name, pageSizeMessage)
+	if err != nil || n < 1 || n > most {
+		e.add(name, fmt.Sprintf("must be a whole number from 1 to %d.", most))
 	}
 	return n
+}
+
+// choice reads an optional value among allowed (any casing), in its
+// canonical casing; "" when absent or wrong (then named).
+func (e fieldErrors) choice(get paramReader, name string, allowed ...string) string {
+	v, ok := get(name)
+	if !ok || v == "" {
+		return ""
+	}
+	canonical := oneOf(v, allowed)
+	if canonical == "" {
+		e.add(name, "must be "+strings.Join(allowed[:len(allowed)-1], ", ")+" or "+allowed[len(allowed)-1]+".")
+	}
+	return canonical
+}
+
+// window reads StartDate and EndDate, both required (a date-only end is
+// the end of its day), the end not before the start; nil when one is
+// missing or wrong.
+func (e fieldErrors) window(get paramReader) (from, to *time.Time) {
+	from, to = e.date(get, "StartDate", false), e.date(get, "EndDate", true)
+	for name, t := range map[string]*time.Time{"StartDate": from, "EndDate": to} {
+		if v, _ := get(name); t == nil && v == "" {
+			e.add(name, "is required.")
+		}
+	}
+	if from == nil || to == nil {
+		return nil, nil
+	}
+	if to.Before(*from) {
+		e.add("EndDate", "must not be before StartDate.")
+	}
+	return from, to
 }
 
 // guid reads an optional GUID (a keyset cursor).
@@ -210,4 +248,19 @@ func listed(values []string) []string {
 		}
 	}
 	return out
+}
+
+// visibleNodes expands hierarchy nodes named by id or by code to their
+// subtrees (naming an unknown one in errs), cut to what the caller may
+// read, with the caller's scope (nil: the whole organization).
+func (s *Server) visibleNodes(ctx context.Context, org string, errs fieldErrors, idParam string, ids []string, codeParam string, codes []string) ([]string, catalog.Scope, error) {
+	scope := reads(ctx)
+	if ids == nil && codes == nil {
+		return scope.Narrow(nil), scope, nil
+	}
+	tree, err := s.deps.People.Hierarchy(ctx, org)
+	if err != nil {
+		return nil, nil, err
+	}
+	return scope.Narrow(errs.subtrees(tree, idParam, ids, codeParam, codes)), scope, nil
 }

@@ -63,19 +63,29 @@ func (s *Server) loadUserAccess(ctx context.Context, org, userID string) (userAc
 
 const unknownUser = "No user with this id exists in your organization."
 
+// readUserAccess reads the access of the path's user for the vendor's two
+// GETs, which answer 400 (not 404) for an unknown user; ok says the
+// request goes on.
+func (s *Server) readUserAccess(c *gin.Context) (userAccess, bool) {
+	access, err := s.loadUserAccess(c.Request.Context(), orgID(c), c.Param("userId"))
+	switch {
+	case errors.Is(err, catalog.ErrNotFound):
+		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
+		return access, false
+	case err != nil:
+		problem.Write(c, s.internal(c, err))
+		return access, false
+	}
+	return access, true
+}
+
 // getUserHierarchy is GET /UserHierarchy/{UserId}/{HierarchyId}: the node
 // and the nodes below it on which the user has access. The vendor answers
 // 400 (not 404) for an unknown user or node, and for a user without
 // access there.
 func (s *Server) getUserHierarchy(c *gin.Context) {
-	ctx, org := c.Request.Context(), orgID(c)
-	access, err := s.loadUserAccess(ctx, org, c.Param("userId"))
-	if errors.Is(err, catalog.ErrNotFound) {
-		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
-		return
-	}
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
+	access, ok := s.readUserAccess(c)
+	if !ok {
 		return
 	}
 	if _, ok := access.tree.Node(c.Param("hierarchyId")); !ok {
@@ -103,14 +113,8 @@ func (s *Server) listUserHierarchy(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, org := c.Request.Context(), orgID(c)
-	access, err := s.loadUserAccess(ctx, org, c.Param("userId"))
-	if errors.Is(err, catalog.ErrNotFound) {
-		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
-		return
-	}
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
+	access, ok := s.readUserAccess(c)
+	if !ok {
 		return
 	}
 	items := []userHierarchyItem{}

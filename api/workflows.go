@@ -445,26 +445,13 @@ const (
 func (s *Server) listWorkflows(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
-	f := catalog.WorkflowFilter{Limit: workflowsDefaultPageSize}
-	if v, ok := get("DateReference"); ok && v != "" {
-		switch oneOf(v, []string{"CreatedOnDate", "InteractionDate"}) {
-		case "InteractionDate":
-			f.ByInteraction = true
-		case "":
-			errs.add("DateReference", "must be CreatedOnDate or InteractionDate.")
-		}
-	}
+	var f catalog.WorkflowFilter
+	f.ByInteraction = errs.choice(get, "DateReference", "CreatedOnDate", "InteractionDate") == "InteractionDate"
 	f.From, f.To = errs.date(get, "StartDate", false), errs.date(get, "EndDate", true)
 	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
 		errs.add("EndDate", "must not be before StartDate.")
 	}
-	if v, ok := get("PageSize"); ok && v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > workflowsMaxPageSize {
-			errs.add("PageSize", "must be a whole number from 1 to "+strconv.Itoa(workflowsMaxPageSize)+".")
-		}
-		f.Limit = n
-	}
+	f.Limit = errs.boundedPageSize(get, "PageSize", workflowsDefaultPageSize, workflowsMaxPageSize)
 	f.AfterID = errs.guid(get, "LastId")
 	if p := errs.problem(); p != nil {
 		problem.Write(c, p)

@@ -647,8 +647,14 @@ type apiClient struct {
 	token string
 }
 
-func (c *apiClient) login(id, secret string) {
+func (c *apiClient) login(id, secret string) { c.loginScope(id, secret, "") }
+
+// loginScope gets a token with a scope ("": the default).
+func (c *apiClient) loginScope(id, secret, scope string) {
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
 	resp, err := http.PostForm(c.base+"/connect/token", form)
 	if err != nil {
 		c.t.Fatal(err)
@@ -845,23 +851,6 @@ func evaluate(t *testing.T, c *apiClient, conversation, analyst string) string {
 		t.Fatalf("advance: %d %s", code, body)
 	}
 	return strconv.Itoa(ev.EvaluationNumber - 1)
-}
-
-// loginScope gets a token with a scope other than the default.
-func (c *apiClient) loginScope(id, secret, scope string) {
-	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {id}, "client_secret": {secret}, "scope": {scope}}
-	resp, err := http.PostForm(c.base+"/connect/token", form)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
-		c.t.Fatalf("a token with scope %s: %d %v", scope, resp.StatusCode, err)
-	}
-	c.token = tok.AccessToken
 }
 
 // provisionUser creates a user through SCIM (RFC 7644 §3.3's example with
