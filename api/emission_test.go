@@ -97,10 +97,12 @@ func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
 	e.runIngest(t)
 
 	job := &jobs.Emit{Queue: e.cat.Emissions, Post: guard, Item: ResultItems(e.srv.deps), Owner: "test",
-		RetryBase: time.Millisecond, MaxAttempts: 3, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	emit := func() map[string]int64 {
+		RetryBase: 500 * time.Millisecond, MaxAttempts: 3, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// A retry waits 500 ms, then 1 s: within a run nothing is due again,
+	// after the wait it is.
+	emit := func(wait time.Duration) map[string]int64 {
 		t.Helper()
-		time.Sleep(5 * time.Millisecond) // past a retry's wait
+		time.Sleep(wait)
 		counts, err := job.Run(context.Background(), catalog.JobRun{})
 		if err != nil {
 			t.Fatal(err)
@@ -113,10 +115,13 @@ func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
 		}
 		return http.StatusOK, `{"receiptId":"R-1","uid":"U-1"}`
 	}
-	if c := emit(); c["enqueued"] != 1 || c["retried"] != 1 || c["delivered"] != 0 {
+	if c := emit(0); c["enqueued"] != 1 || c["retried"] != 1 || c["delivered"] != 0 {
 		t.Fatalf("first run: %v", c)
 	}
-	if c := emit(); c["enqueued"] != 0 || c["delivered"] != 1 {
+	if c := emit(0); c["delivered"]+c["retried"] != 0 {
+		t.Fatalf("a run before the retry is due: %v", c)
+	}
+	if c := emit(600 * time.Millisecond); c["enqueued"] != 0 || c["delivered"] != 1 {
 		t.Fatalf("second run: %v", c)
 	}
 	if len(ep.got) != 2 || ep.got[0].id != ep.got[1].id || ep.got[1].event != "ModelResults" || ep.got[1].item["conversationId"] != conv {
@@ -154,8 +159,8 @@ func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
 	ep.answer = func(int) (int, string) { return http.StatusServiceUnavailable, "" }
 	mustStatus(t, e.jsonReq("POST", "/ModelResults/Reviews", tok, map[string]any{"conversationId": conv, "eventType": "HumanReview",
 		"reviewer": "qa", "modelResults": []map[string]any{{"modelId": model, "result": false}}}), 200)
-	for range 3 {
-		emit()
+	for _, wait := range []time.Duration{0, 600 * time.Millisecond, 1100 * time.Millisecond} {
+		emit(wait)
 	}
 	if last := ep.got[len(ep.got)-1]; len(ep.got) != 5 || last.event != "HumanReview" {
 		t.Fatalf("review deliveries: %d, last %+v", len(ep.got), last)
@@ -164,7 +169,7 @@ func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
 	if len(got) != 1 || got[0]["status"] != "Failed" || got[0]["attempts"] != float64(3) || !strings.Contains(got[0]["lastError"].(string), "503") {
 		t.Fatalf("the refused delivery: %v", got)
 	}
-	if c := emit(); c["enqueued"] != 0 || c["delivered"]+c["retried"]+c["failed"] != 0 {
+	if c := emit(0); c["enqueued"] != 0 || c["delivered"]+c["retried"]+c["failed"] != 0 {
 		t.Errorf("a run with nothing new: %v", c)
 	}
 

@@ -113,6 +113,19 @@ func TestUserHierarchyPermissions(t *testing.T) {
 		}
 	}
 	mustStatus(t, asAnn("GET", "/Conversations/Transcriptions/"+billing, nil), 200)
+	// A user with no permission anywhere reads nothing (and nothing fails).
+	asRaj := bearer(tok)
+	asRaj.Set("X-Earshot-User", "raj")
+	for target, want := range map[string]int{
+		"/ModelResults?modelIds=" + classifier:                             200,
+		"/Conversations/Insights?StartDate=" + today + "&EndDate=" + today: 404,
+		"/Interactions?StartDate=" + today + "&EndDate=" + today:           404,
+		"/Metadata?StartDate=" + today:                                     200,
+	} {
+		if r := e.do("GET", target, nil, asRaj); r.Code != want || r.Code == 200 && r.Body.String() != "[]" {
+			t.Errorf("as raj, %s: %d %s", target, r.Code, r.Body)
+		}
+	}
 
 	// London's chats once ann may read chats there; the client alone, and
 	// an administrator, see everything.

@@ -80,10 +80,18 @@ func exists(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
 // Effective is the grant that holds on a node: its own, else the nearest
 // one above it; ok is false when none does.
 func Effective(tree *Tree, grants []Grant, nodeID string) (Grant, bool) {
-	own := map[string]Grant{}
+	return effective(tree, byNode(grants), nodeID)
+}
+
+func byNode(grants []Grant) map[string]Grant {
+	own := make(map[string]Grant, len(grants))
 	for _, g := range grants {
 		own[g.NodeID] = g
 	}
+	return own
+}
+
+func effective(tree *Tree, own map[string]Grant, nodeID string) (Grant, bool) {
 	for id := nodeID; id != ""; {
 		if g, ok := own[id]; ok {
 			return g, true
@@ -109,8 +117,9 @@ func ScopeOf(tree *Tree, grants []Grant) Scope {
 	for _, media := range []string{MediaAudio, MediaChat, MediaProcessedChat} {
 		scope[media] = []string{}
 	}
+	own := byNode(grants)
 	for id := range tree.nodes {
-		g, ok := Effective(tree, grants, id)
+		g, ok := effective(tree, own, id)
 		if !ok {
 			continue
 		}
