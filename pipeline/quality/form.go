@@ -77,6 +77,10 @@ func fail(path, format string, args ...any) error {
 	return &FieldError{Path: path, Message: fmt.Sprintf(format, args...)}
 }
 
+// maxWeight bounds weights and scored values: sums of them stay exact
+// and finite.
+const maxWeight = 1_000_000
+
 // Prepare checks a new form, gives every module, question, tag and
 // customer type an id, and numbers questions and tags in their order.
 func (f *Form) Prepare(newID func() string) error {
@@ -117,8 +121,8 @@ func prepareQuestion(q *Question, at string, order int, newID func() string) err
 	switch {
 	case strings.TrimSpace(q.Text) == "":
 		return fail(at+".questionText", "is required.")
-	case q.Weight < 0:
-		return fail(at+".weight", "must not be negative.")
+	case !(q.Weight >= 0 && q.Weight <= maxWeight): // NaN fails too
+		return fail(at+".weight", "must be a number from 0 to %d.", maxWeight)
 	}
 	switch strings.ToLower(q.Type) {
 	case "", "tags":
@@ -145,6 +149,9 @@ func prepareQuestion(q *Question, at string, order int, newID func() string) err
 			return fail(fmt.Sprintf("%s.tags[%d].value", at, t), "must be a value, once in the question.")
 		}
 		values[key] = true
+		if v := tag.ScoredValue; v != nil && !(*v >= -maxWeight && *v <= maxWeight) {
+			return fail(fmt.Sprintf("%s.tags[%d].scoredValue", at, t), "must be a number from -%d to %d, or null (not scored).", maxWeight, maxWeight)
+		}
 		tag.ID, tag.Order = newID(), t+1
 		if tag.TagType == "" {
 			tag.TagType = "Answer"

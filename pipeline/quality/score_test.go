@@ -114,6 +114,8 @@ func TestPrepareRejects(t *testing.T) {
 		{Form{Modules: []Module{{Questions: []Question{{Text: "q", Tags: []Tag{{Value: "a"}}}}}}}, "modules[0].name"},
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q"}}}}}, "modules[0].questions[0].tags"},
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Weight: -1, Tags: []Tag{{Value: "a"}}}}}}}, "modules[0].questions[0].weight"},
+		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Weight: 1e308, Tags: []Tag{{Value: "a"}}}}}}}, "modules[0].questions[0].weight"},
+		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Tags: []Tag{{Value: "a", ScoredValue: value(1e300)}}}}}}}, "modules[0].questions[0].tags[0].scoredValue"},
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Type: "Essay"}}}}}, "modules[0].questions[0].type"},
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Tags: []Tag{{Value: "a"}, {Value: "A"}}}}}}}, "modules[0].questions[0].tags[1].value"},
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Tags: []Tag{{Value: "a"}}}}}}, CustomerTypes: []CustomerType{{Name: ""}}}, "customerTypes[0]"},
