@@ -17,6 +17,9 @@ import (
 func canonicalize(e *gin.Engine) http.Handler {
 	literal := map[string]string{}
 	for _, r := range e.Routes() {
+		if isConsole(r.Path) {
+			continue
+		}
 		for _, seg := range strings.Split(r.Path, "/") {
 			if seg != "" && !strings.HasPrefix(seg, ":") && !strings.HasPrefix(seg, "*") {
 				literal[strings.ToLower(seg)] = seg
@@ -24,6 +27,10 @@ func canonicalize(e *gin.Engine) http.Handler {
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isConsole(r.URL.Path) { // the console's pages keep their own paths and casing
+			e.ServeHTTP(w, r)
+			return
+		}
 		path := r.URL.Path
 		if len(path) > 1 {
 			path = strings.TrimSuffix(path, "/")
@@ -56,3 +63,7 @@ func lowerQueryNames(q url.Values) url.Values {
 func query(c *gin.Context, name string) (string, bool) {
 	return c.GetQuery(strings.ToLower(name))
 }
+
+// isConsole tells whether a path is the web console's (api/console), which
+// the API's conventions do not cover.
+func isConsole(path string) bool { return path == "/console" || strings.HasPrefix(path, "/console/") }

@@ -34,7 +34,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	for _, rt := range e.srv.engine.Routes() {
-		routed = append(routed, rt.Method+" "+ginToOpenAPIPath(rt.Path))
+		if !isConsole(rt.Path) { // pages, not operations
+			routed = append(routed, rt.Method+" "+ginToOpenAPIPath(rt.Path))
+		}
 	}
 	sort.Strings(documented)
 	sort.Strings(routed)

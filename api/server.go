@@ -16,6 +16,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -180,6 +181,8 @@ type Deps struct {
 	Quality      QualityStore // quality evaluations
 	Workflows    WorkflowStore
 	Emissions    EmissionStore
+	// Console, when set, serves the web console under /console.
+	Console *console.Console
 	Results      ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler
@@ -236,6 +239,11 @@ func New(deps Deps, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("scim: %w", err)
 	}
 	s.engine = s.routes()
+	if deps.Console != nil {
+		if err := deps.Console.Register(s.engine); err != nil {
+			return nil, fmt.Errorf("console: %w", err)
+		}
+	}
 	if err := s.engine.SetTrustedProxies(opts.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("trusted proxies: %w", err)
 	}

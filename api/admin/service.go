@@ -33,6 +33,7 @@ type Operations interface {
 	RotateClientSecret(ctx context.Context, id string) (Credentials, error)
 	DeleteClient(ctx context.Context, id string) error
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
+	SetUserPassword(ctx context.Context, orgID, userName, password string) (UserPassword, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
 	OperatorAccess(ctx context.Context, orgID string) (APIAccess, error)
@@ -289,6 +290,33 @@ func (s *Service) CreateUser(ctx context.Context, orgID string, u NewUser) (cata
 		in.RoleName = &u.RoleName
 	}
 	return s.stores.People.CreateUser(ctx, orgID, in)
+}
+
+// UserPassword is a user's new console password, shown once.
+type UserPassword struct {
+	UserName string `json:"userName"`
+	Password string `json:"password"`
+}
+
+// SetUserPassword gives a user (by user name) a password for the web
+// console: the one given (8 to 72 bytes), or a new random one. The user's
+// sessions end.
+func (s *Service) SetUserPassword(ctx context.Context, orgID, userName, password string) (UserPassword, error) {
+	if password == "" {
+		password = oauth.NewClientSecret()
+	}
+	if len(password) < 8 {
+		return UserPassword{}, fmt.Errorf("%w: a password needs at least 8 characters", ErrInvalid)
+	}
+	hash, err := oauth.HashSecret(password)
+	if err != nil {
+		return UserPassword{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	u, err := s.stores.People.UserByName(ctx, orgID, userName)
+	if err != nil {
+		return UserPassword{}, err
+	}
+	return UserPassword{UserName: u.UserName, Password: password}, s.stores.People.SetPassword(ctx, orgID, u.ID, hash)
 }
 
 // ListUsers lists an organization's users.

@@ -39,6 +39,7 @@ func operations(svc *Service) map[string]operation {
 		"RotateClientSecret": op1(svc.RotateClientSecret),
 		"DeleteClient":       op1(noResult1(svc.DeleteClient)),
 		"CreateUser":         op2(svc.CreateUser),
+		"SetUserPassword":    op3(svc.SetUserPassword),
 		"ListUsers":          op1(svc.ListUsers),
 		"RunJob":             op1(svc.RunJob),
 		"OperatorAccess":     op1(svc.OperatorAccess),
@@ -82,6 +83,18 @@ func op2[A, B, R any](f func(context.Context, A, B) (R, error)) operation {
 			return nil, err
 		}
 		return f(ctx, a, b)
+	}
+}
+
+func op3[A, B, C, R any](f func(context.Context, A, B, C) (R, error)) operation {
+	return func(ctx context.Context, args []json.RawMessage) (any, error) {
+		var a A
+		var b B
+		var c C
+		if err := unpack(args, &a, &b, &c); err != nil {
+			return nil, err
+		}
+		return f(ctx, a, b, c)
 	}
 }
 
@@ -276,6 +289,10 @@ func (r *Remote) RotateClientSecret(ctx context.Context, id string) (Credentials
 func (r *Remote) DeleteClient(ctx context.Context, id string) error {
 	_, err := remote[struct{}](ctx, r, "DeleteClient", id)
 	return err
+}
+
+func (r *Remote) SetUserPassword(ctx context.Context, orgID, userName, password string) (UserPassword, error) {
+	return remote[UserPassword](ctx, r, "SetUserPassword", orgID, userName, password)
 }
 
 func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {

@@ -41,6 +41,8 @@ type OrgStore interface {
 type UserStore interface {
 	Users(ctx context.Context, orgID string, active *bool) ([]catalog.User, error)
 	CreateUser(ctx context.Context, orgID string, in catalog.UserInput) (catalog.User, error)
+	UserByName(ctx context.Context, orgID, userName string) (catalog.User, error)
+	SetPassword(ctx context.Context, orgID, userID, hash string) error
 }
 
 // ClassifierStore keeps classifier definitions (catalog.ClassifierStore).

@@ -18,13 +18,13 @@ type ClientStore interface {
 func Authenticate(ctx context.Context, store ClientStore, id, secret string) (catalog.APIClient, error) {
 	client, err := store.Client(ctx, id)
 	if errors.Is(err, catalog.ErrNotFound) {
-		secretMatches(string(dummyHash()), secret)
+		SecretMatches(string(dummyHash()), secret)
 		return catalog.APIClient{}, ErrInvalidClient
 	}
 	if err != nil {
 		return catalog.APIClient{}, fmt.Errorf("look up client: %w", err)
 	}
-	if !secretMatches(client.SecretHash, secret) || client.Disabled {
+	if !SecretMatches(client.SecretHash, secret) || client.Disabled {
 		return catalog.APIClient{}, ErrInvalidClient
 	}
 	return client, nil

@@ -41,7 +41,13 @@ var dummyHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-func secretMatches(hash, secret string) bool {
+// SpendComparison costs what a wrong secret's check costs, for a sign-in
+// whose account is unknown: the answer's time tells nothing.
+func SpendComparison(secret string) { bcrypt.CompareHashAndPassword(dummyHash(), []byte(secret)) }
+
+// SecretMatches tells whether a secret (a client's, or a user's password)
+// is the one a bcrypt hash was made from.
+func SecretMatches(hash, secret string) bool {
 	if len(secret) > maxSecretBytes {
 		return false
 	}

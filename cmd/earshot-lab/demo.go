@@ -78,6 +78,7 @@ type demoFacts struct {
 	Classifiers                           []catalog.Classifier
 	ModelIDs, StartDate, From, To         string
 	CallID, ConversationID                string
+	ConsoleUser, ConsolePassword          string
 }
 
 func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io.Writer) (string, error) {
@@ -114,6 +115,16 @@ func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io
 	if err != nil {
 		return "", err
 	}
+	// The administrator signs in to the console with a password of its own.
+	if ops, done, err = cli.OpenAdmin(ctx, cfg); err != nil {
+		return "", err
+	}
+	signIn, err := ops.SetUserPassword(ctx, org.ID, demo.ConsoleUser, "")
+	done()
+	if err != nil {
+		return "", err
+	}
+	facts.ConsoleUser, facts.ConsolePassword = signIn.UserName, signIn.Password
 	dir, err := os.MkdirTemp("", "earshot-demo-")
 	if err != nil {
 		return "", err
@@ -207,6 +218,8 @@ Earshot demo: organization "demo" with {{.Processed}} processed conversations ({
 {{len .Classifiers}} classifiers, a hierarchy North/South → sites → teams (codes N, N1, N1A, …), 16 agents, 3 users.
 
 Serve the API (make run does): {{.Earshot}} serve --data {{.DataDir}} --addr {{.Addr}}
+
+# The web console: {{.Base}}/console — organization "demo", user {{.ConsoleUser}}, password {{.ConsolePassword}}
 
 # A token for the demo's API client (client_credentials; valid one hour):
 export EARSHOT=` + "{{.Base}}" + `

@@ -165,7 +165,24 @@ func userCommand(cfg *Config) *cobra.Command {
 	}
 	list.Flags().StringVar(&listOrg, "org", "", "organization id or name (required)")
 	list.MarkFlagRequired("org")
-	user.AddCommand(create, list)
+	var passwordOrg, passwordUser, password string
+	setPassword := &cobra.Command{
+		Use: "password --org ID|NAME --user-name NAME [--password P]", Short: "Give a user a password for the web console (a new random one unless given; shown once); its sessions end",
+		Args: cobra.NoArgs,
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, _ []string) (any, error) {
+			orgID, err := resolveOrg(ctx, a, passwordOrg)
+			if err != nil {
+				return nil, err
+			}
+			return a.SetUserPassword(ctx, orgID, passwordUser, password)
+		}),
+	}
+	setPassword.Flags().StringVar(&passwordOrg, "org", "", "organization id or name (required)")
+	setPassword.Flags().StringVar(&passwordUser, "user-name", "", "the user's name (required)")
+	setPassword.Flags().StringVar(&password, "password", "", "the password (8 to 72 bytes); default: a new random one")
+	setPassword.MarkFlagRequired("org")
+	setPassword.MarkFlagRequired("user-name")
+	user.AddCommand(create, list, setPassword)
 	return user
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/earshot/earshot/api"
 	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
@@ -183,6 +184,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
+		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: lk.reader, Log: log},
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)

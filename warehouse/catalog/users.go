@@ -243,6 +243,7 @@ func (c *PeopleStore) DeleteUser(ctx context.Context, orgID, id string) error {
 			`UPDATE agents SET user_id = NULL WHERE org_id = ? AND user_id = ?`,
 			`UPDATE agents SET manager_id = NULL WHERE org_id = ? AND manager_id = ?`,
 			`DELETE FROM user_hierarchy WHERE org_id = ? AND user_id = ?`,
+			`DELETE FROM sessions WHERE org_id = ? AND user_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, statement, orgID, id); err != nil {
 				return err

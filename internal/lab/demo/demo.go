@@ -86,7 +86,7 @@ func (a API) Structure(ctx context.Context) (Org, error) {
 		}
 	}
 	for _, u := range []struct{ user, first, last, role string }{
-		{"sam.supervisor", "Sam", "Rivera", "Supervisor"}, {"ana.analyst", "Ana", "Kim", "Analyst"}, {"quinn.qa", "Quinn", "Lopez", "Administrator"},
+		{"sam.supervisor", "Sam", "Rivera", "Supervisor"}, {"ana.analyst", "Ana", "Kim", "Analyst"}, {ConsoleUser, "Quinn", "Lopez", "Administrator"},
 	} {
 		if _, err := a.create(ctx, "/User", map[string]any{"userName": u.user, "firstName": u.first, "lastName": u.last,
 			"email": u.user + "@demo.example", "roleName": u.role}); err != nil {
@@ -198,3 +198,7 @@ func writeFile(path string, data []byte) error {
 	}
 	return os.WriteFile(path, data, 0o644)
 }
+
+// ConsoleUser is the demo's administrator, who signs in to the web
+// console (the demo prints its password).
+const ConsoleUser = "quinn.qa"

@@ -1,0 +1,146 @@
+// Package console is Earshot's web console for supervisors and QA
+// reviewers: server-rendered pages (html/template, web/) on the same data
+// and permissions as the API. Users sign in with a password; a session is
+// a random token in a Secure, HttpOnly, SameSite=Strict cookie, stored
+// hashed; every change carries the session's CSRF token; what a user sees
+// is what its hierarchy permissions allow (catalog.Scope).
+package console
+
+import (
+	"context"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/web"
+)
+
+// People is what the console needs of users and sessions
+// (catalog.PeopleStore).
+type People interface {
+	SignInState(ctx context.Context, orgName, userName string) (catalog.SignInState, error)
+	SignInFailed(ctx context.Context, orgID, userID string, lockAfter int, lockFor time.Duration) (bool, error)
+	StartSession(ctx context.Context, s catalog.Session) error
+	Session(ctx context.Context, tokenHash string) (catalog.Session, error)
+	EndSession(ctx context.Context, tokenHash string) error
+	User(ctx context.Context, orgID, id string) (catalog.User, error)
+	UserScope(ctx context.Context, orgID string, u catalog.User) (catalog.Scope, error)
+}
+
+// Organizations names organizations (catalog.OrgStore).
+type Organizations interface {
+	Organization(ctx context.Context, id string) (catalog.Organization, error)
+}
+
+// Conversations lists and reads conversations (catalog.InteractionStore).
+type Conversations interface {
+	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
+	InternalIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
+}
+
+// Transcripts reads a conversation's transcript from the lake
+// (results.Reader).
+type Transcripts interface {
+	Transcript(ctx context.Context, orgID string, it catalog.Interaction) ([]catalog.TranscriptSegment, error)
+}
+
+// Console serves the pages.
+type Console struct {
+	People        People
+	Organizations Organizations
+	Conversations Conversations
+	Transcripts   Transcripts
+	Log           *slog.Logger
+	// SessionTTL is how long a session lasts; default 12 hours.
+	SessionTTL time.Duration
+	// LockAfter failed sign-ins in a row lock a user out for LockFor;
+	// defaults 5 and 15 minutes.
+	LockAfter int
+	LockFor   time.Duration
+
+	pages map[string]*template.Template
+}
+
+// pageNames are the pages, each web/templates/NAME.html in the layout.
+var pageNames = []string{"sign_in", "conversations", "conversation", "not_found"}
+
+// Register mounts the console under /console on r.
+func (c *Console) Register(r gin.IRouter) error {
+	if c.SessionTTL == 0 {
+		c.SessionTTL = 12 * time.Hour
+	}
+	if c.LockAfter == 0 {
+		c.LockAfter, c.LockFor = 5, 15*time.Minute
+	}
+	c.pages = map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.ParseFS(web.Templates, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return err
+		}
+		c.pages[name] = t
+	}
+	static, err := fs.Sub(web.Static, "static")
+	if err != nil {
+		return err
+	}
+	g := r.Group("/console", securityHeaders)
+	g.StaticFS("/static", http.FS(static))
+	g.GET("", func(ctx *gin.Context) { ctx.Redirect(http.StatusSeeOther, "/console/conversations") })
+	g.GET("/sign-in", c.signInPage)
+	g.POST("/sign-in", c.signIn)
+	in := g.Group("", c.signedIn)
+	in.POST("/sign-out", c.signOut)
+	in.GET("/conversations", c.conversations)
+	in.GET("/conversations/:id", c.conversation)
+	return nil
+}
+
+// securityHeaders keep the pages in their own origin: no framing, no
+// script or style from elsewhere, no referrer beyond it.
+func securityHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	c.Next()
+}
+
+// page is what every page's layout shows.
+type page struct {
+	Title  string
+	Page   string
+	Viewer *viewer
+}
+
+// render writes a page with status.
+func (c *Console) render(ctx *gin.Context, status int, name string, data any) {
+	ctx.Status(status)
+	ctx.Header("Content-Type", "text/html; charset=utf-8")
+	if err := c.pages[name].ExecuteTemplate(ctx.Writer, "layout", data); err != nil {
+		c.Log.Error("console: page", "page", name, "err", err)
+	}
+}
+
+// notFound is the page of anything the viewer may not see or that does
+// not exist: the same answer for both.
+func (c *Console) notFound(ctx *gin.Context, v *viewer) {
+	c.render(ctx, http.StatusNotFound, "not_found", struct {
+		page
+		Message string
+	}{page{Title: "Not found", Viewer: v}, "No conversation with this id exists that you may see."})
+}
+
+// failed answers an internal failure without its details.
+func (c *Console) failed(ctx *gin.Context, err error) {
+	c.Log.Error("console", "path", ctx.Request.URL.Path, "err", err)
+	ctx.String(http.StatusInternalServerError, "The console could not answer; try again, or tell your administrator.")
+}

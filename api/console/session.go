@@ -1,0 +1,218 @@
+package console
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Cookies of the console.
+const (
+	sessionCookie = "earshot_session"
+	// signInCookie carries the sign-in form's CSRF token (double submit):
+	// a sign-in forged from another site cannot read it.
+	signInCookie = "earshot_sign_in"
+)
+
+// viewer is the signed-in user of a request.
+type viewer struct {
+	UserID, UserName, OrgID, OrgName string
+	CSRF                             string
+	scope                            catalog.Scope
+	tokenHash                        string
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// setCookie sets a cookie of the console: Secure (browsers keep it on
+// http://localhost too), HttpOnly, SameSite=Strict, for /console.
+func setCookie(ctx *gin.Context, name, value string, maxAge int) {
+	http.SetCookie(ctx.Writer, &http.Cookie{Name: name, Value: value, Path: "/console", MaxAge: maxAge,
+		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+}
+
+// sameOrigin refuses a change whose Origin (or Referer) names another
+// site: with the CSRF token, the second check against cross-site forms.
+func sameOrigin(ctx *gin.Context) bool {
+	origin := ctx.GetHeader("Origin")
+	if origin == "" || origin == "null" {
+		origin = ctx.GetHeader("Referer")
+	}
+	if origin == "" {
+		return true // a client that sends neither is not a browser on another site
+	}
+	u, err := url.Parse(origin)
+	return err == nil && strings.EqualFold(u.Host, ctx.Request.Host)
+}
+
+// csrfRefused answers a change without the right token.
+func csrfRefused(ctx *gin.Context) {
+	ctx.String(http.StatusForbidden, "This form has expired or did not come from the console; reload the page and try again.")
+	ctx.Abort()
+}
+
+func tokensMatch(a, b string) bool {
+	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+type signInData struct {
+	page
+	CSRF, Error, Organization, UserName string
+}
+
+// signInPage shows the form, with a fresh CSRF token in its cookie.
+func (c *Console) signInPage(ctx *gin.Context) {
+	token := randomToken()
+	setCookie(ctx, signInCookie, token, 3600)
+	c.render(ctx, http.StatusOK, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token})
+}
+
+// badSignIn is the one answer to a wrong organization, user name or
+// password, so that it tells which of them exists to nobody.
+const badSignIn = "The organization, user name or password is not right."
+
+// signIn checks the form: the CSRF token, a lockout, the password. After
+// LockAfter failures in a row the user is locked out for LockFor.
+func (c *Console) signIn(ctx *gin.Context) {
+	cookie, _ := ctx.Cookie(signInCookie)
+	if !sameOrigin(ctx) || !tokensMatch(cookie, ctx.PostForm("csrf")) {
+		csrfRefused(ctx)
+		return
+	}
+	org, name, password := strings.TrimSpace(ctx.PostForm("organization")), strings.TrimSpace(ctx.PostForm("username")), ctx.PostForm("password")
+	again := func(status int, message string) {
+		token := randomToken()
+		setCookie(ctx, signInCookie, token, 3600)
+		c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: name})
+	}
+	st, err := c.People.SignInState(ctx, org, name)
+	switch {
+	case errors.Is(err, catalog.ErrNotFound) || err == nil && (st.PasswordHash == nil || st.User.Disabled):
+		oauth.SpendComparison(password)
+		again(http.StatusUnauthorized, badSignIn)
+		return
+	case err != nil:
+		c.failed(ctx, err)
+		return
+	}
+	if st.LockedUntil != nil && time.Now().Before(*st.LockedUntil) {
+		oauth.SpendComparison(password)
+		again(http.StatusTooManyRequests, "Too many failed sign-ins: this account is locked for a while. Try again later, or ask your administrator.")
+		return
+	}
+	if !oauth.SecretMatches(*st.PasswordHash, password) {
+		locked, err := c.People.SignInFailed(ctx, st.User.OrgID, st.User.ID, c.LockAfter, c.LockFor)
+		if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		if locked {
+			again(http.StatusTooManyRequests, "Too many failed sign-ins: this account is locked for a while. Try again later, or ask your administrator.")
+			return
+		}
+		again(http.StatusUnauthorized, badSignIn)
+		return
+	}
+	token := randomToken()
+	now := time.Now().UTC()
+	if err := c.People.StartSession(ctx, catalog.Session{TokenHash: hashToken(token), OrgID: st.User.OrgID, UserID: st.User.ID,
+		CSRF: randomToken(), CreatedOn: now, ExpiresOn: now.Add(c.SessionTTL)}); err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	setCookie(ctx, signInCookie, "", -1)
+	setCookie(ctx, sessionCookie, token, int(c.SessionTTL.Seconds()))
+	ctx.Redirect(http.StatusSeeOther, "/console/conversations")
+}
+
+// signedIn requires a live session of an active user, and on a change
+// its CSRF token; it puts the viewer, with the user's scope, in the
+// request.
+func (c *Console) signedIn(ctx *gin.Context) {
+	token, _ := ctx.Cookie(sessionCookie)
+	v, err := c.viewerOf(ctx, token)
+	if errors.Is(err, catalog.ErrNotFound) {
+		if ctx.Request.Method == http.MethodGet {
+			ctx.Redirect(http.StatusSeeOther, "/console/sign-in")
+		} else {
+			ctx.String(http.StatusUnauthorized, "Your session has ended; sign in again.")
+		}
+		ctx.Abort()
+		return
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		ctx.Abort()
+		return
+	}
+	if ctx.Request.Method != http.MethodGet && (!sameOrigin(ctx) || !tokensMatch(v.CSRF, ctx.PostForm("csrf"))) {
+		csrfRefused(ctx)
+		return
+	}
+	ctx.Set("viewer", v)
+	ctx.Next()
+}
+
+// viewerOf is the viewer of a session token (ErrNotFound when there is no
+// live session of an active user).
+func (c *Console) viewerOf(ctx *gin.Context, token string) (*viewer, error) {
+	if token == "" {
+		return nil, catalog.ErrNotFound
+	}
+	s, err := c.People.Session(ctx, hashToken(token))
+	if err != nil {
+		return nil, err
+	}
+	u, err := c.People.User(ctx, s.OrgID, s.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if u.Disabled {
+		return nil, catalog.ErrNotFound
+	}
+	org, err := c.Organizations.Organization(ctx, s.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	scope, err := c.People.UserScope(ctx, s.OrgID, u)
+	if err != nil {
+		return nil, err
+	}
+	return &viewer{UserID: u.ID, UserName: u.UserName, OrgID: s.OrgID, OrgName: org.Name, CSRF: s.CSRF, scope: scope, tokenHash: s.TokenHash}, nil
+}
+
+func viewerFrom(ctx *gin.Context) *viewer {
+	v, _ := ctx.Get("viewer")
+	return v.(*viewer)
+}
+
+// signOut ends the session.
+func (c *Console) signOut(ctx *gin.Context) {
+	if err := c.People.EndSession(ctx, viewerFrom(ctx).tokenHash); err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	setCookie(ctx, sessionCookie, "", -1)
+	ctx.Redirect(http.StatusSeeOther, "/console/sign-in")
+}

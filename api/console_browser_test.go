@@ -1,0 +1,165 @@
+package api
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/earshot/earshot/api/oauth"
+)
+
+// chromium is the browser the console's tests drive: Debian's, which the
+// Makefile installs (EARSHOT_CHROMIUM names another).
+func chromium(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("EARSHOT_CHROMIUM")
+	if path == "" {
+		path = "/usr/bin/chromium"
+	}
+	if _, err := exec.LookPath(path); err != nil {
+		t.Fatalf("no browser at %s (make deps installs Debian's chromium): %v", path, err)
+	}
+	return path
+}
+
+// browser starts a headless Chromium with the flags this network needs
+// (no background connections), and a fresh profile.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// screenshots is where the tests leave each page as pictures (kept out of
+// git): EARSHOT_SCREENSHOTS, else api/screenshots.
+func screenshots(t *testing.T) string {
+	dir := os.Getenv("EARSHOT_SCREENSHOTS")
+	if dir == "" {
+		dir = "screenshots"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// shoot saves the page at desktop and phone widths.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	for _, size := range []struct {
+		label string
+		w, h  int64
+	}{{"desktop", 1280, 800}, {"phone", 390, 844}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
+			t.Fatal(err)
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(screenshots(t), name+"-"+size.label+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The console in a real browser: a wrong password is refused, a user
+// limited to one branch signs in and sees only that branch's
+// conversations — in the list and by direct URL — and reads a transcript;
+// a change without the CSRF token is refused; another organization's
+// conversation is not there; signing out ends the session.
+func TestConsoleInABrowser(t *testing.T) {
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	f := buildOrg(t, e, tok, "")
+	london := mustStatus(t, e.jsonReq("POST", "/Hierarchy", tok, map[string]any{"name": "London", "parentId": f.region, "code": "LON"}), 200).id(t)
+	chat := func(text string) string {
+		return `{"messages":[{"participant":"Agent","text":"Thanks for calling Acme.","timestamp":"2025-10-03T10:00:00Z"},` +
+			`{"participant":"Customer","text":"` + text + `","timestamp":"2025-10-03T10:00:04Z"}]}`
+	}
+	billing := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", f.team, "AgentCode", "A100"), file("billing.json", chat("My bill is wrong."))), 200).id(t)
+	inLondon := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", london), file("london.json", chat("Where is my parcel?"))), 200).id(t)
+	e.runIngest(t)
+	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
+	hash, _ := oauth.HashSecret("correct horse battery")
+	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
+	elsewhere := mustStatus(t, e.upload("/TextMedia/Upload", e.orgToken(t, other.ID), meta("LocaleId", 1033), file("g.json", chat("Hello"))), 200).id(t)
+
+	server := httptest.NewServer(e.srv)
+	defer server.Close()
+	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1) // a secure context: Secure cookies over http
+	ctx := browser(t)
+	// do runs steps, then reads the text of sel.
+	do := func(sel string, steps ...chromedp.Action[chromedp.Void]) string {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+		text, err := chromedp.Run(ctx, chromedp.Text(sel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text
+	}
+	var text string
+	signIn := func(password string) {
+		t.Helper()
+		text = do("main", chromedp.Navigate(base+"/console"), chromedp.WaitVisible("#password"),
+			chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", password),
+			chromedp.Submit("#password"), chromedp.WaitVisible("main h1"))
+	}
+	signIn("wrong password")
+	if !strings.Contains(text, "is not right") {
+		t.Fatalf("a wrong password: %q", text)
+	}
+	shoot(t, ctx, "sign-in")
+	signIn("correct horse battery")
+	if !strings.Contains(text, billing) || strings.Contains(text, inLondon) || !strings.Contains(text, "1 conversation") {
+		t.Fatalf("ann's conversations: %q", text)
+	}
+	shoot(t, ctx, "conversations")
+
+	text = do("main", chromedp.Click(`a[href="/console/conversations/`+billing+`"]`), chromedp.WaitVisible(".transcript"))
+	if !strings.Contains(text, "00:00:04") || !strings.Contains(text, "My bill is wrong.") || !strings.Contains(text, "bo Ng") {
+		t.Fatalf("the conversation: %q", text)
+	}
+	shoot(t, ctx, "conversation")
+
+	for _, id := range []string{inLondon, elsewhere} {
+		if text = do("main h1", chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("main h1")); text != "Not found" {
+			t.Errorf("conversation %s by URL: %q", id, text)
+		}
+	}
+
+	// A change without the CSRF token (a form another site could post).
+	status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/console/sign-out", {method: "POST"}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 403 {
+		t.Errorf("sign-out without the CSRF token: %d", status)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/conversations"), chromedp.WaitVisible(".sign-out button"),
+		chromedp.Click(".sign-out button"), chromedp.WaitVisible("#password")); err != nil {
+		t.Fatalf("signing out: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/conversations/"+billing), chromedp.WaitVisible("#password")); err != nil {
+		t.Fatalf("after signing out, a conversation's URL: %v", err)
+	}
+}

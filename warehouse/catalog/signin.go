@@ -1,0 +1,125 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Console sign-in: users' passwords and lockouts, and the sessions of
+// signed-in users.
+
+// SignInState is what signing a user in needs to know.
+type SignInState struct {
+	User         User
+	PasswordHash *string // nil: the user has no password (cannot sign in)
+	Failed       int
+	LockedUntil  *time.Time
+}
+
+// SignInState reads the user of an organization (by their names) who is
+// signing in.
+func (c *PeopleStore) SignInState(ctx context.Context, orgName, userName string) (SignInState, error) {
+	var org string
+	err := c.db.QueryRowContext(ctx, `SELECT id FROM organizations WHERE lower(name) = lower(?)`, orgName).Scan(&org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SignInState{}, ErrNotFound
+	}
+	if err != nil {
+		return SignInState{}, err
+	}
+	u, err := c.UserByName(ctx, org, userName)
+	if err != nil {
+		return SignInState{}, err
+	}
+	st := SignInState{User: u}
+	err = c.db.QueryRowContext(ctx, `SELECT password_hash, failed_sign_ins, locked_until FROM users WHERE org_id = ? AND id = ?`, org, u.ID).
+		Scan(&st.PasswordHash, &st.Failed, &st.LockedUntil)
+	st.LockedUntil = stampPtr(st.LockedUntil)
+	return st, err
+}
+
+// SetPassword gives a user a password (its bcrypt hash), lifts a lockout
+// and ends the user's sessions.
+func (c *PeopleStore) SetPassword(ctx context.Context, orgID, userID, hash string) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, failed_sign_ins = 0, locked_until = NULL, modified_on = ?
+			WHERE org_id = ? AND id = ?`, hash, now(), orgID, userID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE org_id = ? AND user_id = ?`, orgID, userID)
+		return err
+	})
+}
+
+// SignInFailed counts a failed sign-in; the lockAfter-th in a row locks
+// the user out until lockFor from now. It returns whether the user is now
+// locked out.
+func (c *PeopleStore) SignInFailed(ctx context.Context, orgID, userID string, lockAfter int, lockFor time.Duration) (bool, error) {
+	locked := false
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		var failed int
+		if err := tx.QueryRowContext(ctx, `SELECT failed_sign_ins FROM users WHERE org_id = ? AND id = ?`, orgID, userID).Scan(&failed); err != nil {
+			return err
+		}
+		failed++
+		var until *time.Time
+		if locked = failed >= lockAfter; locked {
+			t := now().Add(lockFor)
+			until, failed = &t, 0
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE users SET failed_sign_ins = ?, locked_until = coalesce(?, locked_until) WHERE org_id = ? AND id = ?`,
+			failed, until, orgID, userID)
+		return err
+	})
+	return locked, err
+}
+
+// Session is a signed-in user's session.
+type Session struct {
+	TokenHash string
+	OrgID     string
+	UserID    string
+	CSRF      string // what the session's forms carry
+	CreatedOn time.Time
+	ExpiresOn time.Time
+}
+
+// StartSession records a sign-in: the session, the user's last login, and
+// no failures since.
+func (c *PeopleStore) StartSession(ctx context.Context, s Session) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET failed_sign_ins = 0, locked_until = NULL, last_login = ? WHERE org_id = ? AND id = ?`,
+			now(), s.OrgID, s.UserID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, org_id, user_id, csrf_token, created_on, expires_on) VALUES (?, ?, ?, ?, ?, ?)`,
+			s.TokenHash, s.OrgID, s.UserID, s.CSRF, stamp(s.CreatedOn), stamp(s.ExpiresOn))
+		return err
+	})
+}
+
+// Session is the live session of a token hash (ErrNotFound when none, or
+// expired).
+func (c *PeopleStore) Session(ctx context.Context, tokenHash string) (Session, error) {
+	var s Session
+	err := c.db.QueryRowContext(ctx, `SELECT token_hash, org_id, user_id, csrf_token, created_on, expires_on FROM sessions
+		WHERE token_hash = ? AND expires_on > ?`, tokenHash, now()).Scan(&s.TokenHash, &s.OrgID, &s.UserID, &s.CSRF, &s.CreatedOn, &s.ExpiresOn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, ErrNotFound
+	}
+	return s, err
+}
+
+// EndSession signs a session out (and sweeps the expired ones).
+func (c *PeopleStore) EndSession(ctx context.Context, tokenHash string) error {
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE token_hash = ? OR expires_on <= ?`, tokenHash, now())
+		return err
+	})
+}
