@@ -183,7 +183,7 @@ type Deps struct {
 	Emissions    EmissionStore
 	// Console, when set, serves the web console under /console.
 	Console *console.Console
-	Results      ResultReader
+	Results ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
 	Compiler ClassifierCompiler
 	// Jobs starts reclassifications and trainings.
