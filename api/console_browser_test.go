@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -86,6 +88,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
 	london := mustStatus(t, e.jsonReq("POST", "/Hierarchy", tok, map[string]any{"name": "London", "parentId": f.region, "code": "LON"}), 200).id(t)
+	billingIssue := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Billing issue", "Classifier", "Topics",
+		`{"groups":[{"rules":[{"phrases":["bill is wrong"],"speaker":"Customer"}]}]}`)), http.StatusCreated).id(t)
 	chat := func(text string) string {
 		return `{"messages":[{"participant":"Agent","text":"Thanks for calling Acme.","timestamp":"2025-10-03T10:00:00Z"},` +
 			`{"participant":"Customer","text":"` + text + `","timestamp":"2025-10-03T10:00:04Z"}]}`
@@ -139,7 +143,25 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !strings.Contains(text, "00:00:04") || !strings.Contains(text, "My bill is wrong.") || !strings.Contains(text, "bo Ng") {
 		t.Fatalf("the conversation: %q", text)
 	}
+	// The classifier's evidence is marked in the transcript.
+	if marked := do(".transcript mark"); marked != "bill is wrong" {
+		t.Errorf("the evidence marked: %q", marked)
+	}
 	shoot(t, ctx, "conversation")
+
+	// The reviewer corrects the result: a HumanReview, as the API shows.
+	if result := do("#results td.result", chromedp.Click(`input[name="result-`+billingIssue+`"][value="no"]`),
+		chromedp.Click(`#results button[type="submit"]`), chromedp.WaitVisible("#results .reviewed")); !strings.HasPrefix(result, "No") {
+		t.Errorf("after the review: %q", result)
+	}
+	var items []struct {
+		ConversationID, EventType string
+		ModelResults              []struct{ Result *bool }
+	}
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/ModelResults/Conversation?conversationIds="+billing+"&modelIds="+billingIssue, tok, nil), 200).Body.Bytes(), &items)
+	if len(items) != 1 || items[0].EventType != "HumanReview" || items[0].ModelResults[0].Result == nil || *items[0].ModelResults[0].Result {
+		t.Errorf("/ModelResults after the console's review: %+v", items)
+	}
 
 	for _, id := range []string{inLondon, elsewhere} {
 		if text = do("main h1", chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("main h1")); text != "Not found" {

@@ -101,6 +101,7 @@ type ResultReader interface {
 	ModelCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
 	ClassifierCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
+	ClassifierEvidence(ctx context.Context, orgID string, conv results.Conversation, classifierIDs []string) ([]results.Evidence, error)
 }
 
 // EvaluationSlots bound the evaluations of classifiers over stored
@@ -240,6 +241,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	}
 	s.engine = s.routes()
 	if deps.Console != nil {
+		deps.Console.Results = consoleResults{s}
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

@@ -56,7 +56,10 @@ type Console struct {
 	Organizations Organizations
 	Conversations Conversations
 	Transcripts   Transcripts
-	Log           *slog.Logger
+	// Results is set by the API (api.New), whose code reads and reviews
+	// results.
+	Results Results
+	Log     *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
 	// LockAfter failed sign-ins in a row lock a user out for LockFor;
@@ -99,6 +102,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/sign-out", c.signOut)
 	in.GET("/conversations", c.conversations)
 	in.GET("/conversations/:id", c.conversation)
+	in.POST("/conversations/:id/review", c.review)
 	return nil
 }
 

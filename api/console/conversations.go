@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -90,30 +89,18 @@ func (c *Console) conversations(ctx *gin.Context) {
 }
 
 type turn struct {
-	At, Speaker, Text, Class string
+	At, Speaker, Class string
+	Parts              []part
 }
 
-// conversation shows one conversation the viewer may see, with its
-// transcript by speaker and time; any other id is the same not-found
-// page.
+// conversation shows one conversation the viewer may see: its transcript
+// by speaker and time with the evidence of its classifiers' results
+// marked, the results, and a form to confirm or correct them. Any other
+// id is the same not-found page.
 func (c *Console) conversation(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	ids, err := c.Conversations.InternalIDs(ctx, v.OrgID, []string{ctx.Param("id")})
-	if err != nil {
-		c.failed(ctx, err)
-		return
-	}
-	id := ctx.Param("id")
-	if own, ok := ids[id]; ok {
-		id = own
-	}
-	it, err := c.Conversations.Interaction(ctx, v.OrgID, id)
-	if errors.Is(err, catalog.ErrNotFound) || err == nil && !v.scope.Allows(it.MediaType, it.HierarchyNodeID) {
-		c.notFound(ctx, v)
-		return
-	}
-	if err != nil {
-		c.failed(ctx, err)
+	it, ok := c.visible(ctx, v)
+	if !ok {
 		return
 	}
 	row := rowOf(it)
@@ -123,6 +110,7 @@ func (c *Console) conversation(ctx *gin.Context) {
 		ClientCallID string
 		Turns        []turn
 		NoTranscript string
+		Results      []resultView
 	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID)}
 	switch {
 	case it.LakeRunID == nil && it.Status == catalog.StatusFailedToProcess:
@@ -135,8 +123,21 @@ func (c *Console) conversation(ctx *gin.Context) {
 			c.failed(ctx, err)
 			return
 		}
-		for _, s := range segs {
-			data.Turns = append(data.Turns, turn{At: clock(s.StartMs), Speaker: s.Speaker, Text: s.Text, Class: strings.ToLower(s.Speaker)})
+		results, err := c.Results.ConversationResults(ctx, v.OrgID, it)
+		if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		evidence := map[int][]string{} // turn → the spans found in it
+		for _, r := range results {
+			data.Results = append(data.Results, viewOf(r))
+			for _, s := range r.Evidence {
+				evidence[s.Turn] = append(evidence[s.Turn], s.Text)
+			}
+		}
+		for i, s := range segs {
+			data.Turns = append(data.Turns, turn{At: clock(s.StartMs), Speaker: s.Speaker, Class: strings.ToLower(s.Speaker),
+				Parts: marked(s.Text, evidence[i])})
 		}
 		if len(data.Turns) == 0 {
 			data.NoTranscript = "This conversation has no words."

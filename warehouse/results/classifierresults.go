@@ -2,8 +2,12 @@ package results
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // ClassifierResult is a classifier's current result for a conversation,
@@ -23,4 +27,42 @@ func (r *Reader) ClassifierCandidates(ctx context.Context, q PageQuery, convs []
 			return ClassifierResult{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)),
 				Reasoning: optionalString(cols[4], i)}
 		})
+}
+
+// Evidence is a classifier's current result for one conversation with
+// where it was found.
+type Evidence struct {
+	ClassifierID string
+	Result       string
+	Spans        []lake.Evidence
+}
+
+// ClassifierEvidence reads the current results of classifiers for one
+// conversation with their evidence spans (a conversation page shows
+// them; pages of many read ClassifierCandidates, without the spans).
+func (r *Reader) ClassifierEvidence(ctx context.Context, orgID string, conv Conversation, classifierIDs []string) ([]Evidence, error) {
+	cands, err := readCandidates(ctx, r, PageQuery{OrgID: orgID}, "classifier_results", "classifier_id", "result, evidence", []Conversation{conv}, classifierIDs,
+		func(cols []arrow.Array, i int, classifier string, in *interner) Evidence {
+			return Evidence{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)), Spans: evidenceAt(cols[4].(*array.List), i)}
+		})
+	if err != nil {
+		return nil, err
+	}
+	return cands.Current(Runs([]Conversation{conv}))[conv.ID], nil
+}
+
+// evidenceAt reads the evidence list of row i.
+func evidenceAt(list *array.List, i int) []lake.Evidence {
+	if list.IsNull(i) {
+		return nil
+	}
+	start, end := list.ValueOffsets(i)
+	items := list.ListValues().(*array.Struct)
+	turn, from, to := items.Field(0).(*array.Int32), items.Field(1).(*array.Int64), items.Field(2).(*array.Int64)
+	text := items.Field(3).(interface{ Value(int) string }) // DuckDB hands strings as one of arrow's string arrays
+	out := make([]lake.Evidence, 0, end-start)
+	for j := int(start); j < int(end); j++ {
+		out = append(out, lake.Evidence{Turn: turn.Value(j), StartMs: from.Value(j), EndMs: to.Value(j), Text: strings.Clone(text.Value(j))})
+	}
+	return out
 }

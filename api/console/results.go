@@ -1,0 +1,167 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Results reads a conversation's classifier results and records a
+// reviewer's answers, with the API's own code (/ModelResults, POST
+// /ModelResults/Reviews): the console shows the numbers the API serves.
+type Results interface {
+	ConversationResults(ctx context.Context, orgID string, it catalog.Interaction) ([]Result, error)
+	Review(ctx context.Context, orgID string, it catalog.Interaction, reviewer string, answers []Answer) error
+}
+
+// Result is a classifier's current result for a conversation.
+type Result struct {
+	ModelID, Name string
+	Value         *bool   // a boolean classifier's result
+	Text          *string // another's label
+	Reviewed      bool    // a person's answer, not the machine's
+	Evidence      []Span
+}
+
+// Span is where a classifier found what it looked for: a turn of the
+// transcript and its words.
+type Span struct {
+	Turn           int
+	StartMs, EndMs int64
+	Text           string
+}
+
+// Answer is a reviewer's answer for a boolean classifier.
+type Answer struct {
+	ModelID string
+	Result  bool
+}
+
+// resultView is a result as the conversation page shows it.
+type resultView struct {
+	Result
+	Shown    string // Yes, No or the label
+	Evidence string
+}
+
+func viewOf(r Result) resultView {
+	v := resultView{Result: r, Shown: "—"}
+	switch {
+	case r.Value != nil && *r.Value:
+		v.Shown = "Yes"
+	case r.Value != nil:
+		v.Shown = "No"
+	case r.Text != nil:
+		v.Shown = *r.Text
+	}
+	var spans []string
+	for _, s := range r.Evidence {
+		spans = append(spans, "“"+s.Text+"”")
+	}
+	v.Evidence = strings.Join(spans, " ")
+	return v
+}
+
+// part is a piece of a turn's text, marked when it is evidence.
+type part struct {
+	Text   string
+	Marked bool
+}
+
+// marked splits a turn's text at the evidence spans found in it.
+func marked(text string, spans []string) []part {
+	lower := strings.ToLower(text)
+	fold := len(lower) == len(text) // casing kept byte offsets: search without it
+	type cut struct{ from, to int }
+	var cuts []cut
+	for _, s := range spans {
+		i := strings.Index(text, s)
+		if fold {
+			i = strings.Index(lower, strings.ToLower(s))
+		}
+		if s != "" && i >= 0 {
+			cuts = append(cuts, cut{i, i + len(s)})
+		}
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.from - b.from })
+	var out []part
+	at := 0
+	for _, c := range cuts {
+		if c.to <= at {
+			continue // inside a span already marked
+		}
+		if c.from > at {
+			out = append(out, part{Text: text[at:c.from]})
+		}
+		out = append(out, part{Text: text[max(c.from, at):c.to], Marked: true})
+		at = c.to
+	}
+	if at < len(text) {
+		out = append(out, part{Text: text[at:]})
+	}
+	return out
+}
+
+// review records the reviewer's answers for the conversation's boolean
+// classifiers (a form of yes/no per classifier) as a HumanReview, then
+// shows the conversation again.
+func (c *Console) review(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	it, ok := c.visible(ctx, v)
+	if !ok {
+		return
+	}
+	current, err := c.Results.ConversationResults(ctx, v.OrgID, it)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	var answers []Answer
+	for _, r := range current {
+		switch ctx.PostForm("result-" + r.ModelID) {
+		case "yes":
+			answers = append(answers, Answer{ModelID: r.ModelID, Result: true})
+		case "no":
+			answers = append(answers, Answer{ModelID: r.ModelID, Result: false})
+		}
+	}
+	if len(answers) == 0 {
+		ctx.String(http.StatusBadRequest, "Choose Yes or No for at least one classifier to record a review.")
+		return
+	}
+	if err := c.Results.Review(ctx, v.OrgID, it, v.UserName, answers); err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	ctx.Redirect(http.StatusSeeOther, "/console/conversations/"+it.Public()+"#results")
+}
+
+// visible reads the path's conversation if the viewer may see it, else
+// answers the not-found page.
+func (c *Console) visible(ctx *gin.Context, v *viewer) (catalog.Interaction, bool) {
+	id := ctx.Param("id")
+	ids, err := c.Conversations.InternalIDs(ctx, v.OrgID, []string{id})
+	if err != nil {
+		c.failed(ctx, err)
+		return catalog.Interaction{}, false
+	}
+	if own, ok := ids[id]; ok {
+		id = own
+	}
+	it, err := c.Conversations.Interaction(ctx, v.OrgID, id)
+	if errors.Is(err, catalog.ErrNotFound) || err == nil && !v.scope.Allows(it.MediaType, it.HierarchyNodeID) {
+		c.notFound(ctx, v)
+		return it, false
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return it, false
+	}
+	return it, true
+}

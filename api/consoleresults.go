@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+
+	"github.com/earshot/earshot/api/console"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// consoleResults gives the console a conversation's results as
+// /ModelResults shows them (reviews included), with the evidence of the
+// machine's, and records its reviews as POST /ModelResults/Reviews does.
+type consoleResults struct{ s *Server }
+
+func (r consoleResults) ConversationResults(ctx context.Context, org string, it catalog.Interaction) ([]console.Result, error) {
+	if it.LakeRunID == nil {
+		return nil, nil
+	}
+	models, err := r.s.activeModels(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	cv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
+		ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID}
+	found, err := r.s.readPageResults(ctx, org, models, []results.Conversation{cv})
+	if err != nil {
+		return nil, err
+	}
+	evidence, err := r.s.deps.Results.ClassifierEvidence(ctx, org, cv, models.ids)
+	if err != nil {
+		return nil, err
+	}
+	spans := map[string][]console.Span{}
+	for _, e := range evidence {
+		for _, sp := range e.Spans {
+			spans[e.ClassifierID] = append(spans[e.ClassifierID], console.Span{Turn: int(sp.Turn), StartMs: sp.StartMs, EndMs: sp.EndMs, Text: sp.Text})
+		}
+	}
+	reviewed := map[string]bool{}
+	for _, rv := range found.reviews[it.ID] {
+		for _, rr := range rv.Results {
+			reviewed[rr.ModelID] = true
+		}
+	}
+	item := processedItem(cv, models, found.machine[it.ID], found.reviews[it.ID])
+	out := make([]console.Result, 0, len(*item.ModelResults))
+	for _, m := range *item.ModelResults {
+		out = append(out, console.Result{ModelID: m.ModelID, Name: m.ModelName, Value: m.Result, Text: m.TextResult,
+			Reviewed: reviewed[m.ModelID], Evidence: spans[m.ModelID]})
+	}
+	return out, nil
+}
+
+func (r consoleResults) Review(ctx context.Context, org string, it catalog.Interaction, reviewer string, answers []console.Answer) error {
+	review := catalog.Review{OrgID: org, ConversationID: it.ID, EventType: catalog.EventHumanReview, Reviewer: reviewer}
+	for _, a := range answers {
+		v := a.Result
+		review.Results = append(review.Results, catalog.ReviewResult{ModelID: a.ModelID, Result: &v})
+	}
+	_, err := r.s.deps.Reviews.AddReview(ctx, review)
+	return err
+}
