@@ -50,6 +50,8 @@ deps:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+	@# axe-core, which the console's browser tests check each page's accessibility with (web/package-lock.json).
+	@test -f web/node_modules/axe-core/axe.min.js || npm ci --prefix web --no-audit --no-fund --silent
 	@# Only this platform's modules: a bare `go mod download` would fetch DuckDB for every platform.
 	@$(GO) list -deps -test ./... >/dev/null
 	@$(GO) list -tags sherpa,duckdb_arrow -deps ./pipeline/asr/sherpa >/dev/null

@@ -58,6 +58,49 @@ func screenshots(t *testing.T) string {
 	return dir
 }
 
+// accessible checks the page with axe-core (WCAG 2 A and AA rules:
+// labels, contrast, names, landmarks, keyboard focus order), which
+// make deps installs into web/node_modules.
+func accessible(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	axe, err := os.ReadFile(filepath.Join("..", "web", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is not installed (make deps installs it): %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
+		t.Fatal(err)
+	}
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+		.then(r => r.violations.map(v => v.id + " (" + v.impact + "): " + v.nodes.map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range violations {
+		t.Errorf("%s page: accessibility: %s", name, v)
+	}
+}
+
+// keyboard tells whether a page's controls are reached by Tab in order:
+// the first Tab lands on the skip link, the next ones on focusable
+// controls.
+func keyboard(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { document.body.focus(); return "ok" })()`))
+	if err != nil || first != "ok" {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
+		t.Fatal(err)
+	}
+	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.textContent.trim()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if focused != "Skip to content" {
+		t.Errorf("%s page: the first Tab reaches %q, not the skip link", name, focused)
+	}
+}
+
 // shoot saves the page at desktop and phone widths.
 func shoot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
@@ -133,11 +176,15 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Fatalf("a wrong password: %q", text)
 	}
 	shoot(t, ctx, "sign-in")
+	accessible(t, ctx, "sign-in")
+	keyboard(t, ctx, "sign-in")
 	signIn("correct horse battery")
 	if !strings.Contains(text, billing) || strings.Contains(text, inLondon) || !strings.Contains(text, "1 conversation") {
 		t.Fatalf("ann's conversations: %q", text)
 	}
 	shoot(t, ctx, "conversations")
+	accessible(t, ctx, "conversations")
+	keyboard(t, ctx, "conversations")
 
 	text = do("main", chromedp.Click(`a[href="/console/conversations/`+billing+`"]`), chromedp.WaitVisible(".transcript"))
 	if !strings.Contains(text, "00:00:04") || !strings.Contains(text, "My bill is wrong.") || !strings.Contains(text, "bo Ng") {
@@ -148,6 +195,7 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("the evidence marked: %q", marked)
 	}
 	shoot(t, ctx, "conversation")
+	accessible(t, ctx, "conversation")
 
 	// The reviewer corrects the result: a HumanReview, as the API shows.
 	if result := do("#results td.result", chromedp.Click(`input[name="result-`+billingIssue+`"][value="no"]`),
