@@ -114,3 +114,8 @@ lint:
 
 clean:
 	rm -rf bin
+
+## web-vendor: copy the console's browser libraries from web/node_modules (npm ci --prefix web) into web/static/vendor, which is committed
+web-vendor:
+	npm ci --prefix web --no-audit --no-fund --silent
+	cp web/node_modules/chart.js/dist/chart.umd.min.js web/static/vendor/

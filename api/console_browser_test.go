@@ -186,7 +186,27 @@ func TestConsoleInABrowser(t *testing.T) {
 	accessible(t, ctx, "conversations")
 	keyboard(t, ctx, "conversations")
 
-	text = do("main", chromedp.Click(`a[href="/console/conversations/`+billing+`"]`), chromedp.WaitVisible(".transcript"))
+	// The dashboard draws its charts from the lake's figures of what ann
+	// may see: today's one conversation, the billing issue found in it.
+	caption := do("#conversations-table caption", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#hits-table"))
+	if caption != "1 conversation(s) in the range" {
+		t.Errorf("dashboard: %q", caption)
+	}
+	if hits := strings.Join(strings.Fields(do("#hits-table tbody tr")), " "); hits != "Billing issue 1 1 100.0 %" {
+		t.Errorf("hit rates: %q", hits)
+	}
+	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[
+		Chart.getChart(document.getElementById("conversations-chart")).data.datasets[0].data.reduce((a, b) => a + b, 0),
+		Chart.getChart(document.getElementById("hits-chart")).data.datasets.length,
+		Number(Chart.getChart(document.getElementById("hits-chart")).data.datasets[0].data.filter(v => v !== null)[0])]`))
+	if err != nil || len(drawn) != 3 || drawn[0] != 1 || drawn[1] != 1 || drawn[2] != 100 {
+		t.Errorf("the charts drew %v (%v)", drawn, err)
+	}
+	shoot(t, ctx, "dashboard")
+	accessible(t, ctx, "dashboard")
+
+	text = do("main", chromedp.Navigate(base+"/console/conversations"), chromedp.WaitVisible("table"),
+		chromedp.Click(`a[href="/console/conversations/`+billing+`"]`), chromedp.WaitVisible(".transcript"))
 	if !strings.Contains(text, "00:00:04") || !strings.Contains(text, "My bill is wrong.") || !strings.Contains(text, "bo Ng") {
 		t.Fatalf("the conversation: %q", text)
 	}

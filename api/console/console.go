@@ -56,6 +56,9 @@ type Console struct {
 	Organizations Organizations
 	Conversations Conversations
 	Transcripts   Transcripts
+	Figures       Figures
+	Classifiers   Classifiers
+	Hierarchies   Hierarchies
 	// Results is set by the API (api.New), whose code reads and reviews
 	// results.
 	Results Results
@@ -71,7 +74,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "conversations", "conversation", "not_found"}
+var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -101,6 +104,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in := g.Group("", c.signedIn)
 	in.POST("/sign-out", c.signOut)
 	in.GET("/conversations", c.conversations)
+	in.GET("/dashboard", c.dashboard)
 	in.GET("/conversations/:id", c.conversation)
 	in.POST("/conversations/:id/review", c.review)
 	return nil
@@ -110,7 +114,8 @@ func (c *Console) Register(r gin.IRouter) error {
 // script or style from elsewhere, no referrer beyond it.
 func securityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	// Chart.js sets canvas sizes through style attributes.
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")

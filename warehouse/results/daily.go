@@ -1,0 +1,107 @@
+package results
+
+import (
+	"context"
+	"time"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Day is a day's figures for a dashboard: how many conversations arrived
+// (of those a query may see), and, by classifier, how many of them have a
+// result of it and how many a true one.
+type Day struct {
+	Date          time.Time
+	Conversations int64
+	Evaluated     map[string]int64
+	Hits          map[string]int64
+}
+
+// Daily counts, for each arrival day of q's window, the processed
+// conversations q may see (its node filter and scope) and the results of
+// the classifiers among them. Current rows are chosen by the analysts'
+// views' rule (sql/views, held to the Go rule by a test): a
+// conversation's newest run, and of its results for each classifier the
+// newest run not older than it. Two DuckDB statements over the manifest's
+// files of the window.
+func (r *Reader) Daily(ctx context.Context, q PageQuery, classifierIDs []string) ([]Day, error) {
+	convFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
+	if err != nil || len(convFiles) == 0 {
+		return nil, err
+	}
+	convList, err := r.Lake.Files(ctx, catalog.Paths(convFiles))
+	if err != nil {
+		return nil, err
+	}
+	conv := `SELECT conversation_id, run_id, CAST(arrived_on AS DATE) AS day FROM read_parquet(` + convList + `, hive_partitioning = false)
+		WHERE arrived_on BETWEEN ? AND ?`
+	args := []any{q.From.UTC(), q.To.UTC()}
+	if q.NodeIDs != nil {
+		conv += ` AND list_contains(?, hierarchy_node_id)`
+		args = append(args, q.NodeIDs)
+	}
+	scope, scopeArgs := q.scopeSQL()
+	conv += scope + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
+	args = append(args, scopeArgs...)
+
+	days := map[time.Time]*Day{}
+	var order []time.Time
+	rows, err := r.Lake.QueryContext(ctx, `SELECT day, count(*) FROM (`+conv+`) GROUP BY day ORDER BY day`, args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		d := &Day{Evaluated: map[string]int64{}, Hits: map[string]int64{}}
+		if err := rows.Scan(&d.Date, &d.Conversations); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		d.Date = d.Date.UTC()
+		days[d.Date] = d
+		order = append(order, d.Date)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(classifierIDs) == 0 || len(order) == 0 {
+		return daysIn(days, order), err
+	}
+
+	resultFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", From: q.From, To: q.To})
+	if err != nil || len(resultFiles) == 0 {
+		return daysIn(days, order), err
+	}
+	resultList, err := r.Lake.Files(ctx, catalog.Paths(resultFiles))
+	if err != nil {
+		return nil, err
+	}
+	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`),
+		res AS (SELECT r.classifier_id, r.result, c.day FROM read_parquet(`+resultList+`, hive_partitioning = false) r
+			JOIN conv c USING (conversation_id)
+			WHERE r.run_id >= c.run_id AND list_contains(?, r.classifier_id)
+			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1)
+		SELECT day, classifier_id, count(*), count(*) FILTER (WHERE result = 'true') FROM res GROUP BY day, classifier_id`,
+		append(args, classifierIDs)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var day time.Time
+		var classifier string
+		var evaluated, hits int64
+		if err := rows.Scan(&day, &classifier, &evaluated, &hits); err != nil {
+			return nil, err
+		}
+		if d := days[day.UTC()]; d != nil {
+			d.Evaluated[classifier], d.Hits[classifier] = evaluated, hits
+		}
+	}
+	return daysIn(days, order), rows.Err()
+}
+
+func daysIn(days map[time.Time]*Day, order []time.Time) []Day {
+	out := make([]Day, 0, len(order))
+	for _, t := range order {
+		out = append(out, *days[t])
+	}
+	return out
+}
