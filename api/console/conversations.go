@@ -64,7 +64,7 @@ func (c *Console) conversations(ctx *gin.Context) {
 			f.Status = s
 		}
 	}
-	list, err := c.Conversations.Interactions(ctx, v.OrgID, f)
+	list, err := c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f)
 	if err != nil {
 		c.failed(ctx, err)
 		return
@@ -118,12 +118,12 @@ func (c *Console) conversation(ctx *gin.Context) {
 	case it.LakeRunID == nil:
 		data.NoTranscript = "This conversation is still being processed; its transcript will follow."
 	default:
-		segs, err := c.Transcripts.Transcript(ctx, v.OrgID, it)
+		segs, err := c.Transcripts.Transcript(ctx.Request.Context(), v.OrgID, it)
 		if err != nil {
 			c.failed(ctx, err)
 			return
 		}
-		results, err := c.Results.ConversationResults(ctx, v.OrgID, it)
+		results, err := c.Results.ConversationResults(ctx.Request.Context(), v.OrgID, it)
 		if err != nil {
 			c.failed(ctx, err)
 			return

@@ -84,7 +84,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 	}
 	q := results.PageQuery{OrgID: v.OrgID, Window: results.Window{From: start, To: end}, Scope: v.scope}
 	if data.Team != "" {
-		tree, err := c.Hierarchies.Hierarchy(ctx, v.OrgID)
+		tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
 		if err != nil {
 			c.failed(ctx, err)
 			return
@@ -98,7 +98,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		q.NodeIDs = tree.Descendants(node.ID)
 	}
 	q.NodeIDs = v.scope.Narrow(q.NodeIDs)
-	all, err := c.Classifiers.Classifiers(ctx, v.OrgID, catalog.ClassifierFilter{ActiveOnly: true})
+	all, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		c.failed(ctx, err)
 		return
@@ -110,7 +110,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 			data.Data.Classifiers = append(data.Data.Classifiers, classifierLabel{ID: k.ID, Name: k.Name})
 		}
 	}
-	days, err := c.Figures.Daily(ctx, q, ids)
+	days, err := c.Figures.Daily(ctx.Request.Context(), q, ids)
 	if err != nil {
 		c.failed(ctx, err)
 		return

@@ -117,7 +117,7 @@ func (c *Console) review(ctx *gin.Context) {
 	if !ok {
 		return
 	}
-	current, err := c.Results.ConversationResults(ctx, v.OrgID, it)
+	current, err := c.Results.ConversationResults(ctx.Request.Context(), v.OrgID, it)
 	if err != nil {
 		c.failed(ctx, err)
 		return
@@ -135,7 +135,7 @@ func (c *Console) review(ctx *gin.Context) {
 		ctx.String(http.StatusBadRequest, "Choose Yes or No for at least one classifier to record a review.")
 		return
 	}
-	if err := c.Results.Review(ctx, v.OrgID, it, v.UserName, answers); err != nil {
+	if err := c.Results.Review(ctx.Request.Context(), v.OrgID, it, v.UserName, answers); err != nil {
 		c.failed(ctx, err)
 		return
 	}
@@ -146,7 +146,7 @@ func (c *Console) review(ctx *gin.Context) {
 // answers the not-found page.
 func (c *Console) visible(ctx *gin.Context, v *viewer) (catalog.Interaction, bool) {
 	id := ctx.Param("id")
-	ids, err := c.Conversations.InternalIDs(ctx, v.OrgID, []string{id})
+	ids, err := c.Conversations.InternalIDs(ctx.Request.Context(), v.OrgID, []string{id})
 	if err != nil {
 		c.failed(ctx, err)
 		return catalog.Interaction{}, false
@@ -154,7 +154,7 @@ func (c *Console) visible(ctx *gin.Context, v *viewer) (catalog.Interaction, boo
 	if own, ok := ids[id]; ok {
 		id = own
 	}
-	it, err := c.Conversations.Interaction(ctx, v.OrgID, id)
+	it, err := c.Conversations.Interaction(ctx.Request.Context(), v.OrgID, id)
 	if errors.Is(err, catalog.ErrNotFound) || err == nil && !v.scope.Allows(it.MediaType, it.HierarchyNodeID) {
 		c.notFound(ctx, v)
 		return it, false

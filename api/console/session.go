@@ -106,7 +106,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 		setCookie(ctx, signInCookie, token, 3600)
 		c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: name})
 	}
-	st, err := c.People.SignInState(ctx, org, name)
+	st, err := c.People.SignInState(ctx.Request.Context(), org, name)
 	switch {
 	case errors.Is(err, catalog.ErrNotFound) || err == nil && (st.PasswordHash == nil || st.User.Disabled):
 		oauth.SpendComparison(password)
@@ -122,7 +122,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 		return
 	}
 	if !oauth.SecretMatches(*st.PasswordHash, password) {
-		locked, err := c.People.SignInFailed(ctx, st.User.OrgID, st.User.ID, c.LockAfter, c.LockFor)
+		locked, err := c.People.SignInFailed(ctx.Request.Context(), st.User.OrgID, st.User.ID, c.LockAfter, c.LockFor)
 		if err != nil {
 			c.failed(ctx, err)
 			return
@@ -136,7 +136,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 	}
 	token := randomToken()
 	now := time.Now().UTC()
-	if err := c.People.StartSession(ctx, catalog.Session{TokenHash: hashToken(token), OrgID: st.User.OrgID, UserID: st.User.ID,
+	if err := c.People.StartSession(ctx.Request.Context(), catalog.Session{TokenHash: hashToken(token), OrgID: st.User.OrgID, UserID: st.User.ID,
 		CSRF: randomToken(), CreatedOn: now, ExpiresOn: now.Add(c.SessionTTL)}); err != nil {
 		c.failed(ctx, err)
 		return
@@ -180,22 +180,22 @@ func (c *Console) viewerOf(ctx *gin.Context, token string) (*viewer, error) {
 	if token == "" {
 		return nil, catalog.ErrNotFound
 	}
-	s, err := c.People.Session(ctx, hashToken(token))
+	s, err := c.People.Session(ctx.Request.Context(), hashToken(token))
 	if err != nil {
 		return nil, err
 	}
-	u, err := c.People.User(ctx, s.OrgID, s.UserID)
+	u, err := c.People.User(ctx.Request.Context(), s.OrgID, s.UserID)
 	if err != nil {
 		return nil, err
 	}
 	if u.Disabled {
 		return nil, catalog.ErrNotFound
 	}
-	org, err := c.Organizations.Organization(ctx, s.OrgID)
+	org, err := c.Organizations.Organization(ctx.Request.Context(), s.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	scope, err := c.People.UserScope(ctx, s.OrgID, u)
+	scope, err := c.People.UserScope(ctx.Request.Context(), s.OrgID, u)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func viewerFrom(ctx *gin.Context) *viewer {
 
 // signOut ends the session.
 func (c *Console) signOut(ctx *gin.Context) {
-	if err := c.People.EndSession(ctx, viewerFrom(ctx).tokenHash); err != nil {
+	if err := c.People.EndSession(ctx.Request.Context(), viewerFrom(ctx).tokenHash); err != nil {
 		c.failed(ctx, err)
 		return
 	}
