@@ -3,11 +3,14 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/lab/synth"
+	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // chromium is the browser the console's tests drive: Debian's, which the
@@ -251,5 +260,87 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/conversations/"+billing), chromedp.WaitVisible("#password")); err != nil {
 		t.Fatalf("after signing out, a conversation's URL: %v", err)
+	}
+}
+
+// runIngestCalls runs the real ingest job with the calls processor
+// (PocketSphinx) over the environment's pending uploads.
+func (e *testEnv) runIngestCalls(t testing.TB) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	runner := jobs.NewRunner(e.cat.Jobs, "api-test", log, nil)
+	runner.Register("ingest", &jobs.Ingest{
+		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
+		Processors: []pipeline.Processor{pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: e.cat.Settings}},
+		Queues:     []jobs.Queue{{MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
+		Owner:      "api-test", Workers: 1, Lease: time.Minute, Log: log,
+		Analyzer: &pipeline.Analyzer{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Privacy: e.cat.Settings, Log: log},
+	})
+	if run, err := runner.Run(context.Background(), "ingest"); err != nil || run.Counts["conversations"] != 1 {
+		t.Fatalf("ingest of the call: %+v %v", run, err)
+	}
+}
+
+// A call's page plays its recording, served with range requests, from the
+// time of the transcript line clicked.
+func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
+	ctx0 := context.Background()
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	if err := e.cat.Settings.SetAudioSettings(ctx0, catalog.AudioSettings{OrgID: e.org.ID, AgentChannel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	call, err := synth.Stereo(ctx0, []synth.Turn{
+		{Speaker: "Agent", Text: "Thank you for calling, how can I help you today?"},
+		{Speaker: "Customer", Text: "I want to book a table for two people in San Jose."},
+		{Speaker: "Agent", Text: "What time would you like the reservation?"},
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "calls/table.wav", "UploadType", "Audio"), file("table.wav", string(call.WAV))), 200).id(t)
+	e.runIngestCalls(t)
+	admin := mustStatus(t, e.jsonReq("POST", "/User", tok, map[string]any{"firstName": "Ada", "lastName": "Root", "userName": "ada",
+		"email": "ada@example.com", "roleName": "Administrator"}), 200).id(t)
+	hash, _ := oauth.HashSecret("correct horse battery")
+	if err := e.cat.People.SetPassword(ctx0, e.org.ID, admin, hash); err != nil {
+		t.Fatal(err)
+	}
+
+	server := httptest.NewServer(e.srv)
+	defer server.Close()
+	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/sign-in"), chromedp.WaitVisible("#password"),
+		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ada"), chromedp.SetValue("#password", "correct horse battery"),
+		chromedp.Submit("#password"), chromedp.WaitVisible("main table"),
+		chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("button.seek")); err != nil {
+		t.Fatal(err)
+	}
+	starts, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("button.seek")].map(b => Number(b.dataset.ms))`))
+	if err != nil || len(starts) < 2 || starts[len(starts)-1] <= 0 {
+		t.Fatalf("transcript lines starting at %v (%v)", starts, err)
+	}
+	last := starts[len(starts)-1]
+	if err := chromedp.Do(ctx, chromedp.Click(`button.seek[data-ms="`+strconv.FormatFloat(last, 'f', -1, 64)+`"]`)); err != nil {
+		t.Fatal(err)
+	}
+	var at []float64
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if at, err = chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.getElementById("player").currentTime, document.getElementById("player").paused ? 1 : 0]`)); err == nil && at[0] > last/1000 && at[1] == 0 {
+			break
+		}
+	}
+	if len(at) != 2 || at[0] < last/1000 || at[1] != 0 {
+		t.Fatalf("after clicking the line at %v ms the player is at %v s (paused %v)", last, at[0], at[1])
+	}
+	shoot(t, ctx, "call")
+	accessible(t, ctx, "call")
+
+	// The recording is served by ranges.
+	status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/console/conversations/`+id+`/audio", {headers: {Range: "bytes=0-99"}})
+		.then(r => r.status + " " + r.headers.get("Content-Range") + " " + r.headers.get("Content-Type"))`, chromedp.EvalAwaitPromise))
+	if err != nil || status != "206 bytes 0-99/"+strconv.Itoa(len(call.WAV))+" audio/wav" {
+		t.Errorf("a range of the recording: %q (%v)", status, err)
 	}
 }

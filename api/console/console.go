@@ -59,6 +59,7 @@ type Console struct {
 	Figures       Figures
 	Classifiers   Classifiers
 	Hierarchies   Hierarchies
+	Originals     Originals
 	// Results is set by the API (api.New), whose code reads and reviews
 	// results.
 	Results Results
@@ -107,6 +108,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/dashboard", c.dashboard)
 	in.GET("/conversations/:id", c.conversation)
 	in.POST("/conversations/:id/review", c.review)
+	in.GET("/conversations/:id/audio", c.audio)
 	return nil
 }
 

@@ -90,6 +90,7 @@ func (c *Console) conversations(ctx *gin.Context) {
 
 type turn struct {
 	At, Speaker, Class string
+	StartMs            int64
 	Parts              []part
 }
 
@@ -108,10 +109,11 @@ func (c *Console) conversation(ctx *gin.Context) {
 		page
 		conversationRow
 		ClientCallID string
+		Audio        bool
 		Turns        []turn
 		NoTranscript string
 		Results      []resultView
-	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID)}
+	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Audio: hasAudio(it)}
 	switch {
 	case it.LakeRunID == nil && it.Status == catalog.StatusFailedToProcess:
 		data.NoTranscript = "This conversation could not be processed."
@@ -137,7 +139,7 @@ func (c *Console) conversation(ctx *gin.Context) {
 		}
 		for i, s := range segs {
 			data.Turns = append(data.Turns, turn{At: clock(s.StartMs), Speaker: s.Speaker, Class: strings.ToLower(s.Speaker),
-				Parts: marked(s.Text, evidence[i])})
+				StartMs: s.StartMs, Parts: marked(s.Text, evidence[i])})
 		}
 		if len(data.Turns) == 0 {
 			data.NoTranscript = "This conversation has no words."

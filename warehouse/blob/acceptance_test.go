@@ -103,6 +103,29 @@ func runAcceptance(t *testing.T, b Bucket) {
 		}
 	})
 
+	t.Run("ranges", func(t *testing.T) {
+		if _, err := put(t, "r/digits.txt", "0123456789", PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			offset, length int64
+			want           string
+		}{{0, 3, "012"}, {4, 2, "45"}, {7, -1, "789"}, {8, 10, "89"}} {
+			r, err := b.GetRange(ctx, "r/digits.txt", tc.offset, tc.length)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || string(data) != tc.want {
+				t.Errorf("range %d+%d = %q, %v; want %q", tc.offset, tc.length, data, err, tc.want)
+			}
+		}
+		if _, err := b.GetRange(ctx, "no/such", 0, 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("range of a missing key: %v", err)
+		}
+	})
+
 	t.Run("missing keys", func(t *testing.T) {
 		if _, err := b.Get(ctx, "no/such"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("get: %v", err)

@@ -24,6 +24,9 @@ type Bucket interface {
 	Put(ctx context.Context, key string, r io.Reader, opts PutOptions) (ObjectInfo, error)
 	// Get opens key for reading; ErrNotFound when it does not exist.
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// GetRange opens length bytes of key from offset (to its end when
+	// length is negative); ErrNotFound when it does not exist.
+	GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
 	// Stat describes key; ErrNotFound when it does not exist.
 	Stat(ctx context.Context, key string) (ObjectInfo, error)
 	// List yields the objects whose key starts with prefix, in key order.

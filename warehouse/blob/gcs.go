@@ -95,6 +95,18 @@ func (g *GCS) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	return r, err
 }
 
+func (g *GCS) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	obj, err := g.object(key)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.NewRangeReader(ctx, offset, length)
+	if errors.Is(err, storage.ErrObjectNotExist) {
+		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	return r, err
+}
+
 func (g *GCS) Stat(ctx context.Context, key string) (ObjectInfo, error) {
 	obj, err := g.object(key)
 	if err != nil {

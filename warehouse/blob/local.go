@@ -121,6 +121,25 @@ func (l *Local) Get(_ context.Context, key string) (io.ReadCloser, error) {
 	return f, nil
 }
 
+func (l *Local) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	rc, err := l.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	f := rc.(*os.File)
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if length < 0 {
+		return f, nil
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(f, length), f}, nil
+}
+
 func (l *Local) Stat(_ context.Context, key string) (ObjectInfo, error) {
 	p, err := l.path(key)
 	if err != nil {
