@@ -7,9 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/browsertest"
 	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
@@ -25,110 +23,6 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
 )
-
-// chromium is the browser the console's tests drive: Debian's, which the
-// Makefile installs (EARSHOT_CHROMIUM names another).
-func chromium(t *testing.T) string {
-	t.Helper()
-	path := os.Getenv("EARSHOT_CHROMIUM")
-	if path == "" {
-		path = "/usr/bin/chromium"
-	}
-	if _, err := exec.LookPath(path); err != nil {
-		t.Fatalf("no browser at %s (make deps installs Debian's chromium): %v", path, err)
-	}
-	return path
-}
-
-// browser starts a headless Chromium with the flags this network needs
-// (no background connections), and a fresh profile.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
-}
-
-// screenshots is where the tests leave each page as pictures (kept out of
-// git): EARSHOT_SCREENSHOTS, else api/screenshots.
-func screenshots(t *testing.T) string {
-	dir := os.Getenv("EARSHOT_SCREENSHOTS")
-	if dir == "" {
-		dir = "screenshots"
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// accessible checks the page with axe-core (WCAG 2 A and AA rules:
-// labels, contrast, names, landmarks, keyboard focus order), which
-// make deps installs into web/node_modules.
-func accessible(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	axe, err := os.ReadFile(filepath.Join("..", "web", "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("axe-core is not installed (make deps installs it): %v", err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](string(axe)+";true")); err != nil {
-		t.Fatal(err)
-	}
-	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
-		.then(r => r.violations.map(v => v.id + " (" + v.impact + "): " + v.nodes.map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range violations {
-		t.Errorf("%s page: accessibility: %s", name, v)
-	}
-}
-
-// keyboard tells whether a page's controls are reached by Tab in order:
-// the first Tab lands on the skip link, the next ones on focusable
-// controls.
-func keyboard(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { document.body.focus(); return "ok" })()`))
-	if err != nil || first != "ok" {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
-		t.Fatal(err)
-	}
-	focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.textContent.trim()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if focused != "Skip to content" {
-		t.Errorf("%s page: the first Tab reaches %q, not the skip link", name, focused)
-	}
-}
-
-// shoot saves the page at desktop and phone widths.
-func shoot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	for _, size := range []struct {
-		label string
-		w, h  int64
-	}{{"desktop", 1280, 800}, {"phone", 390, 844}} {
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
-			t.Fatal(err)
-		}
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(screenshots(t), name+"-"+size.label+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // The console in a real browser: a wrong password is refused, a user
 // limited to one branch signs in and sees only that branch's
@@ -160,7 +54,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	server := httptest.NewServer(e.srv)
 	defer server.Close()
 	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1) // a secure context: Secure cookies over http
-	ctx := browser(t)
+	ctx := browsertest.Browser(t)
 	// do runs steps, then reads the text of sel.
 	do := func(sel string, steps ...chromedp.Action[chromedp.Void]) string {
 		t.Helper()
@@ -184,16 +78,16 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !strings.Contains(text, "is not right") {
 		t.Fatalf("a wrong password: %q", text)
 	}
-	shoot(t, ctx, "sign-in")
-	accessible(t, ctx, "sign-in")
-	keyboard(t, ctx, "sign-in")
+	browsertest.Shoot(t, ctx, "screenshots", "sign-in")
+	browsertest.Accessible(t, ctx, "..", "sign-in")
+	browsertest.Keyboard(t, ctx, "sign-in")
 	signIn("correct horse battery")
 	if !strings.Contains(text, billing) || strings.Contains(text, inLondon) || !strings.Contains(text, "1 conversation") {
 		t.Fatalf("ann's conversations: %q", text)
 	}
-	shoot(t, ctx, "conversations")
-	accessible(t, ctx, "conversations")
-	keyboard(t, ctx, "conversations")
+	browsertest.Shoot(t, ctx, "screenshots", "conversations")
+	browsertest.Accessible(t, ctx, "..", "conversations")
+	browsertest.Keyboard(t, ctx, "conversations")
 
 	// The dashboard draws its charts from the lake's figures of what ann
 	// may see: today's one conversation, the billing issue found in it.
@@ -211,8 +105,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	if err != nil || len(drawn) != 3 || drawn[0] != 1 || drawn[1] != 1 || drawn[2] != 100 {
 		t.Errorf("the charts drew %v (%v)", drawn, err)
 	}
-	shoot(t, ctx, "dashboard")
-	accessible(t, ctx, "dashboard")
+	browsertest.Shoot(t, ctx, "screenshots", "dashboard")
+	browsertest.Accessible(t, ctx, "..", "dashboard")
 
 	text = do("main", chromedp.Navigate(base+"/console/conversations"), chromedp.WaitVisible("table"),
 		chromedp.Click(`a[href="/console/conversations/`+billing+`"]`), chromedp.WaitVisible(".transcript"))
@@ -223,8 +117,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	if marked := do(".transcript mark"); marked != "bill is wrong" {
 		t.Errorf("the evidence marked: %q", marked)
 	}
-	shoot(t, ctx, "conversation")
-	accessible(t, ctx, "conversation")
+	browsertest.Shoot(t, ctx, "screenshots", "conversation")
+	browsertest.Accessible(t, ctx, "..", "conversation")
 
 	// The reviewer corrects the result: a HumanReview, as the API shows.
 	if result := do("#results td.result", chromedp.Click(`input[name="result-`+billingIssue+`"][value="no"]`),
@@ -310,7 +204,7 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	server := httptest.NewServer(e.srv)
 	defer server.Close()
 	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
-	ctx := browser(t)
+	ctx := browsertest.Browser(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/sign-in"), chromedp.WaitVisible("#password"),
 		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ada"), chromedp.SetValue("#password", "correct horse battery"),
 		chromedp.Submit("#password"), chromedp.WaitVisible("main table"),
@@ -334,8 +228,8 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	if len(at) != 2 || at[0] < last/1000 || at[1] != 0 {
 		t.Fatalf("after clicking the line at %v ms the player is at %v s (paused %v)", last, at[0], at[1])
 	}
-	shoot(t, ctx, "call")
-	accessible(t, ctx, "call")
+	browsertest.Shoot(t, ctx, "screenshots", "call")
+	browsertest.Accessible(t, ctx, "..", "call")
 
 	// The recording is served by ranges.
 	status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/console/conversations/`+id+`/audio", {headers: {Range: "bytes=0-99"}})
