@@ -140,6 +140,34 @@ func TestConsoleInABrowser(t *testing.T) {
 		}
 	}
 
+	// The reviewer's queue holds the evaluation assigned to them; they
+	// answer it and submit it, and the API scores it as its own answers
+	// would be (TestEvaluationLifecycle's answers: 35 %).
+	var form formView
+	json.Unmarshal(mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, qaForm), http.StatusCreated).Body.Bytes(), &form)
+	evaluation := mustStatus(t, e.jsonReq("POST", "/Evaluations", tok, map[string]any{"formId": form.ID, "conversationId": billing, "analyst": "ann"}),
+		http.StatusCreated).id(t)
+	tag := func(q, value int, module int) string {
+		return `input[name="q-` + form.Modules[module].Questions[q].ID + `"][value="` + form.Modules[module].Questions[q].Tags[value].ID + `"]`
+	}
+	text = do("#evaluation-status", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("ul.queue"),
+		chromedp.Click(`a[href="/console/evaluations/`+evaluation+`"]`), chromedp.WaitVisible("#evaluation-status"))
+	if text != "NotStarted" {
+		t.Fatalf("the evaluation opens %q", text)
+	}
+	browsertest.Accessible(t, ctx, "..", "evaluation")
+	browsertest.Shoot(t, ctx, "screenshots", "evaluation")
+	submitted := do("#evaluation-status", chromedp.Click(tag(0, 0, 0)), chromedp.Click(tag(1, 1, 0)), chromedp.Click(tag(0, 1, 1)),
+		chromedp.SetValue(`textarea[name="q-`+form.Modules[1].Questions[1].ID+`"]`, "Escalate to billing."),
+		chromedp.SetValue("#summary", "Billing dispute."), chromedp.Click(`button[value="submit"]`), chromedp.WaitVisible("#evaluation-score"))
+	if score := do("#evaluation-score"); submitted != "Completed" || score != "35.0 %" {
+		t.Errorf("after submitting: %s, %s", submitted, score)
+	}
+	if v := mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t); v["status"] != "Completed" || v["score"] != 35.0 ||
+		v["callSummary"] != "Billing dispute." {
+		t.Errorf("the API's evaluation: %v", v)
+	}
+
 	// A change without the CSRF token (a form another site could post).
 	status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/console/sign-out", {method: "POST"}).then(r => r.status)`, chromedp.EvalAwaitPromise))
 	if err != nil {

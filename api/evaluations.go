@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -275,37 +274,15 @@ func (s *Server) answerEvaluation(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	change := catalog.EvaluationChange{CallSummary: summary, Status: catalog.EvaluationInProgress,
-		From: []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}}
-	if customerType != nil {
-		ct, ok := form.CustomerType(*customerType)
-		if !ok {
-			problem.Write(c, problem.Field("customerType", "is not a customer type of the evaluation's form.", "The customerType is not one of the evaluation form's."))
-			return
-		}
-		change.CustomerTypeID = &ct.ID
+	if !body.Has("answers") {
+		answers = nil
+	} else if answers == nil {
+		answers = []quality.Answer{}
 	}
-	if body.Has("answers") {
-		normalized, err := form.Normalize(answers)
-		if err != nil {
-			var fe *quality.FieldError
-			errors.As(err, &fe)
-			problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
-			return
-		}
-		scores := form.Score(normalized)
-		change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
-		for _, a := range normalized {
-			module, question, _ := form.Question(a.QuestionID)
-			stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
-				QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
-				TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
-			if ws, ok := scores.Questions[a.QuestionID]; ok {
-				stored.WeightedScore = &ws
-			}
-			change.Answers = append(change.Answers, stored)
-		}
-		change.Score = &scores.Overall
+	change, err := answerChange(form, answers, summary, customerType)
+	if err != nil {
+		writeQualityError(c, err)
+		return
 	}
 	s.saveEvaluation(c, e.ID, change)
 }
@@ -332,22 +309,69 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 			return
 		}
 	}
-	open := []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}
-	if noValue {
-		s.saveEvaluation(c, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: open, Submitted: true})
-		return
-	}
 	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	if missing := form.Unanswered(answersOf(e)); len(missing) > 0 && slices.Contains(open, e.Status) {
-		problem.Write(c, problem.Field("answers", "must answer the required questions: "+strings.Join(missing, "; "),
-			"The evaluation cannot be submitted: "+strconv.Itoa(len(missing))+" required question(s) are unanswered."))
+	change, err := submitChange(form, e, noValue)
+	if err != nil {
+		writeQualityError(c, err)
 		return
 	}
-	s.saveEvaluation(c, e.ID, catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: open, Submitted: true})
+	s.saveEvaluation(c, e.ID, change)
+}
+
+// openStatuses are the statuses an evaluation's answers may change in.
+var openStatuses = []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}
+
+// answerChange is the change that saves answers (all of them, replacing
+// the earlier ones; nil keeps them), a call summary and a customer type
+// (nil keeps them), with the scores the answers give; a mistake is a
+// *quality.FieldError naming it.
+func answerChange(form *quality.Form, answers []quality.Answer, summary, customerType *string) (catalog.EvaluationChange, error) {
+	change := catalog.EvaluationChange{CallSummary: summary, Status: catalog.EvaluationInProgress, From: openStatuses}
+	if customerType != nil {
+		ct, ok := form.CustomerType(*customerType)
+		if !ok {
+			return change, &quality.FieldError{Path: "customerType", Message: "is not a customer type of the evaluation's form."}
+		}
+		change.CustomerTypeID = &ct.ID
+	}
+	if answers == nil {
+		return change, nil
+	}
+	normalized, err := form.Normalize(answers)
+	if err != nil {
+		return change, err
+	}
+	scores := form.Score(normalized)
+	change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
+	for _, a := range normalized {
+		module, question, _ := form.Question(a.QuestionID)
+		stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
+			QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
+			TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
+		if ws, ok := scores.Questions[a.QuestionID]; ok {
+			stored.WeightedScore = &ws
+		}
+		change.Answers = append(change.Answers, stored)
+	}
+	change.Score = &scores.Overall
+	return change, nil
+}
+
+// submitChange is the change that submits an evaluation: Completed once
+// every required question is answered (else a *quality.FieldError naming
+// the open ones), or NoValue.
+func submitChange(form *quality.Form, e catalog.Evaluation, noValue bool) (catalog.EvaluationChange, error) {
+	if noValue {
+		return catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: openStatuses, Submitted: true}, nil
+	}
+	if missing := form.Unanswered(answersOf(e)); len(missing) > 0 && slices.Contains(openStatuses, e.Status) {
+		return catalog.EvaluationChange{}, &quality.FieldError{Path: "answers", Message: "must answer the required questions: " + strings.Join(missing, "; ")}
+	}
+	return catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: openStatuses, Submitted: true}, nil
 }
 
 // answersOf are an evaluation's stored answers as package quality reads

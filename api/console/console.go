@@ -62,7 +62,8 @@ type Console struct {
 	Originals     Originals
 	// Results is set by the API (api.New), whose code reads and reviews
 	// results.
-	Results Results
+	Results     Results
+	Evaluations Evaluations
 	Log     *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
@@ -75,7 +76,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "not_found"}
+var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -106,6 +107,9 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/sign-out", c.signOut)
 	in.GET("/conversations", c.conversations)
 	in.GET("/dashboard", c.dashboard)
+	in.GET("/queue", c.queue)
+	in.GET("/evaluations/:id", c.evaluation)
+	in.POST("/evaluations/:id", c.answer)
 	in.GET("/conversations/:id", c.conversation)
 	in.POST("/conversations/:id/review", c.review)
 	in.GET("/conversations/:id/audio", c.audio)

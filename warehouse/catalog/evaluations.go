@@ -153,6 +153,8 @@ type EvaluationFilter struct {
 	Status                   string
 	IDs                      []string
 	ConversationIDs          []string
+	AnalystID                string
+	Statuses                 []string // any of them
 	NodeIDs                  []string // the conversations' hierarchy nodes (the caller expands descendants)
 	Scope                    Scope    // what the caller may read
 	AfterNumber              int
@@ -194,6 +196,12 @@ func (c *EvaluationStore) Evaluations(ctx context.Context, orgID string, f Evalu
 	}
 	if f.ConversationIDs != nil {
 		add(anyOf("e.conversation_id"), list(f.ConversationIDs))
+	}
+	if f.AnalystID != "" {
+		add("e.analyst_id = ?", f.AnalystID)
+	}
+	if f.Statuses != nil {
+		add(anyOf("e.status"), list(f.Statuses))
 	}
 	if f.NodeIDs != nil {
 		add(anyOf("i.hierarchy_node_id"), list(f.NodeIDs))

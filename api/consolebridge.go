@@ -2,8 +2,12 @@ package api
 
 import (
 	"context"
+	"errors"
+
+	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/console"
+	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
@@ -59,5 +63,59 @@ func (r consoleResults) Review(ctx context.Context, org string, it catalog.Inter
 		review.Results = append(review.Results, catalog.ReviewResult{ModelID: a.ModelID, Result: &v})
 	}
 	_, err := r.s.deps.Reviews.AddReview(ctx, review)
+	return err
+}
+
+// consoleEvaluations gives the console the evaluations it shows and
+// answers, saved and scored as PUT /Evaluations/{id}/Answers and POST
+// .../Submit do.
+type consoleEvaluations struct{ s *Server }
+
+func (c consoleEvaluations) Assigned(ctx context.Context, org, userID string, scope catalog.Scope) ([]catalog.Evaluation, error) {
+	return c.s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{AnalystID: userID, Statuses: openStatuses, Scope: scope, Limit: maxPageSize})
+}
+
+func (c consoleEvaluations) Evaluation(ctx context.Context, org, id string, scope catalog.Scope) (catalog.Evaluation, *quality.Form, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return catalog.Evaluation{}, nil, catalog.ErrNotFound
+	}
+	list, err := c.s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: []string{id}, Scope: scope, Limit: 1})
+	if err != nil {
+		return catalog.Evaluation{}, nil, err
+	}
+	if len(list) == 0 {
+		return catalog.Evaluation{}, nil, catalog.ErrNotFound
+	}
+	form, err := c.s.evaluationForm(ctx, org, list[0].FormID)
+	return list[0], form, err
+}
+
+func (c consoleEvaluations) Answer(ctx context.Context, org string, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error {
+	form, err := c.s.evaluationForm(ctx, org, e.FormID)
+	if err != nil {
+		return err
+	}
+	change, err := answerChange(form, answers, summary, nil)
+	if err != nil {
+		return err
+	}
+	if e, err = c.s.deps.Quality.SaveEvaluation(ctx, org, e.ID, change); err != nil {
+		return closedAs(err)
+	}
+	if !submit {
+		return nil
+	}
+	if change, err = submitChange(form, e, false); err != nil {
+		return err
+	}
+	_, err = c.s.deps.Quality.SaveEvaluation(ctx, org, e.ID, change)
+	return closedAs(err)
+}
+
+// closedAs is the console's error for an evaluation already submitted.
+func closedAs(err error) error {
+	if errors.Is(err, catalog.ErrEvaluationClosed) {
+		return console.ErrClosed
+	}
 	return err
 }

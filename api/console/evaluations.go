@@ -1,0 +1,161 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Evaluations reads and answers quality evaluations with the API's own
+// code (api.consoleEvaluations), so that the console and PUT
+// /Evaluations/{id}/Answers score alike.
+type Evaluations interface {
+	Assigned(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]catalog.Evaluation, error)
+	Evaluation(ctx context.Context, orgID, id string, scope catalog.Scope) (catalog.Evaluation, *quality.Form, error)
+	Answer(ctx context.Context, orgID string, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error
+}
+
+// ErrClosed: the evaluation was submitted; it no longer changes.
+var ErrClosed = errors.New("the evaluation was already submitted")
+
+type queueItem struct {
+	ID, Label, Status, Conversation string
+}
+
+// queue is the viewer's work: the evaluations assigned to them still
+// open, and the sampled conversations they may see.
+func (c *Console) queue(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	rc := ctx.Request.Context()
+	assigned, err := c.Evaluations.Assigned(rc, v.OrgID, v.UserID, v.scope)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	sampled, err := c.Conversations.Interactions(rc, v.OrgID, catalog.InteractionFilter{Status: catalog.StatusSampled, Scope: v.scope, Limit: conversationsPage})
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	data := struct {
+		page
+		Evaluations   []queueItem
+		Conversations []conversationRow
+	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}}
+	for _, e := range assigned {
+		data.Evaluations = append(data.Evaluations, queueItem{ID: e.ID, Label: "Evaluation " + strconv.Itoa(e.Number), Status: e.Status, Conversation: e.ConversationID})
+	}
+	for _, it := range sampled {
+		data.Conversations = append(data.Conversations, rowOf(it))
+	}
+	c.render(ctx, http.StatusOK, "queue", data)
+}
+
+// questionView is a form's question with the evaluation's answer.
+type questionView struct {
+	quality.Question
+	Chosen map[string]bool
+	FillIn string
+}
+
+// evaluation shows an evaluation to fill (or, once submitted, to read).
+func (c *Console) evaluation(ctx *gin.Context) {
+	c.showEvaluation(ctx, http.StatusOK, "")
+}
+
+func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
+	v := viewerFrom(ctx)
+	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope)
+	if errors.Is(err, catalog.ErrNotFound) {
+		c.notFound(ctx, v)
+		return
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	answers := map[string]catalog.EvaluationAnswer{}
+	for _, a := range e.Answers {
+		answers[a.QuestionID] = a
+	}
+	type moduleView struct {
+		Name      string
+		Questions []questionView
+	}
+	data := struct {
+		page
+		ID, Label, Status, Conversation, Summary, Problem string
+		Score                                           string
+		Open                                            bool
+		Modules                                         []moduleView
+	}{page: page{Title: "Evaluation " + strconv.Itoa(e.Number), Page: "queue", Viewer: v}, ID: e.ID, Label: "Evaluation " + strconv.Itoa(e.Number),
+		Status: e.Status, Conversation: e.ConversationID, Summary: deref(e.CallSummary), Problem: problem,
+		Open: e.Status == catalog.EvaluationNotStarted || e.Status == catalog.EvaluationInProgress}
+	if e.Score != nil {
+		data.Score = fmt.Sprintf("%.1f %%", *e.Score)
+	}
+	for _, m := range form.Modules {
+		mv := moduleView{Name: m.Name}
+		for _, q := range m.Questions {
+			qv := questionView{Question: q, Chosen: map[string]bool{}}
+			if a, ok := answers[q.ID]; ok {
+				for _, id := range a.TagIDs {
+					qv.Chosen[id] = true
+				}
+				qv.FillIn = deref(a.FillIn)
+			}
+			mv.Questions = append(mv.Questions, qv)
+		}
+		data.Modules = append(data.Modules, mv)
+	}
+	c.render(ctx, status, "evaluation", data)
+}
+
+// answer saves the form's answers, and submits them when asked.
+func (c *Console) answer(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	rc := ctx.Request.Context()
+	e, form, err := c.Evaluations.Evaluation(rc, v.OrgID, ctx.Param("id"), v.scope)
+	if errors.Is(err, catalog.ErrNotFound) {
+		c.notFound(ctx, v)
+		return
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	answers := []quality.Answer{}
+	for _, m := range form.Modules {
+		for _, q := range m.Questions {
+			field := "q-" + q.ID
+			if q.Type == quality.TypeFillIn {
+				if text := strings.TrimSpace(ctx.PostForm(field)); text != "" {
+					answers = append(answers, quality.Answer{QuestionID: q.ID, FillIn: &text})
+				}
+			} else if chosen := ctx.PostFormArray(field); len(chosen) > 0 {
+				answers = append(answers, quality.Answer{QuestionID: q.ID, TagIDs: chosen})
+			}
+		}
+	}
+	summary := strings.TrimSpace(ctx.PostForm("summary"))
+	err = c.Evaluations.Answer(rc, v.OrgID, e, answers, &summary, ctx.PostForm("action") == "submit")
+	var fe *quality.FieldError
+	switch {
+	case errors.As(err, &fe):
+		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+fe.Path+" "+fe.Message)
+	case errors.Is(err, ErrClosed):
+		c.showEvaluation(ctx, http.StatusConflict, "This evaluation was already submitted; its answers can no longer change.")
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/evaluations/"+e.ID)
+	}
+}
