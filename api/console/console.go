@@ -64,7 +64,7 @@ type Console struct {
 	// results.
 	Results     Results
 	Evaluations Evaluations
-	Log     *slog.Logger
+	Log         *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
 	// LockAfter failed sign-ins in a row lock a user out for LockFor;

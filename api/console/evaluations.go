@@ -93,9 +93,9 @@ func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
 	data := struct {
 		page
 		ID, Label, Status, Conversation, Summary, Problem string
-		Score                                           string
-		Open                                            bool
-		Modules                                         []moduleView
+		Score                                             string
+		Open                                              bool
+		Modules                                           []moduleView
 	}{page: page{Title: "Evaluation " + strconv.Itoa(e.Number), Page: "queue", Viewer: v}, ID: e.ID, Label: "Evaluation " + strconv.Itoa(e.Number),
 		Status: e.Status, Conversation: e.ConversationID, Summary: deref(e.CallSummary), Problem: problem,
 		Open: e.Status == catalog.EvaluationNotStarted || e.Status == catalog.EvaluationInProgress}
