@@ -168,6 +168,26 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("the API's evaluation: %v", v)
 	}
 
+	// A review workflow over the evaluation waits for ann; she completes
+	// its one level, answering its boss module: the workflow closes and
+	// the evaluation's review is complete, as the API shows.
+	template := mustStatus(t, e.jsonReq("POST", "/Workflows/Templates", tok, map[string]any{"name": "Reconsideration",
+		"levels": []map[string]any{{"assignees": []string{"ann"}}}, "bossModule": map[string]any{"name": "Calibration",
+			"questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}}), http.StatusCreated).id(t)
+	workflow := mustStatus(t, e.jsonReq("POST", "/Workflows", tok, map[string]any{"templateId": template, "evaluationId": evaluation}), http.StatusCreated).json(t)["workflowId"].(string)
+	closed := do("#workflow-status", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("ul.queue"),
+		chromedp.Click(`a[href="/console/workflows/`+workflow+`"]`), chromedp.WaitVisible(`input[name="boss-0"][value="Yes"]`),
+		chromedp.Click(`input[name="boss-0"][value="Yes"]`), chromedp.SetValue("#notes", "Fair evaluation."),
+		chromedp.Click(`button[value="complete"]`), chromedp.WaitNotPresent(`button[value="complete"]`))
+	if closed != "Closed" {
+		t.Errorf("the workflow after ann's level: %q", closed)
+	}
+	browsertest.Accessible(t, ctx, "..", "workflow")
+	browsertest.Shoot(t, ctx, "screenshots", "workflow")
+	if v := mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t); v["status"] != "ReviewComplete" {
+		t.Errorf("the evaluation after the workflow: %v", v["status"])
+	}
+
 	// A change without the CSRF token (a form another site could post).
 	status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/console/sign-out", {method: "POST"}).then(r => r.status)`, chromedp.EvalAwaitPromise))
 	if err != nil {

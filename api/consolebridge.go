@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -118,4 +120,90 @@ func closedAs(err error) error {
 		return console.ErrClosed
 	}
 	return err
+}
+
+// consoleWorkflows gives the console the workflows it shows and advances,
+// as GET /Workflows and POST /Workflows/{id}/Advance do.
+type consoleWorkflows struct{ s *Server }
+
+func (c consoleWorkflows) Waiting(ctx context.Context, org, userID string, scope catalog.Scope) ([]console.WorkflowItem, error) {
+	list, err := c.s.deps.Workflows.Workflows(ctx, org, catalog.WorkflowFilter{Scope: scope, Limit: maxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	var out []console.WorkflowItem
+	for _, w := range list {
+		if w.Status != catalog.WorkflowOpen {
+			continue
+		}
+		def, _, err := c.s.workflowState(ctx, org, w)
+		if err != nil {
+			return nil, err
+		}
+		if assignees := def.Levels[w.CurrentLevel].Assignees; len(assignees) == 0 || slices.Contains(assignees, userID) {
+			t, err := c.s.deps.Workflows.Template(ctx, org, w.TemplateID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, console.WorkflowItem{ID: w.ID, Name: t.Name, Conversation: w.ConversationID, Level: w.CurrentLevel})
+		}
+	}
+	return out, nil
+}
+
+func (c consoleWorkflows) visible(ctx context.Context, org, id string, scope catalog.Scope) (catalog.Workflow, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return catalog.Workflow{}, catalog.ErrNotFound
+	}
+	list, err := c.s.deps.Workflows.Workflows(ctx, org, catalog.WorkflowFilter{IDs: []string{id}, Scope: scope, Limit: 1})
+	if err != nil {
+		return catalog.Workflow{}, err
+	}
+	if len(list) == 0 {
+		return catalog.Workflow{}, catalog.ErrNotFound
+	}
+	return list[0], nil
+}
+
+func (c consoleWorkflows) Workflow(ctx context.Context, org, id, userID string, scope catalog.Scope) (console.WorkflowPage, error) {
+	w, err := c.visible(ctx, org, id, scope)
+	if err != nil {
+		return console.WorkflowPage{}, err
+	}
+	page, err := c.s.readWorkflowPage(ctx, org, []catalog.Workflow{w})
+	if err != nil {
+		return console.WorkflowPage{}, err
+	}
+	view, err := page.view(w)
+	if err != nil {
+		return console.WorkflowPage{}, err
+	}
+	def := page.definitions[w.TemplateID]
+	out := console.WorkflowPage{ID: w.ID, Name: view.WorkflowName, Type: view.WorkflowType, Status: view.WorkflowStatus,
+		Conversation: view.InteractionID, Boss: def.BossModule, Current: w.CurrentLevel}
+	for _, l := range view.Levels {
+		lv := console.LevelView{Level: l.Level, Assignees: strings.Join(l.Assignees, ", "), Done: l.Completer != nil}
+		lv.Completer, lv.Outcome, lv.Notes = deref(l.Completer), deref(l.Outcome), deref(l.Notes)
+		out.Levels = append(out.Levels, lv)
+	}
+	if w.Status == catalog.WorkflowOpen {
+		out.Last = w.CurrentLevel == len(def.Levels)-1
+		assignees := def.Levels[w.CurrentLevel].Assignees
+		out.MayComplete = len(assignees) == 0 || slices.Contains(assignees, userID)
+	} else {
+		for _, q := range view.BossModule.Questions {
+			if len(q.Answers) > 0 {
+				out.Answered = append(out.Answered, q)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c consoleWorkflows) Advance(ctx context.Context, org, id, userID, outcome, notes string, boss []quality.BossQuestion, scope catalog.Scope) error {
+	w, err := c.visible(ctx, org, id, scope)
+	if err != nil {
+		return err
+	}
+	return c.s.advance(ctx, org, w, userID, outcome, notes, boss)
 }

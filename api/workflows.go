@@ -399,28 +399,16 @@ func (s *Server) advanceWorkflow(c *gin.Context) {
 		s.catalogFieldError(c, err, "completer", "is not an active user of your organization.")
 		return
 	}
-	t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
-	var def quality.Workflow
-	var progress quality.Progress
-	if err == nil {
-		err = errors.Join(json.Unmarshal(t.Definition, &def), json.Unmarshal(w.Progress, &progress))
-	}
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
+	var fe *quality.FieldError
+	switch err := s.advance(ctx, org, w, user.ID, deref(outcome), deref(notes), boss); {
+	case errors.Is(err, quality.ErrClosed):
+		problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
 		return
-	}
-	if err := def.Advance(&progress, user.ID, deref(outcome), deref(notes), boss, time.Now().UTC()); err != nil {
-		if errors.Is(err, quality.ErrClosed) {
-			problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
-			return
-		}
-		writeQualityError(c, err)
-		return
-	}
-	saved, _ := json.Marshal(progress)
-	switch err := s.deps.Workflows.SaveProgress(ctx, w, w.CurrentLevel, saved, progress.Closed); {
 	case errors.Is(err, catalog.ErrWorkflowMoved):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again."))
+		return
+	case errors.As(err, &fe):
+		writeQualityError(c, err)
 		return
 	case err != nil:
 		problem.Write(c, s.internal(c, err))
@@ -431,6 +419,32 @@ func (s *Server) advanceWorkflow(c *gin.Context) {
 		return
 	}
 	s.writeWorkflow(c, http.StatusOK, w)
+}
+
+// advance completes a workflow's current level by a user (the API's and
+// the console's one way): quality.ErrClosed, catalog.ErrWorkflowMoved or
+// a *quality.FieldError when it cannot.
+func (s *Server) advance(ctx context.Context, org string, w catalog.Workflow, userID, outcome, notes string, boss []quality.BossQuestion) error {
+	def, progress, err := s.workflowState(ctx, org, w)
+	if err != nil {
+		return err
+	}
+	if err := def.Advance(&progress, userID, outcome, notes, boss, time.Now().UTC()); err != nil {
+		return err
+	}
+	saved, _ := json.Marshal(progress)
+	return s.deps.Workflows.SaveProgress(ctx, w, w.CurrentLevel, saved, progress.Closed)
+}
+
+// workflowState is a workflow's template definition and progress.
+func (s *Server) workflowState(ctx context.Context, org string, w catalog.Workflow) (*quality.Workflow, quality.Progress, error) {
+	var def quality.Workflow
+	var progress quality.Progress
+	t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
+	if err == nil {
+		err = errors.Join(json.Unmarshal(t.Definition, &def), json.Unmarshal(w.Progress, &progress))
+	}
+	return &def, progress, err
 }
 
 // Page sizes of GET /Workflows (the vendor's bounds).

@@ -64,6 +64,7 @@ type Console struct {
 	// results.
 	Results     Results
 	Evaluations Evaluations
+	Workflows   Workflows
 	Log         *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
@@ -76,7 +77,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "not_found"}
+var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -110,6 +111,8 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/queue", c.queue)
 	in.GET("/evaluations/:id", c.evaluation)
 	in.POST("/evaluations/:id", c.answer)
+	in.GET("/workflows/:id", c.workflow)
+	in.POST("/workflows/:id", c.advance)
 	in.GET("/conversations/:id", c.conversation)
 	in.POST("/conversations/:id/review", c.review)
 	in.GET("/conversations/:id/audio", c.audio)

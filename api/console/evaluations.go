@@ -45,13 +45,19 @@ func (c *Console) queue(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
+	workflows, err := c.Workflows.Waiting(rc, v.OrgID, v.UserID, v.scope)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
 	data := struct {
 		page
 		Evaluations   []queueItem
+		Workflows     []WorkflowItem
 		Conversations []conversationRow
-	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}}
+	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}, Workflows: workflows}
 	for _, e := range assigned {
-		data.Evaluations = append(data.Evaluations, queueItem{ID: e.ID, Label: "Evaluation " + strconv.Itoa(e.Number), Status: e.Status, Conversation: e.ConversationID})
+		data.Evaluations = append(data.Evaluations, queueItem{ID: e.ID, Label: "Evaluation " + itoa(e.Number), Status: e.Status, Conversation: e.ConversationID})
 	}
 	for _, it := range sampled {
 		data.Conversations = append(data.Conversations, rowOf(it))
@@ -96,7 +102,7 @@ func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
 		Score                                             string
 		Open                                              bool
 		Modules                                           []moduleView
-	}{page: page{Title: "Evaluation " + strconv.Itoa(e.Number), Page: "queue", Viewer: v}, ID: e.ID, Label: "Evaluation " + strconv.Itoa(e.Number),
+	}{page: page{Title: "Evaluation " + itoa(e.Number), Page: "queue", Viewer: v}, ID: e.ID, Label: "Evaluation " + itoa(e.Number),
 		Status: e.Status, Conversation: e.ConversationID, Summary: deref(e.CallSummary), Problem: problem,
 		Open: e.Status == catalog.EvaluationNotStarted || e.Status == catalog.EvaluationInProgress}
 	if e.Score != nil {
@@ -159,3 +165,5 @@ func (c *Console) answer(ctx *gin.Context) {
 		ctx.Redirect(http.StatusSeeOther, "/console/evaluations/"+e.ID)
 	}
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,107 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Workflows reads and advances review workflows with the API's own code
+// (api.consoleWorkflows), as POST /Workflows/{id}/Advance does.
+type Workflows interface {
+	Waiting(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]WorkflowItem, error)
+	Workflow(ctx context.Context, orgID, id, userID string, scope catalog.Scope) (WorkflowPage, error)
+	Advance(ctx context.Context, orgID, id, userID, outcome, notes string, boss []quality.BossQuestion, scope catalog.Scope) error
+}
+
+// WorkflowItem is an open workflow whose current level a user may
+// complete.
+type WorkflowItem struct {
+	ID, Name, Conversation string
+	Level                  int
+}
+
+// WorkflowPage is a workflow as its page shows it.
+type WorkflowPage struct {
+	ID, Name, Type, Status, Conversation string
+	Levels                               []LevelView
+	Boss                                 quality.BossModule // the questions and the answers each allows
+	Answered                             []quality.BossQuestion
+	Current                              int  // the level awaiting completion
+	Last                                 bool // the current level is the last: it answers the boss module
+	MayComplete                          bool // the viewer may complete the current level
+}
+
+// LevelView is a level: who may complete it, and once done, how.
+type LevelView struct {
+	Level                     int
+	Assignees                 string
+	Completer, Outcome, Notes string
+	Done                      bool
+}
+
+// workflow shows a workflow and, to an assignee of its current level, the
+// form that completes the level.
+func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK, "") }
+
+func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
+	v := viewerFrom(ctx)
+	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.UserID, v.scope)
+	if errors.Is(err, catalog.ErrNotFound) {
+		c.notFound(ctx, v)
+		return
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	c.render(ctx, status, "workflow", struct {
+		page
+		WorkflowPage
+		Problem string
+	}{page{Title: w.Name, Page: "queue", Viewer: v}, w, problem})
+}
+
+// advance completes the current level with the form's outcome, notes and,
+// at the last level, the boss module's answers.
+func (c *Console) advance(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	rc := ctx.Request.Context()
+	w, err := c.Workflows.Workflow(rc, v.OrgID, ctx.Param("id"), v.UserID, v.scope)
+	if errors.Is(err, catalog.ErrNotFound) {
+		c.notFound(ctx, v)
+		return
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	var boss []quality.BossQuestion
+	for i, q := range w.Boss.Questions {
+		if chosen := ctx.PostFormArray("boss-" + itoa(i)); len(chosen) > 0 {
+			boss = append(boss, quality.BossQuestion{QuestionText: q.QuestionText, Answers: chosen})
+		}
+	}
+	outcome := ""
+	if ctx.PostForm("action") == "close" {
+		outcome = quality.CloseOutcome
+	}
+	err = c.Workflows.Advance(rc, v.OrgID, w.ID, v.UserID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss, v.scope)
+	var fe *quality.FieldError
+	switch {
+	case errors.As(err, &fe):
+		c.showWorkflow(ctx, http.StatusBadRequest, "Not done: "+fe.Path+" "+fe.Message)
+	case errors.Is(err, quality.ErrClosed) || errors.Is(err, catalog.ErrWorkflowMoved):
+		c.showWorkflow(ctx, http.StatusConflict, "This level was completed meanwhile; here is the workflow as it is now.")
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/workflows/"+w.ID)
+	}
+}
