@@ -68,26 +68,35 @@ func TestConsoleInABrowser(t *testing.T) {
 		return text
 	}
 	var text string
-	signIn := func(password string) {
+	// signIn submits the form, then waits for what only the next page has.
+	signIn := func(password, next string) {
 		t.Helper()
 		text = do("main", chromedp.Navigate(base+"/console"), chromedp.WaitVisible("#password"),
 			chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", password),
-			chromedp.Submit("#password"), chromedp.WaitVisible("main h1"))
+			chromedp.Submit("#password"), chromedp.WaitVisible(next))
 	}
-	signIn("wrong password")
+	signIn("wrong password", "p.error")
 	if !strings.Contains(text, "is not right") {
 		t.Fatalf("a wrong password: %q", text)
 	}
 	browsertest.Shoot(t, ctx, "screenshots", "sign-in")
 	browsertest.Accessible(t, ctx, "..", "sign-in")
 	browsertest.Keyboard(t, ctx, "sign-in")
-	signIn("correct horse battery")
+	signIn("correct horse battery", "main table")
 	if !strings.Contains(text, billing) || strings.Contains(text, inLondon) || !strings.Contains(text, "1 conversation") {
 		t.Fatalf("ann's conversations: %q", text)
 	}
 	browsertest.Shoot(t, ctx, "screenshots", "conversations")
 	browsertest.Accessible(t, ctx, "..", "conversations")
 	browsertest.Keyboard(t, ctx, "conversations")
+
+	// The list's filters: by agent, by hierarchy code (London's are not
+	// ann's to see, filter or not).
+	for query, want := range map[string]string{"agent=a100": "1 conversation", "agent=Z9": "No conversation", "team=BOS": "1 conversation", "team=LON": "No conversation"} {
+		if got := do("main", chromedp.Navigate(base+"/console/conversations?"+query), chromedp.WaitVisible("main h1")); !strings.Contains(got, want) {
+			t.Errorf("conversations?%s: %q, want %q", query, got, want)
+		}
+	}
 
 	// The dashboard draws its charts from the lake's figures of what ann
 	// may see: today's one conversation, the billing issue found in it.
@@ -159,7 +168,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	browsertest.Shoot(t, ctx, "screenshots", "evaluation")
 	submitted := do("#evaluation-status", chromedp.Click(tag(0, 0, 0)), chromedp.Click(tag(1, 1, 0)), chromedp.Click(tag(0, 1, 1)),
 		chromedp.SetValue(`textarea[name="q-`+form.Modules[1].Questions[1].ID+`"]`, "Escalate to billing."),
-		chromedp.SetValue("#summary", "Billing dispute."), chromedp.Click(`button[value="submit"]`), chromedp.WaitVisible("#evaluation-score"))
+		chromedp.SetValue("#summary", "Billing dispute."), chromedp.Click(`button[value="submit"]`), chromedp.WaitNotPresent(`button[value="submit"]`))
 	if score := do("#evaluation-score"); submitted != "Completed" || score != "35.0 %" {
 		t.Errorf("after submitting: %s, %s", submitted, score)
 	}

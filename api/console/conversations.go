@@ -64,6 +64,19 @@ func (c *Console) conversations(ctx *gin.Context) {
 			f.Status = s
 		}
 	}
+	f.AgentCode = strings.TrimSpace(ctx.Query("agent"))
+	team := strings.TrimSpace(ctx.Query("team"))
+	if team != "" {
+		tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
+		if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		f.NodeIDs = []string{} // an unknown code matches nothing
+		if node, ok := tree.ByCode(team); ok {
+			f.NodeIDs = tree.Descendants(node.ID)
+		}
+	}
 	list, err := c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f)
 	if err != nil {
 		c.failed(ctx, err)
@@ -72,14 +85,15 @@ func (c *Console) conversations(ctx *gin.Context) {
 	data := struct {
 		page
 		From, To, Status string
+		Agent, Team      string
 		Statuses         []string
 		Conversations    []conversationRow
 		More             bool
 		Next             string
-	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, From: from, To: to, Status: f.Status, Statuses: consoleStatuses}
+	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, From: from, To: to, Status: f.Status, Statuses: consoleStatuses, Agent: f.AgentCode, Team: team}
 	if len(list) > conversationsPage {
 		list, data.More = list[:conversationsPage], true
-		q := url.Values{"from": {from}, "to": {to}, "status": {f.Status}, "after": {list[len(list)-1].ID}}
+		q := url.Values{"from": {from}, "to": {to}, "status": {f.Status}, "agent": {f.AgentCode}, "team": {team}, "after": {list[len(list)-1].ID}}
 		data.Next = "/console/conversations?" + q.Encode()
 	}
 	for _, it := range list {

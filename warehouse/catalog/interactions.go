@@ -184,6 +184,7 @@ type InteractionFilter struct {
 	Status                 string
 	Statuses               []string // any of them
 	ClientCallIDs          []string
+	AgentCode              string   // the agent's code, any casing
 	NodeIDs                []string // hierarchy nodes (the caller expands descendants)
 	IDs                    []string // interactions, and the chats of archives among them
 	ExactIDs               bool     // IDs without the chats of archives
@@ -220,6 +221,9 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 	}
 	if f.NodeIDs != nil {
 		add(anyOf("hierarchy_node_id"), list(f.NodeIDs))
+	}
+	if f.AgentCode != "" {
+		add("lower(agent_code) = lower(?)", f.AgentCode)
 	}
 	if f.IDs != nil {
 		if f.ExactIDs {
