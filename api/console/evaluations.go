@@ -79,13 +79,8 @@ func (c *Console) evaluation(ctx *gin.Context) {
 
 func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
-	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope)
-	if errors.Is(err, catalog.ErrNotFound) {
-		c.notFound(ctx, v)
-		return
-	}
-	if err != nil {
-		c.failed(ctx, err)
+	e, form, ok := c.loadEvaluation(ctx, v)
+	if !ok {
 		return
 	}
 	answers := map[string]catalog.EvaluationAnswer{}
@@ -129,13 +124,8 @@ func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
 func (c *Console) answer(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	e, form, err := c.Evaluations.Evaluation(rc, v.OrgID, ctx.Param("id"), v.scope)
-	if errors.Is(err, catalog.ErrNotFound) {
-		c.notFound(ctx, v)
-		return
-	}
-	if err != nil {
-		c.failed(ctx, err)
+	e, form, ok := c.loadEvaluation(ctx, v)
+	if !ok {
 		return
 	}
 	answers := []quality.Answer{}
@@ -152,7 +142,7 @@ func (c *Console) answer(ctx *gin.Context) {
 		}
 	}
 	summary := strings.TrimSpace(ctx.PostForm("summary"))
-	err = c.Evaluations.Answer(rc, v.OrgID, e, answers, &summary, ctx.PostForm("action") == "submit")
+	err := c.Evaluations.Answer(rc, v.OrgID, e, answers, &summary, ctx.PostForm("action") == "submit")
 	var fe *quality.FieldError
 	switch {
 	case errors.As(err, &fe):
@@ -167,3 +157,24 @@ func (c *Console) answer(ctx *gin.Context) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// loadEvaluation reads the path's evaluation and its form, if the viewer
+// may see its conversation, else answers (not found, or a failure).
+func (c *Console) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
+	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope)
+	return e, form, c.loaded(ctx, v, err)
+}
+
+// loaded answers a failed read of the path's object (not found, or a
+// failure); true when there was none.
+func (c *Console) loaded(ctx *gin.Context, v *viewer, err error) bool {
+	switch {
+	case errors.Is(err, catalog.ErrNotFound):
+		c.notFound(ctx, v)
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		return true
+	}
+	return false
+}

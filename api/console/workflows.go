@@ -53,12 +53,7 @@ func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK
 func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
 	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.UserID, v.scope)
-	if errors.Is(err, catalog.ErrNotFound) {
-		c.notFound(ctx, v)
-		return
-	}
-	if err != nil {
-		c.failed(ctx, err)
+	if !c.loaded(ctx, v, err) {
 		return
 	}
 	c.render(ctx, status, "workflow", struct {
@@ -74,12 +69,7 @@ func (c *Console) advance(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
 	w, err := c.Workflows.Workflow(rc, v.OrgID, ctx.Param("id"), v.UserID, v.scope)
-	if errors.Is(err, catalog.ErrNotFound) {
-		c.notFound(ctx, v)
-		return
-	}
-	if err != nil {
-		c.failed(ctx, err)
+	if !c.loaded(ctx, v, err) {
 		return
 	}
 	var boss []quality.BossQuestion
