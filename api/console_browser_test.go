@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -36,6 +38,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	london := mustStatus(t, e.jsonReq("POST", "/Hierarchy", tok, map[string]any{"name": "London", "parentId": f.region, "code": "LON"}), 200).id(t)
 	billingIssue := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Billing issue", "Classifier", "Topics",
 		`{"groups":[{"rules":[{"phrases":["bill is wrong"],"speaker":"Customer"}]}]}`)), http.StatusCreated).id(t)
+	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Upset customer", "Core AI Model", "SE Suite",
+		`{"model":"sentiment","speaker":"Customer","label":"Negative"}`)), http.StatusCreated)
 	chat := func(text string) string {
 		return `{"messages":[{"participant":"Agent","text":"Thanks for calling Acme.","timestamp":"2025-10-03T10:00:00Z"},` +
 			`{"participant":"Customer","text":"` + text + `","timestamp":"2025-10-03T10:00:04Z"}]}`
@@ -113,6 +117,17 @@ func TestConsoleInABrowser(t *testing.T) {
 		Number(Chart.getChart(document.getElementById("hits-chart")).data.datasets[0].data.filter(v => v !== null)[0])]`))
 	if err != nil || len(drawn) != 3 || drawn[0] != 1 || drawn[1] != 1 || drawn[2] != 100 {
 		t.Errorf("the charts drew %v (%v)", drawn, err)
+	}
+	// By team and agent: the customer's one turn, negative.
+	mood := fmt.Sprintf("%.2f", core.Compound("My bill is wrong."))
+	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 " + mood + " 100.0 %", "#agents-table tbody": "A100 1 " + mood + " 100.0 %"} {
+		if got := strings.Join(strings.Fields(do(sel)), " "); got != want {
+			t.Errorf("%s: %q, want %q", sel, got, want)
+		}
+	}
+	bars, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`Chart.getChart(document.getElementById("team-chart-0")).data.datasets[0].data`))
+	if err != nil || len(bars) != 1 || fmt.Sprintf("%.2f", bars[0]) != mood {
+		t.Errorf("the by-team chart drew %v (%v), want [%s]", bars, err, mood)
 	}
 	browsertest.Shoot(t, ctx, "screenshots", "dashboard")
 	browsertest.Accessible(t, ctx, "..", "dashboard")

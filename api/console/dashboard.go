@@ -17,6 +17,7 @@ import (
 // the query layer the API's pages read through.
 type Figures interface {
 	Daily(ctx context.Context, q results.PageQuery, classifierIDs []string) ([]results.Day, error)
+	Groups(ctx context.Context, q results.PageQuery, by results.GroupBy, classifierIDs []string, limit int) ([]results.Group, error)
 }
 
 // Classifiers lists an organization's classifiers (catalog.ClassifierStore).
@@ -36,6 +37,7 @@ const maxDashboardDays = 92
 type dashboardData struct {
 	Days        []dayFigures      `json:"days"`
 	Classifiers []classifierLabel `json:"classifiers"`
+	ByTeam      groupChart        `json:"byTeam"`
 }
 
 type dayFigures struct {
@@ -55,9 +57,10 @@ type rateRow struct {
 	Rate            string
 }
 
-// dashboard shows conversations per day and each boolean classifier's hit
-// rate over a range (the last 14 days by default), for what the viewer
-// may see, or one hierarchy node and below.
+// dashboard shows conversations per day, each boolean classifier's hit
+// rate, and the sentiment and talk models' figures by team and agent over
+// a range (the last 14 days by default), for what the viewer may see, or
+// one hierarchy node and below.
 func (c *Console) dashboard(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	now := time.Now().UTC()
@@ -68,8 +71,9 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		Total                 int64
 		Data                  dashboardData
 		Rates                 []rateRow
+		Teams, Agents         groupTable
 	}{page: page{Title: "Dashboard", Page: "dashboard", Viewer: v}, From: from, To: to, Team: ctx.Query("team"),
-		Data: dashboardData{Days: []dayFigures{}, Classifiers: []classifierLabel{}}}
+		Data: dashboardData{Days: []dayFigures{}, Classifiers: []classifierLabel{}, ByTeam: groupChart{Teams: []string{}, Series: []groupSeries{}}}}
 	start, err1 := dates.Parse(from)
 	end, err2 := dates.ParseEnd(to)
 	switch {
@@ -83,12 +87,12 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		return
 	}
 	q := results.PageQuery{OrgID: v.OrgID, Window: results.Window{From: start, To: end}, Scope: v.scope}
+	tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
 	if data.Team != "" {
-		tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
-		if err != nil {
-			c.failed(ctx, err)
-			return
-		}
 		node, ok := tree.ByCode(data.Team)
 		if !ok {
 			data.Error = "No hierarchy node has the code " + data.Team + "."
@@ -139,5 +143,14 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		}
 		data.Rates = append(data.Rates, r)
 	}
+	list := scoredOf(all)
+	teams, agents, chart, err := c.groupFigures(ctx.Request.Context(), q, tree, list)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	data.Teams = groupTable{ID: "teams-table", Label: "Team", Headings: headings(list), Rows: teams}
+	data.Agents = groupTable{ID: "agents-table", Label: "Agent", Headings: headings(list), Rows: agents}
+	data.Data.ByTeam = chart
 	c.render(ctx, http.StatusOK, "dashboard", data)
 }

@@ -3,8 +3,6 @@ package results
 import (
 	"context"
 	"time"
-
-	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // Day is a day's figures for a dashboard: how many conversations arrived
@@ -25,25 +23,10 @@ type Day struct {
 // newest run not older than it. Two DuckDB statements over the manifest's
 // files of the window.
 func (r *Reader) Daily(ctx context.Context, q PageQuery, classifierIDs []string) ([]Day, error) {
-	convFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
-	if err != nil || len(convFiles) == 0 {
+	conv, args, ok, err := r.figureConversations(ctx, q, `CAST(arrived_on AS DATE) AS day`)
+	if err != nil || !ok {
 		return nil, err
 	}
-	convList, err := r.Lake.Files(ctx, catalog.Paths(convFiles))
-	if err != nil {
-		return nil, err
-	}
-	conv := `SELECT conversation_id, run_id, CAST(arrived_on AS DATE) AS day FROM read_parquet(` + convList + `, hive_partitioning = false)
-		WHERE arrived_on BETWEEN ? AND ?`
-	args := []any{q.From.UTC(), q.To.UTC()}
-	if q.NodeIDs != nil {
-		conv += ` AND list_contains(?, hierarchy_node_id)`
-		args = append(args, q.NodeIDs)
-	}
-	scope, scopeArgs := q.scopeSQL()
-	conv += scope + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
-	args = append(args, scopeArgs...)
-
 	days := map[time.Time]*Day{}
 	var order []time.Time
 	rows, err := r.Lake.QueryContext(ctx, `SELECT day, count(*) FROM (`+conv+`) GROUP BY day ORDER BY day`, args...)
@@ -65,19 +48,11 @@ func (r *Reader) Daily(ctx context.Context, q PageQuery, classifierIDs []string)
 		return daysIn(days, order), err
 	}
 
-	resultFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", From: q.From, To: q.To})
-	if err != nil || len(resultFiles) == 0 {
+	res, ok, err := r.figureResults(ctx, q, `r.classifier_id, r.result, c.day`)
+	if err != nil || !ok {
 		return daysIn(days, order), err
 	}
-	resultList, err := r.Lake.Files(ctx, catalog.Paths(resultFiles))
-	if err != nil {
-		return nil, err
-	}
-	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`),
-		res AS (SELECT r.classifier_id, r.result, c.day FROM read_parquet(`+resultList+`, hive_partitioning = false) r
-			JOIN conv c USING (conversation_id)
-			WHERE r.run_id >= c.run_id AND list_contains(?, r.classifier_id)
-			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1)
+	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`), res AS (`+res+`)
 		SELECT day, classifier_id, count(*), count(*) FILTER (WHERE result = 'true') FROM res GROUP BY day, classifier_id`,
 		append(args, classifierIDs)...)
 	if err != nil {

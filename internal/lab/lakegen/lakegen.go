@@ -3,7 +3,8 @@
 // and organization) and the real commit (catalog.CommitImport: the
 // manifest, the records and review sets in one transaction): N
 // conversations over D days for several organizations, each with a
-// three-level hierarchy, agents and 20 classifiers whose results every
+// three-level hierarchy, agents and 20 classifiers (a sentiment model and
+// a talk model among them) whose results every
 // processed conversation has, a share of human reviews, and a few
 // conversations still processing. The same seed writes the same data.
 package lakegen
@@ -13,6 +14,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"time"
 
@@ -148,9 +150,13 @@ func CreateOrg(ctx context.Context, cat *catalog.Catalog, name string, classifie
 			Type: ptr(analysis.TypeClassifier), CategoryName: ptr(categories[i%len(categories)]),
 			Reportable: ptr(true), Groupable: ptr(false), IsActive: ptr(true),
 			Definition: json.RawMessage(fmt.Sprintf(`{"groups":[{"rules":[{"phrases":["topic %d"]}]}]}`, i+1))}
-		if i == classifiers-1 {
+		switch {
+		case i == classifiers-1:
 			in.Name, in.Type, in.CategoryName = ptr("Customer sentiment"), ptr(analysis.TypeCoreModel), ptr("SE Suite")
 			in.Definition = json.RawMessage(`{"model":"sentiment","speaker":"Customer"}`)
+		case i == classifiers-2 && classifiers >= 5:
+			in.Name, in.Type, in.CategoryName = ptr("Dead air"), ptr(analysis.TypeCoreModel), ptr("Process")
+			in.Definition = json.RawMessage(`{"model":"talk","measure":"silenceShare","above":0.3}`)
 		}
 		cl, err := cat.Classifiers.CreateClassifier(ctx, org.ID, in)
 		if err != nil {
@@ -209,7 +215,8 @@ func (g dayGen) add(day time.Time, n int, b *lake.Batch, im *catalog.Import) {
 }
 
 // results are every classifier's result: phrase classifiers true about
-// one time in five, the sentiment model a label.
+// one time in five, the sentiment model a label with its score, the talk
+// model a silence share and whether it is above its threshold.
 func (g dayGen) results(id string, arrived time.Time, b *lake.Batch) {
 	done := arrived.Add(time.Minute)
 	for _, cl := range g.org.Classifiers {
@@ -217,10 +224,19 @@ func (g dayGen) results(id string, arrived time.Time, b *lake.Batch) {
 			Version: int32(cl.Version), Type: cl.Type, Category: cl.CategoryName}
 		mr := lake.ModelResult{ConversationID: id, RunID: g.runID, OrgID: g.org.ID, ArrivedOn: arrived,
 			EventType: catalog.EventModelResults, EventTime: done, ModelID: cl.ID, Version: int32(cl.Version)}
-		if cl.Type == analysis.TypeCoreModel {
-			label := sentiments[g.rng.IntN(len(sentiments))]
-			cr.Result, mr.TextResult = label, &label
-		} else {
+		switch {
+		case cl.Name == "Dead air":
+			share := g.rng.Float64() * 0.5
+			hit := share > 0.3
+			cr.Result, cr.Score, mr.Result = fmt.Sprint(hit), &share, &hit
+		case cl.Type == analysis.TypeCoreModel:
+			i := g.rng.IntN(len(sentiments))
+			label := sentiments[i]
+			// Around the label's middle, spread by the id rather than the
+			// random source, whose sequence other tests' data depend on.
+			score := 0.6 - 0.6*float64(i) + 0.2*(float64(crc32.ChecksumIEEE([]byte(id))%1000)/1000-0.5)
+			cr.Result, cr.Score, mr.TextResult = label, &score, &label
+		default:
 			hit := g.rng.IntN(5) == 0
 			cr.Result, mr.Result = fmt.Sprint(hit), &hit
 		}

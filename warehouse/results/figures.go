@@ -1,0 +1,51 @@
+package results
+
+import (
+	"context"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// figureConversations is the statement of the current rows of the
+// processed conversations q may see that arrived in its window (its node
+// filter and scope), with conversation_id, run_id and the given column
+// expressions, and its arguments. Dashboards count and group it. ok is
+// false when the window has no conversations file.
+func (r *Reader) figureConversations(ctx context.Context, q PageQuery, columns string) (statement string, args []any, ok bool, err error) {
+	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
+	if err != nil || len(files) == 0 {
+		return "", nil, false, err
+	}
+	list, err := r.Lake.Files(ctx, catalog.Paths(files))
+	if err != nil {
+		return "", nil, false, err
+	}
+	statement = `SELECT conversation_id, run_id, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
+		WHERE arrived_on BETWEEN ? AND ?`
+	args = []any{q.From.UTC(), q.To.UTC()}
+	if q.NodeIDs != nil {
+		statement += ` AND list_contains(?, hierarchy_node_id)`
+		args = append(args, q.NodeIDs)
+	}
+	scope, scopeArgs := q.scopeSQL()
+	statement += scope + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
+	return statement, append(args, scopeArgs...), true, nil
+}
+
+// figureResults is the statement of the current results of the given
+// classifiers for the conversations of conv (a figureConversations
+// statement named conv in a WITH), with r's columns and conv's c.
+func (r *Reader) figureResults(ctx context.Context, q PageQuery, columns string) (statement string, ok bool, err error) {
+	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", From: q.From, To: q.To})
+	if err != nil || len(files) == 0 {
+		return "", false, err
+	}
+	list, err := r.Lake.Files(ctx, catalog.Paths(files))
+	if err != nil {
+		return "", false, err
+	}
+	return `SELECT ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false) r
+			JOIN conv c USING (conversation_id)
+			WHERE r.run_id >= c.run_id AND list_contains(?, r.classifier_id)
+			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1`, true, nil
+}

@@ -1,0 +1,93 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+)
+
+// GroupBy is what a dashboard groups conversations by: a lake
+// conversation column.
+type GroupBy string
+
+const (
+	ByTeam  GroupBy = "hierarchy_node_id"
+	ByAgent GroupBy = "agent_code"
+)
+
+// Group is one team's or agent's figures over a window: how many
+// conversations, and by classifier its scored results.
+type Group struct {
+	Key           string // the hierarchy node id or agent code; "" for none
+	Conversations int64
+	Scores        map[string]Score
+}
+
+// Score is a classifier's results over a group: how many, their mean
+// score (sentiment's compound, talk's measure) and how many are true.
+type Score struct {
+	Evaluated int64
+	Mean      *float64 // nil when none had a score
+	Hits      int64
+}
+
+// Groups gives the limit groups with the most conversations q may see in
+// its window, most first, and the results of the given classifiers over
+// each: the current rows by the same rule as Daily.
+func (r *Reader) Groups(ctx context.Context, q PageQuery, by GroupBy, classifierIDs []string, limit int) ([]Group, error) {
+	conv, args, ok, err := r.figureConversations(ctx, q, `coalesce(`+string(by)+`, '') AS grp`)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows, err := r.Lake.QueryContext(ctx, `SELECT grp, count(*) AS n FROM (`+conv+`) GROUP BY grp ORDER BY n DESC, grp LIMIT ?`,
+		append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	var groups []Group
+	at := map[string]int{}
+	for rows.Next() {
+		g := Group{Scores: map[string]Score{}}
+		if err := rows.Scan(&g.Key, &g.Conversations); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		at[g.Key] = len(groups)
+		groups = append(groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(classifierIDs) == 0 || len(groups) == 0 {
+		return groups, err
+	}
+
+	res, ok, err := r.figureResults(ctx, q, `r.classifier_id, r.result, r.score, c.grp`)
+	if err != nil || !ok {
+		return groups, err
+	}
+	keys := make([]string, len(groups))
+	for i, g := range groups {
+		keys[i] = g.Key
+	}
+	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`), res AS (`+res+`)
+		SELECT grp, classifier_id, count(*), avg(score), count(*) FILTER (WHERE result = 'true')
+		FROM res WHERE list_contains(?, grp) GROUP BY grp, classifier_id`,
+		append(append(args, classifierIDs), keys)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, classifier string
+		var s Score
+		var mean sql.NullFloat64
+		if err := rows.Scan(&key, &classifier, &s.Evaluated, &mean, &s.Hits); err != nil {
+			return nil, err
+		}
+		if mean.Valid {
+			s.Mean = &mean.Float64
+		}
+		if i, ok := at[key]; ok {
+			groups[i].Scores[classifier] = s
+		}
+	}
+	return groups, rows.Err()
+}
