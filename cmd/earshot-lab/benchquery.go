@@ -42,14 +42,18 @@ func benchQueryCommand(cfg *cli.Config) *cobra.Command {
 	var profile string
 	cmd := &cobra.Command{
 		Use:   "query",
-		Short: "Latency of /ModelResults and /Conversations/Insights pages over a lake from earshot bench gen",
+		Short: "Latency of API pages and console dashboards over a lake from earshot bench gen",
 		Long: `Serves the API of the data directory on a loopback port and times 1000-item
 pages through HTTP (p50, p99 over --runs requests): /ModelResults over the
 whole range and /Conversations/Insights over 7 and 31 days, first and deep
 pages (the cursor halfway through the range), with and without a hierarchy
 filter; beside each, the same page's lake queries run directly in DuckDB on
-the same files (no catalog check, JSON or HTTP). It reads the first
-organization earshot bench gen created.`,
+the same files (no catalog check, JSON or HTTP). Then the console's
+dashboard over 14 days (all, hierarchy R1) and all 92 days, as a signed-in
+administrator, beside its figure queries alone (conversations per day, hit
+rates, sentiment and talk by team and by agent); their "items" are the
+conversations counted. It reads the first organization earshot bench gen
+created.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile != "" {
@@ -145,7 +149,8 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
 			directP50: pct(direct, 50), directP99: pct(direct, 99), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`))})
 	}
-	return out, nil
+	dashboards, err := measureDashboards(ctx, st, base, org, runs)
+	return append(out, dashboards...), err
 }
 
 // queryCases are the benchmarked pages: the generated range starts on the

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/earshot/earshot/internal/cli"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// dashboardCase is one benchmarked console dashboard: its page and the
+// lake queries it makes.
+type dashboardCase struct {
+	name  string
+	query string // the page's query string
+	q     results.PageQuery
+}
+
+// measureDashboards times the console's dashboard over HTTP (a signed-in
+// administrator's session, the whole page) and, beside it, the page's
+// figure queries alone (results.Reader: Daily and Groups by team and by
+// agent).
+func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, runs int) ([]queryTiming, error) {
+	cookie, err := benchSession(ctx, st.Catalog, org)
+	if err != nil {
+		return nil, err
+	}
+	files, err := st.Catalog.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org})
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("the lake of organization %s is empty (earshot bench gen first): %v", org, err)
+	}
+	first, last := files[0].Date, files[len(files)-1].Date
+	all, err := st.Catalog.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var boolean, scored []string // as the dashboard picks them
+	for _, k := range all {
+		if k.Type == "Classifier" {
+			boolean = append(boolean, k.ID)
+		} else {
+			scored = append(scored, k.ID)
+		}
+	}
+	tree, err := st.Catalog.People.Hierarchy(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	r1, _ := tree.ByCode("R1")
+	start := first.AddDate(0, 0, 30)
+	window := func(from time.Time, days int) results.Window {
+		return results.Window{From: from, To: from.AddDate(0, 0, days).Add(-time.Microsecond)}
+	}
+	dates := func(w results.Window) string {
+		return "from=" + w.From.Format(time.DateOnly) + "&to=" + w.To.Format(time.DateOnly)
+	}
+	w14, w92 := window(start, 14), window(first, int(last.Sub(first).Hours()/24)+1)
+	cases := []dashboardCase{
+		{"Dashboard, 14 days", dates(w14), results.PageQuery{OrgID: org, Window: w14}},
+		{"Dashboard, 14 days, hierarchy R1", dates(w14) + "&team=R1", results.PageQuery{OrgID: org, Window: w14, NodeIDs: tree.Descendants(r1.ID)}},
+		{"Dashboard, all 92 days", dates(w92), results.PageQuery{OrgID: org, Window: w92}},
+	}
+	var out []queryTiming
+	for _, c := range cases {
+		target := base + "/console/dashboard?" + c.query
+		httpTimes, err := timeRuns(runs, func() error { return getDashboard(ctx, target, cookie) })
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		var conversations int64
+		direct, err := timeRuns(runs, func() error {
+			days, err := st.Reader.Daily(ctx, c.q, boolean)
+			if err != nil {
+				return err
+			}
+			conversations = 0
+			for _, d := range days {
+				conversations += d.Conversations
+			}
+			if _, err := st.Reader.Groups(ctx, c.q, results.ByTeam, scored, 30); err != nil {
+				return err
+			}
+			_, err = st.Reader.Groups(ctx, c.q, results.ByAgent, scored, 20)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s queries: %w", c.name, err)
+		}
+		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
+			directP50: pct(direct, 50), directP99: pct(direct, 99), items: int(conversations)})
+	}
+	return out, nil
+}
+
+// benchSession signs an administrator of the organization in (a user
+// bench.supervisor, created once) and gives the session's cookie.
+func benchSession(ctx context.Context, cat *catalog.Catalog, org string) (*http.Cookie, error) {
+	name, first, last, email, role := "bench.supervisor", "Bench", "Supervisor", "bench.supervisor@example.com", "Administrator"
+	u, err := cat.People.UserByName(ctx, org, name)
+	if errors.Is(err, catalog.ErrNotFound) {
+		u, err = cat.People.CreateUser(ctx, org, catalog.UserInput{UserName: &name, FirstName: &first, LastName: &last, Email: &email, RoleName: &role})
+	}
+	if err != nil {
+		return nil, err
+	}
+	token := rand.Text()
+	sum := sha256.Sum256([]byte(token))
+	now := time.Now().UTC()
+	err = cat.People.StartSession(ctx, catalog.Session{TokenHash: hex.EncodeToString(sum[:]), OrgID: org, UserID: u.ID, CSRF: rand.Text(),
+		CreatedOn: now, ExpiresOn: now.Add(time.Hour)})
+	return &http.Cookie{Name: "earshot_session", Value: token}, err
+}
+
+func getDashboard(ctx context.Context, target string, cookie *http.Cookie) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.AddCookie(cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %d", target, resp.StatusCode)
+	}
+	return nil
+}
