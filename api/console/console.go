@@ -30,6 +30,7 @@ type People interface {
 	EndSession(ctx context.Context, tokenHash string) error
 	User(ctx context.Context, orgID, id string) (catalog.User, error)
 	UserScope(ctx context.Context, orgID string, u catalog.User) (catalog.Scope, error)
+	SingleSignOnUser(ctx context.Context, orgName, value string, byEmail bool) (catalog.User, error)
 }
 
 // Organizations names organizations (catalog.OrgStore).
@@ -65,7 +66,9 @@ type Console struct {
 	Results     Results
 	Evaluations Evaluations
 	Workflows   Workflows
-	Log         *slog.Logger
+	// SSO, when set, offers sign-in through an OpenID Connect provider.
+	SSO *SSO
+	Log *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
 	// LockAfter failed sign-ins in a row lock a user out for LockFor;
@@ -77,7 +80,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "not_found"}
+var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -99,11 +102,13 @@ func (c *Console) Register(r gin.IRouter) error {
 	if err != nil {
 		return err
 	}
-	g := r.Group("/console", securityHeaders)
+	g := r.Group("/console", c.securityHeaders)
 	g.StaticFS("/static", http.FS(static))
 	g.GET("", func(ctx *gin.Context) { ctx.Redirect(http.StatusSeeOther, "/console/conversations") })
 	g.GET("/sign-in", c.signInPage)
 	g.POST("/sign-in", c.signIn)
+	g.GET("/sso", c.ssoStart)
+	g.GET("/sso/callback", c.ssoCallback)
 	in := g.Group("", c.signedIn)
 	in.POST("/sign-out", c.signOut)
 	in.GET("/conversations", c.conversations)
@@ -120,16 +125,22 @@ func (c *Console) Register(r gin.IRouter) error {
 }
 
 // securityHeaders keep the pages in their own origin: no framing, no
-// script or style from elsewhere, no referrer beyond it.
-func securityHeaders(c *gin.Context) {
-	h := c.Writer.Header()
+// script or style from elsewhere, no referrer beyond it. Forms may lead
+// to the identity provider alone besides (the single sign-on form's
+// redirect, which form-action governs too).
+func (c *Console) securityHeaders(ctx *gin.Context) {
+	h := ctx.Writer.Header()
+	forms := "'self'"
+	if c.SSO != nil {
+		forms += " " + c.SSO.origin
+	}
 	// Chart.js sets canvas sizes through style attributes.
-	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; form-action "+forms+"; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	c.Next()
+	ctx.Next()
 }
 
 // page is what every page's layout shows.

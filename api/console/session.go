@@ -79,13 +79,14 @@ func tokensMatch(a, b string) bool {
 type signInData struct {
 	page
 	CSRF, Error, Organization, UserName string
+	SSO                                 string // the identity provider's name; "" when none is set up
 }
 
 // signInPage shows the form, with a fresh CSRF token in its cookie.
 func (c *Console) signInPage(ctx *gin.Context) {
 	token := randomToken()
 	setCookie(ctx, signInCookie, token, 3600)
-	c.render(ctx, http.StatusOK, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token})
+	c.render(ctx, http.StatusOK, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, SSO: c.ssoName()})
 }
 
 // badSignIn is the one answer to a wrong organization, user name or
@@ -104,7 +105,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 	again := func(status int, message string) {
 		token := randomToken()
 		setCookie(ctx, signInCookie, token, 3600)
-		c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: name})
+		c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: name, SSO: c.ssoName()})
 	}
 	st, err := c.People.SignInState(ctx.Request.Context(), org, name)
 	switch {
@@ -134,16 +135,24 @@ func (c *Console) signIn(ctx *gin.Context) {
 		again(http.StatusUnauthorized, badSignIn)
 		return
 	}
+	if c.startSession(ctx, st.User) {
+		ctx.Redirect(http.StatusSeeOther, "/console/conversations")
+	}
+}
+
+// startSession signs a user in: a new session and its cookie. It answers
+// the request itself when it fails.
+func (c *Console) startSession(ctx *gin.Context, u catalog.User) bool {
 	token := randomToken()
 	now := time.Now().UTC()
-	if err := c.People.StartSession(ctx.Request.Context(), catalog.Session{TokenHash: hashToken(token), OrgID: st.User.OrgID, UserID: st.User.ID,
+	if err := c.People.StartSession(ctx.Request.Context(), catalog.Session{TokenHash: hashToken(token), OrgID: u.OrgID, UserID: u.ID,
 		CSRF: randomToken(), CreatedOn: now, ExpiresOn: now.Add(c.SessionTTL)}); err != nil {
 		c.failed(ctx, err)
-		return
+		return false
 	}
 	setCookie(ctx, signInCookie, "", -1)
 	setCookie(ctx, sessionCookie, token, int(c.SessionTTL.Seconds()))
-	ctx.Redirect(http.StatusSeeOther, "/console/conversations")
+	return true
 }
 
 // signedIn requires a live session of an active user, and on a change

@@ -37,6 +37,9 @@ type Config struct {
 	// internal store or endpoint), as CIDRs.
 	SignedURLAllow   []string
 	SignedURLTimeout time.Duration
+	// OIDC* set up the console's sign-in through an OpenID Connect
+	// identity provider (none when OIDCIssuer is empty).
+	OIDCIssuer, OIDCClientID, OIDCClientSecret, OIDCName, OIDCClaim string
 
 	ScheduleIngest  string
 	ScheduleCompact string

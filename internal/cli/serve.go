@@ -50,6 +50,11 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
 	f.StringSliceVar(&cfg.SignedURLAllow, "signed-url-allow", cfg.SignedURLAllow, "address ranges (CIDR) signed URLs and emission endpoints may reach despite the guard: a trusted internal store (env EARSHOT_SIGNED_URL_ALLOW)")
 	f.DurationVar(&cfg.SignedURLTimeout, "signed-url-timeout", cfg.SignedURLTimeout, "how long a signedUrl download may take (env EARSHOT_SIGNED_URL_TIMEOUT)")
+	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", cfg.OIDCIssuer, "the console's single sign-on: the OpenID Connect provider's issuer URL; its redirect URL is PUBLIC_URL/console/sso/callback (env EARSHOT_OIDC_ISSUER)")
+	f.StringVar(&cfg.OIDCClientID, "oidc-client-id", cfg.OIDCClientID, "Earshot's client id at the provider (env EARSHOT_OIDC_CLIENT_ID)")
+	f.StringVar(&cfg.OIDCClientSecret, "oidc-client-secret", cfg.OIDCClientSecret, "Earshot's client secret at the provider; prefer the variable (env EARSHOT_OIDC_CLIENT_SECRET)")
+	f.StringVar(&cfg.OIDCName, "oidc-name", cfg.OIDCName, "the provider's name on the sign-in page, e.g. Okta (env EARSHOT_OIDC_NAME)")
+	f.StringVar(&cfg.OIDCClaim, "oidc-claim", cfg.OIDCClaim, "what names the user: email (matched to users' e-mail) or preferred_username (matched to user names) (env EARSHOT_OIDC_CLAIM)")
 	f.StringVar(&cfg.Role, "role", cfg.Role, "what this process does: all (the API and the scheduled jobs), api (the API only), jobs (the scheduled jobs only; --addr then serves /healthz, /readyz and /metrics) (env EARSHOT_ROLE)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
@@ -182,10 +187,19 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
 	st.admin.SetKeyring(keys)
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
+	var sso *console.SSO
+	if cfg.OIDCIssuer != "" {
+		sso, err = console.NewSSO(ctx, console.SSOConfig{Name: cfg.OIDCName, Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID,
+			ClientSecret: cfg.OIDCClientSecret, RedirectURL: opts.PublicURL + "/console/sso/callback", Claim: cfg.OIDCClaim})
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: lk.reader,
-			Figures: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, Log: log},
+			Figures: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log},
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)

@@ -21,11 +21,7 @@ type SignInState struct {
 // SignInState reads the user of an organization (by their names) who is
 // signing in.
 func (c *PeopleStore) SignInState(ctx context.Context, orgName, userName string) (SignInState, error) {
-	var org string
-	err := c.db.QueryRowContext(ctx, `SELECT id FROM organizations WHERE lower(name) = lower(?)`, orgName).Scan(&org)
-	if errors.Is(err, sql.ErrNoRows) {
-		return SignInState{}, ErrNotFound
-	}
+	org, err := c.orgNamed(ctx, orgName)
 	if err != nil {
 		return SignInState{}, err
 	}
@@ -122,4 +118,28 @@ func (c *PeopleStore) EndSession(ctx context.Context, tokenHash string) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE token_hash = ? OR expires_on <= ?`, tokenHash, now())
 		return err
 	})
+}
+
+// orgNamed is the id of the organization of a name, case-insensitively.
+func (c *PeopleStore) orgNamed(ctx context.Context, name string) (string, error) {
+	var org string
+	err := c.db.QueryRowContext(ctx, `SELECT id FROM organizations WHERE lower(name) = lower(?)`, name).Scan(&org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return org, err
+}
+
+// SingleSignOnUser is the user of an organization (by name) whom an
+// identity provider's claim names: by e-mail address when byEmail, else
+// by user name.
+func (c *PeopleStore) SingleSignOnUser(ctx context.Context, orgName, value string, byEmail bool) (User, error) {
+	org, err := c.orgNamed(ctx, orgName)
+	if err != nil {
+		return User{}, err
+	}
+	if byEmail {
+		return c.UserByEmail(ctx, org, value)
+	}
+	return c.UserByName(ctx, org, value)
 }

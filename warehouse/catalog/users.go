@@ -274,3 +274,8 @@ func (c *PeopleStore) DeleteUser(ctx context.Context, orgID, id string) error {
 	c.trees.invalidate(orgID)
 	return err
 }
+
+// UserByEmail finds a user by e-mail address, case-insensitively.
+func (c *PeopleStore) UserByEmail(ctx context.Context, orgID, email string) (User, error) {
+	return c.userWhere(ctx, c.db, orgID, "u.email_key = ?", strings.ToLower(email))
+}
