@@ -96,7 +96,11 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	// The list's filters: by agent, by hierarchy code (London's are not
 	// ann's to see, filter or not).
-	for query, want := range map[string]string{"agent=a100": "1 conversation", "agent=Z9": "No conversation", "team=BOS": "1 conversation", "team=LON": "No conversation"} {
+	// By a classifier's result and the transcript's words (London's
+	// parcel is not hers to find either).
+	for query, want := range map[string]string{"agent=a100": "1 conversation", "agent=Z9": "No conversation", "team=BOS": "1 conversation", "team=LON": "No conversation",
+		"result=" + billingIssue + ":true": "1 conversation", "result=" + billingIssue + ":false": "No conversation",
+		"text=BILL+IS": "1 conversation", "text=parcel": "No conversation", "text=bill&agent=Z9": "No conversation"} {
 		if got := do("main", chromedp.Navigate(base+"/console/conversations?"+query), chromedp.WaitVisible("main h1")); !strings.Contains(got, want) {
 			t.Errorf("conversations?%s: %q, want %q", query, got, want)
 		}

@@ -129,7 +129,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	deps := Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: reader,
-			Figures: reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, Log: logger},
+			Figures: reader, Searches: reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, Log: logger},
 		Results: reader, Storage: storage, Keys: sharedKeys, Tokens: tokens, SignedURLs: signedurl.New(signedurl.Options{}),
 		Registry: prometheus.NewRegistry(), Logger: logger, Compiler: registry.Compiler{}, Jobs: runner, Evaluations: evaluations,
 	}

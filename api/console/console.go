@@ -58,6 +58,7 @@ type Console struct {
 	Conversations Conversations
 	Transcripts   Transcripts
 	Figures       Figures
+	Searches      Searches
 	Classifiers   Classifiers
 	Hierarchies   Hierarchies
 	Originals     Originals

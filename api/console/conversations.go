@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 // conversationsPage is how many conversations a page of the list shows.
@@ -45,61 +47,135 @@ func deref(s *string) string {
 
 var consoleStatuses = []string{catalog.StatusProcessing, catalog.StatusReadyToSample, catalog.StatusSampled, catalog.StatusFailedToProcess}
 
-// conversations lists what the viewer may see, newest arrivals last (id
-// order), in a date range (the last 7 days by default) and a status.
+// Searches narrows the list by what only the lake knows: classifier
+// results and transcript text (results.Reader).
+type Searches interface {
+	Search(ctx context.Context, q results.PageQuery, s results.Search) ([]string, error)
+}
+
+// resultOption is a choice of the list's classifier result filter.
+type resultOption struct{ Value, Label string }
+
+// listFilters are the list's filters as the form shows them.
+type listFilters struct {
+	From, To, Status, Agent, Team, Result, Text string
+}
+
+func (f listFilters) query(after string) string {
+	q := url.Values{"from": {f.From}, "to": {f.To}, "status": {f.Status}, "agent": {f.Agent}, "team": {f.Team},
+		"result": {f.Result}, "text": {f.Text}, "after": {after}}
+	return "/console/conversations?" + q.Encode()
+}
+
+// conversations lists what the viewer may see, in id order (arrival
+// order), in a date range (the last 7 days by default), by status, agent,
+// hierarchy node, a classifier's result and words of the transcript. The
+// last two are answered by the lake (processed conversations only), the
+// rest by the catalog.
 func (c *Console) conversations(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	today := time.Now().UTC().Format(time.DateOnly)
-	from, to := ctx.DefaultQuery("from", time.Now().UTC().AddDate(0, 0, -7).Format(time.DateOnly)), ctx.DefaultQuery("to", today)
-	f := catalog.InteractionFilter{Scope: v.scope, Limit: conversationsPage + 1, AfterID: ctx.Query("after")}
-	if t, err := dates.Parse(from); err == nil {
+	now := time.Now().UTC()
+	lf := listFilters{From: ctx.DefaultQuery("from", now.AddDate(0, 0, -7).Format(time.DateOnly)), To: ctx.DefaultQuery("to", now.Format(time.DateOnly)),
+		Agent: strings.TrimSpace(ctx.Query("agent")), Team: strings.TrimSpace(ctx.Query("team")),
+		Result: ctx.Query("result"), Text: strings.TrimSpace(ctx.Query("text"))}
+	f := catalog.InteractionFilter{Scope: v.scope, Limit: conversationsPage + 1, AfterID: ctx.Query("after"), AgentCode: lf.Agent}
+	if t, err := dates.Parse(lf.From); err == nil {
 		f.ArrivedFrom = &t
 	}
-	if t, err := dates.ParseEnd(to); err == nil {
+	if t, err := dates.ParseEnd(lf.To); err == nil {
 		f.ArrivedTo = &t
 	}
-	status := ctx.Query("status")
 	for _, s := range consoleStatuses {
-		if strings.EqualFold(s, status) {
-			f.Status = s
+		if strings.EqualFold(s, ctx.Query("status")) {
+			f.Status, lf.Status = s, s
 		}
 	}
-	f.AgentCode = strings.TrimSpace(ctx.Query("agent"))
-	team := strings.TrimSpace(ctx.Query("team"))
-	if team != "" {
+	if lf.Team != "" {
 		tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
 		if err != nil {
 			c.failed(ctx, err)
 			return
 		}
 		f.NodeIDs = []string{} // an unknown code matches nothing
-		if node, ok := tree.ByCode(team); ok {
+		if node, ok := tree.ByCode(lf.Team); ok {
 			f.NodeIDs = tree.Descendants(node.ID)
 		}
 	}
-	list, err := c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f)
+	options, err := c.resultOptions(ctx.Request.Context(), v.OrgID)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	next := "" // the cursor of the next page, if any
+	var list []catalog.Interaction
+	if lf.Result != "" || lf.Text != "" {
+		list, next, err = c.searched(ctx.Request.Context(), v, f, lf)
+	} else if list, err = c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f); len(list) > conversationsPage {
+		list, next = list[:conversationsPage], list[conversationsPage-1].ID
+	}
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
 	data := struct {
 		page
-		From, To, Status string
-		Agent, Team      string
-		Statuses         []string
-		Conversations    []conversationRow
-		More             bool
-		Next             string
-	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, From: from, To: to, Status: f.Status, Statuses: consoleStatuses, Agent: f.AgentCode, Team: team}
-	if len(list) > conversationsPage {
-		list, data.More = list[:conversationsPage], true
-		q := url.Values{"from": {from}, "to": {to}, "status": {f.Status}, "agent": {f.AgentCode}, "team": {team}, "after": {list[len(list)-1].ID}}
-		data.Next = "/console/conversations?" + q.Encode()
+		listFilters
+		Statuses      []string
+		Results       []resultOption
+		Conversations []conversationRow
+		More          bool
+		Next          string
+	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, listFilters: lf, Statuses: consoleStatuses, Results: options, More: next != ""}
+	if next != "" {
+		data.Next = lf.query(next)
 	}
 	for _, it := range list {
 		data.Conversations = append(data.Conversations, rowOf(it))
 	}
 	c.render(ctx, http.StatusOK, "conversations", data)
+}
+
+// searched is a page of the list when a filter needs the lake: the lake
+// finds the ids, the catalog their records (and the status filter); the
+// next page starts after the lake's last id.
+func (c *Console) searched(ctx context.Context, v *viewer, f catalog.InteractionFilter, lf listFilters) ([]catalog.Interaction, string, error) {
+	q := results.PageQuery{OrgID: v.OrgID, Scope: v.scope, AfterID: f.AfterID, Limit: conversationsPage + 1, NodeIDs: v.scope.Narrow(f.NodeIDs)}
+	if f.ArrivedFrom == nil || f.ArrivedTo == nil {
+		return nil, "", nil
+	}
+	q.Window = results.Window{From: *f.ArrivedFrom, To: *f.ArrivedTo}
+	s := results.Search{Text: lf.Text, AgentCode: lf.Agent}
+	if id, result, ok := strings.Cut(lf.Result, ":"); ok {
+		s.ClassifierID, s.Result = id, result
+	}
+	ids, err := c.Searches.Search(ctx, q, s)
+	if err != nil || len(ids) == 0 {
+		return nil, "", err
+	}
+	next := ""
+	if len(ids) > conversationsPage {
+		ids = ids[:conversationsPage]
+		next = ids[len(ids)-1]
+	}
+	f.IDs, f.ExactIDs, f.AfterID, f.Limit = ids, true, "", len(ids)
+	list, err := c.Conversations.Interactions(ctx, v.OrgID, f)
+	return list, next, err
+}
+
+// resultOptions are the classifier result filter's choices: yes or no
+// of each active yes/no classifier.
+func (c *Console) resultOptions(ctx context.Context, org string) ([]resultOption, error) {
+	all, err := c.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []resultOption
+	for _, k := range all {
+		if k.Type == "Classifier" {
+			out = append(out, resultOption{k.ID + ":true", k.Name + ": yes"}, resultOption{k.ID + ":false", k.Name + ": no"})
+		}
+	}
+	return out, nil
 }
 
 type turn struct {

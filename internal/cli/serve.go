@@ -199,7 +199,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: lk.reader,
-			Figures: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log},
+			Figures: lk.reader, Searches: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log},
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)

@@ -198,3 +198,31 @@ func (l lakeRows) groups(by GroupBy, nodes []string, ids []string) map[string]Gr
 	}
 	return out
 }
+
+// currentRow is a conversation's current row with its current result of
+// one classifier ("" when none).
+type currentRow struct{ node, agent, result string }
+
+// current applies the rule for one classifier, by conversation id.
+func (l lakeRows) current(classifier string) map[string]currentRow {
+	convs := map[string]rowConv{}
+	for _, c := range l.convs {
+		if cur, ok := convs[c.id]; !ok || c.run > cur.run {
+			convs[c.id] = c
+		}
+	}
+	best := map[string]rowResult{}
+	for _, x := range l.results {
+		c, ok := convs[x.conv]
+		if ok && x.classifier == classifier && x.run >= c.run {
+			if cur, ok := best[x.conv]; !ok || x.run > cur.run {
+				best[x.conv] = x
+			}
+		}
+	}
+	out := map[string]currentRow{}
+	for id, c := range convs {
+		out[id] = currentRow{node: c.node, agent: c.agent, result: best[id].result}
+	}
+	return out
+}
