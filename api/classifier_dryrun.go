@@ -1,13 +1,17 @@
 package api
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 const (
@@ -42,26 +46,41 @@ func (s *Server) testClassifier(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx, org := c.Request.Context(), orgID(c)
+	out, err := s.dryRun(c.Request.Context(), orgID(c), reads(c.Request.Context()), cl, from, to)
+	var invalid *definitionInvalid
+	switch {
+	case errors.Is(err, pipeline.ErrNoSlot):
+		noEvaluationSlot(c)
+	case errors.As(err, &invalid):
+		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+invalid.Error()+"."))
+	case err != nil:
+		problem.Write(c, s.internal(c, err))
+	default:
+		c.JSON(http.StatusOK, out)
+	}
+}
+
+// dryRun evaluates a classifier's current version over the processed
+// conversations of an organization that arrived in a range and that a
+// scope may read (nil: all), writing nothing: the test of the API and of
+// the console. It holds one of the organization's evaluation slots
+// (pipeline.ErrNoSlot when none is free).
+func (s *Server) dryRun(ctx context.Context, org string, scope catalog.Scope, cl catalog.Classifier, from, to time.Time) (testResult, error) {
 	release, err := s.deps.Evaluations.Take(org)
 	if err != nil {
-		noEvaluationSlot(c)
-		return
+		return testResult{}, err
 	}
 	defer release()
 	compiled, err := s.deps.Compiler.Compile(org, pipeline.RegistryClassifier(cl))
 	if err != nil {
-		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+err.Error()+"."))
-		return
+		return testResult{}, &definitionInvalid{err: err}
 	}
 	tree, err := s.deps.People.Hierarchy(ctx, org)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return testResult{}, err
 	}
 	out := testResult{ClassifierID: cl.ID, Version: cl.Version, StartDate: dates.Timestamp(from), EndDate: dates.Timestamp(to),
 		SampleConversationIDs: []string{}}
-	scope := reads(ctx) // an acting user's dry run counts what the user may read
 	err = pipeline.EachProcessed(ctx, s.deps.Interactions, s.deps.Results, org, from, to, testPage, func(convs []pipeline.Stored) (bool, error) {
 		for _, conv := range convs {
 			if !scope.Allows(conv.MediaType, conv.HierarchyNodeID) {
@@ -85,9 +104,5 @@ func (s *Server) testClassifier(c *gin.Context) {
 		}
 		return true, nil
 	})
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	return out, err
 }

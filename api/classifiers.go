@@ -170,27 +170,12 @@ func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, in catalo
 		problem.Write(c, p)
 		return
 	}
-	check := registry.Classifier{Definition: in.Definition}
-	if current != nil {
-		check.Type = current.Type
-		if check.Definition == nil {
-			check.Definition = current.Definition
-		}
-	}
-	if in.Type != nil {
-		check.Type = *in.Type
-	}
-	if _, err := s.deps.Compiler.Compile(orgID(c), check); err != nil {
-		var de *analysis.DefinitionError
-		if !errors.As(err, &de) {
-			s.catalogError(c, err, classifierNotFound)
-			return
-		}
-		detail := "The classifier definition is invalid at " + de.Path + ": " + de.Message + "."
-		if de == registry.ErrNoLLM {
-			detail = "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
-		}
-		problem.Write(c, problem.Field(de.Path, de.Message+".", detail))
+	var invalid *definitionInvalid
+	if err := s.checkDefinition(orgID(c), in, current); errors.As(err, &invalid) {
+		problem.Write(c, problem.Field(invalid.de.Path, invalid.de.Message+".", invalid.Detail()))
+		return
+	} else if err != nil {
+		s.catalogError(c, err, classifierNotFound)
 		return
 	}
 	cl, err := write(c.Request.Context())
@@ -220,3 +205,44 @@ func (s *Server) deleteClassifier(c *gin.Context) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// checkDefinition compiles what a classifier would be after a change (its
+// type and definition, given or current): a *definitionInvalid when the
+// definition does not fit its type.
+func (s *Server) checkDefinition(org string, in catalog.ClassifierInput, current *catalog.Classifier) error {
+	check := registry.Classifier{Definition: in.Definition}
+	if current != nil {
+		check.Type = current.Type
+		if check.Definition == nil {
+			check.Definition = current.Definition
+		}
+	}
+	if in.Type != nil {
+		check.Type = *in.Type
+	}
+	_, err := s.deps.Compiler.Compile(org, check)
+	var de *analysis.DefinitionError
+	if errors.As(err, &de) {
+		return &definitionInvalid{err: err, de: de}
+	}
+	return err
+}
+
+// definitionInvalid is a classifier definition that does not compile.
+type definitionInvalid struct {
+	err error
+	de  *analysis.DefinitionError // where and why, when the compiler says
+}
+
+func (e *definitionInvalid) Error() string { return e.err.Error() }
+
+// Detail is the sentence that tells a user what to change.
+func (e *definitionInvalid) Detail() string {
+	switch {
+	case e.de == registry.ErrNoLLM:
+		return "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
+	case e.de != nil:
+		return "The classifier definition is invalid at " + e.de.Path + ": " + e.de.Message + "."
+	}
+	return "The classifier definition is invalid: " + e.err.Error() + "."
+}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/console"
+	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -206,4 +208,64 @@ func (c consoleWorkflows) Advance(ctx context.Context, org, id, userID, outcome,
 		return err
 	}
 	return c.s.advance(ctx, org, w, userID, outcome, notes, boss)
+}
+
+// consoleAuthoring gives the console the API's classifier writes: the
+// same definition check, dry run and reclassify job.
+type consoleAuthoring struct{ s *Server }
+
+func (a consoleAuthoring) Classifier(ctx context.Context, org, id string) (catalog.Classifier, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return catalog.Classifier{}, catalog.ErrNotFound
+	}
+	return a.s.deps.Classifiers.Classifier(ctx, org, id)
+}
+
+func (a consoleAuthoring) Save(ctx context.Context, org, id string, in catalog.ClassifierInput) (catalog.Classifier, error) {
+	var current *catalog.Classifier
+	if id != "" {
+		k, err := a.Classifier(ctx, org, id)
+		if err != nil {
+			return k, err
+		}
+		current = &k
+	}
+	var invalid *definitionInvalid
+	if err := a.s.checkDefinition(org, in, current); errors.As(err, &invalid) {
+		return catalog.Classifier{}, &console.Invalid{Detail: invalid.Detail()}
+	} else if err != nil {
+		return catalog.Classifier{}, err
+	}
+	if current == nil {
+		return a.s.deps.Classifiers.CreateClassifier(ctx, org, in)
+	}
+	return a.s.deps.Classifiers.UpdateClassifier(ctx, org, id, in)
+}
+
+func (a consoleAuthoring) DryRun(ctx context.Context, org string, scope catalog.Scope, id string, from, to time.Time) (console.DryRun, error) {
+	k, err := a.Classifier(ctx, org, id)
+	if err != nil {
+		return console.DryRun{}, err
+	}
+	out, err := a.s.dryRun(ctx, org, scope, k, from, to)
+	var invalid *definitionInvalid
+	switch {
+	case errors.Is(err, pipeline.ErrNoSlot):
+		return console.DryRun{}, console.ErrBusy
+	case errors.As(err, &invalid):
+		return console.DryRun{}, &console.Invalid{Detail: invalid.Detail()}
+	}
+	return console.DryRun{Evaluated: out.Evaluated, Hits: out.Hits, Errors: out.Errors, Truncated: out.Truncated, Samples: out.SampleConversationIDs}, err
+}
+
+func (a consoleAuthoring) Reclassify(ctx context.Context, org, id string, from, to time.Time) (string, error) {
+	k, err := a.Classifier(ctx, org, id)
+	if err != nil {
+		return "", err
+	}
+	run, err := a.s.deps.Jobs.Start(ctx, "reclassify", org, catalog.ReclassifyParams{ClassifierID: k.ID, From: from, To: to})
+	if errors.Is(err, pipeline.ErrNoSlot) {
+		return "", console.ErrBusy
+	}
+	return run.ID, err
 }

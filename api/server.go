@@ -242,6 +242,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	s.engine = s.routes()
 	if deps.Console != nil {
 		deps.Console.Results, deps.Console.Evaluations, deps.Console.Workflows = consoleResults{s}, consoleEvaluations{s}, consoleWorkflows{s}
+		deps.Console.Authoring = consoleAuthoring{s}
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

@@ -67,6 +67,7 @@ type Console struct {
 	Results     Results
 	Evaluations Evaluations
 	Workflows   Workflows
+	Authoring   Authoring
 	// SSO, when set, offers sign-in through an OpenID Connect provider.
 	SSO *SSO
 	Log *slog.Logger
@@ -81,7 +82,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "not_found"}
+var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "classifiers", "classifier", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -122,6 +123,11 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/conversations/:id", c.conversation)
 	in.POST("/conversations/:id/review", c.review)
 	in.GET("/conversations/:id/audio", c.audio)
+	in.GET("/classifiers", c.classifiers)
+	in.GET("/classifiers/:id", c.classifier)
+	in.POST("/classifiers/:id", c.saveClassifier)
+	in.POST("/classifiers/:id/dry-run", c.dryRun)
+	in.POST("/classifiers/:id/reclassify", c.reclassify)
 	return nil
 }
 

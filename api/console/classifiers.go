@@ -1,0 +1,272 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// Authoring creates, changes, dry-runs and re-runs classifiers with the
+// API's own code (api: checkDefinition, dryRun, the reclassify job).
+type Authoring interface {
+	Classifier(ctx context.Context, org, id string) (catalog.Classifier, error)
+	// Save creates (id "") or changes a classifier; an *Invalid error
+	// says what is wrong with the definition.
+	Save(ctx context.Context, org, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
+	DryRun(ctx context.Context, org string, scope catalog.Scope, id string, from, to time.Time) (DryRun, error)
+	Reclassify(ctx context.Context, org, id string, from, to time.Time) (jobID string, err error)
+}
+
+// Invalid is a definition that does not fit its type, with the sentence
+// that says why.
+type Invalid struct{ Detail string }
+
+func (e *Invalid) Error() string { return e.Detail }
+
+// ErrBusy: the organization's evaluations are all in use; try later.
+var ErrBusy = errors.New("busy")
+
+// DryRun is a dry run's answer: counts, and some conversations it hits.
+type DryRun struct {
+	Evaluated, Hits, Errors int
+	Truncated               bool
+	Samples                 []string // public conversation ids
+}
+
+// maxRerunDays bounds a dry run's or a re-classification's range, as the
+// API does.
+const maxRerunDays = 31
+
+// exampleRule is a new phrase rule's starting definition.
+const exampleRule = `{
+  "groups": [
+    {"rules": [{"phrases": ["speak to a manager", "talk to your supervisor"], "speaker": "Customer"}]}
+  ]
+}`
+
+// classifierForm is the page of one classifier (or a new one).
+type classifierForm struct {
+	page
+	ID, Name, Description, Category, Type, Definition string
+	Version                                           int
+	Active, Trained                                   bool
+	Categories                                        []string
+	Error, Notice                                     string
+	From, To                                          string
+	Run                                               *DryRun
+}
+
+// Administers reports whether the viewer administers the organization:
+// only they change classifiers, whose results everyone sees.
+func (v *viewer) Administers() bool { return v.scope == nil }
+
+// classifiers lists the organization's classifiers.
+func (c *Console) classifiers(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	if !c.mayAuthor(ctx, v) {
+		return
+	}
+	list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	c.render(ctx, http.StatusOK, "classifiers", struct {
+		page
+		Classifiers []catalog.Classifier
+	}{page{Title: "Classifiers", Page: "classifiers", Viewer: v}, list})
+}
+
+// mayAuthor answers a viewer who does not administer the organization.
+func (c *Console) mayAuthor(ctx *gin.Context, v *viewer) bool {
+	if v.Administers() {
+		return true
+	}
+	c.render(ctx, http.StatusForbidden, "not_found", struct {
+		page
+		Message string
+	}{page{Title: "Not allowed", Viewer: v}, "Only an administrator of the organization changes classifiers."})
+	return false
+}
+
+// classifier shows a classifier's form (or a new phrase rule's), with
+// its dry run and re-classification.
+func (c *Console) classifier(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	if !c.mayAuthor(ctx, v) {
+		return
+	}
+	f, ok := c.formOf(ctx, v, ctx.Param("id"))
+	if ok {
+		c.render(ctx, http.StatusOK, "classifier", f)
+	}
+}
+
+// formOf is the form of a stored classifier, or of a new phrase rule for
+// the id "new"; it answers a missing one itself.
+func (c *Console) formOf(ctx *gin.Context, v *viewer, id string) (classifierForm, bool) {
+	now := time.Now().UTC()
+	f := classifierForm{page: page{Title: "New phrase rule", Page: "classifiers", Viewer: v}, Type: analysis.TypeClassifier,
+		Category: "Topics", Definition: exampleRule, Categories: analysis.Categories,
+		From: now.AddDate(0, 0, -7).Format(time.DateOnly), To: now.Format(time.DateOnly)}
+	if id == "new" {
+		return f, true
+	}
+	k, err := c.Authoring.Classifier(ctx.Request.Context(), v.OrgID, id)
+	if errors.Is(err, catalog.ErrNotFound) {
+		c.render(ctx, http.StatusNotFound, "not_found", struct {
+			page
+			Message string
+		}{page{Title: "Not found", Viewer: v}, "No classifier with this id exists in your organization."})
+		return f, false
+	}
+	if err != nil {
+		c.failed(ctx, err)
+		return f, false
+	}
+	f.page.Title, f.ID, f.Name, f.Description, f.Category, f.Type, f.Version, f.Active = k.Name, k.ID, k.Name, k.Description, k.CategoryName, k.Type, k.Version, k.IsActive
+	f.Definition = indent(k.Definition)
+	var def struct{ Model string }
+	f.Trained = json.Unmarshal(k.Definition, &def) == nil && def.Model == "trained"
+	if ctx.Query("saved") != "" {
+		f.Notice = fmt.Sprintf("Saved as version %d.", k.Version)
+	}
+	return f, true
+}
+
+func indent(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// saveClassifier creates or changes a classifier from its form. A
+// trained model's definition is not edited here (it is trained); its
+// other fields are.
+func (c *Console) saveClassifier(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	if !c.mayAuthor(ctx, v) {
+		return
+	}
+	id := ctx.Param("id")
+	f, ok := c.formOf(ctx, v, id)
+	if !ok {
+		return
+	}
+	f.Name, f.Description = strings.TrimSpace(ctx.PostForm("name")), strings.TrimSpace(ctx.PostForm("description"))
+	f.Category, f.Active = ctx.PostForm("category"), ctx.PostForm("active") == "on"
+	in := catalog.ClassifierInput{Name: &f.Name, Description: &f.Description, CategoryName: &f.Category, IsActive: &f.Active}
+	if !f.Trained {
+		f.Definition = ctx.PostForm("definition")
+		if !json.Valid([]byte(f.Definition)) {
+			f.Error = "The definition is not JSON: check its brackets, quotes and commas."
+			c.render(ctx, http.StatusBadRequest, "classifier", f)
+			return
+		}
+		in.Definition = json.RawMessage(f.Definition)
+	}
+	if id == "new" {
+		id = ""
+		in.Type, in.Reportable, in.Groupable = &f.Type, ptr(true), ptr(false)
+	}
+	k, err := c.Authoring.Save(ctx.Request.Context(), v.OrgID, id, in)
+	var invalid *Invalid
+	var field *catalog.FieldError
+	switch {
+	case errors.As(err, &invalid):
+		f.Error = invalid.Detail
+		c.render(ctx, http.StatusBadRequest, "classifier", f)
+		return
+	case errors.As(err, &field):
+		f.Error = field.Message
+		c.render(ctx, http.StatusBadRequest, "classifier", f)
+		return
+	case err != nil:
+		c.failed(ctx, err)
+		return
+	}
+	ctx.Redirect(http.StatusSeeOther, "/console/classifiers/"+k.ID+"?saved=1")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// rangeOf reads a form's from and to dates: at most maxRerunDays, the end
+// the whole of its day.
+func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) {
+	f.From, f.To = ctx.PostForm("from"), ctx.PostForm("to")
+	from, err1 := dates.Parse(f.From)
+	to, err2 := dates.ParseEnd(f.To)
+	switch {
+	case err1 != nil || err2 != nil:
+		f.Error = "The range needs two dates such as 2025-10-01."
+	case to.Before(from) || to.Sub(from) > maxRerunDays*24*time.Hour:
+		f.Error = fmt.Sprintf("The range must run forwards, %d days at the most.", maxRerunDays)
+	default:
+		return from, to, true
+	}
+	return from, to, false
+}
+
+// dryRun evaluates the classifier over a range of what the viewer may
+// see, writing nothing, and shows its hits.
+func (c *Console) dryRun(ctx *gin.Context) {
+	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
+		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.OrgID, f.Viewer.scope, f.ID, from, to)
+		f.Run = &run
+		return err
+	})
+}
+
+// reclassify starts re-classifying a range with the current version.
+func (c *Console) reclassify(ctx *gin.Context) {
+	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
+		job, err := c.Authoring.Reclassify(ctx.Request.Context(), f.Viewer.OrgID, f.ID, from, to)
+		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + ": job " + job +
+			" (its progress at GET /Jobs/" + job + ")."
+		return err
+	})
+}
+
+// rerun runs a dry run or a re-classification over the form's range.
+func (c *Console) rerun(ctx *gin.Context, run func(f *classifierForm, from, to time.Time) error) {
+	v := viewerFrom(ctx)
+	if !c.mayAuthor(ctx, v) {
+		return
+	}
+	f, ok := c.formOf(ctx, v, ctx.Param("id"))
+	if !ok {
+		return
+	}
+	from, to, ok := rangeOf(ctx, &f)
+	if !ok {
+		c.render(ctx, http.StatusBadRequest, "classifier", f)
+		return
+	}
+	var invalid *Invalid
+	switch err := run(&f, from, to); {
+	case errors.Is(err, ErrBusy):
+		f.Run, f.Notice = nil, ""
+		f.Error = "Your organization already has a dry run, re-classification or training running; try again in a few seconds."
+		c.render(ctx, http.StatusTooManyRequests, "classifier", f)
+	case errors.As(err, &invalid):
+		f.Run, f.Notice, f.Error = nil, "", invalid.Detail
+		c.render(ctx, http.StatusBadRequest, "classifier", f)
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		c.render(ctx, http.StatusOK, "classifier", f)
+	}
+}
