@@ -4,9 +4,9 @@
 // manifest, the records and review sets in one transaction): N
 // conversations over D days for several organizations, each with a
 // three-level hierarchy, agents and 20 classifiers (a sentiment model and
-// a talk model among them) whose results every
-// processed conversation has, a share of human reviews, and a few
-// conversations still processing. The same seed writes the same data.
+// a talk model among them) whose results every processed conversation
+// has, a share of human reviews, and a few conversations still
+// processing. The same seed writes the same data.
 package lakegen
 
 import (
