@@ -83,6 +83,17 @@ type ssoFlight struct {
 	State, Nonce, Verifier, Organization string
 }
 
+// flightOf reads the flight cookie of a callback and checks the state the
+// provider sent back against it.
+func flightOf(cookie, state string) (ssoFlight, bool) {
+	var f ssoFlight
+	decoded, err := base64.RawURLEncoding.DecodeString(cookie)
+	if err != nil || json.Unmarshal(decoded, &f) != nil || f.State == "" || f.Nonce == "" || f.Verifier == "" || f.Organization == "" {
+		return f, false
+	}
+	return f, subtle.ConstantTimeCompare([]byte(f.State), []byte(state)) == 1
+}
+
 func (c *Console) ssoName() string {
 	if c.SSO == nil {
 		return ""
@@ -116,11 +127,9 @@ func (c *Console) ssoCallback(ctx *gin.Context) {
 		ctx.String(http.StatusNotFound, "Single sign-on is not set up here.")
 		return
 	}
-	var f ssoFlight
 	raw, _ := ctx.Cookie(ssoCookie)
-	decoded, err := base64.RawURLEncoding.DecodeString(raw)
-	if err != nil || json.Unmarshal(decoded, &f) != nil || f.State == "" ||
-		subtle.ConstantTimeCompare([]byte(f.State), []byte(ctx.Query("state"))) != 1 {
+	f, ok := flightOf(raw, ctx.Query("state"))
+	if !ok {
 		c.ssoRefused(ctx, http.StatusBadRequest, "", "This sign-in was not started here, or took too long. Try again.")
 		return
 	}
