@@ -3,8 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,5 +120,42 @@ func TestConsoleClassifierAuthoring(t *testing.T) {
 	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/ModelResults/Conversation?conversationIds="+parcel+"&modelIds="+classifier, tok, nil), http.StatusOK).Body.Bytes(), &items)
 	if len(items) != 1 || len(items[0].ModelResults) != 1 || items[0].ModelResults[0].Result == nil || !*items[0].ModelResults[0].Result {
 		t.Fatalf("/ModelResults after the console's re-classification: %+v", items)
+	}
+
+	// Training from a labelled file: one label with one class only is
+	// refused naming it; a good file trains "Delivery", installed
+	// inactive.
+	dir := t.TempDir()
+	write := func(name string, lines []string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var good, oneClass []string
+	for i := range 15 {
+		parcel := fmt.Sprintf(`{"text": "Where is my parcel number %d? The delivery is late.", "labels": ["Delivery"]}`, i)
+		good = append(good, parcel, fmt.Sprintf(`{"text": "My bill %d is wrong, the invoice charges me twice.", "labels": []}`, i))
+		oneClass = append(oneClass, parcel)
+	}
+	// train sends a file, then waits for what only the answer has.
+	train := func(path, until string) string {
+		t.Helper()
+		return do(until, chromedp.Navigate(base+"/console/classifiers"), chromedp.WaitVisible("#labels"), chromedp.SetUploadFiles("#labels", []string{path}),
+			chromedp.Click(`form[aria-label="Train classifiers"] button[type="submit"]`), chromedp.WaitVisible(until))
+	}
+	if text := train(write("one-class.jsonl", oneClass), "p.error"); !strings.Contains(text, "cannot train") || !strings.Contains(text, "Delivery") {
+		t.Fatalf("a label with one class: %q", text)
+	}
+	if text := train(write("good.jsonl", good), "p.notice"); !strings.Contains(text, "Training 1 classifier(s) from 30 conversation(s)") {
+		t.Fatalf("training: %q", text)
+	}
+	browsertest.Shoot(t, ctx, "screenshots", "classifiers")
+	browsertest.Accessible(t, ctx, "..", "classifiers")
+	e.jobs.Wait()
+	row := do("#classifiers-table", chromedp.Navigate(base+"/console/classifiers"), chromedp.WaitVisible("#classifiers-table"))
+	if !strings.Contains(strings.Join(strings.Fields(row), " "), "Delivery Core AI Model Topics 1 no") {
+		t.Fatalf("the trained classifier in the list: %q", row)
 	}
 }

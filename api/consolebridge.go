@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -265,6 +266,18 @@ func (a consoleAuthoring) Reclassify(ctx context.Context, org, id string, from, 
 	}
 	run, err := a.s.deps.Jobs.Start(ctx, "reclassify", org, catalog.ReclassifyParams{ClassifierID: k.ID, From: from, To: to})
 	if errors.Is(err, pipeline.ErrNoSlot) {
+		return "", console.ErrBusy
+	}
+	return run.ID, err
+}
+
+func (a consoleAuthoring) Train(ctx context.Context, org string, p catalog.TrainParams) (string, error) {
+	run, err := a.s.queueTraining(ctx, org, p)
+	var input *trained.InputError
+	switch {
+	case errors.As(err, &input):
+		return "", &console.Invalid{Detail: input.Message}
+	case errors.Is(err, pipeline.ErrNoSlot):
 		return "", console.ErrBusy
 	}
 	return run.ID, err

@@ -91,6 +91,12 @@ func (s *Server) reclassify(c *gin.Context) {
 // bounds on evaluations refuse it.
 func (s *Server) startJob(c *gin.Context, name string, params any) {
 	run, err := s.deps.Jobs.Start(c.Request.Context(), name, orgID(c), params)
+	s.jobStarted(c, run, err)
+}
+
+// jobStarted answers the start of a job: 202 with its id, 429 when the
+// bounds on evaluations refused it.
+func (s *Server) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
 	if errors.Is(err, pipeline.ErrNoSlot) {
 		noEvaluationSlot(c)
 		return

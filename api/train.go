@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -52,12 +53,23 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		problem.Write(c, pr)
 		return
 	}
-	ctx, org := c.Request.Context(), orgID(c)
-	given, err := pipeline.ParseExamples(p.Examples)
+	run, err := s.queueTraining(c.Request.Context(), orgID(c), p)
 	var input *trained.InputError
 	if errors.As(err, &input) {
 		trainingRefused(c, input)
 		return
+	}
+	s.jobStarted(c, run, err)
+}
+
+// queueTraining checks a training's examples — each one readable, its
+// stored conversation known, every label with both classes and enough
+// conversations — and starts its job; a *trained.InputError names what is
+// wrong. The API and the console train through it.
+func (s *Server) queueTraining(ctx context.Context, org string, p catalog.TrainParams) (catalog.JobRun, error) {
+	given, err := pipeline.ParseExamples(p.Examples)
+	if err != nil {
+		return catalog.JobRun{}, err
 	}
 	// The job reads stored conversations by their internal ids.
 	var ids []string
@@ -68,8 +80,7 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 	}
 	own, err := s.internalIDs(ctx, org, ids)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return catalog.JobRun{}, err
 	}
 	for i := range given {
 		if given[i].ConversationID == "" {
@@ -77,8 +88,7 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		}
 		given[i].ConversationID, own = own[0], own[1:]
 		if p.Examples[i], err = given[i].MarshalJSON(); err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return catalog.JobRun{}, err
 		}
 	}
 	source := pipeline.TrainingSource{Records: s.deps.Interactions, Transcripts: s.deps.Results, Reviews: s.deps.Reviews, Classifiers: s.deps.Classifiers}
@@ -86,15 +96,10 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 	if err == nil {
 		err = trained.Check(examples, trained.Options{Folds: p.Folds})
 	}
-	if errors.As(err, &input) {
-		trainingRefused(c, input)
-		return
-	}
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return catalog.JobRun{}, err
 	}
-	s.startJob(c, "train", p)
+	return s.deps.Jobs.Start(ctx, "train", org, p)
 }
 
 // trainingRefused answers examples that cannot train.

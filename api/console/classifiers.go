@@ -26,6 +26,9 @@ type Authoring interface {
 	Save(ctx context.Context, org, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	DryRun(ctx context.Context, org string, scope catalog.Scope, id string, from, to time.Time) (DryRun, error)
 	Reclassify(ctx context.Context, org, id string, from, to time.Time) (jobID string, err error)
+	// Train starts training classifiers from labelled examples; an
+	// *Invalid error names a bad example or label.
+	Train(ctx context.Context, org string, p catalog.TrainParams) (jobID string, err error)
 }
 
 // Invalid is a definition that does not fit its type, with the sentence
@@ -82,10 +85,16 @@ func (c *Console) classifiers(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
-	c.render(ctx, http.StatusOK, "classifiers", struct {
-		page
-		Classifiers []catalog.Classifier
-	}{page{Title: "Classifiers", Page: "classifiers", Viewer: v}, list})
+	c.render(ctx, http.StatusOK, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
+		Classifiers: list, Categories: analysis.Categories})
+}
+
+// classifiersPage is the list of classifiers with the training form.
+type classifiersPage struct {
+	page
+	Classifiers   []catalog.Classifier
+	Categories    []string
+	Error, Notice string
 }
 
 // mayAuthor answers a viewer who does not administer the organization.

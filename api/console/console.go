@@ -124,6 +124,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/conversations/:id/review", c.review)
 	in.GET("/conversations/:id/audio", c.audio)
 	in.GET("/classifiers", c.classifiers)
+	in.POST("/classifiers/train", c.train)
 	in.GET("/classifiers/:id", c.classifier)
 	in.POST("/classifiers/:id", c.saveClassifier)
 	in.POST("/classifiers/:id/dry-run", c.dryRun)

@@ -1,0 +1,90 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// maxLabelledFile bounds a labelled file sent through the console.
+const maxLabelledFile = 256 << 20
+
+// train starts training one classifier per label of a labelled file
+// (JSON Lines, gzipped or not: text, turns or a conversation id, and its
+// labels), as earshot admin classifiers train and POST
+// /Conversations/Classifiers/Train do; the examples are checked before the
+// job starts.
+func (c *Console) train(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	if !c.mayAuthor(ctx, v) {
+		return
+	}
+	again := func(status int, message, notice string) {
+		list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
+		if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		c.render(ctx, status, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
+			Classifiers: list, Categories: analysis.Categories, Error: message, Notice: notice})
+	}
+	header, err := ctx.FormFile("labels")
+	if err != nil {
+		again(http.StatusBadRequest, "Choose a labelled file (JSON Lines) to train from.", "")
+		return
+	}
+	if header.Size > maxLabelledFile {
+		again(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MB; train from it with earshot admin classifiers train.", maxLabelledFile>>20), "")
+		return
+	}
+	file, err := header.Open()
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	defer file.Close()
+	labelled, err := trained.ReadLabelled(io.LimitReader(file, maxLabelledFile))
+	if err != nil {
+		again(http.StatusBadRequest, "The file cannot be read: "+err.Error()+".", "")
+		return
+	}
+	p := catalog.TrainParams{CategoryName: "Topics", Folds: trained.DefaultFolds, Seed: 1, Inactive: ctx.PostForm("activate") != "on"}
+	for _, k := range analysis.Categories {
+		if k == ctx.PostForm("category") {
+			p.CategoryName = k
+		}
+	}
+	labels := map[string]bool{}
+	for _, l := range labelled {
+		raw, err := json.Marshal(l)
+		if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		p.Examples = append(p.Examples, raw)
+		for _, label := range l.Labels {
+			labels[label] = true
+		}
+	}
+	job, err := c.Authoring.Train(ctx.Request.Context(), v.OrgID, p)
+	var invalid *Invalid
+	switch {
+	case errors.As(err, &invalid):
+		again(http.StatusBadRequest, "The file cannot train classifiers: "+invalid.Detail, "")
+	case errors.Is(err, ErrBusy):
+		again(http.StatusTooManyRequests, "Your organization already has a dry run, re-classification or training running; try again in a few seconds.", "")
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		again(http.StatusOK, "", fmt.Sprintf("Training %d classifier(s) from %d conversation(s): job %s (its progress at GET /Jobs/%s). "+
+			"Each is installed by its label's name when the job ends.", len(labels), len(labelled), job, job))
+	}
+}
