@@ -2,6 +2,8 @@ package results
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -23,6 +25,9 @@ type Day struct {
 // newest run not older than it. Two DuckDB statements over the manifest's
 // files of the window.
 func (r *Reader) Daily(ctx context.Context, q PageQuery, classifierIDs []string) ([]Day, error) {
+	if q.Window.wholeDays() {
+		return r.dailyOfDays(ctx, q, classifierIDs)
+	}
 	conv, args, ok, err := r.figureConversations(ctx, q, `CAST(arrived_on AS DATE) AS day`)
 	if err != nil || !ok {
 		return nil, err
@@ -79,4 +84,45 @@ func daysIn(days map[time.Time]*Day, order []time.Time) []Day {
 		out = append(out, *days[t])
 	}
 	return out
+}
+
+// dailyOfDays is Daily over whole days, summed from the days' figures.
+func (r *Reader) dailyOfDays(ctx context.Context, q PageQuery, classifierIDs []string) ([]Day, error) {
+	byDay, err := r.figuresByDay(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	sees := q.sees()
+	var out []Day
+	for _, day := range slices.SortedFunc(maps.Keys(byDay), time.Time.Compare) {
+		f := byDay[day]
+		d := Day{Date: day, Evaluated: map[string]int64{}, Hits: map[string]int64{}}
+		for c, n := range f.conversations {
+			if sees(c) {
+				d.Conversations += n
+			}
+		}
+		if d.Conversations == 0 {
+			continue
+		}
+		for c, byClassifier := range f.results {
+			if !sees(c) {
+				continue
+			}
+			for _, id := range classifierIDs {
+				if s := byClassifier[id]; s != nil {
+					d.Evaluated[id] += s.evaluated
+					d.Hits[id] += s.hits
+				}
+			}
+		}
+		for _, id := range classifierIDs { // as the lake's statement: no entry for none
+			if d.Evaluated[id] == 0 {
+				delete(d.Evaluated, id)
+				delete(d.Hits, id)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

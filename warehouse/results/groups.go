@@ -1,8 +1,11 @@
 package results
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 )
 
 // GroupBy is what a dashboard groups conversations by: a lake
@@ -34,6 +37,9 @@ type Score struct {
 // its window, most first, and the results of the given classifiers over
 // each: the current rows by the same rule as Daily.
 func (r *Reader) Groups(ctx context.Context, q PageQuery, by GroupBy, classifierIDs []string, limit int) ([]Group, error) {
+	if q.Window.wholeDays() {
+		return r.groupsOfDays(ctx, q, by, classifierIDs, limit)
+	}
 	conv, args, ok, err := r.figureConversations(ctx, q, `coalesce(`+string(by)+`, '') AS grp`)
 	if err != nil || !ok {
 		return nil, err
@@ -90,4 +96,66 @@ func (r *Reader) Groups(ctx context.Context, q PageQuery, by GroupBy, classifier
 		}
 	}
 	return groups, rows.Err()
+}
+
+// groupsOfDays is Groups over whole days, summed from the days' figures.
+func (r *Reader) groupsOfDays(ctx context.Context, q PageQuery, by GroupBy, classifierIDs []string, limit int) ([]Group, error) {
+	byDay, err := r.figuresByDay(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	keyOf := func(c cell) string { return c.node }
+	if by == ByAgent {
+		keyOf = func(c cell) string { return c.agent }
+	}
+	sees := q.sees()
+	groups := map[string]*Group{}
+	sums := map[string]map[string]*resultSums{}
+	for _, f := range byDay {
+		for c, n := range f.conversations {
+			if !sees(c) {
+				continue
+			}
+			g := groups[keyOf(c)]
+			if g == nil {
+				g = &Group{Key: keyOf(c), Scores: map[string]Score{}}
+				groups[g.Key], sums[g.Key] = g, map[string]*resultSums{}
+			}
+			g.Conversations += n
+		}
+		for c, byClassifier := range f.results {
+			if !sees(c) || groups[keyOf(c)] == nil {
+				continue
+			}
+			for _, id := range classifierIDs {
+				if s := byClassifier[id]; s != nil {
+					t := sums[keyOf(c)][id]
+					if t == nil {
+						t = &resultSums{}
+						sums[keyOf(c)][id] = t
+					}
+					t.evaluated, t.hits, t.scored, t.scoreSum = t.evaluated+s.evaluated, t.hits+s.hits, t.scored+s.scored, t.scoreSum+s.scoreSum
+				}
+			}
+		}
+	}
+	out := make([]Group, 0, len(groups))
+	for key, g := range groups {
+		for id, t := range sums[key] {
+			s := Score{Evaluated: t.evaluated, Hits: t.hits}
+			if t.scored > 0 {
+				mean := t.scoreSum / float64(t.scored)
+				s.Mean = &mean
+			}
+			g.Scores[id] = s
+		}
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b Group) int {
+		if c := cmp.Compare(b.Conversations, a.Conversations); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out[:min(limit, len(out))], nil
 }

@@ -26,6 +26,8 @@ type Reader struct {
 	Manifest      Manifest
 	Conversations Conversations
 	Lake          Lake
+
+	days dayCache // dashboards' figures by day (dayfigures.go)
 }
 
 // Manifest lists the lake files a query reads (catalog.ManifestStore).

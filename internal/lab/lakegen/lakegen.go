@@ -184,8 +184,12 @@ func (g dayGen) add(day time.Time, n int, b *lake.Batch, im *catalog.Import) {
 	for i := range n {
 		arrived := day.Add(step*time.Duration(i+1) + time.Duration(g.rng.Int64N(int64(step)))).Truncate(time.Microsecond)
 		id := idAt(g.rng, arrived)
-		team := g.org.Teams[g.rng.IntN(len(g.org.Teams))]
-		agent := fmt.Sprintf("AG%03d", g.rng.IntN(120))
+		// Each agent works in one team, as in a call center; both draws
+		// are kept so that the rest of the data stays as it was.
+		_ = g.rng.IntN(len(g.org.Teams))
+		n := g.rng.IntN(120)
+		team := g.org.Teams[n%len(g.org.Teams)]
+		agent := fmt.Sprintf("AG%03d", n)
 		call := fmt.Sprintf("CALL-%s", id[len(id)-12:])
 		interaction := arrived.Add(-time.Duration(g.rng.Int64N(int64(3 * time.Hour)))).Truncate(time.Microsecond)
 		media := catalog.MediaProcessedChat
