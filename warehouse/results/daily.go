@@ -96,30 +96,25 @@ func (r *Reader) dailyOfDays(ctx context.Context, q PageQuery, classifierIDs []s
 	var out []Day
 	for _, day := range slices.SortedFunc(maps.Keys(byDay), time.Time.Compare) {
 		f := byDay[day]
+		visible := f.visible(sees)
 		d := Day{Date: day, Evaluated: map[string]int64{}, Hits: map[string]int64{}}
-		for c, n := range f.conversations {
-			if sees(c) {
+		for i, n := range f.conversations {
+			if visible[i] {
 				d.Conversations += n
 			}
 		}
 		if d.Conversations == 0 {
 			continue
 		}
-		for c, byClassifier := range f.results {
-			if !sees(c) {
-				continue
-			}
-			for _, id := range classifierIDs {
-				if s := byClassifier[id]; s != nil {
-					d.Evaluated[id] += s.evaluated
-					d.Hits[id] += s.hits
+		for _, id := range classifierIDs {
+			var t resultSums
+			for _, e := range f.results[id] {
+				if visible[e.cell] {
+					t.add(e.resultSums)
 				}
 			}
-		}
-		for _, id := range classifierIDs { // as the lake's statement: no entry for none
-			if d.Evaluated[id] == 0 {
-				delete(d.Evaluated, id)
-				delete(d.Hits, id)
+			if t.evaluated > 0 { // as the lake's statement: no entry for none
+				d.Evaluated[id], d.Hits[id] = t.evaluated, t.hits
 			}
 		}
 		out = append(out, d)

@@ -29,16 +29,50 @@ type cell struct {
 	node, agent, media string
 }
 
-// dayFigures are one organization's day: conversations by cell, and by
-// cell and classifier the current results' count, true ones and scores.
+// dayFigures are one organization's day: its cells and their
+// conversations, and by classifier the cells' current results — flat
+// slices, so that summing many days is a walk over memory.
 type dayFigures struct {
-	conversations map[cell]int64
-	results       map[cell]map[string]*resultSums
+	cells         []cell
+	conversations []int64 // by cell
+	results       map[string][]cellSums
+	index         map[cell]int // while reading
+}
+
+// cellSums are a classifier's current results in one cell: how many,
+// how many true, and their scores' sum and count.
+type cellSums struct {
+	cell int
+	resultSums
 }
 
 type resultSums struct {
 	evaluated, hits, scored int64
 	scoreSum                float64
+}
+
+func (s *resultSums) add(o resultSums) {
+	s.evaluated, s.hits, s.scored, s.scoreSum = s.evaluated+o.evaluated, s.hits+o.hits, s.scored+o.scored, s.scoreSum+o.scoreSum
+}
+
+// cellOf is the index of a cell, added when new.
+func (d *dayFigures) cellOf(c cell) int {
+	i, ok := d.index[c]
+	if !ok {
+		i = len(d.cells)
+		d.index[c] = i
+		d.cells, d.conversations = append(d.cells, c), append(d.conversations, 0)
+	}
+	return i
+}
+
+// visible is which cells a query sees.
+func (d *dayFigures) visible(sees func(cell) bool) []bool {
+	out := make([]bool, len(d.cells))
+	for i, c := range d.cells {
+		out[i] = sees(c)
+	}
+	return out
 }
 
 type dayKey struct {
@@ -181,7 +215,7 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 	dayOf := func(t time.Time) *dayFigures {
 		t = t.UTC()
 		if out[t] == nil {
-			out[t] = &dayFigures{conversations: map[cell]int64{}, results: map[cell]map[string]*resultSums{}}
+			out[t] = &dayFigures{results: map[string][]cellSums{}, index: map[cell]int{}}
 		}
 		return out[t]
 	}
@@ -197,8 +231,8 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 			rows.Close()
 			return nil, err
 		}
-		c = cell{in.of(c.node), in.of(c.agent), in.of(c.media)}
-		dayOf(day).conversations[c] = n
+		d := dayOf(day)
+		d.conversations[d.cellOf(cell{in.of(c.node), in.of(c.agent), in.of(c.media)})] += n
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || len(resultPaths) == 0 {
@@ -229,12 +263,12 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 			return nil, err
 		}
 		s.scoreSum = sum.Float64
-		c = cell{in.of(c.node), in.of(c.agent), in.of(c.media)}
 		d := dayOf(day)
-		if d.results[c] == nil {
-			d.results[c] = map[string]*resultSums{}
-		}
-		d.results[c][in.of(classifier)] = &s
+		classifier = in.of(classifier)
+		d.results[classifier] = append(d.results[classifier], cellSums{d.cellOf(cell{in.of(c.node), in.of(c.agent), in.of(c.media)}), s})
+	}
+	for _, d := range out {
+		d.index = nil // read only from here on
 	}
 	return out, rows.Err()
 }

@@ -112,30 +112,31 @@ func (r *Reader) groupsOfDays(ctx context.Context, q PageQuery, by GroupBy, clas
 	groups := map[string]*Group{}
 	sums := map[string]map[string]*resultSums{}
 	for _, f := range byDay {
-		for c, n := range f.conversations {
-			if !sees(c) {
+		visible := f.visible(sees)
+		keys := make([]string, len(f.cells))
+		for i, c := range f.cells {
+			keys[i] = keyOf(c)
+			if !visible[i] {
 				continue
 			}
-			g := groups[keyOf(c)]
+			g := groups[keys[i]]
 			if g == nil {
-				g = &Group{Key: keyOf(c), Scores: map[string]Score{}}
+				g = &Group{Key: keys[i], Scores: map[string]Score{}}
 				groups[g.Key], sums[g.Key] = g, map[string]*resultSums{}
 			}
-			g.Conversations += n
+			g.Conversations += f.conversations[i]
 		}
-		for c, byClassifier := range f.results {
-			if !sees(c) || groups[keyOf(c)] == nil {
-				continue
-			}
-			for _, id := range classifierIDs {
-				if s := byClassifier[id]; s != nil {
-					t := sums[keyOf(c)][id]
-					if t == nil {
-						t = &resultSums{}
-						sums[keyOf(c)][id] = t
-					}
-					t.evaluated, t.hits, t.scored, t.scoreSum = t.evaluated+s.evaluated, t.hits+s.hits, t.scored+s.scored, t.scoreSum+s.scoreSum
+		for _, id := range classifierIDs {
+			for _, e := range f.results[id] {
+				if !visible[e.cell] || groups[keys[e.cell]] == nil {
+					continue
 				}
+				t := sums[keys[e.cell]][id]
+				if t == nil {
+					t = &resultSums{}
+					sums[keys[e.cell]][id] = t
+				}
+				t.add(e.resultSums)
 			}
 		}
 	}
