@@ -48,14 +48,7 @@ func TestConsoleClassifierAuthoring(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	do := func(sel string, steps ...chromedp.Action[chromedp.Void]) string {
 		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-		text, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return text
+		return browsertest.TextAfter(t, ctx, sel, steps...)
 	}
 	signIn := func(user string) {
 		t.Helper()

@@ -59,17 +59,9 @@ func TestConsoleInABrowser(t *testing.T) {
 	defer server.Close()
 	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1) // a secure context: Secure cookies over http
 	ctx := browsertest.Browser(t)
-	// do runs steps, then reads the text of sel.
 	do := func(sel string, steps ...chromedp.Action[chromedp.Void]) string {
 		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-		text, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return text
+		return browsertest.TextAfter(t, ctx, sel, steps...)
 	}
 	var text string
 	// signIn submits the form, then waits for what only the next page has.

@@ -80,13 +80,18 @@ func (c *Console) classifiers(ctx *gin.Context) {
 	if !c.mayAuthor(ctx, v) {
 		return
 	}
+	c.listClassifiers(ctx, v, http.StatusOK, "", "")
+}
+
+// listClassifiers renders the list with an error or a notice.
+func (c *Console) listClassifiers(ctx *gin.Context, v *viewer, status int, message, notice string) {
 	list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
-	c.render(ctx, http.StatusOK, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
-		Classifiers: list, Categories: analysis.Categories})
+	c.render(ctx, status, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
+		Classifiers: list, Categories: analysis.Categories, Error: message, Notice: notice})
 }
 
 // classifiersPage is the list of classifiers with the training form.
@@ -102,10 +107,7 @@ func (c *Console) mayAuthor(ctx *gin.Context, v *viewer) bool {
 	if v.Administers() {
 		return true
 	}
-	c.render(ctx, http.StatusForbidden, "not_found", struct {
-		page
-		Message string
-	}{page{Title: "Not allowed", Viewer: v}, "Only an administrator of the organization changes classifiers."})
+	c.refuse(ctx, http.StatusForbidden, v, "Not allowed", "Only an administrator of the organization changes classifiers.")
 	return false
 }
 
@@ -134,10 +136,7 @@ func (c *Console) formOf(ctx *gin.Context, v *viewer, id string) (classifierForm
 	}
 	k, err := c.Authoring.Classifier(ctx.Request.Context(), v.OrgID, id)
 	if errors.Is(err, catalog.ErrNotFound) {
-		c.render(ctx, http.StatusNotFound, "not_found", struct {
-			page
-			Message string
-		}{page{Title: "Not found", Viewer: v}, "No classifier with this id exists in your organization."})
+		c.refuse(ctx, http.StatusNotFound, v, "Not found", "No classifier with this id exists in your organization.")
 		return f, false
 	}
 	if err != nil {

@@ -170,10 +170,15 @@ func (c *Console) render(ctx *gin.Context, status int, name string, data any) {
 // notFound is the page of anything the viewer may not see or that does
 // not exist: the same answer for both.
 func (c *Console) notFound(ctx *gin.Context, v *viewer) {
-	c.render(ctx, http.StatusNotFound, "not_found", struct {
+	c.refuse(ctx, http.StatusNotFound, v, "Not found", "No conversation with this id exists that you may see.")
+}
+
+// refuse answers with a page that says why there is nothing to show.
+func (c *Console) refuse(ctx *gin.Context, status int, v *viewer, title, message string) {
+	c.render(ctx, status, "not_found", struct {
 		page
 		Message string
-	}{page{Title: "Not found", Viewer: v}, "No conversation with this id exists that you may see."})
+	}{page{Title: title, Viewer: v}, message})
 }
 
 // failed answers an internal failure without its details.

@@ -82,11 +82,17 @@ type signInData struct {
 	SSO                                 string // the identity provider's name; "" when none is set up
 }
 
-// signInPage shows the form, with a fresh CSRF token in its cookie.
+// signInPage shows the form.
 func (c *Console) signInPage(ctx *gin.Context) {
+	c.signInAgain(ctx, http.StatusOK, "", "", "")
+}
+
+// signInAgain shows the form, with a fresh CSRF token in its cookie, the
+// organization and user name typed, and why the last try failed.
+func (c *Console) signInAgain(ctx *gin.Context, status int, org, userName, message string) {
 	token := randomToken()
 	setCookie(ctx, signInCookie, token, 3600)
-	c.render(ctx, http.StatusOK, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, SSO: c.ssoName()})
+	c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: userName, SSO: c.ssoName()})
 }
 
 // badSignIn is the one answer to a wrong organization, user name or
@@ -102,11 +108,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 		return
 	}
 	org, name, password := strings.TrimSpace(ctx.PostForm("organization")), strings.TrimSpace(ctx.PostForm("username")), ctx.PostForm("password")
-	again := func(status int, message string) {
-		token := randomToken()
-		setCookie(ctx, signInCookie, token, 3600)
-		c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: name, SSO: c.ssoName()})
-	}
+	again := func(status int, message string) { c.signInAgain(ctx, status, org, name, message) }
 	st, err := c.People.SignInState(ctx.Request.Context(), org, name)
 	switch {
 	case errors.Is(err, catalog.ErrNotFound) || err == nil && (st.PasswordHash == nil || st.User.Disabled):

@@ -188,7 +188,5 @@ func (c *Console) ssoCallback(ctx *gin.Context) {
 
 // ssoRefused shows the sign-in page with why.
 func (c *Console) ssoRefused(ctx *gin.Context, status int, org, message string) {
-	token := randomToken()
-	setCookie(ctx, signInCookie, token, 3600)
-	c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, SSO: c.ssoName()})
+	c.signInAgain(ctx, status, org, "", message)
 }

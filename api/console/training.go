@@ -27,15 +27,7 @@ func (c *Console) train(ctx *gin.Context) {
 	if !c.mayAuthor(ctx, v) {
 		return
 	}
-	again := func(status int, message, notice string) {
-		list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
-		if err != nil {
-			c.failed(ctx, err)
-			return
-		}
-		c.render(ctx, status, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
-			Classifiers: list, Categories: analysis.Categories, Error: message, Notice: notice})
-	}
+	again := func(status int, message, notice string) { c.listClassifiers(ctx, v, status, message, notice) }
 	header, err := ctx.FormFile("labels")
 	if err != nil {
 		again(http.StatusBadRequest, "Choose a labelled file (JSON Lines) to train from.", "")

@@ -105,3 +105,17 @@ func Keyboard(t testing.TB, ctx context.Context, name string) {
 		t.Errorf("%s page: the first Tab reaches %q, not the skip link", name, focused)
 	}
 }
+
+// TextAfter runs steps in the page, then gives the text of sel, failing
+// the test on any error.
+func TextAfter(t testing.TB, ctx context.Context, sel string, steps ...chromedp.Action[chromedp.Void]) string {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}

@@ -207,10 +207,8 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 	if err != nil {
 		return nil, err
 	}
-	conv := `SELECT conversation_id, run_id, CAST(arrived_on AS DATE) AS day, coalesce(hierarchy_node_id, '') AS node,
-			coalesce(agent_code, '') AS agent, media_type AS media
-		FROM read_parquet(` + convList + `, hive_partitioning = false)
-		QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
+	conv := currentConversationsSQL(convList, `CAST(arrived_on AS DATE) AS day, coalesce(hierarchy_node_id, '') AS node,
+		coalesce(agent_code, '') AS agent, media_type AS media`, "")
 	in := newInterner()
 	dayOf := func(t time.Time) *dayFigures {
 		t = t.UTC()
@@ -242,11 +240,8 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 	if err != nil {
 		return nil, err
 	}
-	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`),
-		res AS (SELECT c.day, c.node, c.agent, c.media, r.classifier_id, r.result, r.score
-			FROM read_parquet(`+resultList+`, hive_partitioning = false) r JOIN conv c USING (conversation_id)
-			WHERE r.run_id >= c.run_id
-			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1)
+	res := currentResultsSQL(resultList, `c.day, c.node, c.agent, c.media, r.classifier_id, r.result, r.score`, "")
+	rows, err = r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`), res AS (`+res+`)
 		SELECT day, node, agent, media, classifier_id, count(*), count(*) FILTER (WHERE result = 'true'), coalesce(sum(score), 0), count(score)
 		FROM res GROUP BY ALL`)
 	if err != nil {

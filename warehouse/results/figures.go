@@ -20,16 +20,14 @@ func (r *Reader) figureConversations(ctx context.Context, q PageQuery, columns s
 	if err != nil {
 		return "", nil, false, err
 	}
-	statement = `SELECT conversation_id, run_id, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
-		WHERE arrived_on BETWEEN ? AND ?`
+	where := `arrived_on BETWEEN ? AND ?`
 	args = []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
-		statement += ` AND list_contains(?, hierarchy_node_id)`
+		where += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
 	scope, scopeArgs := q.scopeSQL()
-	statement += scope + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
-	return statement, append(args, scopeArgs...), true, nil
+	return currentConversationsSQL(list, columns, where+scope), append(args, scopeArgs...), true, nil
 }
 
 // figureResults is the statement of the current results of the given
@@ -44,8 +42,29 @@ func (r *Reader) figureResults(ctx context.Context, q PageQuery, columns string)
 	if err != nil {
 		return "", false, err
 	}
+	return currentResultsSQL(list, columns, ` AND list_contains(?, r.classifier_id)`), true, nil
+}
+
+// currentConversationsSQL selects each conversation's current row (its
+// newest run) among a file list's rows meeting a condition ("" for all),
+// with conversation_id, run_id and the given columns: the rule of
+// sql/views, for dashboards.
+func currentConversationsSQL(list, columns, where string) string {
+	if where == "" {
+		where = "true"
+	}
+	return `SELECT conversation_id, run_id, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
+		WHERE ` + where + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
+}
+
+// currentResultsSQL selects the current results (r) of the
+// conversations of conv (a currentConversationsSQL statement named conv in
+// a WITH, c) among a file list's rows, with the given columns and an
+// extra condition ("" or " AND …"): for each classifier the newest run
+// not older than the conversation's.
+func currentResultsSQL(list, columns, and string) string {
 	return `SELECT ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false) r
 			JOIN conv c USING (conversation_id)
-			WHERE r.run_id >= c.run_id AND list_contains(?, r.classifier_id)
-			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1`, true, nil
+			WHERE r.run_id >= c.run_id` + and + `
+			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1`
 }

@@ -21,17 +21,8 @@ import (
 // after the days' figures were first read and kept.
 func TestGroupsMatchEveryRow(t *testing.T) {
 	ctx := context.Background()
-	cat, bucket, dir := testlake.New(t)
-	w := &lake.Writer{Bucket: bucket}
-	o := lakegen.Options{Orgs: 1, Conversations: 300, Days: 3, Classifiers: 5,
-		Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: 11}
-	orgs, err := lakegen.Generate(ctx, cat, w, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	org := orgs[0]
-	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
-	window := Window{From: o.Start, To: o.Start.AddDate(0, 0, o.Days).Add(-time.Microsecond)}
+	l := newRerunLake(t, 5, 11)
+	org, r, window := l.org, l.reader, l.window
 	var ids []string
 	for _, k := range org.Classifiers[len(org.Classifiers)-2:] { // Dead air and the sentiment model
 		ids = append(ids, k.ID)
@@ -41,11 +32,8 @@ func TestGroupsMatchEveryRow(t *testing.T) {
 	if _, err := r.Groups(ctx, PageQuery{OrgID: org.ID, Window: window}, ByTeam, ids, 1000); err != nil {
 		t.Fatal(err)
 	}
-	again := o
-	again.Seed, again.Days, again.Conversations = 12, 2, 80
-	if err := lakegen.Commit(ctx, cat, w, orgs, again); err != nil {
-		t.Fatal(err)
-	}
+	l.rerun(t)
+	cat := l.cat
 	tree, err := cat.People.Hierarchy(ctx, org.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +70,44 @@ func TestGroupsMatchEveryRow(t *testing.T) {
 				t.Fatalf("%s: the top 2 are %v (%v), not the first two of all", by, top, err)
 			}
 		}
+	}
+}
+
+// rerunLake is a generated lake of one organization over three days, and
+// a second commit over its first two days whose files overlap the first
+// commit's ids (re-runs).
+type rerunLake struct {
+	cat    *catalog.Catalog
+	writer *lake.Writer
+	orgs   []lakegen.Org
+	org    lakegen.Org
+	opts   lakegen.Options
+	reader *Reader
+	window Window // the three whole days
+}
+
+func newRerunLake(t *testing.T, classifiers int, seed uint64) *rerunLake {
+	t.Helper()
+	cat, bucket, dir := testlake.New(t)
+	l := &rerunLake{cat: cat, writer: &lake.Writer{Bucket: bucket}, opts: lakegen.Options{Orgs: 1, Conversations: 300, Days: 3,
+		Classifiers: classifiers, Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: seed}}
+	var err error
+	if l.orgs, err = lakegen.Generate(context.Background(), cat, l.writer, l.opts); err != nil {
+		t.Fatal(err)
+	}
+	l.org = l.orgs[0]
+	l.reader = &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	l.window = Window{From: l.opts.Start, To: l.opts.Start.AddDate(0, 0, l.opts.Days).Add(-time.Microsecond)}
+	return l
+}
+
+// rerun commits the second, overlapping run.
+func (l *rerunLake) rerun(t *testing.T) {
+	t.Helper()
+	again := l.opts
+	again.Seed, again.Days, again.Conversations = l.opts.Seed+1, 2, 80
+	if err := lakegen.Commit(context.Background(), l.cat, l.writer, l.orgs, again); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,14 +2,8 @@ package results
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
-
-	"github.com/earshot/earshot/internal/lab/lakegen"
-	"github.com/earshot/earshot/internal/testlake"
-	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // Search by a classifier's result, page after page, finds exactly the
@@ -18,22 +12,9 @@ import (
 // whole organization and one region, with and without an agent.
 func TestSearchMatchesEveryRow(t *testing.T) {
 	ctx := context.Background()
-	cat, bucket, dir := testlake.New(t)
-	w := &lake.Writer{Bucket: bucket}
-	o := lakegen.Options{Orgs: 1, Conversations: 300, Days: 3, Classifiers: 3,
-		Start: time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC), Seed: 21}
-	orgs, err := lakegen.Generate(ctx, cat, w, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again := o
-	again.Seed, again.Days, again.Conversations = 22, 2, 80
-	if err := lakegen.Commit(ctx, cat, w, orgs, again); err != nil {
-		t.Fatal(err)
-	}
-	org := orgs[0]
-	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
-	window := Window{From: o.Start, To: o.Start.AddDate(0, 0, o.Days).Add(-time.Microsecond)}
+	l := newRerunLake(t, 3, 21)
+	l.rerun(t)
+	cat, org, r, window := l.cat, l.org, l.reader, l.window
 	tree, err := cat.People.Hierarchy(ctx, org.ID)
 	if err != nil {
 		t.Fatal(err)
