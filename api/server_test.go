@@ -95,7 +95,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 		t.Fatal(err)
 	}
 	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
-	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
+	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine, Figures: cat.Manifest}
 	keysOnce.Do(func() {
 		var key oauth.Key
 		if key, _, err = oauth.GenerateKey(); err == nil {

@@ -55,7 +55,10 @@ type Compact struct {
 	Lake       LakeWriter
 	Bucket     LakeBucket
 	Cache      string // local copy of a remote bucket's lake, "" when none
-	Log        *slog.Logger
+	// Figures, when set, keeps the dashboards' figures of the compacted
+	// days, once they are compacted in both tables.
+	Figures FigureKeeper
+	Log     *slog.Logger
 }
 
 // Run compacts every partition with more than one file.
@@ -65,6 +68,8 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 	if err != nil {
 		return counts, err
 	}
+	var written []catalog.LakeFile
+	defer func() { keepFigures(ctx, j.Figures, j.Log, written) }()
 	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
 			return counts, err
@@ -88,6 +93,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 			}
 			return counts, err
 		}
+		written = append(written, files...)
 		for _, old := range p.Paths { // no reader can open them any more
 			lake.Evict(j.Cache, old)
 			if err := j.Bucket.Delete(ctx, old); err != nil {

@@ -47,7 +47,7 @@ func TestLakeOnGCSWithLocalCache(t *testing.T) {
 	}
 	defer cat.Close()
 	engine := testlake.Engine(t, cache)
-	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}
+	reader := &results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine, Figures: cat.Manifest}
 	org, _ := cat.Orgs.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	writer := &lake.Writer{Bucket: gcs, Cache: cache}

@@ -61,6 +61,8 @@ type Ingest struct {
 	// Originals, when set, deletes the staged originals each commit records
 	// as to be deleted (and any a crash left) after it.
 	Originals *StagedOriginals
+	// Figures, when set, keeps the dashboards' figures of each commit.
+	Figures FigureKeeper
 	// Queues are claimed in order, each until it is empty.
 	Queues  []Queue
 	Owner   string
@@ -186,6 +188,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
+		keepFigures(ctx, j.Figures, j.Log, files)
 		if err := j.deleteOriginals(ctx, counts); err != nil {
 			return err
 		}

@@ -44,7 +44,10 @@ type Reclassify struct {
 	Transcripts  pipeline.Transcripts
 	Lake         LakeWriter
 	Compiler     registry.Compiler
-	Log          *slog.Logger
+	// Figures, when set, keeps the dashboards' figures of the days
+	// reclassified.
+	Figures FigureKeeper
+	Log     *slog.Logger
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
@@ -91,10 +94,16 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	if page <= 0 {
 		page = 500
 	}
+	// The figures of the days it wrote are kept once, at the end: each
+	// page's files join the same days' clusters.
+	var written []catalog.LakeFile
+	defer func() { keepFigures(ctx, j.Figures, j.Log, written) }()
 	err = pipeline.EachProcessed(ctx, j.Interactions, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
-		if err := j.page(ctx, run.ID, org, set, tree, convs, counts); err != nil {
+		files, err := j.page(ctx, run.ID, org, set, tree, convs, counts)
+		if err != nil {
 			return false, err
 		}
+		written = append(written, files...)
 		if err := j.Progress.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
 			j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
 		}
@@ -106,8 +115,9 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	return counts, nil
 }
 
-// page classifies, writes and commits one page of conversations.
-func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored, counts map[string]int64) error {
+// page classifies, writes and commits one page of conversations, and
+// says which files it committed.
+func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored, counts map[string]int64) ([]catalog.LakeFile, error) {
 	var b lake.Batch
 	now := time.Now().UTC()
 	var outcomes []registry.Outcome
@@ -125,16 +135,16 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 		}
 	}
 	if len(b.ClassifierResults) == 0 {
-		return nil
+		return nil, nil
 	}
 	files, err := j.Lake.Write(ctx, runID, b)
 	if err != nil {
-		return fmt.Errorf("write lake: %w", err)
+		return nil, fmt.Errorf("write lake: %w", err)
 	}
 	if err := j.Manifest.AddLakeFiles(ctx, runID, files); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return nil, fmt.Errorf("commit: %w", err)
 	}
 	counts["classifier_results"] += int64(len(b.ClassifierResults))
 	counts["lake_files"] += int64(len(files))
-	return nil
+	return files, nil
 }

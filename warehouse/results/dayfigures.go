@@ -1,14 +1,19 @@
 package results
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -16,10 +21,13 @@ import (
 // A dashboard's figures over whole days are sums of each day's figures at
 // the finest grain it asks for — hierarchy node, agent and media type —,
 // and a day's figures change only when its files do. So each
-// organization's day is read from the lake once for its set of files
-// (the current rows by the rule of Daily) and kept in memory; a dashboard
-// over cached days is then a sum in Go. A day whose files changed (an
-// ingest, a re-run, a compaction) is read again.
+// organization's day is summed once for its set of files and kept in
+// memory; a dashboard over kept days is then a sum in Go. A day's figures
+// are in turn the sum of its clusters' (sets of files no conversation
+// spans two of), each read from the lake once (the current rows by the
+// rule of Daily) and kept in the catalog (keptfigures.go): a day whose
+// files changed reads only its new clusters, a restarted or another
+// process none.
 
 // maxCachedDays bounds the days kept, least recently used first out.
 const maxCachedDays = 2000
@@ -134,47 +142,149 @@ func (w Window) wholeDays() bool {
 }
 
 // figuresByDay gives the figures of each day of q's (whole-day) window
-// that has conversations, reading from the lake the days not cached for
-// their current files.
+// that has conversations.
 func (r *Reader) figuresByDay(ctx context.Context, q PageQuery) (map[time.Time]*dayFigures, error) {
-	convFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "conversations", From: q.From, To: q.To})
-	if err != nil || len(convFiles) == 0 {
-		return nil, err
-	}
-	resultFiles, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "classifier_results", From: q.From, To: q.To})
+	files, err := r.figureFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, From: q.From, To: q.To})
 	if err != nil {
 		return nil, err
 	}
-	files := map[time.Time][]catalog.LakeFile{}
-	for _, f := range append(convFiles, resultFiles...) {
-		files[f.Date.UTC()] = append(files[f.Date.UTC()], f)
+	return r.figuresOf(ctx, q.OrgID, files)
+}
+
+// figureFiles lists the conversations and results files a manifest query
+// selects.
+func (r *Reader) figureFiles(ctx context.Context, q catalog.ManifestQuery) ([]catalog.LakeFile, error) {
+	q.Table = "conversations"
+	convFiles, err := r.Manifest.ManifestFiles(ctx, q)
+	if err != nil || len(convFiles) == 0 {
+		return nil, err
+	}
+	q.Table = "classifier_results"
+	resultFiles, err := r.Manifest.ManifestFiles(ctx, q)
+	return append(slices.Clip(convFiles), resultFiles...), err
+}
+
+// figuresOf gives the figures of each day of an organization's files:
+// kept in memory for the day's files, else summed from the figures of
+// the day's clusters — kept in the catalog, or read from the lake and
+// kept there.
+func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.LakeFile) (map[time.Time]*dayFigures, error) {
+	byDay := map[time.Time][]catalog.LakeFile{}
+	for _, f := range files {
+		byDay[f.Date.UTC()] = append(byDay[f.Date.UTC()], f)
 	}
 	out := map[time.Time]*dayFigures{}
 	signatures := map[time.Time]string{}
-	var missing []catalog.LakeFile
-	for day, fs := range files {
+	var missing []time.Time
+	for day, fs := range byDay {
 		signatures[day] = signature(fs)
-		if f := r.days.get(dayKey{q.OrgID, day}, signatures[day]); f != nil {
+		if f := r.days.get(dayKey{org, day}, signatures[day]); f != nil {
 			out[day] = f
 			continue
 		}
-		missing = append(missing, fs...)
+		missing = append(missing, day)
 	}
 	if len(missing) == 0 {
 		return out, nil
 	}
-	read, err := r.readDays(ctx, missing)
+	kept, err := r.keptFigures(ctx, org, missing)
 	if err != nil {
 		return nil, err
 	}
-	for day, f := range read {
-		r.days.put(dayKey{q.OrgID, day}, signatures[day], f)
-		out[day] = f
+	for _, day := range missing {
+		clusters := clustersOf(byDay[day])
+		parts := make([]*dayFigures, len(clusters))
+		var unread []int
+		for i, c := range clusters {
+			if parts[i] = kept[c.signature]; parts[i] == nil {
+				unread = append(unread, i)
+			}
+		}
+		if err := r.readClusters(ctx, clusters, unread, parts); err != nil {
+			return nil, err
+		}
+		if err := r.keepClusters(ctx, org, day, clusters, unread, parts); err != nil {
+			return nil, err
+		}
+		out[day] = merge(parts)
+		r.days.put(dayKey{org, day}, signatures[day], out[day])
 	}
 	return out, nil
 }
 
-// signature names a day's set of files.
+// A cluster is a day's files whose conversation id ranges overlap: the
+// rows of any one conversation, of both tables, are all in one cluster,
+// so a day's figures are the sum of its clusters'. A batch's files make
+// one cluster (ids grow with time) until a re-run or a reclassification
+// of its conversations joins another's, or compaction merges the day.
+type cluster struct {
+	files     []catalog.LakeFile
+	signature string
+}
+
+// clustersOf groups a day's files into clusters.
+func clustersOf(files []catalog.LakeFile) []cluster {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b catalog.LakeFile) int {
+		return cmp.Or(strings.Compare(a.MinID, b.MinID), strings.Compare(a.Path, b.Path))
+	})
+	var out []cluster
+	for _, fs := range overlapping(files) {
+		out = append(out, cluster{files: fs, signature: signature(fs)})
+	}
+	return out
+}
+
+// readClusters reads the figures of the clusters at the given indexes
+// from the lake into parts, a few at a time (one cluster's statement
+// often has too few row groups to keep every core busy).
+func (r *Reader) readClusters(ctx context.Context, clusters []cluster, indexes []int, parts []*dayFigures) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, i := range indexes {
+		g.Go(func() error {
+			read, err := r.readDays(ctx, clusters[i].files)
+			if err != nil {
+				return err
+			}
+			parts[i] = &dayFigures{results: map[string][]cellSums{}}
+			for _, f := range read { // at most one: a cluster is of one day
+				parts[i] = f
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// merge sums a day's clusters' figures into one.
+func merge(parts []*dayFigures) *dayFigures {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := &dayFigures{results: map[string][]cellSums{}, index: map[cell]int{}}
+	for _, p := range parts {
+		at := make([]int, len(p.cells))
+		for i, c := range p.cells {
+			at[i] = out.cellOf(c)
+			out.conversations[at[i]] += p.conversations[i]
+		}
+		for id, sums := range p.results {
+			for _, s := range sums {
+				out.results[id] = append(out.results[id], cellSums{at[s.cell], s.resultSums})
+			}
+		}
+	}
+	out.index = nil
+	return out
+}
+
+// figuresFormat is hashed into every signature: figures kept in another
+// format are not read, and are dropped when their day is kept again.
+const figuresFormat = "figures/1"
+
+// signature names a set of files (a day's, a cluster's): their paths,
+// which no other file ever has.
 func signature(files []catalog.LakeFile) string {
 	paths := make([]string, len(files))
 	for i, f := range files {
@@ -182,9 +292,10 @@ func signature(files []catalog.LakeFile) string {
 	}
 	slices.Sort(paths)
 	h := sha256.New()
+	h.Write([]byte(figuresFormat))
 	for _, p := range paths {
-		h.Write([]byte(p))
 		h.Write([]byte{0})
+		h.Write([]byte(p))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

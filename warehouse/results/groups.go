@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // GroupBy is what a dashboard groups conversations by: a lake
@@ -111,7 +113,8 @@ func (r *Reader) groupsOfDays(ctx context.Context, q PageQuery, by GroupBy, clas
 	sees := q.sees()
 	groups := map[string]*Group{}
 	sums := map[string]map[string]*resultSums{}
-	for _, f := range byDay {
+	for _, day := range slices.SortedFunc(maps.Keys(byDay), time.Time.Compare) { // in order: the same sums to the last bit
+		f := byDay[day]
 		visible := f.visible(sees)
 		keys := make([]string, len(f.cells))
 		for i, c := range f.cells {

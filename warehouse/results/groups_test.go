@@ -12,6 +12,7 @@ import (
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
 // Groups agrees with the current-row rule applied in Go to every row of
@@ -82,6 +83,7 @@ type rerunLake struct {
 	orgs   []lakegen.Org
 	org    lakegen.Org
 	opts   lakegen.Options
+	engine *lakedb.DB
 	reader *Reader
 	window Window // the three whole days
 }
@@ -96,7 +98,8 @@ func newRerunLake(t *testing.T, classifiers int, seed uint64) *rerunLake {
 		t.Fatal(err)
 	}
 	l.org = l.orgs[0]
-	l.reader = &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	l.engine = testlake.Engine(t, filepath.Join(dir, "bucket"))
+	l.reader = &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: l.engine, Figures: cat.Manifest}
 	l.window = Window{From: l.opts.Start, To: l.opts.Start.AddDate(0, 0, l.opts.Days).Add(-time.Microsecond)}
 	return l
 }

@@ -26,6 +26,9 @@ type Reader struct {
 	Manifest      Manifest
 	Conversations Conversations
 	Lake          Lake
+	// Figures keeps dashboards' figures of the lake's days (nil: only in
+	// this process's memory).
+	Figures FigureStore
 
 	days dayCache // dashboards' figures by day (dayfigures.go)
 }

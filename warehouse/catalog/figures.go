@@ -1,0 +1,69 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"time"
+)
+
+// KeptFigures are a dashboard's figures of one set of an organization's
+// lake files of a day, named by their signature. The catalog keeps them
+// as the results reader wrote them (warehouse/results reads them).
+type KeptFigures struct {
+	Date      time.Time
+	Signature string
+	Figures   string
+}
+
+// KeptFigures lists the figures kept for an organization's days.
+func (c *ManifestStore) KeptFigures(ctx context.Context, orgID string, days []time.Time) ([]KeptFigures, error) {
+	if len(days) == 0 {
+		return nil, nil
+	}
+	wanted := make(map[time.Time]bool, len(days))
+	for _, d := range days {
+		wanted[day(d)] = true
+	}
+	from, to := day(slices.MinFunc(days, time.Time.Compare)), day(slices.MaxFunc(days, time.Time.Compare))
+	rows, err := c.db.QueryContext(ctx, `SELECT part_date, signature, figures FROM lake_figures
+		WHERE org_id = ? AND part_date BETWEEN ? AND ?`, orgID, from.Format(time.DateOnly), to.Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []KeptFigures
+	for rows.Next() {
+		var k KeptFigures
+		if err := rows.Scan(&k.Date, &k.Signature, &k.Figures); err != nil {
+			return nil, err
+		}
+		if k.Date = day(k.Date); wanted[k.Date] {
+			out = append(out, k)
+		}
+	}
+	return out, rows.Err()
+}
+
+// KeepFigures keeps figures of an organization's day (replacing those of
+// the same signature) and drops the day's figures whose signature is not
+// among current: those of files no longer in the manifest.
+func (c *ManifestStore) KeepFigures(ctx context.Context, orgID string, date time.Time, current []string, kept []KeptFigures) error {
+	d := day(date).Format(time.DateOnly)
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_figures WHERE org_id = ? AND part_date = ? AND NOT `+anyOf("signature"),
+			orgID, d, list(current)); err != nil {
+			return err
+		}
+		t := now()
+		for _, k := range kept {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO lake_figures (org_id, part_date, signature, figures, created_on)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (org_id, part_date, signature) DO UPDATE SET figures = excluded.figures, created_on = excluded.created_on`,
+				orgID, d, k.Signature, k.Figures, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,150 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// FigureStore keeps clusters' figures for every process and after a
+// restart (catalog.ManifestStore).
+type FigureStore interface {
+	KeptFigures(ctx context.Context, orgID string, days []time.Time) ([]catalog.KeptFigures, error)
+	KeepFigures(ctx context.Context, orgID string, day time.Time, current []string, kept []catalog.KeptFigures) error
+}
+
+// KeepFigures reads from the lake and keeps the figures of the days of
+// newly committed files not kept yet — called by the jobs after each
+// commit, so that no dashboard waits on the lake for them.
+func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile) error {
+	days := map[string][]time.Time{}
+	for _, f := range written {
+		if (f.Table == "conversations" || f.Table == "classifier_results") && !slices.Contains(days[f.OrgID], f.Date.UTC()) {
+			days[f.OrgID] = append(days[f.OrgID], f.Date.UTC())
+		}
+	}
+	for org, ds := range days {
+		files, err := r.figureFiles(ctx, catalog.ManifestQuery{OrgID: org, Dates: ds})
+		if err != nil {
+			return err
+		}
+		if _, err := r.figuresOf(ctx, org, files); err != nil {
+			return fmt.Errorf("keep the figures of organization %s: %w", org, err)
+		}
+	}
+	return nil
+}
+
+// keptFigures are the figures kept in the catalog for an organization's
+// days, by signature (none without a store). Figures that do not decode
+// are left out, to be read again and replaced.
+func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time) (map[string]*dayFigures, error) {
+	out := map[string]*dayFigures{}
+	if r.Figures == nil {
+		return out, nil
+	}
+	kept, err := r.Figures.KeptFigures(ctx, org, days)
+	if err != nil {
+		return nil, err
+	}
+	in := newInterner()
+	for _, k := range kept {
+		if f, err := decodeFigures(k.Figures, in); err == nil {
+			out[k.Signature] = f
+		}
+	}
+	return out, nil
+}
+
+// keepClusters keeps the figures of the clusters at the given indexes of
+// an organization's day, dropping those of the day's former clusters.
+func (r *Reader) keepClusters(ctx context.Context, org string, day time.Time, clusters []cluster, indexes []int, parts []*dayFigures) error {
+	if r.Figures == nil || len(indexes) == 0 {
+		return nil
+	}
+	current := make([]string, len(clusters))
+	for i, c := range clusters {
+		current[i] = c.signature
+	}
+	kept := make([]catalog.KeptFigures, 0, len(indexes))
+	for _, i := range indexes {
+		encoded, err := encodeFigures(parts[i])
+		if err != nil {
+			return err
+		}
+		kept = append(kept, catalog.KeptFigures{Date: day, Signature: clusters[i].signature, Figures: encoded})
+	}
+	return r.Figures.KeepFigures(ctx, org, day, current, kept)
+}
+
+// keptForm is the JSON of a cluster's figures: columns rather than
+// objects, to keep them small.
+type keptForm struct {
+	Cells         [][3]string            `json:"cells"` // node, agent, media type
+	Conversations []int64                `json:"conversations"`
+	Results       map[string]keptResults `json:"results"` // by classifier
+}
+
+type keptResults struct {
+	Cell      []int     `json:"cell"`
+	Evaluated []int64   `json:"evaluated"`
+	Hits      []int64   `json:"hits"`
+	Scored    []int64   `json:"scored"`
+	ScoreSum  []float64 `json:"score_sum"`
+}
+
+func encodeFigures(f *dayFigures) (string, error) {
+	form := keptForm{Cells: make([][3]string, len(f.cells)), Conversations: f.conversations, Results: map[string]keptResults{}}
+	for i, c := range f.cells {
+		form.Cells[i] = [3]string{c.node, c.agent, c.media}
+	}
+	for id, sums := range f.results {
+		var k keptResults
+		for _, s := range sums {
+			k.Cell, k.Evaluated, k.Hits = append(k.Cell, s.cell), append(k.Evaluated, s.evaluated), append(k.Hits, s.hits)
+			k.Scored, k.ScoreSum = append(k.Scored, s.scored), append(k.ScoreSum, s.scoreSum)
+		}
+		form.Results[id] = k
+	}
+	b, err := json.Marshal(form)
+	return string(b), err
+}
+
+// decodeFigures reads figures kept by encodeFigures, refusing any whose
+// columns disagree.
+func decodeFigures(s string, in *interner) (*dayFigures, error) {
+	var form keptForm
+	if err := json.Unmarshal([]byte(s), &form); err != nil {
+		return nil, err
+	}
+	if len(form.Conversations) != len(form.Cells) {
+		return nil, fmt.Errorf("%d cells and %d counts", len(form.Cells), len(form.Conversations))
+	}
+	f := &dayFigures{cells: make([]cell, len(form.Cells)), conversations: form.Conversations, results: make(map[string][]cellSums, len(form.Results))}
+	if f.conversations == nil {
+		f.conversations = []int64{}
+	}
+	for i, c := range form.Cells {
+		f.cells[i] = cell{in.of(c[0]), in.of(c[1]), in.of(c[2])}
+	}
+	for id, k := range form.Results {
+		n := len(k.Cell)
+		if len(k.Evaluated) != n || len(k.Hits) != n || len(k.Scored) != n || len(k.ScoreSum) != n {
+			return nil, fmt.Errorf("classifier %s: columns of unequal lengths", id)
+		}
+		sums := make([]cellSums, n)
+		for j := range n {
+			if k.Cell[j] < 0 || k.Cell[j] >= len(f.cells) {
+				return nil, fmt.Errorf("classifier %s: cell %d of %d", id, k.Cell[j], len(f.cells))
+			}
+			sums[j] = cellSums{k.Cell[j], resultSums{evaluated: k.Evaluated[j], hits: k.Hits[j], scored: k.Scored[j], scoreSum: k.ScoreSum[j]}}
+		}
+		f.results[in.of(id)] = sums
+	}
+	return f, nil
+}
