@@ -69,7 +69,7 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 		return counts, err
 	}
 	var written []catalog.LakeFile
-	defer func() { keepFigures(ctx, j.Figures, j.Log, written) }()
+	defer func() { keepFigures(ctx, j.Figures, j.Log, written, nil) }()
 	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
 			return counts, err

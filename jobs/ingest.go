@@ -188,7 +188,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
-		keepFigures(ctx, j.Figures, j.Log, files)
+		keepFigures(ctx, j.Figures, j.Log, files, &batch)
 		if err := j.deleteOriginals(ctx, counts); err != nil {
 			return err
 		}

@@ -97,7 +97,7 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	// The figures of the days it wrote are kept once, at the end: each
 	// page's files join the same days' clusters.
 	var written []catalog.LakeFile
-	defer func() { keepFigures(ctx, j.Figures, j.Log, written) }()
+	defer func() { keepFigures(ctx, j.Figures, j.Log, written, nil) }()
 	err = pipeline.EachProcessed(ctx, j.Interactions, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
 		files, err := j.page(ctx, run.ID, org, set, tree, convs, counts)
 		if err != nil {

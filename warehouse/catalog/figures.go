@@ -25,9 +25,9 @@ func (c *ManifestStore) KeptFigures(ctx context.Context, orgID string, days []ti
 	for _, d := range days {
 		wanted[day(d)] = true
 	}
-	from, to := day(slices.MinFunc(days, time.Time.Compare)), day(slices.MaxFunc(days, time.Time.Compare))
+	from, to := dayRange(days)
 	rows, err := c.db.QueryContext(ctx, `SELECT part_date, signature, figures FROM lake_figures
-		WHERE org_id = ? AND part_date BETWEEN ? AND ?`, orgID, from.Format(time.DateOnly), to.Format(time.DateOnly))
+		WHERE org_id = ? AND part_date BETWEEN ? AND ?`, orgID, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +43,36 @@ func (c *ManifestStore) KeptFigures(ctx context.Context, orgID string, days []ti
 		}
 	}
 	return out, rows.Err()
+}
+
+// KeptSignatures lists, by day, the signatures of the figures kept for
+// an organization's days.
+func (c *ManifestStore) KeptSignatures(ctx context.Context, orgID string, days []time.Time) (map[time.Time][]string, error) {
+	out := map[time.Time][]string{}
+	if len(days) == 0 {
+		return out, nil
+	}
+	from, to := dayRange(days)
+	rows, err := c.db.QueryContext(ctx, `SELECT part_date, signature FROM lake_figures
+		WHERE org_id = ? AND part_date BETWEEN ? AND ?`, orgID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d time.Time
+		var s string
+		if err := rows.Scan(&d, &s); err != nil {
+			return nil, err
+		}
+		out[day(d)] = append(out[day(d)], s)
+	}
+	return out, rows.Err()
+}
+
+// dayRange is the first and last of days, as the catalog's dates.
+func dayRange(days []time.Time) (from, to string) {
+	return day(slices.MinFunc(days, time.Time.Compare)).Format(time.DateOnly), day(slices.MaxFunc(days, time.Time.Compare)).Format(time.DateOnly)
 }
 
 // KeepFigures keeps figures of an organization's day (replacing those of

@@ -169,10 +169,7 @@ func (r *Reader) figureFiles(ctx context.Context, q catalog.ManifestQuery) ([]ca
 // the day's clusters — kept in the catalog, or read from the lake and
 // kept there.
 func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.LakeFile) (map[time.Time]*dayFigures, error) {
-	byDay := map[time.Time][]catalog.LakeFile{}
-	for _, f := range files {
-		byDay[f.Date.UTC()] = append(byDay[f.Date.UTC()], f)
-	}
+	byDay := filesByDay(files)
 	out := map[time.Time]*dayFigures{}
 	signatures := map[time.Time]string{}
 	var missing []time.Time
@@ -200,16 +197,22 @@ func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.Lake
 				unread = append(unread, i)
 			}
 		}
-		if err := r.readClusters(ctx, clusters, unread, parts); err != nil {
-			return nil, err
-		}
-		if err := r.keepClusters(ctx, org, day, clusters, unread, parts); err != nil {
+		if err := r.fillClusters(ctx, org, day, clusters, unread, parts, nil); err != nil {
 			return nil, err
 		}
 		out[day] = merge(parts)
 		r.days.put(dayKey{org, day}, signatures[day], out[day])
 	}
 	return out, nil
+}
+
+// filesByDay groups files by their partition's day.
+func filesByDay(files []catalog.LakeFile) map[time.Time][]catalog.LakeFile {
+	out := map[time.Time][]catalog.LakeFile{}
+	for _, f := range files {
+		out[f.Date.UTC()] = append(out[f.Date.UTC()], f)
+	}
+	return out
 }
 
 // A cluster is a day's files whose conversation id ranges overlap: the

@@ -9,32 +9,56 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // FigureStore keeps clusters' figures for every process and after a
 // restart (catalog.ManifestStore).
 type FigureStore interface {
 	KeptFigures(ctx context.Context, orgID string, days []time.Time) ([]catalog.KeptFigures, error)
+	KeptSignatures(ctx context.Context, orgID string, days []time.Time) (map[time.Time][]string, error)
 	KeepFigures(ctx context.Context, orgID string, day time.Time, current []string, kept []catalog.KeptFigures) error
 }
 
-// KeepFigures reads from the lake and keeps the figures of the days of
-// newly committed files not kept yet — called by the jobs after each
-// commit, so that no dashboard waits on the lake for them.
-func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile) error {
+// KeepFigures keeps the figures of the clusters of newly committed
+// files' days not kept yet — called by the jobs after each commit, so
+// that no dashboard waits on the lake for them. A cluster made only of
+// the files of batch (the rows just written, or nil) is summed from its
+// rows; any other is read from the lake.
+func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, batch *lake.Batch) error {
+	if r.Figures == nil {
+		return nil
+	}
 	days := map[string][]time.Time{}
 	for _, f := range written {
 		if (f.Table == "conversations" || f.Table == "classifier_results") && !slices.Contains(days[f.OrgID], f.Date.UTC()) {
 			days[f.OrgID] = append(days[f.OrgID], f.Date.UTC())
 		}
 	}
+	rows := batchRows{batch: batch, written: map[string]bool{}}
+	for _, f := range written {
+		rows.written[f.Path] = true
+	}
 	for org, ds := range days {
 		files, err := r.figureFiles(ctx, catalog.ManifestQuery{OrgID: org, Dates: ds})
 		if err != nil {
 			return err
 		}
-		if _, err := r.figuresOf(ctx, org, files); err != nil {
-			return fmt.Errorf("keep the figures of organization %s: %w", org, err)
+		kept, err := r.Figures.KeptSignatures(ctx, org, ds)
+		if err != nil {
+			return err
+		}
+		for day, fs := range filesByDay(files) {
+			clusters := clustersOf(fs)
+			var unread []int
+			for i, c := range clusters {
+				if !slices.Contains(kept[day], c.signature) {
+					unread = append(unread, i)
+				}
+			}
+			if err := r.fillClusters(ctx, org, day, clusters, unread, make([]*dayFigures, len(clusters)), &rows); err != nil {
+				return fmt.Errorf("keep the figures of organization %s: %w", org, err)
+			}
 		}
 	}
 	return nil
@@ -61,9 +85,20 @@ func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time) 
 	return out, nil
 }
 
-// keepClusters keeps the figures of the clusters at the given indexes of
-// an organization's day, dropping those of the day's former clusters.
-func (r *Reader) keepClusters(ctx context.Context, org string, day time.Time, clusters []cluster, indexes []int, parts []*dayFigures) error {
+// fillClusters sums, into parts, the figures of the clusters at the
+// given indexes of an organization's day — from a batch's rows when they
+// are its alone, else from the lake — and keeps them, dropping those of
+// the day's former clusters.
+func (r *Reader) fillClusters(ctx context.Context, org string, day time.Time, clusters []cluster, indexes []int, parts []*dayFigures, rows *batchRows) error {
+	var fromLake []int
+	for _, i := range indexes {
+		if parts[i] = rows.figures(org, day, clusters[i]); parts[i] == nil {
+			fromLake = append(fromLake, i)
+		}
+	}
+	if err := r.readClusters(ctx, clusters, fromLake, parts); err != nil {
+		return err
+	}
 	if r.Figures == nil || len(indexes) == 0 {
 		return nil
 	}

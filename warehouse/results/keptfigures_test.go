@@ -3,13 +3,16 @@ package results
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // Figures kept in the catalog answer a process that has read nothing yet
@@ -26,39 +29,7 @@ func TestKeptFiguresServeAFreshReader(t *testing.T) {
 		ids = append(ids, k.ID)
 	}
 	q := PageQuery{OrgID: l.org.ID, Window: l.window}
-	type answers struct {
-		days          []Day
-		teams, agents []Group
-	}
-	answer := func(r *Reader) answers {
-		t.Helper()
-		var a answers
-		var err error
-		if a.days, err = r.Daily(ctx, q, ids); err != nil {
-			t.Fatal(err)
-		}
-		if a.teams, err = r.Groups(ctx, q, ByTeam, ids, 1000); err != nil {
-			t.Fatal(err)
-		}
-		if a.agents, err = r.Groups(ctx, q, ByAgent, ids, 1000); err != nil {
-			t.Fatal(err)
-		}
-		if len(a.days) != 3 || len(a.teams) < 3 {
-			t.Fatalf("%d days and %d teams of the generated lake", len(a.days), len(a.teams))
-		}
-		// Scores are summed in any order by the lake's engine: means
-		// agree to the ninth place.
-		for _, g := range append(slices.Clip(a.teams), a.agents...) {
-			for id, s := range g.Scores {
-				if s.Mean != nil {
-					m := math.Round(*s.Mean*1e9) / 1e9
-					s.Mean = &m
-					g.Scores[id] = s
-				}
-			}
-		}
-		return a
-	}
+	answer := func(r *Reader) answers { return dashboardAnswers(t, r, q, ids) }
 	fresh := func() (*Reader, *testlake.Counting) {
 		lk := &testlake.Counting{DB: l.engine}
 		return &Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: lk, Figures: l.cat.Manifest}, lk
@@ -116,6 +87,138 @@ func TestKeptFiguresServeAFreshReader(t *testing.T) {
 	r, lk = fresh()
 	if answer(r); lk.Statements() != 0 {
 		t.Fatal("the spoilt figures were not replaced")
+	}
+}
+
+// answers are a dashboard's figures: by day, by team and by agent.
+type answers struct {
+	days          []Day
+	teams, agents []Group
+}
+
+// dashboardAnswers reads a dashboard's figures over a window of three
+// days, its scores' means to the ninth place (the lake's engine sums
+// scores in any order).
+func dashboardAnswers(t *testing.T, r *Reader, q PageQuery, ids []string) answers {
+	t.Helper()
+	ctx := context.Background()
+	var a answers
+	var err error
+	if a.days, err = r.Daily(ctx, q, ids); err != nil {
+		t.Fatal(err)
+	}
+	if a.teams, err = r.Groups(ctx, q, ByTeam, ids, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if a.agents, err = r.Groups(ctx, q, ByAgent, ids, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.days) != 3 || len(a.teams) < 3 {
+		t.Fatalf("%d days and %d teams of the generated lake", len(a.days), len(a.teams))
+	}
+	for _, g := range append(slices.Clip(a.teams), a.agents...) {
+		for id, s := range g.Scores {
+			if s.Mean != nil {
+				m := math.Round(*s.Mean*1e9) / 1e9
+				s.Mean = &m
+				g.Scores[id] = s
+			}
+		}
+	}
+	return a
+}
+
+// capturingWriter writes batches and remembers each with its files.
+type capturingWriter struct {
+	*lake.Writer
+	batches []lake.Batch
+	files   [][]catalog.LakeFile
+}
+
+func (w *capturingWriter) Write(ctx context.Context, runID string, b lake.Batch) ([]catalog.LakeFile, error) {
+	files, err := w.Writer.Write(ctx, runID, b)
+	w.batches, w.files = append(w.batches, b), append(w.files, files)
+	return files, err
+}
+
+// The figures a job keeps from the batch it committed, summed from its
+// rows without a statement on the lake, are those the lake gives, for
+// every organization of the batch (two here, each batch a day of both).
+func TestFiguresKeptFromBatchesMatchTheLake(t *testing.T) {
+	ctx := context.Background()
+	cat, bucket, dir := testlake.New(t)
+	w := &capturingWriter{Writer: &lake.Writer{Bucket: bucket}}
+	start := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	orgs, err := lakegen.Generate(ctx, cat, w, lakegen.Options{Orgs: 2, Conversations: 600, Days: 3, Classifiers: 5, Start: start, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := testlake.Engine(t, filepath.Join(dir, "bucket"))
+	keeper := &testlake.Counting{DB: engine}
+	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: keeper, Figures: cat.Manifest}
+	for i := range w.batches {
+		if err := r.KeepFigures(ctx, w.files[i], &w.batches[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := keeper.Statements(); n != 0 {
+		t.Fatalf("keeping a batch's figures ran %d statements on the lake", n)
+	}
+	window := Window{From: start, To: start.AddDate(0, 0, 3).Add(-time.Microsecond)}
+	for _, org := range orgs {
+		var ids []string
+		for _, k := range org.Classifiers {
+			ids = append(ids, k.ID)
+		}
+		q := PageQuery{OrgID: org.ID, Window: window}
+		fromLake := dashboardAnswers(t, &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine}, q, ids)
+		counting := &testlake.Counting{DB: engine}
+		kept := dashboardAnswers(t, &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: counting, Figures: cat.Manifest}, q, ids)
+		if !reflect.DeepEqual(kept, fromLake) || counting.Statements() != 0 {
+			t.Fatalf("organization %s: kept figures (%d statements on the lake)\n%+v\nthe lake's\n%+v", org.ID, counting.Statements(), kept, fromLake)
+		}
+	}
+}
+
+// A batch's rows give a cluster's figures only when the cluster is the
+// batch's files alone and the batch holds each conversation, and each of
+// its results, once.
+func TestBatchRowsGiveOnlyTheirOwnClusters(t *testing.T) {
+	day := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	node, agent := "n1", "a1"
+	score := 0.5
+	conv := func(id string) lake.Conversation {
+		return lake.Conversation{ID: id, RunID: "r1", OrgID: "o", MediaType: "Chat", ArrivedOn: day.Add(time.Hour), HierarchyNodeID: &node, AgentCode: &agent}
+	}
+	result := func(id, classifier, value string) lake.ClassifierResult {
+		return lake.ClassifierResult{ConversationID: id, RunID: "r1", OrgID: "o", ArrivedOn: day.Add(time.Hour), ClassifierID: classifier, Result: value, Score: &score}
+	}
+	batch := lake.Batch{
+		Conversations:     []lake.Conversation{conv("c1"), conv("c2"), conv("c9")},
+		ClassifierResults: []lake.ClassifierResult{result("c1", "k", "true"), result("c2", "k", "false"), result("c9", "k", "true")},
+	}
+	ours := cluster{files: []catalog.LakeFile{{Path: "conv", MinID: "c1", MaxID: "c2"}, {Path: "res", MinID: "c1", MaxID: "c2"}}}
+	rows := &batchRows{batch: &batch, written: map[string]bool{"conv": true, "res": true}}
+	f := rows.figures("o", day, ours)
+	if f == nil || !reflect.DeepEqual(f.conversations, []int64{2}) || !reflect.DeepEqual(f.results["k"], []cellSums{{0, resultSums{evaluated: 2, hits: 1, scored: 2, scoreSum: 1}}}) {
+		t.Fatalf("the batch's own cluster (c9 out of its range): %+v", f)
+	}
+	for name, c := range map[string]struct {
+		rows    *batchRows
+		cluster cluster
+	}{
+		"no batch":             {nil, ours},
+		"another's file in it": {rows, cluster{files: append(slices.Clone(ours.files), catalog.LakeFile{Path: "older", MinID: "c0", MaxID: "c1"})}},
+		"a conversation twice": {&batchRows{batch: &lake.Batch{Conversations: []lake.Conversation{conv("c1"), conv("c1")}}, written: rows.written}, ours},
+		"a result twice": {&batchRows{batch: &lake.Batch{Conversations: batch.Conversations,
+			ClassifierResults: []lake.ClassifierResult{result("c1", "k", "true"), result("c1", "k", "false")}}, written: rows.written}, ours},
+	} {
+		if f := c.rows.figures("o", day, c.cluster); f != nil {
+			t.Errorf("%s: figures %+v, want none (read from the lake)", name, f)
+		}
+	}
+	if f := rows.figures("o", day.AddDate(0, 0, 1), ours); f == nil || len(f.cells) != 0 {
+		t.Fatalf("another day's figures from the batch: %+v", f)
 	}
 }
 

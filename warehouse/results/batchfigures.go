@@ -1,0 +1,102 @@
+package results
+
+import (
+	"time"
+
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// batchRows are the rows of a batch just committed and the paths of the
+// files they were written to. A cluster made of those files alone holds
+// exactly the batch's rows of its organization, day and id range, all of
+// one run: each conversation's row is current and so are its results, so
+// the cluster's figures are plain sums of the rows — the jobs keep them
+// without reading back what they wrote.
+type batchRows struct {
+	batch   *lake.Batch
+	written map[string]bool
+}
+
+// figures sums a cluster's figures from the batch's rows, or is nil when
+// the cluster is not the batch's alone, or when the batch holds a
+// conversation, or a conversation's result of a classifier, twice (which
+// the lake's rule settles).
+func (b *batchRows) figures(org string, day time.Time, c cluster) *dayFigures {
+	if b == nil || b.batch == nil {
+		return nil
+	}
+	lo, hi := c.files[0].MinID, c.files[0].MaxID
+	for _, f := range c.files {
+		if !b.written[f.Path] {
+			return nil
+		}
+		lo, hi = min(lo, f.MinID), max(hi, f.MaxID)
+	}
+	mine := func(org2, id string, arrived time.Time) bool {
+		return org2 == org && id >= lo && id <= hi && arrived.UTC().Truncate(24*time.Hour).Equal(day)
+	}
+	d := &dayFigures{results: map[string][]cellSums{}, index: map[cell]int{}}
+	type current struct {
+		cell int
+		run  string
+	}
+	convs := map[string]current{}
+	for i := range b.batch.Conversations {
+		cv := &b.batch.Conversations[i]
+		if !mine(cv.OrgID, cv.ID, cv.ArrivedOn) {
+			continue
+		}
+		if _, twice := convs[cv.ID]; twice {
+			return nil
+		}
+		at := d.cellOf(cell{node: deref0(cv.HierarchyNodeID), agent: deref0(cv.AgentCode), media: cv.MediaType})
+		d.conversations[at]++
+		convs[cv.ID] = current{at, cv.RunID}
+	}
+	type key struct {
+		classifier string
+		cell       int
+	}
+	sums := map[key]*resultSums{}
+	seen := map[[2]string]bool{}
+	var order []key
+	for i := range b.batch.ClassifierResults {
+		r := &b.batch.ClassifierResults[i]
+		cv, ok := convs[r.ConversationID]
+		if !ok || !mine(r.OrgID, r.ConversationID, r.ArrivedOn) || r.RunID < cv.run {
+			continue
+		}
+		if seen[[2]string{r.ConversationID, r.ClassifierID}] {
+			return nil
+		}
+		seen[[2]string{r.ConversationID, r.ClassifierID}] = true
+		k := key{r.ClassifierID, cv.cell}
+		s := sums[k]
+		if s == nil {
+			s = &resultSums{}
+			sums[k] = s
+			order = append(order, k)
+		}
+		s.evaluated++
+		if r.Result == "true" {
+			s.hits++
+		}
+		if r.Score != nil {
+			s.scored++
+			s.scoreSum += *r.Score
+		}
+	}
+	for _, k := range order {
+		d.results[k.classifier] = append(d.results[k.classifier], cellSums{k.cell, *sums[k]})
+	}
+	d.index = nil
+	return d
+}
+
+// deref0 is a nullable column as the lake's coalesce(column, ”) reads it.
+func deref0(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
