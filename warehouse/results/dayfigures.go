@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,8 +30,10 @@ import (
 // files changed reads only its new clusters, a restarted or another
 // process none.
 
-// maxCachedDays bounds the days kept, least recently used first out.
-const maxCachedDays = 2000
+// maxCachedBytes bounds the memory of the days kept, least recently
+// used first out: a day missed is read again from the catalog's kept
+// figures, which is cheap, not from the lake.
+const maxCachedBytes = 128 << 20
 
 // cell is a node's, agent's and media type's share of a day.
 type cell struct {
@@ -92,6 +95,7 @@ type cachedDay struct {
 	key       dayKey
 	signature string // of the day's files when read
 	figures   *dayFigures
+	bytes     int
 }
 
 // dayCache keeps days' figures, least recently used first out.
@@ -99,6 +103,17 @@ type dayCache struct {
 	mu    sync.Mutex
 	order *list.List // of *cachedDay, most recent first
 	byKey map[dayKey]*list.Element
+	bytes int // of the days kept
+	limit int // maxCachedBytes unless a test sets it
+}
+
+// size is about how much memory a day's figures hold.
+func (d *dayFigures) size() int {
+	n := len(d.cells)*int(unsafe.Sizeof(cell{})) + len(d.conversations)*8
+	for _, sums := range d.results {
+		n += len(sums) * int(unsafe.Sizeof(cellSums{}))
+	}
+	return n
 }
 
 func (c *dayCache) get(k dayKey, signature string) *dayFigures {
@@ -121,14 +136,21 @@ func (c *dayCache) put(k dayKey, signature string, f *dayFigures) {
 	if c.byKey == nil {
 		c.byKey, c.order = map[dayKey]*list.Element{}, list.New()
 	}
-	if e, ok := c.byKey[k]; ok {
-		e.Value = &cachedDay{key: k, signature: signature, figures: f}
-		c.order.MoveToFront(e)
-		return
+	if c.limit == 0 {
+		c.limit = maxCachedBytes
 	}
-	c.byKey[k] = c.order.PushFront(&cachedDay{key: k, signature: signature, figures: f})
-	for c.order.Len() > maxCachedDays {
+	day := &cachedDay{key: k, signature: signature, figures: f, bytes: f.size()}
+	if e, ok := c.byKey[k]; ok {
+		c.bytes -= e.Value.(*cachedDay).bytes
+		e.Value = day
+		c.order.MoveToFront(e)
+	} else {
+		c.byKey[k] = c.order.PushFront(day)
+	}
+	c.bytes += day.bytes
+	for c.bytes > c.limit && c.order.Len() > 1 {
 		last := c.order.Back()
+		c.bytes -= last.Value.(*cachedDay).bytes
 		delete(c.byKey, last.Value.(*cachedDay).key)
 		c.order.Remove(last)
 	}

@@ -320,3 +320,31 @@ func FuzzDecodeFigures(f *testing.F) {
 		}
 	})
 }
+
+// The days kept in memory stay within their budget, the least recently
+// used out first, and a day kept again replaces itself.
+func TestDayCacheKeepsWithinItsBudget(t *testing.T) {
+	day := func(cells int) *dayFigures {
+		f := &dayFigures{cells: make([]cell, cells), conversations: make([]int64, cells), results: map[string][]cellSums{"k": make([]cellSums, cells)}}
+		return f
+	}
+	one := day(10).size()
+	c := dayCache{limit: 3 * one}
+	key := func(i int) dayKey { return dayKey{"o", time.Date(2025, 10, i, 0, 0, 0, 0, time.UTC)} }
+	for i := 1; i <= 3; i++ {
+		c.put(key(i), "s", day(10))
+	}
+	c.get(key(1), "s") // the first day now the most recently used
+	c.put(key(4), "s", day(10))
+	if c.get(key(2), "s") != nil || c.get(key(1), "s") == nil || c.get(key(3), "s") == nil || c.get(key(4), "s") == nil || c.bytes != 3*one {
+		t.Fatalf("after a fourth day: %d bytes kept of %d, the least recently used not the one out", c.bytes, c.limit)
+	}
+	c.put(key(4), "s2", day(10))
+	if c.order.Len() != 3 || c.bytes != 3*one || c.get(key(4), "s") != nil || c.get(key(4), "s2") == nil {
+		t.Fatalf("a day kept again: %d days, %d bytes", c.order.Len(), c.bytes)
+	}
+	c.put(key(5), "s", day(100)) // larger than the budget: kept alone
+	if c.order.Len() != 1 || c.get(key(5), "s") == nil {
+		t.Fatalf("a day larger than the budget: %d days kept", c.order.Len())
+	}
+}
