@@ -100,6 +100,9 @@ func ParseLabelled(raw []byte) (Labelled, error) {
 		if l.ConversationID, err = o.String("conversationId", ""); err != nil {
 			return Labelled{}, err
 		}
+		if strings.TrimSpace(l.ConversationID) == "" {
+			return Labelled{}, analysis.Invalid("must be a non-blank string", o.Path, "conversationId")
+		}
 	case o.Has("text"):
 		text, err := o.String("text", "")
 		if err != nil {

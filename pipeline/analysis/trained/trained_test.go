@@ -239,6 +239,7 @@ func TestReadLabelled(t *testing.T) {
 		{`{"turns": [{"speaker": "bot", "text": "x"}], "labels": []}`, "line 1: turns[0].speaker: must be one of Agent, Customer, Any"},
 		{`{"text": "x", "labels": [], "lables": []}`, "line 1: lables: unknown field"},
 		{`[1]`, "line 1: must be an object"},
+		{`{"conversationId": " ", "labels": []}`, "line 1: conversationId: must be a non-blank string"},
 		{"\x1f\x8b\x08", "looks gzipped but is not"},
 	} {
 		_, err := ReadLabelled(strings.NewReader(tc.file))
