@@ -15,8 +15,9 @@ type FigureKeeper interface {
 }
 
 // keepFigures has the figures of committed files kept, when there is a
-// keeper; batch, when set, holds the rows written to them. A failure loses nothing — a dashboard reads what is not kept
-// from the lake, and keeps it — so it is logged, not returned.
+// keeper; batch, when set, holds the rows written to them. A failure
+// loses nothing — a dashboard reads what is not kept from the lake, and
+// keeps it — so it is logged, not returned.
 func keepFigures(ctx context.Context, k FigureKeeper, log *slog.Logger, written []catalog.LakeFile, batch *lake.Batch) {
 	if k == nil || len(written) == 0 {
 		return

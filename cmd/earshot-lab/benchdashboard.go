@@ -26,7 +26,8 @@ type dashboardCase struct {
 
 // measureDashboards times the console's dashboard over HTTP (a signed-in
 // administrator's session, the whole page) — its first request, which
-// reads the days' figures from the lake, apart — and, beside it, the
+// reads the days' figures from the catalog or, where none are kept yet,
+// from the lake, apart — and, beside it, the
 // page's figure reads alone (results.Reader: Daily and Groups by team and
 // by agent).
 func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, runs int) ([]queryTiming, error) {
@@ -72,7 +73,7 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 	var out []queryTiming
 	for _, c := range cases {
 		target := base + "/console/dashboard?" + c.query
-		began := time.Now() // the first request reads the days' figures from the lake
+		began := time.Now() // the first request reads the days' kept figures, or the lake
 		if err := getDashboard(ctx, target, cookie); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}

@@ -25,10 +25,10 @@ import (
 // organization's day is summed once for its set of files and kept in
 // memory; a dashboard over kept days is then a sum in Go. A day's figures
 // are in turn the sum of its clusters' (sets of files no conversation
-// spans two of), each read from the lake once (the current rows by the
-// rule of Daily) and kept in the catalog (keptfigures.go): a day whose
-// files changed reads only its new clusters, a restarted or another
-// process none.
+// spans two of), each kept in the catalog (keptfigures.go) by the job
+// that wrote its files, or else read from the lake once (the current rows
+// by the rule of Daily) and kept then: a restarted or another process
+// reads no rows for kept days.
 
 // maxCachedBytes bounds the memory of the days kept, least recently
 // used first out: a day missed is read again from the catalog's kept
