@@ -3,10 +3,12 @@ package results
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
 	json "github.com/goccy/go-json"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -76,10 +78,21 @@ func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	in := newInterner()
-	for _, k := range kept {
-		if f, err := decodeFigures(k.Figures, in); err == nil {
-			out[k.Signature] = f
+	// Decoding is most of the time of a first dashboard over many days:
+	// the days are decoded on every core.
+	decoded := make([]*dayFigures, len(kept))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range kept {
+		g.Go(func() error {
+			decoded[i], _ = decodeFigures(kept[i].Figures, newInterner())
+			return nil
+		})
+	}
+	g.Wait()
+	for i, f := range decoded {
+		if f != nil {
+			out[kept[i].Signature] = f
 		}
 	}
 	return out, nil
