@@ -11,6 +11,8 @@ import (
 	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/lake"
+	"github.com/earshot/earshot/warehouse/lakedb"
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 func benchGenCommand(cfg *cli.Config) *cobra.Command {
@@ -24,7 +26,8 @@ teams, and classifiers: phrase classifiers and one sentiment model) and commits
 their conversations day by day through the real lake writer and one catalog
 transaction a day: every processed conversation has every classifier's result
 in classifier_results and model_results, a share has a human review, a few are
-still processing. The same --seed writes the same data. Use a data directory
+still processing; each day's dashboard figures are kept as the ingest job keeps
+them. The same --seed writes the same data. Use a data directory
 of its own: the server must not be running on it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,6 +54,14 @@ of its own: the server must not be running on it.`,
 			if root, cached := cli.LakeRoot(cfg); cached {
 				writer.Cache = root
 			}
+			root, _ := cli.LakeRoot(cfg)
+			engine, err := lakedb.Open(ctx, root)
+			if err != nil {
+				return err
+			}
+			defer engine.Close()
+			// The dashboards' figures are kept as the ingest job keeps them.
+			o.Committed = (&results.Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: engine, Figures: cat.Manifest}).KeepFigures
 			bar := cli.ProgressBar(o.Conversations, "committing conversations")
 			o.Progress = func(done int) { bar.Set(done) }
 			began := time.Now()

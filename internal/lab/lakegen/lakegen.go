@@ -37,6 +37,10 @@ type Options struct {
 	PendingShare  float64 // share still Processing (no lake rows)
 	// Progress, when set, is told how many conversations are committed.
 	Progress func(done int)
+	// Committed, when set, is given each committed batch and its files,
+	// as the ingest job's commit gives them to what keeps the dashboards'
+	// figures.
+	Committed func(ctx context.Context, files []catalog.LakeFile, b *lake.Batch) error
 }
 
 // Defaults are the benchmark's shape at a given size.
@@ -101,6 +105,11 @@ func Commit(ctx context.Context, cat *catalog.Catalog, w Writer, orgs []Org, o O
 		im.Files = files
 		if err := cat.Interactions.CommitImport(ctx, im); err != nil {
 			return err
+		}
+		if o.Committed != nil {
+			if err := o.Committed(ctx, files, &b); err != nil {
+				return err
+			}
 		}
 		if o.Progress != nil {
 			o.Progress(done)
