@@ -269,22 +269,14 @@ func (s *Server) answerEvaluation(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
 	if !body.Has("answers") {
 		answers = nil
 	} else if answers == nil {
 		answers = []quality.Answer{}
 	}
-	change, err := answerChange(form, answers, summary, customerType)
-	if err != nil {
-		writeQualityError(c, err)
-		return
-	}
-	s.saveEvaluation(c, e.ID, change)
+	s.changeEvaluation(c, e, func(form *quality.Form) (catalog.EvaluationChange, error) {
+		return answerChange(form, answers, summary, customerType)
+	})
 }
 
 // submitEvaluation is POST /Evaluations/{id}/Submit: Completed once every
@@ -309,12 +301,20 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 			return
 		}
 	}
+	s.changeEvaluation(c, e, func(form *quality.Form) (catalog.EvaluationChange, error) {
+		return submitChange(form, e, noValue)
+	})
+}
+
+// changeEvaluation saves the change an evaluation's form gives, or
+// answers why there is none.
+func (s *Server) changeEvaluation(c *gin.Context, e catalog.Evaluation, changeOf func(*quality.Form) (catalog.EvaluationChange, error)) {
 	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	change, err := submitChange(form, e, noValue)
+	change, err := changeOf(form)
 	if err != nil {
 		writeQualityError(c, err)
 		return

@@ -206,12 +206,20 @@ func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.Lake
 	if len(missing) == 0 {
 		return out, nil
 	}
-	kept, err := r.keptFigures(ctx, org, missing)
+	clustersByDay := map[time.Time][]cluster{}
+	wanted := map[string]bool{}
+	for _, day := range missing {
+		clustersByDay[day] = clustersOf(byDay[day])
+		for _, c := range clustersByDay[day] {
+			wanted[c.signature] = true
+		}
+	}
+	kept, err := r.keptFigures(ctx, org, missing, wanted)
 	if err != nil {
 		return nil, err
 	}
 	for _, day := range missing {
-		clusters := clustersOf(byDay[day])
+		clusters := clustersByDay[day]
 		parts := make([]*dayFigures, len(clusters))
 		var unread []int
 		for i, c := range clusters {

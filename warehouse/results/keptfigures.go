@@ -67,17 +67,19 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 }
 
 // keptFigures are the figures kept in the catalog for an organization's
-// days, by signature (none without a store). Figures that do not decode
-// are left out, to be read again and replaced.
-func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time) (map[string]*dayFigures, error) {
+// days with a wanted signature (those of the days' current clusters), by
+// signature (none without a store). Figures that do not decode are left
+// out, to be read again and replaced.
+func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time, wanted map[string]bool) (map[string]*dayFigures, error) {
 	out := map[string]*dayFigures{}
 	if r.Figures == nil {
 		return out, nil
 	}
-	kept, err := r.Figures.KeptFigures(ctx, org, days)
+	all, err := r.Figures.KeptFigures(ctx, org, days)
 	if err != nil {
 		return nil, err
 	}
+	kept := slices.DeleteFunc(all, func(k catalog.KeptFigures) bool { return !wanted[k.Signature] })
 	// Decoding is most of the time of a first dashboard over many days:
 	// the days are decoded on every core.
 	decoded := make([]*dayFigures, len(kept))
