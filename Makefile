@@ -105,6 +105,9 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ## lint: formatting, vet and staticcheck. They check the -race build the tests
 ## compile: the tree is then compiled once for both, not once each.
 lint:
+	@# The repository holds sources only: no tracked file over 1 MB.
+	@big=$$(git ls-files -z 2>/dev/null | xargs -0 -r stat -c '%s %n' 2>/dev/null | awk '$$1 > 1048576 {print $$2}'); \
+	if [ -n "$$big" ]; then echo "tracked files over 1 MB (build outputs belong in bin/, ignored): $$big"; exit 1; fi
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	$(GO) vet -race ./...
