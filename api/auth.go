@@ -10,6 +10,7 @@ import (
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) requireScope(c *gin.Context, scope string) {
 			return
 		}
 	}
-	principal := tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope}
+	principal := tenant.Principal{ClientID: claims.Subject, OrgID: claims.Org, Scope: claims.Scope, Actor: access.Organization(claims.Org)}
 	if name := c.GetHeader(actingUserHeader); name != "" {
 		if !s.actFor(c, &principal, name) {
 			return
@@ -68,7 +69,8 @@ func (s *Server) requireScope(c *gin.Context, scope string) {
 const actingUserHeader = "X-Earshot-User"
 
 // actFor makes p act for the organization's active user with that user
-// name or id, with the user's scope; false when the request was answered.
+// name or id, with the user's permissions and hierarchy access; false when
+// the request was answered.
 func (s *Server) actFor(c *gin.Context, p *tenant.Principal, name string) bool {
 	ctx := c.Request.Context()
 	u, err := s.activeUser(ctx, p.OrgID, name)
@@ -80,11 +82,10 @@ func (s *Server) actFor(c *gin.Context, p *tenant.Principal, name string) bool {
 		problem.Write(c, s.internal(c, err))
 		return false
 	}
-	if p.Reads, err = s.deps.People.UserScope(ctx, p.OrgID, u); err != nil {
+	if p.Actor, err = access.OfUser(ctx, s.deps.People, p.OrgID, u); err != nil {
 		problem.Write(c, s.internal(c, err))
 		return false
 	}
-	p.UserID = u.ID
 	return true
 }
 
@@ -96,9 +97,28 @@ func orgIDOf(r *http.Request) string {
 
 // reads is what the caller of a request may read (nil: the whole
 // organization).
-func reads(ctx context.Context) catalog.Scope {
+func reads(ctx context.Context) catalog.Scope { return actorOf(ctx).Scope() }
+
+// actorOf is who a request acts as.
+func actorOf(ctx context.Context) access.Actor {
 	p, _ := tenant.From(ctx)
-	return p.Reads
+	return p.Actor
+}
+
+// may lets a request through when its actor's role allows the action, and
+// answers 403 with the refusal's sentence when it does not. The use cases
+// that act on a conversation ask again with its hierarchy node.
+func may(act access.Action) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := actorOf(c.Request.Context()).Require(act); err != nil {
+			refuse(c, err)
+		}
+	}
+}
+
+// refuse answers an *access.Refused: 403 with its sentence.
+func refuse(c *gin.Context, err error) {
+	problem.Write(c, problem.New(http.StatusForbidden, err.Error()))
 }
 
 // unauthorized answers a request without a valid access token.

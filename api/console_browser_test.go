@@ -47,7 +47,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	billing := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", f.team, "AgentCode", "A100"), file("billing.json", chat("My bill is wrong."))), 200).id(t)
 	inLondon := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", london), file("london.json", chat("Where is my parcel?"))), 200).id(t)
 	e.runIngest(t)
-	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
+	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "Edit", "permissions": []string{"Chat"}}), 200)
 	hash, _ := oauth.HashSecret("correct horse battery")
 	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/console"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/pipeline/quality"
@@ -61,14 +62,13 @@ func (r consoleResults) ConversationResults(ctx context.Context, org string, it 
 	return out, nil
 }
 
-func (r consoleResults) Review(ctx context.Context, org string, it catalog.Interaction, reviewer string, answers []console.Answer) error {
-	review := catalog.Review{OrgID: org, ConversationID: it.ID, EventType: catalog.EventHumanReview, Reviewer: reviewer}
+func (r consoleResults) Review(ctx context.Context, actor access.Actor, it catalog.Interaction, answers []console.Answer) error {
+	review := catalog.Review{EventType: catalog.EventHumanReview, Reviewer: actor.UserName}
 	for _, a := range answers {
 		v := a.Result
 		review.Results = append(review.Results, catalog.ReviewResult{ModelID: a.ModelID, Result: &v})
 	}
-	_, err := r.s.deps.Reviews.AddReview(ctx, review)
-	return err
+	return r.s.recordReview(ctx, actor, it, review)
 }
 
 // consoleEvaluations gives the console the evaluations it shows and
@@ -95,7 +95,11 @@ func (c consoleEvaluations) Evaluation(ctx context.Context, org, id string, scop
 	return list[0], form, err
 }
 
-func (c consoleEvaluations) Answer(ctx context.Context, org string, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error {
+func (c consoleEvaluations) Answer(ctx context.Context, actor access.Actor, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error {
+	if err := c.s.mayPerform(ctx, actor, e.ConversationID, e.AnalystID); err != nil {
+		return err
+	}
+	org := actor.OrgID
 	form, err := c.s.evaluationForm(ctx, org, e.FormID)
 	if err != nil {
 		return err
@@ -203,12 +207,12 @@ func (c consoleWorkflows) Workflow(ctx context.Context, org, id, userID string, 
 	return out, nil
 }
 
-func (c consoleWorkflows) Advance(ctx context.Context, org, id, userID, outcome, notes string, boss []quality.BossQuestion, scope catalog.Scope) error {
-	w, err := c.visible(ctx, org, id, scope)
+func (c consoleWorkflows) Advance(ctx context.Context, actor access.Actor, id, outcome, notes string, boss []quality.BossQuestion) error {
+	w, err := c.visible(ctx, actor.OrgID, id, actor.Scope())
 	if err != nil {
 		return err
 	}
-	return c.s.advance(ctx, org, w, userID, outcome, notes, boss)
+	return c.s.advance(ctx, actor, w, actor.UserID, outcome, notes, boss)
 }
 
 // consoleAuthoring gives the console the API's classifier writes: the

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -37,6 +38,9 @@ func newFormView(f catalog.EvaluationForm) (formView, error) {
 	var def quality.Form
 	if err := json.Unmarshal(f.Definition, &def); err != nil {
 		return formView{}, err
+	}
+	if def.CustomerTypes == nil { // a form without customer types lists none (the document's array is not nullable)
+		def.CustomerTypes = []quality.CustomerType{}
 	}
 	return formView{ID: f.ID, Name: f.Name, Description: f.Description, IsActive: f.IsActive,
 		CreatedOn: dates.Timestamp(f.CreatedOn), ModifiedOn: dates.Timestamp(f.ModifiedOn), Modules: def.Modules, CustomerTypes: def.CustomerTypes}, nil
@@ -309,7 +313,12 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 // changeEvaluation saves the change an evaluation's form gives, or
 // answers why there is none.
 func (s *Server) changeEvaluation(c *gin.Context, e catalog.Evaluation, changeOf func(*quality.Form) (catalog.EvaluationChange, error)) {
-	form, err := s.evaluationForm(c.Request.Context(), orgID(c), e.FormID)
+	ctx := c.Request.Context()
+	if err := s.mayPerform(ctx, actorOf(ctx), e.ConversationID, e.AnalystID); err != nil {
+		s.catalogError(c, err, unknownEvaluation)
+		return
+	}
+	form, err := s.evaluationForm(ctx, orgID(c), e.FormID)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
@@ -320,6 +329,24 @@ func (s *Server) changeEvaluation(c *gin.Context, e catalog.Evaluation, changeOf
 		return
 	}
 	s.saveEvaluation(c, e.ID, change)
+}
+
+// mayPerform is nil when the actor may do QA work on a conversation that
+// is assigned to the users assignees (none: anyone): the API's and the
+// console's one check before an evaluation's answers or a workflow's level
+// change. catalog.ErrNotFound when the conversation is out of reach.
+func (s *Server) mayPerform(ctx context.Context, actor access.Actor, conversationID string, assignees ...string) error {
+	if !actor.IsUser() {
+		return nil
+	}
+	it, err := s.deps.Interactions.Interaction(ctx, actor.OrgID, conversationID)
+	if err != nil {
+		return err
+	}
+	if err := actor.RequireOn(access.PerformEvaluations, it.MediaType, it.HierarchyNodeID); err != nil {
+		return err
+	}
+	return actor.RequireAssigned(assignees...)
 }
 
 // openStatuses are the statuses an evaluation's answers may change in.

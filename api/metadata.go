@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -335,10 +336,10 @@ func (s *Server) patchMetadata(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	if scope := reads(ctx); scope != nil { // an acting user changes only what it may read
+	if actor := actorOf(ctx); actor.IsUser() { // a user changes only what its access on the conversation's node allows
 		it, err := s.deps.Interactions.Interaction(ctx, org, id)
-		if err == nil && !scope.Allows(it.MediaType, it.HierarchyNodeID) {
-			err = catalog.ErrNotFound
+		if err == nil {
+			err = actor.RequireOn(access.EditConversations, it.MediaType, it.HierarchyNodeID)
 		}
 		if err != nil {
 			s.catalogError(c, err, "No interaction with this id exists in your organization.")

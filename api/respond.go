@@ -12,6 +12,7 @@ import (
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/api/tenant"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -50,12 +51,17 @@ func boolQuery(c *gin.Context, name string) (*bool, bool) {
 	return nil, false
 }
 
-// catalogError answers a catalog error: a field error is a 400 naming the
-// field, a missing row is a 404 with notFound as detail (the same whether
-// the id is unknown or another organization's), anything else a 500.
+// catalogError answers a use case's or the catalog's error: a refusal is a
+// 403 with its sentence, a field error is a 400 naming the field, a
+// missing row is a 404 with notFound as detail (the same whether the id is
+// unknown, another organization's or out of the caller's reach), anything
+// else a 500.
 func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
 	var fe *catalog.FieldError
+	var refused *access.Refused
 	switch {
+	case errors.As(err, &refused):
+		refuse(c, refused)
 	case errors.As(err, &fe):
 		problem.Write(c, problem.Field(fe.Field, fe.Message, fe.Message))
 	case errors.Is(err, catalog.ErrNotFound):

@@ -54,7 +54,6 @@ type PeopleStore interface {
 
 	Grants(ctx context.Context, orgID, userID string) ([]catalog.Grant, error)
 	SetGrant(ctx context.Context, orgID, userID, nodeID, level string, permissions []string) error
-	UserScope(ctx context.Context, orgID string, u catalog.User) (catalog.Scope, error)
 }
 
 // InteractionStore is what the handlers need of uploads and their

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -399,8 +400,21 @@ func (s *Server) advanceWorkflow(c *gin.Context) {
 		s.catalogFieldError(c, err, "completer", "is not an active user of your organization.")
 		return
 	}
+	actor := actorOf(ctx)
+	if actor.IsUser() && user.ID != actor.UserID {
+		problem.Write(c, problem.Field("completer", "must name the user the request acts for.",
+			"A user completes a workflow level as itself: completer must name the user in "+actingUserHeader+"."))
+		return
+	}
 	var fe *quality.FieldError
-	switch err := s.advance(ctx, org, w, user.ID, deref(outcome), deref(notes), boss); {
+	var refused *access.Refused
+	switch err := s.advance(ctx, actor, w, user.ID, deref(outcome), deref(notes), boss); {
+	case errors.As(err, &refused):
+		refuse(c, refused)
+		return
+	case errors.Is(err, catalog.ErrNotFound):
+		problem.Write(c, problem.New(http.StatusNotFound, unknownWorkflow))
+		return
 	case errors.Is(err, quality.ErrClosed):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
 		return
@@ -421,12 +435,20 @@ func (s *Server) advanceWorkflow(c *gin.Context) {
 	s.writeWorkflow(c, http.StatusOK, w)
 }
 
-// advance completes a workflow's current level by a user (the API's and
-// the console's one way): quality.ErrClosed, catalog.ErrWorkflowMoved or
-// a *quality.FieldError when it cannot.
-func (s *Server) advance(ctx context.Context, org string, w catalog.Workflow, userID, outcome, notes string, boss []quality.BossQuestion) error {
-	def, progress, err := s.workflowState(ctx, org, w)
+// advance completes a workflow's current level by a user, asked by an
+// actor (the API's and the console's one way): an *access.Refused,
+// catalog.ErrNotFound, quality.ErrClosed, catalog.ErrWorkflowMoved or a
+// *quality.FieldError when it cannot.
+func (s *Server) advance(ctx context.Context, actor access.Actor, w catalog.Workflow, userID, outcome, notes string, boss []quality.BossQuestion) error {
+	def, progress, err := s.workflowState(ctx, actor.OrgID, w)
 	if err != nil {
+		return err
+	}
+	var assignees []string
+	if w.CurrentLevel < len(def.Levels) {
+		assignees = def.Levels[w.CurrentLevel].Assignees
+	}
+	if err := s.mayPerform(ctx, actor, w.ConversationID, assignees...); err != nil {
 		return err
 	}
 	if err := def.Advance(&progress, userID, outcome, notes, boss, time.Now().UTC()); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -70,16 +71,13 @@ type classifierForm struct {
 	Run                                               *DryRun
 }
 
-// Administers reports whether the viewer administers the organization:
-// only they change classifiers, whose results everyone sees.
-func (v *viewer) Administers() bool { return v.scope == nil }
+// MayAuthor reports whether the viewer's role changes classifiers (the
+// pages of classifiers are for authors; everyone sees their results).
+func (v *viewer) MayAuthor() bool { return v.actor.Allows(access.ManageClassifiers) }
 
 // classifiers lists the organization's classifiers.
 func (c *Console) classifiers(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	if !c.mayAuthor(ctx, v) {
-		return
-	}
 	c.listClassifiers(ctx, v, http.StatusOK, "", "")
 }
 
@@ -102,22 +100,10 @@ type classifiersPage struct {
 	Error, Notice string
 }
 
-// mayAuthor answers a viewer who does not administer the organization.
-func (c *Console) mayAuthor(ctx *gin.Context, v *viewer) bool {
-	if v.Administers() {
-		return true
-	}
-	c.refuse(ctx, http.StatusForbidden, v, "Not allowed", "Only an administrator of the organization changes classifiers.")
-	return false
-}
-
 // classifier shows a classifier's form (or a new phrase rule's), with
 // its dry run and re-classification.
 func (c *Console) classifier(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	if !c.mayAuthor(ctx, v) {
-		return
-	}
 	f, ok := c.formOf(ctx, v, ctx.Param("id"))
 	if ok {
 		c.render(ctx, http.StatusOK, "classifier", f)
@@ -166,9 +152,6 @@ func indent(raw json.RawMessage) string {
 // other fields are.
 func (c *Console) saveClassifier(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	if !c.mayAuthor(ctx, v) {
-		return
-	}
 	id := ctx.Param("id")
 	f, ok := c.formOf(ctx, v, id)
 	if !ok {
@@ -232,7 +215,7 @@ func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) 
 // see, writing nothing, and shows its hits.
 func (c *Console) dryRun(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
-		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.OrgID, f.Viewer.scope, f.ID, from, to)
+		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.OrgID, f.Viewer.scope(), f.ID, from, to)
 		f.Run = &run
 		return err
 	})
@@ -251,9 +234,6 @@ func (c *Console) reclassify(ctx *gin.Context) {
 // rerun runs a dry run or a re-classification over the form's range.
 func (c *Console) rerun(ctx *gin.Context, run func(f *classifierForm, from, to time.Time) error) {
 	v := viewerFrom(ctx)
-	if !c.mayAuthor(ctx, v) {
-		return
-	}
 	f, ok := c.formOf(ctx, v, ctx.Param("id"))
 	if !ok {
 		return

@@ -8,6 +8,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/web"
 )
@@ -29,7 +31,7 @@ type People interface {
 	Session(ctx context.Context, tokenHash string) (catalog.Session, error)
 	EndSession(ctx context.Context, tokenHash string) error
 	User(ctx context.Context, orgID, id string) (catalog.User, error)
-	UserScope(ctx context.Context, orgID string, u catalog.User) (catalog.Scope, error)
+	access.Directory
 	SingleSignOnUser(ctx context.Context, orgName, value string, byEmail bool) (catalog.User, error)
 }
 
@@ -113,22 +115,24 @@ func (c *Console) Register(r gin.IRouter) error {
 	g.GET("/sso/callback", c.ssoCallback)
 	in := g.Group("", c.signedIn)
 	in.POST("/sign-out", c.signOut)
-	in.GET("/conversations", c.conversations)
-	in.GET("/dashboard", c.dashboard)
-	in.GET("/queue", c.queue)
-	in.GET("/evaluations/:id", c.evaluation)
-	in.POST("/evaluations/:id", c.answer)
-	in.GET("/workflows/:id", c.workflow)
-	in.POST("/workflows/:id", c.advance)
-	in.GET("/conversations/:id", c.conversation)
-	in.POST("/conversations/:id/review", c.review)
-	in.GET("/conversations/:id/audio", c.audio)
-	in.GET("/classifiers", c.classifiers)
-	in.POST("/classifiers/train", c.train)
-	in.GET("/classifiers/:id", c.classifier)
-	in.POST("/classifiers/:id", c.saveClassifier)
-	in.POST("/classifiers/:id/dry-run", c.dryRun)
-	in.POST("/classifiers/:id/reclassify", c.reclassify)
+	// Each page and change names the action it is (access.Actions), as the
+	// API's routes do.
+	in.GET("/conversations", c.may(access.ReadConversations), c.conversations)
+	in.GET("/dashboard", c.may(access.ReadResults), c.dashboard)
+	in.GET("/queue", c.may(access.ReadResults), c.queue)
+	in.GET("/evaluations/:id", c.may(access.ReadResults), c.evaluation)
+	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), c.answer)
+	in.GET("/workflows/:id", c.may(access.ReadResults), c.workflow)
+	in.POST("/workflows/:id", c.may(access.PerformEvaluations), c.advance)
+	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)
+	in.POST("/conversations/:id/review", c.may(access.RecordReviews), c.review)
+	in.GET("/conversations/:id/audio", c.may(access.ReadConversations), c.audio)
+	in.GET("/classifiers", c.may(access.ManageClassifiers), c.classifiers)
+	in.POST("/classifiers/train", c.may(access.ManageClassifiers), c.train)
+	in.GET("/classifiers/:id", c.may(access.ManageClassifiers), c.classifier)
+	in.POST("/classifiers/:id", c.may(access.ManageClassifiers), c.saveClassifier)
+	in.POST("/classifiers/:id/dry-run", c.may(access.ManageClassifiers), c.dryRun)
+	in.POST("/classifiers/:id/reclassify", c.may(access.ManageClassifiers), c.reclassify)
 	return nil
 }
 
@@ -179,6 +183,31 @@ func (c *Console) refuse(ctx *gin.Context, status int, v *viewer, title, message
 		page
 		Message string
 	}{page{Title: title, Viewer: v}, message})
+}
+
+// may lets a request through when the viewer's role allows the action,
+// and answers the refusal's sentence when it does not.
+func (c *Console) may(act access.Action) gin.HandlerFunc {
+	return func(ctx *gin.Context) {
+		c.refused(ctx, viewerFrom(ctx), viewerFrom(ctx).actor.Require(act))
+	}
+}
+
+// refused answers err when it is an *access.Refused (403, the API's
+// sentence) or a conversation out of the viewer's reach (not found); false
+// when it is neither.
+func (c *Console) refused(ctx *gin.Context, v *viewer, err error) bool {
+	var refused *access.Refused
+	switch {
+	case errors.As(err, &refused):
+		c.refuse(ctx, http.StatusForbidden, v, "Not allowed", refused.Detail)
+	case errors.Is(err, catalog.ErrNotFound):
+		c.notFound(ctx, v)
+	default:
+		return false
+	}
+	ctx.Abort()
+	return true
 }
 
 // failed answers an internal failure without its details.

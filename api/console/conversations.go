@@ -78,7 +78,7 @@ func (c *Console) conversations(ctx *gin.Context) {
 	lf := listFilters{From: ctx.DefaultQuery("from", now.AddDate(0, 0, -7).Format(time.DateOnly)), To: ctx.DefaultQuery("to", now.Format(time.DateOnly)),
 		Agent: strings.TrimSpace(ctx.Query("agent")), Team: strings.TrimSpace(ctx.Query("team")),
 		Result: ctx.Query("result"), Text: strings.TrimSpace(ctx.Query("text"))}
-	f := catalog.InteractionFilter{Scope: v.scope, Limit: conversationsPage + 1, AfterID: ctx.Query("after"), AgentCode: lf.Agent}
+	f := catalog.InteractionFilter{Scope: v.scope(), Limit: conversationsPage + 1, AfterID: ctx.Query("after"), AgentCode: lf.Agent}
 	if t, err := dates.Parse(lf.From); err == nil {
 		f.ArrivedFrom = &t
 	}
@@ -139,7 +139,7 @@ func (c *Console) conversations(ctx *gin.Context) {
 // finds the ids, the catalog their records (and the status filter); the
 // next page starts after the lake's last id.
 func (c *Console) searched(ctx context.Context, v *viewer, f catalog.InteractionFilter, lf listFilters) ([]catalog.Interaction, string, error) {
-	q := results.PageQuery{OrgID: v.OrgID, Scope: v.scope, AfterID: f.AfterID, Limit: conversationsPage + 1, NodeIDs: v.scope.Narrow(f.NodeIDs)}
+	q := results.PageQuery{OrgID: v.OrgID, Scope: v.scope(), AfterID: f.AfterID, Limit: conversationsPage + 1, NodeIDs: v.scope().Narrow(f.NodeIDs)}
 	if f.ArrivedFrom == nil || f.ArrivedTo == nil {
 		return nil, "", nil
 	}

@@ -86,7 +86,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		c.render(ctx, http.StatusBadRequest, "dashboard", data)
 		return
 	}
-	q := results.PageQuery{OrgID: v.OrgID, Window: results.Window{From: start, To: end}, Scope: v.scope}
+	q := results.PageQuery{OrgID: v.OrgID, Window: results.Window{From: start, To: end}, Scope: v.scope()}
 	tree, err := c.Hierarchies.Hierarchy(ctx.Request.Context(), v.OrgID)
 	if err != nil {
 		c.failed(ctx, err)
@@ -101,7 +101,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		}
 		q.NodeIDs = tree.Descendants(node.ID)
 	}
-	q.NodeIDs = v.scope.Narrow(q.NodeIDs)
+	q.NodeIDs = v.scope().Narrow(q.NodeIDs)
 	all, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		c.failed(ctx, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -20,7 +21,7 @@ import (
 type Evaluations interface {
 	Assigned(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]catalog.Evaluation, error)
 	Evaluation(ctx context.Context, orgID, id string, scope catalog.Scope) (catalog.Evaluation, *quality.Form, error)
-	Answer(ctx context.Context, orgID string, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error
+	Answer(ctx context.Context, actor access.Actor, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error
 }
 
 // ErrClosed: the evaluation was submitted; it no longer changes.
@@ -35,17 +36,17 @@ type queueItem struct {
 func (c *Console) queue(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	assigned, err := c.Evaluations.Assigned(rc, v.OrgID, v.UserID, v.scope)
+	assigned, err := c.Evaluations.Assigned(rc, v.OrgID, v.UserID, v.scope())
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
-	sampled, err := c.Conversations.Interactions(rc, v.OrgID, catalog.InteractionFilter{Status: catalog.StatusSampled, Scope: v.scope, Limit: conversationsPage})
+	sampled, err := c.Conversations.Interactions(rc, v.OrgID, catalog.InteractionFilter{Status: catalog.StatusSampled, Scope: v.scope(), Limit: conversationsPage})
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
-	workflows, err := c.Workflows.Waiting(rc, v.OrgID, v.UserID, v.scope)
+	workflows, err := c.Workflows.Waiting(rc, v.OrgID, v.UserID, v.scope())
 	if err != nil {
 		c.failed(ctx, err)
 		return
@@ -142,9 +143,10 @@ func (c *Console) answer(ctx *gin.Context) {
 		}
 	}
 	summary := strings.TrimSpace(ctx.PostForm("summary"))
-	err := c.Evaluations.Answer(rc, v.OrgID, e, answers, &summary, ctx.PostForm("action") == "submit")
+	err := c.Evaluations.Answer(rc, v.actor, e, answers, &summary, ctx.PostForm("action") == "submit")
 	var fe *quality.FieldError
 	switch {
+	case c.refused(ctx, v, err):
 	case errors.As(err, &fe):
 		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+fe.Path+" "+fe.Message)
 	case errors.Is(err, ErrClosed):
@@ -161,7 +163,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // loadEvaluation reads the path's evaluation and its form, if the viewer
 // may see its conversation, else answers (not found, or a failure).
 func (c *Console) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
-	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope)
+	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope())
 	return e, form, c.loaded(ctx, v, err)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -17,7 +18,7 @@ import (
 // /ModelResults/Reviews): the console shows the numbers the API serves.
 type Results interface {
 	ConversationResults(ctx context.Context, orgID string, it catalog.Interaction) ([]Result, error)
-	Review(ctx context.Context, orgID string, it catalog.Interaction, reviewer string, answers []Answer) error
+	Review(ctx context.Context, actor access.Actor, it catalog.Interaction, answers []Answer) error
 }
 
 // Result is a classifier's current result for a conversation.
@@ -135,7 +136,9 @@ func (c *Console) review(ctx *gin.Context) {
 		ctx.String(http.StatusBadRequest, "Choose Yes or No for at least one classifier to record a review.")
 		return
 	}
-	if err := c.Results.Review(ctx.Request.Context(), v.OrgID, it, v.UserName, answers); err != nil {
+	if err := c.Results.Review(ctx.Request.Context(), v.actor, it, answers); c.refused(ctx, v, err) {
+		return
+	} else if err != nil {
 		c.failed(ctx, err)
 		return
 	}
@@ -155,7 +158,7 @@ func (c *Console) visible(ctx *gin.Context, v *viewer) (catalog.Interaction, boo
 		id = own
 	}
 	it, err := c.Conversations.Interaction(ctx.Request.Context(), v.OrgID, id)
-	if errors.Is(err, catalog.ErrNotFound) || err == nil && !v.scope.Allows(it.MediaType, it.HierarchyNodeID) {
+	if errors.Is(err, catalog.ErrNotFound) || err == nil && !v.scope().Allows(it.MediaType, it.HierarchyNodeID) {
 		c.notFound(ctx, v)
 		return it, false
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -30,9 +31,12 @@ const (
 type viewer struct {
 	UserID, UserName, OrgID, OrgName string
 	CSRF                             string
-	scope                            catalog.Scope
+	actor                            access.Actor
 	tokenHash                        string
 }
+
+// scope is what the viewer may read (nil: the whole organization).
+func (v *viewer) scope() catalog.Scope { return v.actor.Scope() }
 
 func randomToken() string {
 	b := make([]byte, 32)
@@ -206,11 +210,11 @@ func (c *Console) viewerOf(ctx *gin.Context, token string) (*viewer, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope, err := c.People.UserScope(ctx.Request.Context(), s.OrgID, u)
+	actor, err := access.OfUser(ctx.Request.Context(), c.People, s.OrgID, u)
 	if err != nil {
 		return nil, err
 	}
-	return &viewer{UserID: u.ID, UserName: u.UserName, OrgID: s.OrgID, OrgName: org.Name, CSRF: s.CSRF, scope: scope, tokenHash: s.TokenHash}, nil
+	return &viewer{UserID: u.ID, UserName: u.UserName, OrgID: s.OrgID, OrgName: org.Name, CSRF: s.CSRF, actor: actor, tokenHash: s.TokenHash}, nil
 }
 
 func viewerFrom(ctx *gin.Context) *viewer {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -17,7 +18,7 @@ import (
 type Workflows interface {
 	Waiting(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]WorkflowItem, error)
 	Workflow(ctx context.Context, orgID, id, userID string, scope catalog.Scope) (WorkflowPage, error)
-	Advance(ctx context.Context, orgID, id, userID, outcome, notes string, boss []quality.BossQuestion, scope catalog.Scope) error
+	Advance(ctx context.Context, actor access.Actor, id, outcome, notes string, boss []quality.BossQuestion) error
 }
 
 // WorkflowItem is an open workflow whose current level a user may
@@ -52,7 +53,7 @@ func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK
 
 func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
-	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.UserID, v.scope)
+	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.UserID, v.scope())
 	if !c.loaded(ctx, v, err) {
 		return
 	}
@@ -68,7 +69,7 @@ func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 func (c *Console) advance(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	w, err := c.Workflows.Workflow(rc, v.OrgID, ctx.Param("id"), v.UserID, v.scope)
+	w, err := c.Workflows.Workflow(rc, v.OrgID, ctx.Param("id"), v.UserID, v.scope())
 	if !c.loaded(ctx, v, err) {
 		return
 	}
@@ -82,9 +83,10 @@ func (c *Console) advance(ctx *gin.Context) {
 	if ctx.PostForm("action") == "close" {
 		outcome = quality.CloseOutcome
 	}
-	err = c.Workflows.Advance(rc, v.OrgID, w.ID, v.UserID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss, v.scope)
+	err = c.Workflows.Advance(rc, v.actor, w.ID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss)
 	var fe *quality.FieldError
 	switch {
+	case c.refused(ctx, v, err):
 	case errors.As(err, &fe):
 		c.showWorkflow(ctx, http.StatusBadRequest, "Not done: "+fe.Path+" "+fe.Message)
 	case errors.Is(err, quality.ErrClosed) || errors.Is(err, catalog.ErrWorkflowMoved):

@@ -6,7 +6,7 @@ package tenant
 import (
 	"context"
 
-	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/internal/app/access"
 )
 
 // Principal is who made the request.
@@ -14,11 +14,9 @@ type Principal struct {
 	ClientID string
 	OrgID    string
 	Scope    string
-	// UserID is the user the client acts for (X-Earshot-User), "" when it
-	// acts for itself; Reads is what that user may read (nil: the whole
-	// organization).
-	UserID string
-	Reads  catalog.Scope
+	// Actor is who the request acts as: the user the client acts for
+	// (X-Earshot-User), else the organization itself.
+	Actor access.Actor
 }
 
 type key struct{}

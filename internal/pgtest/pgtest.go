@@ -1,7 +1,9 @@
 // Package pgtest runs a throwaway PostgreSQL cluster for tests: initdb in
 // a temporary directory, the server listening on a unix socket there (no
 // TCP port, nothing shared with another test), stopped and removed when
-// the test ends. Debian's postgresql package provides the binaries
+// the test ends — or, when the test binary is killed (its timeout runs no
+// cleanup), when the process that started it ends: a watchdog holds the
+// cluster's life to the process's. Debian's postgresql package provides the binaries
 // (make deps installs it). As root, the cluster is the postgres user's:
 // PostgreSQL refuses to run as root.
 package pgtest
@@ -17,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
@@ -26,6 +29,10 @@ type Cluster struct {
 	Dir string
 	bin string
 	run func(name string, args ...string) *exec.Cmd
+	// watchdog stops the cluster and removes Dir when lifeline closes:
+	// by Stop, or by the kernel when this process ends, however it ends.
+	watchdog *exec.Cmd
+	lifeline *os.File
 }
 
 // binDir is the newest installed PostgreSQL's binaries.
@@ -94,6 +101,10 @@ func start(durable bool) (*Cluster, error) {
 			return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
 		}
 	}
+	if err := c.watch(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	settings := "-c listen_addresses='' -k " + dir + " -c max_connections=200"
 	if !durable {
 		settings += " -c fsync=off"
@@ -112,10 +123,33 @@ func start(durable bool) (*Cluster, error) {
 	return c, nil
 }
 
-// Stop stops the cluster and removes its directory.
+// watch starts the cluster's watchdog: a shell in a session of its own
+// (no signal to this process's group reaches it) that reads a pipe only
+// this process can write to. The pipe ends when this process closes it or
+// ends, and the watchdog then stops the server and removes the directory.
+func (c *Cluster) watch() error {
+	r, w, err := os.Pipe() // close-on-exec: no other child inherits the write end
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	stop := c.cmd("pg_ctl", "-D", c.data(), "-m", "immediate", "stop")
+	c.watchdog = exec.Command("/bin/sh", append([]string{"-c", `cat >/dev/null; "$@" >/dev/null 2>&1; rm -rf "$0"`, c.Dir}, stop.Args...)...)
+	c.watchdog.Stdin = r
+	c.watchdog.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.watchdog.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("pgtest: the cluster's watchdog: %w", err)
+	}
+	c.lifeline = w
+	return nil
+}
+
+// Stop stops the cluster and removes its directory (through its watchdog,
+// the one way a cluster ends).
 func (c *Cluster) Stop() {
-	c.cmd("pg_ctl", "-D", c.data(), "-m", "immediate", "stop").Run()
-	os.RemoveAll(c.Dir)
+	c.lifeline.Close()
+	c.watchdog.Wait()
 }
 
 var shared struct {

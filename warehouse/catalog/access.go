@@ -197,26 +197,3 @@ func (s Scope) Narrow(nodes []string) []string {
 	}
 	return out
 }
-
-// UserScope is what a user of the organization may read: nil (all) when
-// its role administers the organization, else its grants' scope.
-func (c *PeopleStore) UserScope(ctx context.Context, orgID string, u User) (Scope, error) {
-	roles, err := c.Roles(ctx, orgID, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range roles {
-		if r.Name == u.RoleName && slices.ContainsFunc(r.Permissions, func(p Permission) bool { return p.Name == "organization.admin" }) {
-			return nil, nil
-		}
-	}
-	tree, err := c.Hierarchy(ctx, orgID)
-	if err != nil {
-		return nil, err
-	}
-	grants, err := c.Grants(ctx, orgID, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	return ScopeOf(tree, grants), nil
-}

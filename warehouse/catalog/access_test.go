@@ -50,8 +50,7 @@ func TestGrantsAndScope(t *testing.T) {
 			t.Errorf("effective level on %s: %q, want %q", id, g.AccessLevel, want)
 		}
 	}
-	scope, err := c.People.UserScope(ctx, org.ID, u)
-	must(err)
+	scope := ScopeOf(tree, grants)
 	for _, tc := range []struct {
 		media string
 		node  *string

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"slices"
 )
 
 // Permission is one thing a role may do.
@@ -18,6 +19,8 @@ var Permissions = []Permission{
 	{"conversations.edit", "Change conversation metadata."},
 	{"results.read", "Read classifier and model results and insights."},
 	{"results.review", "Record human review and quality-control results."},
+	{"evaluations.perform", "Answer and submit evaluations assigned to you; complete workflow levels assigned to you."},
+	{"evaluations.manage", "Create evaluation forms, assign evaluations, start workflows and run QA sampling."},
 	{"classifiers.read", "View classifiers and their definitions."},
 	{"classifiers.manage", "Create, change, test, re-run and retire classifiers."},
 	{"agents.read", "View agents."},
@@ -40,16 +43,19 @@ func permissionDescription(name string) string {
 	return ""
 }
 
-// standardRoles are the roles every organization starts with.
+// standardRoles are the roles every organization starts with. Their
+// permissions are declared here alone: every start writes them to each
+// organization's roles, so a permission added here reaches organizations
+// created before it.
 var standardRoles = []struct {
 	name        string
 	permissions []string
 }{
 	{"Administrator", allPermissions()},
-	{"Analyst", []string{"conversations.read", "results.read", "classifiers.read", "classifiers.manage",
+	{"Analyst", []string{"conversations.read", "results.read", "evaluations.perform", "classifiers.read", "classifiers.manage",
 		"agents.read", "hierarchy.read", "users.read", "lake.query", "jobs.run"}},
 	{"Supervisor", []string{"conversations.read", "conversations.edit", "results.read", "results.review",
-		"classifiers.read", "agents.read", "agents.manage", "hierarchy.read", "users.read"}},
+		"evaluations.perform", "evaluations.manage", "classifiers.read", "agents.read", "agents.manage", "hierarchy.read", "users.read"}},
 	{"Agent", []string{"conversations.read", "results.read"}},
 }
 
@@ -64,6 +70,17 @@ func allPermissions() []string {
 	return out
 }
 
+// StandardRolePermissions are the permissions of a standard role as
+// declared (ok false for another name).
+func StandardRolePermissions(name string) (permissions []string, ok bool) {
+	for _, r := range standardRoles {
+		if r.name == name {
+			return slices.Clone(r.permissions), true
+		}
+	}
+	return nil, false
+}
+
 // Role is a named set of permissions of an organization.
 type Role struct {
 	Name        string
@@ -71,10 +88,12 @@ type Role struct {
 	Permissions []Permission
 }
 
-// insertStandardRoles gives an organization the standard roles it lacks.
+// insertStandardRoles gives an organization the standard roles, with the
+// permissions declared in standardRoles.
 func insertStandardRoles(ctx context.Context, tx *sql.Tx, orgID string) error {
 	for _, r := range standardRoles {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO roles (org_id, name, is_active, permissions) VALUES (?, ?, true, ?) ON CONFLICT DO NOTHING`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO roles (org_id, name, is_active, permissions) VALUES (?, ?, true, ?)
+			ON CONFLICT (org_id, name) DO UPDATE SET permissions = excluded.permissions`,
 			orgID, r.name, strList(r.permissions)); err != nil {
 			return err
 		}
@@ -82,8 +101,9 @@ func insertStandardRoles(ctx context.Context, tx *sql.Tx, orgID string) error {
 	return nil
 }
 
-// ensureStandardRoles backfills the standard roles of organizations created
-// before roles existed.
+// ensureStandardRoles gives every organization the standard roles as
+// declared now (organizations created before roles, or before a permission
+// was added).
 func (c *Catalog) ensureStandardRoles(ctx context.Context) error {
 	orgs, err := c.Orgs.Organizations(ctx)
 	if err != nil {
