@@ -47,7 +47,7 @@ func newEnv(t testing.TB) *env {
 	runner := NewRunner(cat.Jobs, "test-worker", log, nil)
 	runner.Register("ingest", &Ingest{
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People},
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
 		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},

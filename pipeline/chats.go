@@ -28,6 +28,17 @@ type Chats struct {
 	// Directory resolves the hierarchy keys and agent codes a chat's own
 	// metadata names, as the upload API does for an upload's.
 	Directory Directory
+	// Earlier, when set, names the chats an earlier run found in an
+	// archive: processed again, a chat keeps its id, so that its reviews,
+	// evaluations and workflows still refer to it and its rows of the new
+	// run replace the old ones in every reader (warehouse/lake/current.go).
+	Earlier EarlierChats
+}
+
+// EarlierChats names an archive's chats by file name
+// (catalog.InteractionStore).
+type EarlierChats interface {
+	ChatIDs(ctx context.Context, orgID, uploadID string) (map[string]string, error)
 }
 
 // Directory resolves the organization data chat metadata refers to.
@@ -79,6 +90,13 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 // parsed by a pool of them, one per CPU; results keep the archive's order.
 func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
+	earlier := map[string]string{}
+	if p.Earlier != nil {
+		var err error
+		if earlier, err = p.Earlier.ChatIDs(ctx, up.OrgID, up.ID); err != nil {
+			return Result{}, ourFault(fmt.Errorf("the archive's earlier chats: %w", err))
+		}
+	}
 	type slot struct {
 		entry archive.Entry
 		child catalog.Interaction
@@ -108,7 +126,11 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 			return nil
 		}
 		seen[name] = true
-		sl := &slot{entry: e, child: childOf(up, name, e.Name)}
+		id, ok := earlier[name]
+		if !ok {
+			id = catalog.NewID()
+		}
+		sl := &slot{entry: e, child: childOf(up, id, name, e.Name)}
 		slots = append(slots, sl)
 		work <- sl
 		return nil
@@ -263,11 +285,11 @@ func walkZip(w archive.Walker, r io.Reader, fn func(archive.Entry) error) ([]arc
 	return w.WalkZip(f, size, fn)
 }
 
-// childOf makes an archive's chat record: its own id, the archive's
+// childOf makes an archive's chat record: its id, the archive's
 // metadata.
-func childOf(up catalog.Interaction, fileName, entry string) catalog.Interaction {
+func childOf(up catalog.Interaction, id, fileName, entry string) catalog.Interaction {
 	child := up
-	child.ID = catalog.NewID()
+	child.ID = id
 	child.UploadID = &up.ID
 	child.MediaType = catalog.MediaProcessedChat
 	child.Status = catalog.StatusReadyToSample

@@ -88,7 +88,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	runner.Register("ingest", &jobs.Ingest{
 		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get, Originals: &jobs.StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Figures:    lk.reader,
-		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People}, calls},
+		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions}, calls},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},

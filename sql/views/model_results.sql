@@ -4,4 +4,4 @@ CREATE VIEW model_results AS
 SELECT r.* EXCLUDE (org) FROM read_parquet({{files}}, hive_partitioning = true) r
 JOIN (SELECT conversation_id, run_id AS conversation_run FROM conversations) c USING (conversation_id)
 WHERE r.run_id >= c.conversation_run
-QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.model_id ORDER BY r.run_id DESC) = 1;
+QUALIFY {{model_rank}} = 1;

@@ -16,6 +16,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver "duckdb"
 
 	"github.com/earshot/earshot/sql/views"
+	"github.com/earshot/earshot/warehouse/lake"
 	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
@@ -42,7 +43,7 @@ func Open(ctx context.Context, lakeRoot string, files Files) (*sql.DB, error) {
 			db.Close()
 			return nil, err
 		}
-		stmt := strings.Replace(string(body), "{{files}}", lakedb.FileList(root, files[name]), 1)
+		stmt := currentRule.Replace(strings.Replace(string(body), "{{files}}", lakedb.FileList(root, files[name]), 1))
 		if len(files[name]) == 0 {
 			stmt = fmt.Sprintf("CREATE VIEW %s AS SELECT error(%s) AS missing", name, lakedb.SQLString(missingWhy(name)))
 		}
@@ -66,3 +67,8 @@ func missingWhy(view string) string {
 	}
 	return "the lake has no " + view + " yet: nothing has been processed (earshot ingest, or the ingest job)"
 }
+
+// currentRule puts the lake's current-row rule (warehouse/lake/current.go)
+// into the views that name it.
+var currentRule = strings.NewReplacer("{{conversation_run}}", lake.ConversationRunSQL,
+	"{{classifier_rank}}", lake.ResultRankSQL("classifier_id"), "{{model_rank}}", lake.ResultRankSQL("model_id"))

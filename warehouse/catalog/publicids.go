@@ -39,3 +39,9 @@ func (c *InteractionStore) PublicIDs(ctx context.Context, orgID string, ids []st
 	return queryPairs(ctx, c.db, `SELECT id, public_id FROM interactions
 		WHERE org_id = ? AND public_id IS NOT NULL AND id BETWEEN ? AND ?`, orgID, lo, hi)
 }
+
+// ChatIDs maps the file names of an archive's chats (as the last run that
+// processed it found them) to their ids.
+func (c *InteractionStore) ChatIDs(ctx context.Context, orgID, uploadID string) (map[string]string, error) {
+	return queryPairs(ctx, c.db, `SELECT file_name, id FROM interactions WHERE org_id = ? AND upload_id = ?`, orgID, uploadID)
+}

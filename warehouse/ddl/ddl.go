@@ -120,21 +120,21 @@ func columns(d dialect, schema *arrow.Schema, prefix string) string {
 	return strings.Join(names, ", ")
 }
 
-// currentRows is the query of a lake table's view: conversations of their
-// upload's newest run (an archive processed again has new chats, whose
-// rows replace its earlier chats'); segments of their conversation's run;
-// results of the newest run not older than their conversation's.
+// currentRows is the query of a lake table's view, by the rule of
+// warehouse/lake/current.go: conversations of their upload's newest run;
+// segments of their conversation's run; results of the newest run not
+// older than their conversation's.
 func currentRows(d dialect, o Options, t table) string {
 	raw, convs := d.name(o, "lake_"+t.name), d.name(o, "conversations")
 	all := columns(d, t.schema, "") + ", " + d.quote("date")
 	switch {
 	case t.name == "conversations":
-		return fmt.Sprintf("SELECT %s FROM (\n  SELECT t.*, max(run_id) OVER (PARTITION BY COALESCE(upload_id, conversation_id)) AS newest_run\n  FROM %s t\n) current_rows WHERE run_id = newest_run", all, raw)
+		return fmt.Sprintf("SELECT %s FROM (\n  SELECT t.*, %s AS newest_run\n  FROM %s t\n) current_rows WHERE run_id = newest_run", all, lake.ConversationRunSQL, raw)
 	case t.key == "":
 		return fmt.Sprintf("SELECT %s, s.%s FROM %s s\nJOIN %s c ON s.conversation_id = c.conversation_id AND s.run_id = c.run_id",
 			columns(d, t.schema, "s."), d.quote("date"), raw, convs)
 	}
-	return fmt.Sprintf("SELECT %s FROM (\n  SELECT r.*, row_number() OVER (PARTITION BY r.conversation_id, r.%s ORDER BY r.run_id DESC) AS run_rank\n"+
+	return fmt.Sprintf("SELECT %s FROM (\n  SELECT r.*, %s AS run_rank\n"+
 		"  FROM %s r JOIN %s c ON r.conversation_id = c.conversation_id AND r.run_id >= c.run_id\n) current_rows WHERE run_rank = 1",
-		all, t.key, raw, convs)
+		all, lake.ResultRankSQL(t.key), raw, convs)
 }

@@ -10,9 +10,8 @@ import (
 // classifier is run over it again (a reclassification); the files keep
 // every run's rows until compaction drops the superseded ones. Every
 // reader of the lake applies this one rule, written here: the API's pages
-// and transcripts (warehouse/results) and compaction (warehouse/lakedb).
-// The analysts' views (sql/views) state it in SQL, without the catalog,
-// and a test holds them to it over the same data.
+// and transcripts (warehouse/results) and compaction (warehouse/lakedb)
+// in Go with the catalog's runs, the rest in SQL (below).
 //
 //   - A conversation's own rows (conversations, transcript_segments) are
 //     current when they are of its current run, which the catalog names:
@@ -24,6 +23,27 @@ import (
 //     of the newest run not older than the conversation's current run: a
 //     reclassification replaces the ingest's result, and processing the
 //     conversation again replaces both.
+
+// In SQL, for the readers without the catalog — the dashboards' figures,
+// totals, the analysts' views (sql/views) and the DDL for other engines
+// (warehouse/ddl) — the same rule reads: a conversations row is current
+// when its run is the newest of its upload's rows (an archive's chats keep
+// their ids when it is processed again, pipeline.Chats.Earlier, so a chat a
+// later run no longer has is left with none), or of the conversation's own
+// when it has no upload; a results row as above. These are the only
+// places the rule is written in SQL; every statement takes them from here.
+
+// ConversationRunSQL is, on a conversations row, its conversation's
+// current run (a window: compare run_id to it in QUALIFY, or in an outer
+// WHERE where the engine has no QUALIFY).
+const ConversationRunSQL = "max(run_id) OVER (PARTITION BY coalesce(upload_id, conversation_id))"
+
+// ResultRankSQL ranks a results row (named r) among its conversation's
+// rows of the same classifier (or model: column), newest run first: among
+// those not older than the conversation's current run, rank 1 is current.
+func ResultRankSQL(column string) string {
+	return "row_number() OVER (PARTITION BY r.conversation_id, r." + column + " ORDER BY r.run_id DESC)"
+}
 
 // IsCurrent tells whether a conversation's own row of run is current,
 // given the current runs by conversation id.

@@ -114,15 +114,14 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 	if err != nil {
 		return 0, err
 	}
-	query := `SELECT count(DISTINCT conversation_id) FROM read_parquet(` + list +
-		`, hive_partitioning = false) WHERE ` + date + ` BETWEEN ? AND ?`
+	where := date + ` BETWEEN ? AND ?`
 	args := []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
-		query += ` AND list_contains(?, hierarchy_node_id)`
+		where += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
 	scope, scopeArgs := q.scopeSQL()
-	query += scope
+	where += scope
 	args = append(args, scopeArgs...)
 	if classifierIDs != nil {
 		var days []time.Time
@@ -137,11 +136,11 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		if err != nil {
 			return 0, err
 		}
-		query += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + resultList +
+		where += ` AND conversation_id IN (SELECT conversation_id FROM read_parquet(` + resultList +
 			`, hive_partitioning = false) WHERE classifier_id IN (SELECT unnest(?::VARCHAR[])))`
 		args = append(args, classifierIDs)
 	}
 	var n int64
-	err = r.Lake.QueryRowContext(ctx, query, args...).Scan(&n)
+	err = r.Lake.QueryRowContext(ctx, `SELECT count(*) FROM (`+currentConversationsSQL(list, "1 AS one", where)+`)`, args...).Scan(&n)
 	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 // figureConversations is the statement of the current rows of the
@@ -45,26 +46,27 @@ func (r *Reader) figureResults(ctx context.Context, q PageQuery, columns string)
 	return currentResultsSQL(list, columns, ` AND list_contains(?, r.classifier_id)`), true, nil
 }
 
-// currentConversationsSQL selects each conversation's current row (its
-// newest run) among a file list's rows meeting a condition ("" for all),
-// with conversation_id, run_id and the given columns: the rule of
-// sql/views, for dashboards.
+// currentConversationsSQL selects each conversation's current row among
+// a file list's rows (lake.ConversationRunSQL), then those meeting a
+// condition ("" for all), with conversation_id, run_id and the given
+// columns. The condition is applied to the current rows, so a newer run's
+// row that fails it hides an older one that would meet it.
 func currentConversationsSQL(list, columns, where string) string {
 	if where == "" {
 		where = "true"
 	}
-	return `SELECT conversation_id, run_id, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
-		WHERE ` + where + ` QUALIFY row_number() OVER (PARTITION BY conversation_id ORDER BY run_id DESC) = 1`
+	return `SELECT conversation_id, run_id, ` + columns + ` FROM (SELECT * FROM read_parquet(` + list + `, hive_partitioning = false)
+		QUALIFY run_id = ` + lake.ConversationRunSQL + `) WHERE ` + where
 }
 
 // currentResultsSQL selects the current results (r) of the
 // conversations of conv (a currentConversationsSQL statement named conv in
 // a WITH, c) among a file list's rows, with the given columns and an
 // extra condition ("" or " AND …"): for each classifier the newest run
-// not older than the conversation's.
+// not older than the conversation's (lake.ResultRankSQL).
 func currentResultsSQL(list, columns, and string) string {
 	return `SELECT ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false) r
 			JOIN conv c USING (conversation_id)
 			WHERE r.run_id >= c.run_id` + and + `
-			QUALIFY row_number() OVER (PARTITION BY r.conversation_id, r.classifier_id ORDER BY r.run_id DESC) = 1`
+			QUALIFY ` + lake.ResultRankSQL("classifier_id") + ` = 1`
 }
