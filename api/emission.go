@@ -12,8 +12,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

@@ -18,8 +18,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

@@ -34,7 +34,7 @@ import (
 
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
-	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/api/oauth"
-	"github.com/earshot/earshot/api/signedurl"
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 

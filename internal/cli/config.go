@@ -12,7 +12,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
-	"github.com/earshot/earshot/api/signedurl"
+	"github.com/earshot/earshot/internal/signedurl"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/warehouse/catalog"
 )

@@ -50,30 +50,43 @@ type Compiled struct {
 	trained *trained.Model     // for trained models: evaluated through a Set's index too
 }
 
-// Compile validates a definition and compiles it for its type.
-func (cp Compiler) Compile(orgID string, c Classifier) (*Compiled, error) {
-	out := &Compiled{Classifier: c}
-	var err error
-	switch c.Type {
-	case analysis.TypeClassifier:
-		out.phrase, err = phrase.Compile(c.Definition)
-		out.engine = out.phrase
-	case analysis.TypeMetadata:
-		out.engine, err = metadata.Compile(c.Definition)
-	case analysis.TypeCoreModel:
-		out.engine, err = core.Compile(c.Definition)
-		out.trained, _ = out.engine.(*trained.Model)
-	case analysis.TypeLLM:
+// engineKind is a classifier type and how its definitions compile.
+type engineKind struct {
+	Type    string
+	Compile func(cp Compiler, orgID string, definition json.RawMessage) (analysis.Engine, error)
+}
+
+// engines are the classifier types and how each compiles a definition
+// into its engine, in the contract's order: adding a classifier engine is
+// adding its line here (docs/classifiers.md, "Adding a classifier
+// engine"). A phrase rule or a trained model is evaluated through a Set's
+// shared index (Compiled.phrase, Compiled.trained); every other engine by
+// itself.
+var engines = []engineKind{
+	{analysis.TypeClassifier, func(_ Compiler, _ string, d json.RawMessage) (analysis.Engine, error) { return phrase.Compile(d) }},
+	{analysis.TypeCoreModel, func(_ Compiler, _ string, d json.RawMessage) (analysis.Engine, error) { return core.Compile(d) }},
+	{analysis.TypeLLM, func(cp Compiler, orgID string, d json.RawMessage) (analysis.Engine, error) {
 		if cp.LLM == nil {
 			return nil, ErrNoLLM
 		}
-		out.engine, err = cp.LLM.Compile(orgID, c.Definition)
-	default:
+		return cp.LLM.Compile(orgID, d)
+	}},
+	{analysis.TypeMetadata, func(_ Compiler, _ string, d json.RawMessage) (analysis.Engine, error) { return metadata.Compile(d) }},
+}
+
+// Compile validates a definition and compiles it for its type.
+func (cp Compiler) Compile(orgID string, c Classifier) (*Compiled, error) {
+	i := slices.IndexFunc(engines, func(e engineKind) bool { return e.Type == c.Type })
+	if i < 0 {
 		return nil, &analysis.DefinitionError{Path: "classifierType", Message: fmt.Sprintf("must be one of %v", analysis.Types)}
 	}
+	engine, err := engines[i].Compile(cp, orgID, c.Definition)
 	if err != nil {
 		return nil, err
 	}
+	out := &Compiled{Classifier: c, engine: engine}
+	out.phrase, _ = engine.(*phrase.Classifier)
+	out.trained, _ = engine.(*trained.Model)
 	return out, nil
 }
 

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/earshot/earshot/pipeline/analysis"
@@ -65,5 +66,16 @@ func TestSetEvaluate(t *testing.T) {
 	}
 	if got["cancel"] != "true" || got["refund"] != "false" || got["inbound"] != "true" || got["llm"] != "error" {
 		t.Fatalf("%v", got)
+	}
+}
+
+// Every classifier type of the contract has its engine, and only those do.
+func TestEveryTypeHasAnEngine(t *testing.T) {
+	var types []string
+	for _, e := range engines {
+		types = append(types, e.Type)
+	}
+	if !slices.Equal(types, analysis.Types) {
+		t.Errorf("engines for %v, the contract's types are %v", types, analysis.Types)
 	}
 }
