@@ -10,6 +10,8 @@ DATA      ?= ./data
 # exceeded" on Go 1.26 (golang/go#75804, fixed in Go 1.27).
 FUZZTIME  ?= 20000x
 BENCHTIME ?= 1s
+# Each test binary's limit: a slow or busy machine makes the tests slow, not red.
+TEST_TIMEOUT ?= 30m
 # bench-query: a generated lake of this many conversations, kept between runs.
 QUERY_LAKE ?= /tmp/earshot-query-lake
 QUERY_SIZE ?= 10000000
@@ -75,9 +77,9 @@ test:
 	done
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	@# The optional sherpa-onnx engine: it builds, and is tested up to where a model is needed.
-	$(GO) test -race -count=1 -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags sherpa,duckdb_arrow ./pipeline/asr/sherpa/
 	$(GO) build -race -tags sherpa,duckdb_arrow -o /dev/null ./cmd/earshot
 
 fuzz:

@@ -13,6 +13,7 @@ import (
 )
 
 func TestBearerAccepted(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	r := e.do("GET", "/Me", nil, bearer(e.token(t)))
 	if r.Code != 200 {
@@ -26,6 +27,7 @@ func TestBearerAccepted(t *testing.T) {
 }
 
 func TestBearerRejected(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	key := sharedKeys.Signing()
 	other, _ := rsa.GenerateKey(rand.Reader, 2048)
@@ -81,6 +83,7 @@ func TestBearerRejected(t *testing.T) {
 }
 
 func TestBearerWithoutScopeIsForbidden(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok, err := e.tokens.Issue(e.clientID, e.org.ID, "reports")
 	if err != nil {
@@ -95,6 +98,7 @@ func TestBearerWithoutScopeIsForbidden(t *testing.T) {
 // A well-signed token of an organization the catalog does not have (gone,
 // or another installation's with the same keys) is a 401, not a 500.
 func TestTokenOfUnknownOrganization(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok, err := e.tokens.Issue(e.clientID, "01a209e0-0000-7000-8000-000000000000", oauth.Scope)
 	if err != nil {

@@ -22,6 +22,7 @@ func classifierBody(name, typ, category, definition string) string {
 }
 
 func TestClassifiersLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 
@@ -59,6 +60,7 @@ func TestClassifiersLifecycle(t *testing.T) {
 }
 
 func TestClassifierValidation(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	for _, tt := range []struct {
@@ -99,6 +101,7 @@ func TestClassifierValidation(t *testing.T) {
 // Another organization's classifier answers exactly as one that exists
 // nowhere.
 func TestClassifierTenancy(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tokA := e.token(t)
 	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tokA, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)
@@ -130,6 +133,7 @@ func TestClassifierTenancy(t *testing.T) {
 // A dry run counts hits over processed conversations in the range and
 // writes nothing.
 func TestClassifierDryRun(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	chat := func(customer string) string {
@@ -180,6 +184,7 @@ func TestClassifierDryRun(t *testing.T) {
 // outcome at GET /Jobs/{id} (the caller's organization only), and the
 // classifier's new results in the lake under the job's run.
 func TestReclassify(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	for i, text := range []string{"I want to cancel my account.", "Where is my order?"} {
@@ -223,6 +228,7 @@ func TestReclassify(t *testing.T) {
 // one running, another is a 429 with Retry-After (and no job is recorded);
 // other organizations are not held up.
 func TestEvaluationsAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)

@@ -23,6 +23,7 @@ import (
 // re-classifies today; the API's /ModelResults then has its result. A
 // user who does not administer the organization is refused the pages.
 func TestConsoleClassifierAuthoring(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")

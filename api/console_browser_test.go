@@ -32,6 +32,7 @@ import (
 // a change without the CSRF token is refused; another organization's
 // conversation is not there; signing out ends the session.
 func TestConsoleInABrowser(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
@@ -246,6 +247,7 @@ func (e *testEnv) runIngestCalls(t testing.TB) {
 // A call's page plays its recording, served with range requests, from the
 // time of the transcript line clicked.
 func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
+	t.Parallel()
 	ctx0 := context.Background()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)

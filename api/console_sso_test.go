@@ -22,6 +22,7 @@ import (
 // sign-in page. (mockoidc leaves out email_verified when false, so the
 // refusal of an unverified address is not exercised here.)
 func TestConsoleSingleSignOn(t *testing.T) {
+	t.Parallel()
 	provider, err := mockoidc.Run()
 	if err != nil {
 		t.Fatal(err)

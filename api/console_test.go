@@ -37,6 +37,7 @@ func (e *testEnv) signInCookie(t *testing.T) *http.Cookie {
 // user out, right password or not; a session cookie is Secure, HttpOnly
 // and SameSite=Strict; the pages forbid framing.
 func TestConsoleSignIn(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")

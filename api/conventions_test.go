@@ -11,6 +11,7 @@ import (
 )
 
 func TestPathsAreCaseInsensitiveWithOptionalSlash(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	for _, path := range []string{"/Me", "/me", "/ME/", "/mE?Foo=1"} {
@@ -26,6 +27,7 @@ func TestPathsAreCaseInsensitiveWithOptionalSlash(t *testing.T) {
 }
 
 func TestQueryNamesAreCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	gin.SetMode(gin.ReleaseMode)
 	eng := gin.New()
 	eng.GET("/Echo", func(c *gin.Context) {
@@ -43,6 +45,7 @@ func TestQueryNamesAreCaseInsensitive(t *testing.T) {
 }
 
 func TestUnknownRouteAndMethodGetProblems(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	r := e.do("GET", "/NoSuchThing", nil, http.Header{"X-Request-Id": {"req-123"}})
 	if r.Code != 404 || r.Header().Get("Content-Type") != "application/problem+json" {
@@ -62,6 +65,7 @@ func TestUnknownRouteAndMethodGetProblems(t *testing.T) {
 }
 
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	r := e.do("GET", "/healthz", nil, nil)
 	generated := r.Header().Get("X-Request-Id")
@@ -77,6 +81,7 @@ func TestRequestID(t *testing.T) {
 }
 
 func TestRateLimitPerClient(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{RatePerSec: 0.5, RateBurst: 2})
 	tok := e.token(t)
 	for i := range 2 {
@@ -105,6 +110,7 @@ func TestRateLimitPerClient(t *testing.T) {
 }
 
 func TestPanicBecomesProblem(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	e.srv.engine.GET("/boom", func(*gin.Context) { panic("kaboom") })
 	r := e.do("GET", "/boom", nil, nil)
@@ -117,6 +123,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 }
 
 func TestForwardedForIsIgnoredWithoutTrustedProxies(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{RatePerSec: 0.1, RateBurst: 1})
 	// Each request claims another client address; the limit must still apply.
 	codes := []int{}

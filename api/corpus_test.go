@@ -28,6 +28,7 @@ func readCorpus(t *testing.T) []corpus.Dialogue {
 // runs, and every transcript read back through the API matches its
 // dialogue turn by turn.
 func TestCorpusEndToEnd(t *testing.T) {
+	t.Parallel()
 	dialogues := readCorpus(t)
 	e := newTestEnv(t, Options{RatePerSec: 0})
 	tok := e.token(t)

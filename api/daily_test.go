@@ -15,6 +15,7 @@ import (
 // each classifier's hits its "true" results there, for the whole
 // organization and for one region.
 func TestDailyFiguresMatchTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	org := e.orgs[0]
 	var ids []string

@@ -18,6 +18,7 @@ import (
 // does after "Expect: 100-continue") gets the early refusal of its bad
 // metadata, not a reset connection.
 func TestEarlyRefusalReachesASendingClient(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	srv := httptest.NewServer(e.srv)
 	defer srv.Close()

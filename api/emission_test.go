@@ -64,6 +64,7 @@ func (ep *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // acknowledgement becomes the receipt on /ModelResults and in /Receipts;
 // a delivery the endpoint keeps refusing fails after the last attempt.
 func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
+	t.Parallel()
 	ep := &endpoint{t: t}
 	server := httptest.NewTLSServer(ep)
 	defer server.Close()

@@ -46,6 +46,7 @@ type evaluationBody struct {
 // An evaluation from assignment to submission, its weighted scores checked
 // by hand, and the vendor's two GETs over it.
 func TestEvaluationLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")

@@ -8,6 +8,7 @@ import (
 // Long strings in any field of POST /Metadata and PATCH /Metadata/{id} are
 // a 400 naming the field, never a 500.
 func TestMetadataLongValues(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	r := mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "p.wav", "UploadType", "Audio"), file("p.wav", wavBytes)), 200)

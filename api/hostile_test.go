@@ -94,6 +94,7 @@ func (b *lockedBuffer) String() string {
 // answer is a 5xx and nothing panics. Path parameters are also real ids of
 // the organization's objects, so that bodies reach the handlers' checks.
 func TestHostileRequestsGetNoServerError(t *testing.T) {
+	t.Parallel()
 	var log lockedBuffer
 	e := newTestEnv(t, Options{}, func(d *Deps) {
 		d.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))

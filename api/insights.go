@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -183,17 +184,17 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 	filtered := classifierIDs != nil || hierarchyIDs != nil || codes != nil || categories != nil || types != nil
 	if from != nil && to != nil {
 		req.page.From, req.page.To = *from, *to
-		limit := unfilteredWindow
+		limit := window.Unfiltered
 		if filtered {
-			limit = filteredWindow
+			limit = window.Filtered
 		}
 		switch {
 		case to.Before(*from): // named by window
 		case to.Sub(*from) > limit && filtered:
-			errs.add("EndDate", "must be at most "+days(limit)+" days after StartDate.")
+			errs.add("EndDate", "must be at most "+window.Days(limit)+" days after StartDate.")
 		case to.Sub(*from) > limit:
-			errs.add("EndDate", "must be at most "+days(unfilteredWindow)+" days after StartDate without a classifier or hierarchy filter ("+
-				days(filteredWindow)+" days with one).")
+			errs.add("EndDate", "must be at most "+window.Days(window.Unfiltered)+" days after StartDate without a classifier or hierarchy filter ("+
+				window.Days(window.Filtered)+" days with one).")
 		}
 	}
 	if len(errs) > 0 {

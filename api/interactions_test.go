@@ -50,6 +50,7 @@ func (v interactionView) result(name string) string {
 // bounds, one interaction in any status, and nothing of another
 // organization.
 func TestInteractions(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")

@@ -61,6 +61,7 @@ func idsOf(t *testing.T, r response) []string {
 }
 
 func TestMetadataFilters(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
@@ -135,6 +136,7 @@ func TestMetadataFilters(t *testing.T) {
 }
 
 func TestMetadataPatch(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	r := mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "p.wav", "UploadType", "Audio", "ExtendedMetadataValues", map[string]any{"queue": "a", "keep": "me"}), file("p.wav", wavBytes)), 200)

@@ -10,14 +10,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
-
-// modelResultsFloor is the earliest startDate of /ModelResults (CONTRACT
-// §7): earlier ones are raised to it.
-var modelResultsFloor = time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
 
 // modelResultsItem is one conversation of /ModelResults (CONTRACT §7).
 type modelResultsItem struct {
@@ -152,7 +149,7 @@ func (s *Server) getModelResults(c *gin.Context) {
 	}
 	// The window after the floor and the defaults may hold no time at all
 	// (an end before the floor, a start in the future): an empty page.
-	from, to := modelResultsFloor, time.Now().UTC()
+	from, to := window.Floor, time.Now().UTC()
 	if start != nil && start.After(from) {
 		from = *start
 	}

@@ -13,6 +13,7 @@ import (
 // The document and the router must list the same operations: a route the
 // document lacks, or a documented operation with no route, fails here.
 func TestOpenAPIMatchesRoutes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	r := e.do("GET", "/swagger/v1/swagger.json", nil, nil)
 	if r.Code != 200 || r.Header().Get("Content-Type") != "application/json" {
@@ -59,6 +60,7 @@ func ginToOpenAPIPath(p string) string {
 
 // The response check every test request goes through must be able to fail.
 func TestDocumentCheckCatchesDrift(t *testing.T) {
+	t.Parallel()
 	respond := func(status int, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		rec.Header().Set("Content-Type", "application/json")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestHealthAndReadiness(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	if r := e.do("GET", "/healthz", nil, nil); r.Code != 200 || r.json(t)["status"] != "ok" {
 		t.Fatalf("healthz: %d %s", r.Code, r.Body)
@@ -31,6 +32,7 @@ func TestHealthAndReadiness(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	e.do("GET", "/Me", nil, bearer(e.token(t)))
 	e.do("GET", "/no/such/route/123", nil, nil)
@@ -48,6 +50,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestDiscovery(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	r := e.do("GET", "/.well-known/openid-configuration", nil, nil)
 	golden(t, "openid_configuration", r.Body.Bytes())

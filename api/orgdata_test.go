@@ -72,6 +72,7 @@ func buildOrg(t *testing.T, e *testEnv, token, prefix string) orgFixture {
 }
 
 func TestOrganizationDataShapes(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
@@ -104,6 +105,7 @@ func TestOrganizationDataShapes(t *testing.T) {
 }
 
 func TestOrganizationDataEmpty(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	for _, path := range []string{"/Hierarchy/All", "/Agent/All"} {
@@ -118,6 +120,7 @@ func TestOrganizationDataEmpty(t *testing.T) {
 }
 
 func TestOrganizationDataBadInput(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
@@ -187,6 +190,7 @@ var traceID = regexp.MustCompile(`"traceId":"[^"]*"`)
 // Every endpoint tried with another organization's ids and codes answers
 // exactly as it does for ids and codes that exist nowhere.
 func TestTenancyIsolation(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	ctx := context.Background()
 	tokA := e.token(t)

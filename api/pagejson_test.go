@@ -80,6 +80,7 @@ var jsonTexts = []string{"", "plain", `quote " and \ backslash`, "<b>&amp;</b>",
 // TestPageJSONMatchesEncodingJSON: a page written by the appenders is
 // what encoding/json writes, for every field filled and empty.
 func TestPageJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	models, convs, found := modelResultsPage()
 	items := modelResultsItems(models, convs[:150], found, nil, true)
 	text, yes, no := "a \"text\" <result>", true, false

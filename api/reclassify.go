@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -33,7 +34,7 @@ func newJobView(r catalog.JobRun) jobView {
 
 // dateRange reads a body's startDate and endDate (a date-only end is the
 // end of that day), both required, the end not before the start and at
-// most filteredWindow after it.
+// most window.Filtered after it.
 func dateRange(body *reqbody.Object) (from, to time.Time, ok bool) {
 	f, t := body.Date("startDate"), body.EndDate("endDate")
 	for name, v := range map[string]*time.Time{"startDate": f, "endDate": t} {
@@ -46,8 +47,8 @@ func dateRange(body *reqbody.Object) (from, to time.Time, ok bool) {
 		return from, to, false
 	case t.Before(*f):
 		body.Fail("endDate", "must not be before startDate.")
-	case t.Sub(*f) > filteredWindow:
-		body.Fail("endDate", "must be at most "+days(filteredWindow)+" days after startDate.")
+	case t.Sub(*f) > window.Filtered:
+		body.Fail("endDate", "must be at most "+window.Days(window.Filtered)+" days after startDate.")
 	default:
 		return *f, *t, true
 	}

@@ -151,6 +151,7 @@ func (e *resultsEnv) checkRules(t *testing.T, path string, cases []ruleCase) {
 }
 
 func TestModelResultsRules(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	models := e.models()
 	e.checkRules(t, "/ModelResults?", []ruleCase{
@@ -190,6 +191,7 @@ func TestModelResultsRules(t *testing.T) {
 }
 
 func TestModelResultsWalkMatchesCatalog(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	base := "/ModelResults?modelIds=" + e.models()
 	got := e.walk(t, base, "lastId", 37)
@@ -237,6 +239,7 @@ func TestModelResultsWalkMatchesCatalog(t *testing.T) {
 }
 
 func TestModelResultsByConversationAndReviews(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	processed := e.reference(t, "status = 'ReadyToSample' AND id NOT IN (SELECT conversation_id FROM result_reviews)")
 	pending := e.reference(t, "status = 'Processing'")
@@ -299,6 +302,7 @@ func TestModelResultsByConversationAndReviews(t *testing.T) {
 }
 
 func TestInsightsRules(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	e.checkRules(t, "/Conversations/Insights?", []ruleCase{
 		{"exactly 7 days", "StartDate=2025-10-01T00:00:00Z&EndDate=2025-10-08T00:00:00Z&PageSize=1", 200, ""},
@@ -347,6 +351,7 @@ func TestInsightsRules(t *testing.T) {
 }
 
 func TestInsightsWalkHeadersAndFilters(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	from, to := "2025-10-02", "2025-10-05"
 	base := "/Conversations/Insights?StartDate=" + from + "&EndDate=" + to
@@ -402,6 +407,7 @@ func TestInsightsWalkHeadersAndFilters(t *testing.T) {
 // conversations of the same days are committed: no conversation comes
 // twice, and every one that existed when the walk began comes.
 func TestInsightsWalkWhileCommitting(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	before := e.reference(t, "status IN ('ReadyToSample', 'Sampled') AND arrived_on BETWEEN '2025-10-01' AND '2025-10-06 23:59:59.999999'")
 	more := e.opts
@@ -441,6 +447,7 @@ func TestInsightsWalkWhileCommitting(t *testing.T) {
 // InteractionDate windows: it leaves its old day, joins its new one (whose
 // lake rows do not have it), and X-Total-Records counts what is served.
 func TestInsightsFollowPatchedInteractionDates(t *testing.T) {
+	t.Parallel()
 	e := newResultsEnv(t)
 	day := func(d string) string {
 		return "/Conversations/Insights?DateReference=InteractionDate&StartDate=" + d + "&EndDate=" + d

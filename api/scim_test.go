@@ -46,6 +46,7 @@ func (e *testEnv) scim(t *testing.T, token, method, path, body string, header ..
 // by its ETag, and deleted; the same user through /User; the scopes kept
 // apart.
 func TestSCIMUserCycle(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	api := e.token(t)
 	tok := e.scimToken(t)

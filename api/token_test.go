@@ -8,6 +8,7 @@ import (
 )
 
 func TestTokenGrant(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	check := func(t *testing.T, r response) {
 		t.Helper()
@@ -43,6 +44,7 @@ func TestTokenGrant(t *testing.T) {
 }
 
 func TestTokenErrors(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	ctx := context.Background()
 	good := url.Values{"grant_type": {"client_credentials"}, "client_id": {e.clientID}, "client_secret": {e.clientSecret}}

@@ -111,6 +111,7 @@ func TestFailedAttemptsPause(t *testing.T) {
 // enabled again), when its secret is rotated, and when it is deleted; the
 // operator's tokens are not a client's.
 func TestClientTokensEndWithTheClient(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	ctx := t.Context()
 	token := func() string {

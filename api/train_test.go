@@ -17,6 +17,7 @@ import (
 // train are 400s naming what is wrong, another organization's
 // conversations among them.
 func TestTrainClassifiers(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	kinds := map[string]string{}

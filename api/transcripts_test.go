@@ -39,6 +39,7 @@ func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 }
 
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	conv := `{"messages":[{"participant":"Agent","text":"Thanks for calling Acme.","timestamp":"2025-10-03T10:00:00Z"},` +

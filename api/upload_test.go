@@ -96,6 +96,7 @@ func (e *testEnv) records(t *testing.T) []catalog.Interaction {
 const wavBytes = "RIFF\x24\x00\x00\x00WAVEfmt fake audio for staging"
 
 func TestMediaUploadStagesAndRecords(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	for _, order := range []string{"metadata first", "file first"} {
@@ -134,6 +135,7 @@ func TestMediaUploadStagesAndRecords(t *testing.T) {
 }
 
 func TestMediaUploadSentences(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	mustStatus(t, e.upload("/Media/Upload", tok, meta("FileName", "taken.wav", "UploadType", "Audio"), file("taken.wav", wavBytes)), 200)
@@ -195,6 +197,7 @@ func TestMediaUploadSentences(t *testing.T) {
 }
 
 func TestMediaUploadTooLarge(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{MaxUploadBytes: 1000})
 	tok := e.token(t)
 	for _, order := range []string{"metadata first", "file first"} {
@@ -213,6 +216,7 @@ func TestMediaUploadTooLarge(t *testing.T) {
 
 // An upload cut off mid-stream leaves no record and no staged object.
 func TestMediaUploadCutOff(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	body, ct := multipartBody(t, meta("FileName", "cut.wav", "UploadType", "Audio"), file("cut.wav", strings.Repeat("a", 200_000)))
@@ -231,6 +235,7 @@ func TestMediaUploadCutOff(t *testing.T) {
 // Twenty simultaneous uploads of one FileName through real HTTP: exactly
 // one 200, nineteen duplicate sentences, one record, one staged object.
 func TestMediaUploadConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{RatePerSec: 0})
 	tok := e.token(t)
 	srv := httptest.NewServer(e.srv)
@@ -280,6 +285,7 @@ func TestMediaUploadConcurrentDuplicates(t *testing.T) {
 }
 
 func TestMediaUploadResolvesAgentAndHierarchy(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
@@ -311,6 +317,7 @@ func TestMediaUploadResolvesAgentAndHierarchy(t *testing.T) {
 }
 
 func TestMediaUploadSignedURL(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/calls/1.wav", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, wavBytes) })
 	mux.HandleFunc("/to-metadata", func(w http.ResponseWriter, r *http.Request) {
@@ -355,6 +362,7 @@ func TestMediaUploadSignedURL(t *testing.T) {
 // declared or not; a download slower than the time limit is a 400 that
 // says so. Neither leaves anything behind.
 func TestSignedURLLimits(t *testing.T) {
+	t.Parallel()
 	const limit = 1000
 	big := strings.Repeat("x", 3*limit)
 	mux := http.NewServeMux()
@@ -401,6 +409,7 @@ func TestSignedURLLimits(t *testing.T) {
 }
 
 func TestTextMediaUpload(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	conv := `{"messages":[{"participant":"Agent","text":"Thanks for calling."},{"participant":"Customer","text":"My card was declined."}]}`
@@ -444,6 +453,7 @@ func TestTextMediaUpload(t *testing.T) {
 // in arrival order whatever the ids (CONTRACT §4): an Id that sorts first
 // or last takes its place by arrival, and works as a cursor.
 func TestChosenIDsKeepArrivalOrder(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	conv := `{"messages":[{"participant":"Customer","text":"Hello."}]}`
@@ -483,6 +493,7 @@ func TestChosenIDsKeepArrivalOrder(t *testing.T) {
 // id another organization has (chosen or Earshot's) is accepted, and the
 // same id twice in one organization is refused.
 func TestChosenIDsAreScopedByOrganization(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	conv := `{"messages":[{"participant":"Customer","text":"Hello."}]}`
@@ -533,6 +544,7 @@ func (failingStorage) Put(context.Context, string, io.Reader, blob.PutOptions) (
 }
 
 func TestUploadFailuresLeaveNothing(t *testing.T) {
+	t.Parallel()
 	t.Run("the insert loses the race: the staged object is removed", func(t *testing.T) {
 		e := newTestEnv(t, Options{}, func(d *Deps) { d.Interactions = racingInteractions{d.Interactions} })
 		tok := e.token(t)

@@ -15,6 +15,7 @@ import (
 // for the user: a user limited to one branch, and to chats, sees only
 // that branch's chats, by list and by id.
 func TestUserHierarchyPermissions(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "") // North America > Boston > Billing; ann is a Supervisor

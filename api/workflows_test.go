@@ -35,6 +35,7 @@ type workflowBody struct {
 // to completion: assignees, outcomes and notes recorded, the boss module
 // answered, the evaluation PendingReview then ReviewComplete.
 func TestWorkflowToCompletion(t *testing.T) {
+	t.Parallel()
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")

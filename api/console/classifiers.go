@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -47,10 +48,6 @@ type DryRun struct {
 	Truncated               bool
 	Samples                 []string // public conversation ids
 }
-
-// maxRerunDays bounds a dry run's or a re-classification's range, as the
-// API does.
-const maxRerunDays = 31
 
 // exampleRule is a new phrase rule's starting definition.
 const exampleRule = `{
@@ -194,7 +191,7 @@ func (c *Console) saveClassifier(ctx *gin.Context) {
 
 func ptr[T any](v T) *T { return &v }
 
-// rangeOf reads a form's from and to dates: at most maxRerunDays, the end
+// rangeOf reads a form's from and to dates: at most window.Filtered, the end
 // the whole of its day.
 func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) {
 	f.From, f.To = ctx.PostForm("from"), ctx.PostForm("to")
@@ -203,8 +200,8 @@ func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) 
 	switch {
 	case err1 != nil || err2 != nil:
 		f.Error = "The range needs two dates such as 2025-10-01."
-	case to.Before(from) || to.Sub(from) > maxRerunDays*24*time.Hour:
-		f.Error = fmt.Sprintf("The range must run forwards, %d days at the most.", maxRerunDays)
+	case to.Before(from) || to.Sub(from) > window.Filtered:
+		f.Error = "The range must run forwards, " + window.Days(window.Filtered) + " days at the most."
 	default:
 		return from, to, true
 	}

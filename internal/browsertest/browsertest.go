@@ -15,6 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// oneBrowser is held by the test whose browser runs.
+var oneBrowser = make(chan struct{}, 1)
+
 // Browser starts a headless Chromium with the flags this network needs
 // (no background connections) and a fresh profile, for the test's
 // lifetime. EARSHOT_CHROMIUM names another browser than /usr/bin/chromium.
@@ -27,6 +30,11 @@ func Browser(t testing.TB) context.Context {
 	if _, err := exec.LookPath(path); err != nil {
 		t.Fatalf("no browser at %s (make deps installs Debian's chromium): %v", path, err)
 	}
+	// One browser at a time in a test binary: the tests that drive one run
+	// in parallel with the rest, and several browsers at once on a small
+	// machine would starve each other into their timeouts.
+	oneBrowser <- struct{}{}
+	t.Cleanup(func() { <-oneBrowser })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))
