@@ -13,7 +13,6 @@ import (
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
-	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
@@ -71,66 +70,8 @@ func (r consoleResults) Review(ctx context.Context, actor access.Actor, it catal
 	return r.s.recordReview(ctx, actor, it, review)
 }
 
-// consoleEvaluations gives the console the evaluations it shows and
-// answers, saved and scored as PUT /Evaluations/{id}/Answers and POST
-// .../Submit do.
-type consoleEvaluations struct{ s *Server }
-
-func (c consoleEvaluations) Assigned(ctx context.Context, org, userID string, scope catalog.Scope) ([]catalog.Evaluation, error) {
-	return c.s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{AnalystID: userID, Statuses: openStatuses, Scope: scope, Limit: maxPageSize})
-}
-
-func (c consoleEvaluations) Evaluation(ctx context.Context, org, id string, scope catalog.Scope) (catalog.Evaluation, *quality.Form, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return catalog.Evaluation{}, nil, catalog.ErrNotFound
-	}
-	list, err := c.s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: []string{id}, Scope: scope, Limit: 1})
-	if err != nil {
-		return catalog.Evaluation{}, nil, err
-	}
-	if len(list) == 0 {
-		return catalog.Evaluation{}, nil, catalog.ErrNotFound
-	}
-	form, err := c.s.evaluationForm(ctx, org, list[0].FormID)
-	return list[0], form, err
-}
-
-func (c consoleEvaluations) Answer(ctx context.Context, actor access.Actor, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error {
-	if err := c.s.mayPerform(ctx, actor, e.ConversationID, e.AnalystID); err != nil {
-		return err
-	}
-	org := actor.OrgID
-	form, err := c.s.evaluationForm(ctx, org, e.FormID)
-	if err != nil {
-		return err
-	}
-	change, err := answerChange(form, answers, summary, nil)
-	if err != nil {
-		return err
-	}
-	if e, err = c.s.deps.Quality.SaveEvaluation(ctx, org, e.ID, change); err != nil {
-		return closedAs(err)
-	}
-	if !submit {
-		return nil
-	}
-	if change, err = submitChange(form, e, false); err != nil {
-		return err
-	}
-	_, err = c.s.deps.Quality.SaveEvaluation(ctx, org, e.ID, change)
-	return closedAs(err)
-}
-
-// closedAs is the console's error for an evaluation already submitted.
-func closedAs(err error) error {
-	if errors.Is(err, catalog.ErrEvaluationClosed) {
-		return console.ErrClosed
-	}
-	return err
-}
-
-// consoleWorkflows gives the console the workflows it shows and advances,
-// as GET /Workflows and POST /Workflows/{id}/Advance do.
+// consoleWorkflows gives the console the workflows it shows, as GET
+// /Workflows does.
 type consoleWorkflows struct{ s *Server }
 
 func (c consoleWorkflows) Waiting(ctx context.Context, org, userID string, scope catalog.Scope) ([]console.WorkflowItem, error) {
@@ -143,7 +84,7 @@ func (c consoleWorkflows) Waiting(ctx context.Context, org, userID string, scope
 		if w.Status != catalog.WorkflowOpen {
 			continue
 		}
-		def, _, err := c.s.workflowState(ctx, org, w)
+		def, _, err := c.s.qa.State(ctx, org, w)
 		if err != nil {
 			return nil, err
 		}
@@ -205,14 +146,6 @@ func (c consoleWorkflows) Workflow(ctx context.Context, org, id, userID string, 
 		}
 	}
 	return out, nil
-}
-
-func (c consoleWorkflows) Advance(ctx context.Context, actor access.Actor, id, outcome, notes string, boss []quality.BossQuestion) error {
-	w, err := c.visible(ctx, actor.OrgID, id, actor.Scope())
-	if err != nil {
-		return err
-	}
-	return c.s.advance(ctx, actor, w, actor.UserID, outcome, notes, boss)
 }
 
 // consoleAuthoring gives the console the API's classifier writes: the

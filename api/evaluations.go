@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -125,17 +124,6 @@ func (s *Server) getForm(c *gin.Context) {
 	c.JSON(http.StatusOK, view)
 }
 
-// evaluationForm reads a form of the organization and its definition.
-func (s *Server) evaluationForm(ctx context.Context, org, id string) (*quality.Form, error) {
-	stored, err := s.deps.Quality.Form(ctx, org, id)
-	if err != nil {
-		return nil, err
-	}
-	var def quality.Form
-	err = json.Unmarshal(stored.Definition, &def)
-	return &def, err
-}
-
 // assignEvaluation is POST /Evaluations: an evaluation of a processed
 // conversation on a form, by an analyst (a user, by id or user name), for
 // an agent (the conversation's unless given).
@@ -234,16 +222,12 @@ func (s *Server) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
 		return catalog.Evaluation{}, false
 	}
 	ctx := c.Request.Context()
-	list, err := s.deps.Quality.Evaluations(ctx, orgID(c), catalog.EvaluationFilter{IDs: []string{id}, Scope: reads(ctx), Limit: 1})
+	e, _, err := s.qa.Evaluation(ctx, actorOf(ctx), id)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
+		s.evaluationError(c, err)
 		return catalog.Evaluation{}, false
 	}
-	if len(list) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, unknownEvaluation))
-		return catalog.Evaluation{}, false
-	}
-	return list[0], true
+	return e, true
 }
 
 // getEvaluation is GET /Evaluations/{id}.
@@ -257,40 +241,41 @@ func (s *Server) getEvaluation(c *gin.Context) {
 // (replacing earlier ones), the call summary and the customer type; the
 // evaluation is then InProgress. A submitted evaluation is closed.
 func (s *Server) answerEvaluation(c *gin.Context) {
-	e, ok := s.visibleEvaluation(c)
+	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
 	if !ok {
 		return
 	}
+	id := e.ID
 	body, ok := readBody(c)
 	if !ok {
 		return
 	}
-	var answers []quality.Answer
-	body.Decode("answers", &answers)
-	summary := body.String("callSummary")
-	customerType := body.String("customerType")
+	var in qa.Answers
+	body.Decode("answers", &in.Answers)
+	in.Summary = body.String("callSummary")
+	in.CustomerType = body.String("customerType")
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return
 	}
 	if !body.Has("answers") {
-		answers = nil
-	} else if answers == nil {
-		answers = []quality.Answer{}
+		in.Answers = nil
+	} else if in.Answers == nil {
+		in.Answers = []quality.Answer{}
 	}
-	s.changeEvaluation(c, e, func(form *quality.Form) (catalog.EvaluationChange, error) {
-		return answerChange(form, answers, summary, customerType)
-	})
+	ctx := c.Request.Context()
+	s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Answer(ctx, actorOf(ctx), id, in) })
 }
 
 // submitEvaluation is POST /Evaluations/{id}/Submit: Completed once every
 // required question is answered, or NoValue ({"noValue": true}: the
 // conversation could not be evaluated).
 func (s *Server) submitEvaluation(c *gin.Context) {
-	e, ok := s.visibleEvaluation(c)
+	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
 	if !ok {
 		return
 	}
+	id := e.ID
 	noValue := false
 	if c.Request.ContentLength != 0 {
 		body, ok := readBody(c)
@@ -305,122 +290,30 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 			return
 		}
 	}
-	s.changeEvaluation(c, e, func(form *quality.Form) (catalog.EvaluationChange, error) {
-		return submitChange(form, e, noValue)
-	})
-}
-
-// changeEvaluation saves the change an evaluation's form gives, or
-// answers why there is none.
-func (s *Server) changeEvaluation(c *gin.Context, e catalog.Evaluation, changeOf func(*quality.Form) (catalog.EvaluationChange, error)) {
 	ctx := c.Request.Context()
-	if err := s.mayPerform(ctx, actorOf(ctx), e.ConversationID, e.AnalystID); err != nil {
-		s.catalogError(c, err, unknownEvaluation)
-		return
-	}
-	form, err := s.evaluationForm(ctx, orgID(c), e.FormID)
-	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	change, err := changeOf(form)
-	if err != nil {
-		writeQualityError(c, err)
-		return
-	}
-	s.saveEvaluation(c, e.ID, change)
+	s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Submit(ctx, actorOf(ctx), id, noValue) })
 }
 
-// mayPerform is nil when the actor may do QA work on a conversation that
-// is assigned to the users assignees (none: anyone): the API's and the
-// console's one check before an evaluation's answers or a workflow's level
-// change. catalog.ErrNotFound when the conversation is out of reach.
-func (s *Server) mayPerform(ctx context.Context, actor access.Actor, conversationID string, assignees ...string) error {
-	if !actor.IsUser() {
-		return nil
-	}
-	it, err := s.deps.Interactions.Interaction(ctx, actor.OrgID, conversationID)
-	if err != nil {
-		return err
-	}
-	if err := actor.RequireOn(access.PerformEvaluations, it.MediaType, it.HierarchyNodeID); err != nil {
-		return err
-	}
-	return actor.RequireAssigned(assignees...)
-}
-
-// openStatuses are the statuses an evaluation's answers may change in.
-var openStatuses = []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}
-
-// answerChange is the change that saves answers (all of them, replacing
-// the earlier ones; nil keeps them), a call summary and a customer type
-// (nil keeps them), with the scores the answers give; a mistake is a
-// *quality.FieldError naming it.
-func answerChange(form *quality.Form, answers []quality.Answer, summary, customerType *string) (catalog.EvaluationChange, error) {
-	change := catalog.EvaluationChange{CallSummary: summary, Status: catalog.EvaluationInProgress, From: openStatuses}
-	if customerType != nil {
-		ct, ok := form.CustomerType(*customerType)
-		if !ok {
-			return change, &quality.FieldError{Path: "customerType", Message: "is not a customer type of the evaluation's form."}
-		}
-		change.CustomerTypeID = &ct.ID
-	}
-	if answers == nil {
-		return change, nil
-	}
-	normalized, err := form.Normalize(answers)
-	if err != nil {
-		return change, err
-	}
-	scores := form.Score(normalized)
-	change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
-	for _, a := range normalized {
-		module, question, _ := form.Question(a.QuestionID)
-		stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
-			QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
-			TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
-		if ws, ok := scores.Questions[a.QuestionID]; ok {
-			stored.WeightedScore = &ws
-		}
-		change.Answers = append(change.Answers, stored)
-	}
-	change.Score = &scores.Overall
-	return change, nil
-}
-
-// submitChange is the change that submits an evaluation: Completed once
-// every required question is answered (else a *quality.FieldError naming
-// the open ones), or NoValue.
-func submitChange(form *quality.Form, e catalog.Evaluation, noValue bool) (catalog.EvaluationChange, error) {
-	if noValue {
-		return catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: openStatuses, Submitted: true}, nil
-	}
-	if missing := form.Unanswered(answersOf(e)); len(missing) > 0 && slices.Contains(openStatuses, e.Status) {
-		return catalog.EvaluationChange{}, &quality.FieldError{Path: "answers", Message: "must answer the required questions: " + strings.Join(missing, "; ")}
-	}
-	return catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: openStatuses, Submitted: true}, nil
-}
-
-// answersOf are an evaluation's stored answers as package quality reads
-// them.
-func answersOf(e catalog.Evaluation) []quality.Answer {
-	out := make([]quality.Answer, len(e.Answers))
-	for i, a := range e.Answers {
-		out[i] = quality.Answer{QuestionID: a.QuestionID, TagIDs: a.TagIDs, FillIn: a.FillIn, Note: a.Note}
-	}
-	return out
-}
-
-// saveEvaluation applies a change and answers the evaluation; a closed
-// one is a 409.
-func (s *Server) saveEvaluation(c *gin.Context, id string, change catalog.EvaluationChange) {
-	e, err := s.deps.Quality.SaveEvaluation(c.Request.Context(), orgID(c), id, change)
-	switch {
-	case errors.Is(err, catalog.ErrEvaluationClosed):
-		problem.Write(c, problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change."))
-	case err != nil:
-		s.catalogError(c, err, unknownEvaluation)
-	default:
+// writeSavedEvaluation answers an evaluation's change: the evaluation as
+// it now is, or why it did not change.
+func (s *Server) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) {
+	if e, err := save(); err != nil {
+		s.evaluationError(c, err)
+	} else {
 		s.writeEvaluation(c, http.StatusOK, e)
+	}
+}
+
+// evaluationError answers a quality use case's error: a closed evaluation
+// is a 409, a mistake a 400 naming its field, the rest as catalogError.
+func (s *Server) evaluationError(c *gin.Context, err error) {
+	var fe *quality.FieldError
+	switch {
+	case errors.Is(err, qa.ErrClosed):
+		problem.Write(c, problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change."))
+	case errors.As(err, &fe):
+		writeQualityError(c, err)
+	default:
+		s.catalogError(c, err, unknownEvaluation)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -148,7 +149,7 @@ func (s *Server) readEvaluationPage(ctx context.Context, org string, list []cata
 	var conversations []string
 	for _, e := range list {
 		if page.forms[e.FormID] == nil {
-			form, err := s.evaluationForm(ctx, org, e.FormID)
+			form, err := s.qa.Form(ctx, org, e.FormID)
 			if err != nil {
 				return nil, err
 			}
@@ -238,7 +239,7 @@ func (p *evaluationPage) view(e catalog.Evaluation) evaluationView {
 func (p *evaluationPage) moduleView(e catalog.Evaluation) moduleEvaluationView {
 	full := p.view(e)
 	form := p.forms[e.FormID]
-	scores := form.Score(answersOf(e))
+	scores := form.Score(qa.AnswersOf(e))
 	v := moduleEvaluationView{EvaluationNumber: e.Number, SubmittedDate: full.SubmittedDate, AssignedDate: full.AssignedDate,
 		ModifiedOn: full.ModifiedOn, Modules: []moduleView{}, evaluationParties: full.evaluationParties}
 	byQuestion := map[string]questionView{}

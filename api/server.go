@@ -18,6 +18,7 @@ import (
 
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -227,20 +228,23 @@ type Server struct {
 	handler http.Handler
 	// tokens guards /connect/token against floods of wrong secrets.
 	tokens *tokenGuard
-	scim   http.Handler // the SCIM 2.0 protocol server
+	// qa is the quality work's use cases, which the console calls too.
+	qa   qa.Service
+	scim http.Handler // the SCIM 2.0 protocol server
 }
 
 // New builds the API.
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard()}
+	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard(),
+		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Workflows: deps.Workflows}}
 	var err error
 	if s.scim, err = s.newSCIM(); err != nil {
 		return nil, fmt.Errorf("scim: %w", err)
 	}
 	s.engine = s.routes()
 	if deps.Console != nil {
-		deps.Console.Results, deps.Console.Evaluations, deps.Console.Workflows = consoleResults{s}, consoleEvaluations{s}, consoleWorkflows{s}
+		deps.Console.Results, deps.Console.Quality, deps.Console.Workflows = consoleResults{s}, s.qa, consoleWorkflows{s}
 		deps.Console.Authoring = consoleAuthoring{s}
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -353,16 +352,12 @@ func (s *Server) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
 		return catalog.Workflow{}, false
 	}
 	ctx := c.Request.Context()
-	list, err := s.deps.Workflows.Workflows(ctx, orgID(c), catalog.WorkflowFilter{IDs: []string{id}, Scope: reads(ctx), Limit: 1})
+	w, err := s.qa.Workflow(ctx, actorOf(ctx), id)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
+		s.catalogError(c, err, unknownWorkflow)
 		return catalog.Workflow{}, false
 	}
-	if len(list) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, unknownWorkflow))
-		return catalog.Workflow{}, false
-	}
-	return list[0], true
+	return w, true
 }
 
 // getWorkflow is GET /Workflows/{id}.
@@ -394,79 +389,26 @@ func (s *Server) advanceWorkflow(c *gin.Context) {
 		problem.Write(c, p)
 		return
 	}
-	ctx, org := c.Request.Context(), orgID(c)
-	user, err := s.activeUser(ctx, org, *completer)
+	ctx := c.Request.Context()
+	user, err := s.activeUser(ctx, orgID(c), *completer)
 	if err != nil {
 		s.catalogFieldError(c, err, "completer", "is not an active user of your organization.")
 		return
 	}
-	actor := actorOf(ctx)
-	if actor.IsUser() && user.ID != actor.UserID {
-		problem.Write(c, problem.Field("completer", "must name the user the request acts for.",
-			"A user completes a workflow level as itself: completer must name the user in "+actingUserHeader+"."))
-		return
-	}
+	w, err = s.qa.Advance(ctx, actorOf(ctx), w.ID, user.ID, deref(outcome), deref(notes), boss)
 	var fe *quality.FieldError
-	var refused *access.Refused
-	switch err := s.advance(ctx, actor, w, user.ID, deref(outcome), deref(notes), boss); {
-	case errors.As(err, &refused):
-		refuse(c, refused)
-		return
-	case errors.Is(err, catalog.ErrNotFound):
-		problem.Write(c, problem.New(http.StatusNotFound, unknownWorkflow))
-		return
-	case errors.Is(err, quality.ErrClosed):
+	switch {
+	case errors.Is(err, qa.ErrClosed):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
-		return
 	case errors.Is(err, catalog.ErrWorkflowMoved):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again."))
-		return
 	case errors.As(err, &fe):
 		writeQualityError(c, err)
-		return
 	case err != nil:
-		problem.Write(c, s.internal(c, err))
-		return
+		s.catalogError(c, err, unknownWorkflow)
+	default:
+		s.writeWorkflow(c, http.StatusOK, w)
 	}
-	if w, err = s.deps.Workflows.Workflow(ctx, org, w.ID); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
-	}
-	s.writeWorkflow(c, http.StatusOK, w)
-}
-
-// advance completes a workflow's current level by a user, asked by an
-// actor (the API's and the console's one way): an *access.Refused,
-// catalog.ErrNotFound, quality.ErrClosed, catalog.ErrWorkflowMoved or a
-// *quality.FieldError when it cannot.
-func (s *Server) advance(ctx context.Context, actor access.Actor, w catalog.Workflow, userID, outcome, notes string, boss []quality.BossQuestion) error {
-	def, progress, err := s.workflowState(ctx, actor.OrgID, w)
-	if err != nil {
-		return err
-	}
-	var assignees []string
-	if w.CurrentLevel < len(def.Levels) {
-		assignees = def.Levels[w.CurrentLevel].Assignees
-	}
-	if err := s.mayPerform(ctx, actor, w.ConversationID, assignees...); err != nil {
-		return err
-	}
-	if err := def.Advance(&progress, userID, outcome, notes, boss, time.Now().UTC()); err != nil {
-		return err
-	}
-	saved, _ := json.Marshal(progress)
-	return s.deps.Workflows.SaveProgress(ctx, w, w.CurrentLevel, saved, progress.Closed)
-}
-
-// workflowState is a workflow's template definition and progress.
-func (s *Server) workflowState(ctx context.Context, org string, w catalog.Workflow) (*quality.Workflow, quality.Progress, error) {
-	var def quality.Workflow
-	var progress quality.Progress
-	t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
-	if err == nil {
-		err = errors.Join(json.Unmarshal(t.Definition, &def), json.Unmarshal(w.Progress, &progress))
-	}
-	return &def, progress, err
 }
 
 // Page sizes of GET /Workflows (the vendor's bounds).

@@ -66,10 +66,10 @@ type Console struct {
 	Originals     Originals
 	// Results is set by the API (api.New), whose code reads and reviews
 	// results.
-	Results     Results
-	Evaluations Evaluations
-	Workflows   Workflows
-	Authoring   Authoring
+	Results   Results
+	Quality   Quality
+	Workflows Workflows
+	Authoring Authoring
 	// SSO, when set, offers sign-in through an OpenID Connect provider.
 	SSO *SSO
 	Log *slog.Logger

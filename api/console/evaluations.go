@@ -11,21 +11,21 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Evaluations reads and answers quality evaluations with the API's own
-// code (api.consoleEvaluations), so that the console and PUT
-// /Evaluations/{id}/Answers score alike.
-type Evaluations interface {
-	Assigned(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]catalog.Evaluation, error)
-	Evaluation(ctx context.Context, orgID, id string, scope catalog.Scope) (catalog.Evaluation, *quality.Form, error)
-	Answer(ctx context.Context, actor access.Actor, e catalog.Evaluation, answers []quality.Answer, summary *string, submit bool) error
+// Quality is the quality work the console does, by the use cases the API
+// calls too (qa.Service): the console and PUT /Evaluations/{id}/Answers
+// decide and score alike.
+type Quality interface {
+	Assigned(ctx context.Context, actor access.Actor, limit int) ([]catalog.Evaluation, error)
+	Evaluation(ctx context.Context, actor access.Actor, id string) (catalog.Evaluation, *quality.Form, error)
+	Answer(ctx context.Context, actor access.Actor, id string, in qa.Answers) (catalog.Evaluation, error)
+	Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error)
+	Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error)
 }
-
-// ErrClosed: the evaluation was submitted; it no longer changes.
-var ErrClosed = errors.New("the evaluation was already submitted")
 
 type queueItem struct {
 	ID, Label, Status, Conversation string
@@ -36,7 +36,7 @@ type queueItem struct {
 func (c *Console) queue(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	assigned, err := c.Evaluations.Assigned(rc, v.OrgID, v.UserID, v.scope())
+	assigned, err := c.Quality.Assigned(rc, v.actor, conversationsPage)
 	if err != nil {
 		c.failed(ctx, err)
 		return
@@ -143,13 +143,16 @@ func (c *Console) answer(ctx *gin.Context) {
 		}
 	}
 	summary := strings.TrimSpace(ctx.PostForm("summary"))
-	err := c.Evaluations.Answer(rc, v.actor, e, answers, &summary, ctx.PostForm("action") == "submit")
+	_, err := c.Quality.Answer(rc, v.actor, e.ID, qa.Answers{Answers: answers, Summary: &summary})
+	if err == nil && ctx.PostForm("action") == "submit" {
+		_, err = c.Quality.Submit(rc, v.actor, e.ID, false)
+	}
 	var fe *quality.FieldError
 	switch {
 	case c.refused(ctx, v, err):
 	case errors.As(err, &fe):
 		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+fe.Path+" "+fe.Message)
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, qa.ErrClosed):
 		c.showEvaluation(ctx, http.StatusConflict, "This evaluation was already submitted; its answers can no longer change.")
 	case err != nil:
 		c.failed(ctx, err)
@@ -163,7 +166,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // loadEvaluation reads the path's evaluation and its form, if the viewer
 // may see its conversation, else answers (not found, or a failure).
 func (c *Console) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
-	e, form, err := c.Evaluations.Evaluation(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.scope())
+	e, form, err := c.Quality.Evaluation(ctx.Request.Context(), v.actor, ctx.Param("id"))
 	return e, form, c.loaded(ctx, v, err)
 }
 

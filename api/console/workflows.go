@@ -8,17 +8,16 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Workflows reads and advances review workflows with the API's own code
-// (api.consoleWorkflows), as POST /Workflows/{id}/Advance does.
+// Workflows shows review workflows as the API's views do
+// (api.consoleWorkflows); Quality advances them.
 type Workflows interface {
 	Waiting(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]WorkflowItem, error)
 	Workflow(ctx context.Context, orgID, id, userID string, scope catalog.Scope) (WorkflowPage, error)
-	Advance(ctx context.Context, actor access.Actor, id, outcome, notes string, boss []quality.BossQuestion) error
 }
 
 // WorkflowItem is an open workflow whose current level a user may
@@ -83,13 +82,13 @@ func (c *Console) advance(ctx *gin.Context) {
 	if ctx.PostForm("action") == "close" {
 		outcome = quality.CloseOutcome
 	}
-	err = c.Workflows.Advance(rc, v.actor, w.ID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss)
+	_, err = c.Quality.Advance(rc, v.actor, w.ID, v.UserID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss)
 	var fe *quality.FieldError
 	switch {
 	case c.refused(ctx, v, err):
 	case errors.As(err, &fe):
 		c.showWorkflow(ctx, http.StatusBadRequest, "Not done: "+fe.Path+" "+fe.Message)
-	case errors.Is(err, quality.ErrClosed) || errors.Is(err, catalog.ErrWorkflowMoved):
+	case errors.Is(err, qa.ErrClosed) || errors.Is(err, catalog.ErrWorkflowMoved):
 		c.showWorkflow(ctx, http.StatusConflict, "This level was completed meanwhile; here is the workflow as it is now.")
 	case err != nil:
 		c.failed(ctx, err)

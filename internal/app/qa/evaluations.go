@@ -1,0 +1,145 @@
+package qa
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// OpenStatuses are the statuses an evaluation's answers may change in.
+var OpenStatuses = []string{catalog.EvaluationNotStarted, catalog.EvaluationInProgress}
+
+// Evaluation is an evaluation of the actor's organization whose
+// conversation the actor may read, with its form; catalog.ErrNotFound
+// when there is none.
+func (s Service) Evaluation(ctx context.Context, actor access.Actor, id string) (catalog.Evaluation, *quality.Form, error) {
+	if err := validID(id); err != nil {
+		return catalog.Evaluation{}, nil, err
+	}
+	list, err := s.Evaluations.Evaluations(ctx, actor.OrgID, catalog.EvaluationFilter{IDs: []string{id}, Scope: actor.Scope(), Limit: 1})
+	if err != nil {
+		return catalog.Evaluation{}, nil, err
+	}
+	if len(list) == 0 {
+		return catalog.Evaluation{}, nil, catalog.ErrNotFound
+	}
+	form, err := s.Form(ctx, actor.OrgID, list[0].FormID)
+	return list[0], form, err
+}
+
+// Assigned are the open evaluations assigned to the acting user, of
+// conversations it may read (at most limit).
+func (s Service) Assigned(ctx context.Context, actor access.Actor, limit int) ([]catalog.Evaluation, error) {
+	return s.Evaluations.Evaluations(ctx, actor.OrgID, catalog.EvaluationFilter{AnalystID: actor.UserID, Statuses: OpenStatuses,
+		Scope: actor.Scope(), Limit: limit})
+}
+
+// Answers are what answering an evaluation saves: all its answers
+// (replacing the earlier ones; nil keeps them), its call summary and its
+// customer type (nil keeps them).
+type Answers struct {
+	Answers      []quality.Answer
+	Summary      *string
+	CustomerType *string
+}
+
+// Answer saves an evaluation's answers, with the scores they give; the
+// evaluation is then InProgress. A mistake is a *quality.FieldError naming
+// it; a submitted evaluation is ErrClosed.
+func (s Service) Answer(ctx context.Context, actor access.Actor, id string, in Answers) (catalog.Evaluation, error) {
+	return s.change(ctx, actor, id, func(form *quality.Form, _ catalog.Evaluation) (catalog.EvaluationChange, error) {
+		return answerChange(form, in)
+	})
+}
+
+// Submit submits an evaluation: Completed once every required question is
+// answered (else a *quality.FieldError naming the open ones), or NoValue
+// (the conversation could not be evaluated).
+func (s Service) Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error) {
+	return s.change(ctx, actor, id, func(form *quality.Form, e catalog.Evaluation) (catalog.EvaluationChange, error) {
+		return submitChange(form, e, noValue)
+	})
+}
+
+// change saves the change an evaluation's form gives, if the actor may
+// answer the evaluation.
+func (s Service) change(ctx context.Context, actor access.Actor, id string, changeOf func(*quality.Form, catalog.Evaluation) (catalog.EvaluationChange, error)) (catalog.Evaluation, error) {
+	if err := actor.Require(access.PerformEvaluations); err != nil {
+		return catalog.Evaluation{}, err
+	}
+	e, form, err := s.Evaluation(ctx, actor, id)
+	if err != nil {
+		return e, err
+	}
+	if err := s.mayPerform(ctx, actor, e.ConversationID, e.AnalystID); err != nil {
+		return e, err
+	}
+	change, err := changeOf(form, e)
+	if err != nil {
+		return e, err
+	}
+	saved, err := s.Evaluations.SaveEvaluation(ctx, actor.OrgID, e.ID, change)
+	if errors.Is(err, catalog.ErrEvaluationClosed) {
+		return e, ErrClosed
+	}
+	return saved, err
+}
+
+// answerChange is the change that saves answers, with their scores.
+func answerChange(form *quality.Form, in Answers) (catalog.EvaluationChange, error) {
+	change := catalog.EvaluationChange{CallSummary: in.Summary, Status: catalog.EvaluationInProgress, From: OpenStatuses}
+	if in.CustomerType != nil {
+		ct, ok := form.CustomerType(*in.CustomerType)
+		if !ok {
+			return change, &quality.FieldError{Path: "customerType", Message: "is not a customer type of the evaluation's form."}
+		}
+		change.CustomerTypeID = &ct.ID
+	}
+	if in.Answers == nil {
+		return change, nil
+	}
+	normalized, err := form.Normalize(in.Answers)
+	if err != nil {
+		return change, err
+	}
+	scores := form.Score(normalized)
+	change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
+	for _, a := range normalized {
+		module, question, _ := form.Question(a.QuestionID)
+		stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
+			QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
+			TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
+		if ws, ok := scores.Questions[a.QuestionID]; ok {
+			stored.WeightedScore = &ws
+		}
+		change.Answers = append(change.Answers, stored)
+	}
+	change.Score = &scores.Overall
+	return change, nil
+}
+
+// submitChange is the change that submits an evaluation.
+func submitChange(form *quality.Form, e catalog.Evaluation, noValue bool) (catalog.EvaluationChange, error) {
+	if noValue {
+		return catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: OpenStatuses, Submitted: true}, nil
+	}
+	if missing := form.Unanswered(AnswersOf(e)); len(missing) > 0 && slices.Contains(OpenStatuses, e.Status) {
+		return catalog.EvaluationChange{}, &quality.FieldError{Path: "answers", Message: "must answer the required questions: " + strings.Join(missing, "; ")}
+	}
+	return catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: OpenStatuses, Submitted: true}, nil
+}
+
+// AnswersOf are an evaluation's stored answers as package quality reads
+// them.
+func AnswersOf(e catalog.Evaluation) []quality.Answer {
+	out := make([]quality.Answer, len(e.Answers))
+	for i, a := range e.Answers {
+		out[i] = quality.Answer{QuestionID: a.QuestionID, TagIDs: a.TagIDs, FillIn: a.FillIn, Note: a.Note}
+	}
+	return out
+}
