@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
@@ -139,8 +140,8 @@ func (s *Server) createClassifier(c *gin.Context) {
 	if in.Description == nil {
 		in.Description = ptrTo("")
 	}
-	s.writeClassifier(c, body, in, nil, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.deps.Classifiers.CreateClassifier(ctx, orgID(c), in)
+	s.writeClassifier(c, body, http.StatusCreated, func(ctx context.Context) (catalog.Classifier, error) {
+		return s.classifiers.Create(ctx, actorOf(ctx), in)
 	})
 }
 
@@ -152,42 +153,29 @@ func (s *Server) updateClassifier(c *gin.Context) {
 		return
 	}
 	in := readClassifierInput(body, false)
-	current, err := s.deps.Classifiers.Classifier(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		s.catalogError(c, err, classifierNotFound)
-		return
-	}
-	s.writeClassifier(c, body, in, &current, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.deps.Classifiers.UpdateClassifier(ctx, orgID(c), id, in)
+	s.writeClassifier(c, body, http.StatusOK, func(ctx context.Context) (catalog.Classifier, error) {
+		return s.classifiers.Update(ctx, actorOf(ctx), id, in)
 	})
 }
 
-// writeClassifier checks the definition against the (new) type, then
-// writes. A bad definition is a 400 whose errors name the path inside it.
-func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, in catalog.ClassifierInput, current *catalog.Classifier,
-	write func(context.Context) (catalog.Classifier, error)) {
+// writeClassifier answers a classifier's write: the classifier, or a 400
+// whose errors name the path inside a definition that does not fit its
+// type.
+func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, status int, write func(context.Context) (catalog.Classifier, error)) {
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return
 	}
-	var invalid *definitionInvalid
-	if err := s.checkDefinition(orgID(c), in, current); errors.As(err, &invalid) {
-		problem.Write(c, problem.Field(invalid.de.Path, invalid.de.Message+".", invalid.Detail()))
-		return
-	} else if err != nil {
-		s.catalogError(c, err, classifierNotFound)
-		return
-	}
 	cl, err := write(c.Request.Context())
-	if err != nil {
+	var invalid *classifiers.InvalidDefinition
+	switch {
+	case errors.As(err, &invalid) && invalid.At != nil:
+		problem.Write(c, problem.Field(invalid.At.Path, invalid.At.Message+".", invalid.Detail()))
+	case err != nil:
 		s.catalogError(c, err, classifierNotFound)
-		return
+	default:
+		c.JSON(status, newClassifierView(cl))
 	}
-	status := http.StatusOK
-	if current == nil {
-		status = http.StatusCreated
-	}
-	c.JSON(status, newClassifierView(cl))
 }
 
 // deleteClassifier is DELETE /Conversations/Classifiers/{id}: it stops
@@ -197,7 +185,8 @@ func (s *Server) deleteClassifier(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := s.deps.Classifiers.DeleteClassifier(c.Request.Context(), orgID(c), id); err != nil {
+	ctx := c.Request.Context()
+	if err := s.classifiers.Delete(ctx, actorOf(ctx), id); err != nil {
 		s.catalogError(c, err, classifierNotFound)
 		return
 	}
@@ -205,44 +194,3 @@ func (s *Server) deleteClassifier(c *gin.Context) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// checkDefinition compiles what a classifier would be after a change (its
-// type and definition, given or current): a *definitionInvalid when the
-// definition does not fit its type.
-func (s *Server) checkDefinition(org string, in catalog.ClassifierInput, current *catalog.Classifier) error {
-	check := registry.Classifier{Definition: in.Definition}
-	if current != nil {
-		check.Type = current.Type
-		if check.Definition == nil {
-			check.Definition = current.Definition
-		}
-	}
-	if in.Type != nil {
-		check.Type = *in.Type
-	}
-	_, err := s.deps.Compiler.Compile(org, check)
-	var de *analysis.DefinitionError
-	if errors.As(err, &de) {
-		return &definitionInvalid{err: err, de: de}
-	}
-	return err
-}
-
-// definitionInvalid is a classifier definition that does not compile.
-type definitionInvalid struct {
-	err error
-	de  *analysis.DefinitionError // where and why, when the compiler says
-}
-
-func (e *definitionInvalid) Error() string { return e.err.Error() }
-
-// Detail is the sentence that tells a user what to change.
-func (e *definitionInvalid) Detail() string {
-	switch {
-	case e.de == registry.ErrNoLLM:
-		return "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
-	case e.de != nil:
-		return "The classifier definition is invalid at " + e.de.Path + ": " + e.de.Message + "."
-	}
-	return "The classifier definition is invalid: " + e.err.Error() + "."
-}

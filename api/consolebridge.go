@@ -2,17 +2,13 @@ package api
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/internal/app/access"
-	"github.com/earshot/earshot/pipeline"
-	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
@@ -67,7 +63,8 @@ func (r consoleResults) Review(ctx context.Context, actor access.Actor, it catal
 		v := a.Result
 		review.Results = append(review.Results, catalog.ReviewResult{ModelID: a.ModelID, Result: &v})
 	}
-	return r.s.recordReview(ctx, actor, it, review)
+	_, err := r.s.reviews.Record(ctx, actor, it.ID, review)
+	return err
 }
 
 // consoleWorkflows gives the console the workflows it shows, as GET
@@ -146,76 +143,4 @@ func (c consoleWorkflows) Workflow(ctx context.Context, org, id, userID string, 
 		}
 	}
 	return out, nil
-}
-
-// consoleAuthoring gives the console the API's classifier writes: the
-// same definition check, dry run and reclassify job.
-type consoleAuthoring struct{ s *Server }
-
-func (a consoleAuthoring) Classifier(ctx context.Context, org, id string) (catalog.Classifier, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return catalog.Classifier{}, catalog.ErrNotFound
-	}
-	return a.s.deps.Classifiers.Classifier(ctx, org, id)
-}
-
-func (a consoleAuthoring) Save(ctx context.Context, org, id string, in catalog.ClassifierInput) (catalog.Classifier, error) {
-	var current *catalog.Classifier
-	if id != "" {
-		k, err := a.Classifier(ctx, org, id)
-		if err != nil {
-			return k, err
-		}
-		current = &k
-	}
-	var invalid *definitionInvalid
-	if err := a.s.checkDefinition(org, in, current); errors.As(err, &invalid) {
-		return catalog.Classifier{}, &console.Invalid{Detail: invalid.Detail()}
-	} else if err != nil {
-		return catalog.Classifier{}, err
-	}
-	if current == nil {
-		return a.s.deps.Classifiers.CreateClassifier(ctx, org, in)
-	}
-	return a.s.deps.Classifiers.UpdateClassifier(ctx, org, id, in)
-}
-
-func (a consoleAuthoring) DryRun(ctx context.Context, org string, scope catalog.Scope, id string, from, to time.Time) (console.DryRun, error) {
-	k, err := a.Classifier(ctx, org, id)
-	if err != nil {
-		return console.DryRun{}, err
-	}
-	out, err := a.s.dryRun(ctx, org, scope, k, from, to)
-	var invalid *definitionInvalid
-	switch {
-	case errors.Is(err, pipeline.ErrNoSlot):
-		return console.DryRun{}, console.ErrBusy
-	case errors.As(err, &invalid):
-		return console.DryRun{}, &console.Invalid{Detail: invalid.Detail()}
-	}
-	return console.DryRun{Evaluated: out.Evaluated, Hits: out.Hits, Errors: out.Errors, Truncated: out.Truncated, Samples: out.SampleConversationIDs}, err
-}
-
-func (a consoleAuthoring) Reclassify(ctx context.Context, org, id string, from, to time.Time) (string, error) {
-	k, err := a.Classifier(ctx, org, id)
-	if err != nil {
-		return "", err
-	}
-	run, err := a.s.deps.Jobs.Start(ctx, "reclassify", org, catalog.ReclassifyParams{ClassifierID: k.ID, From: from, To: to})
-	if errors.Is(err, pipeline.ErrNoSlot) {
-		return "", console.ErrBusy
-	}
-	return run.ID, err
-}
-
-func (a consoleAuthoring) Train(ctx context.Context, org string, p catalog.TrainParams) (string, error) {
-	run, err := a.s.queueTraining(ctx, org, p)
-	var input *trained.InputError
-	switch {
-	case errors.As(err, &input):
-		return "", &console.Invalid{Detail: input.Message}
-	case errors.Is(err, pipeline.ErrNoSlot):
-		return "", console.ErrBusy
-	}
-	return run.ID, err
 }

@@ -56,23 +56,18 @@ func dateRange(body *reqbody.Object) (from, to time.Time, ok bool) {
 }
 
 // classifierRange reads the {id} path and the {startDate, endDate} body
-// of a Test or a Reclassify, and the classifier, answering errors itself.
-func (s *Server) classifierRange(c *gin.Context) (cl catalog.Classifier, from, to time.Time, ok bool) {
+// of a Test or a Reclassify, answering errors itself.
+func classifierRange(c *gin.Context) (id string, from, to time.Time, ok bool) {
 	id, body, ok := readUpdate(c)
 	if !ok {
-		return cl, from, to, false
+		return id, from, to, false
 	}
 	from, to, _ = dateRange(body)
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
-		return cl, from, to, false
+		return id, from, to, false
 	}
-	cl, err := s.deps.Classifiers.Classifier(c.Request.Context(), orgID(c), id)
-	if err != nil {
-		s.catalogError(c, err, classifierNotFound)
-		return cl, from, to, false
-	}
-	return cl, from, to, true
+	return id, from, to, true
 }
 
 // reclassify is POST /Conversations/Classifiers/{id}/Reclassify
@@ -80,18 +75,12 @@ func (s *Server) classifierRange(c *gin.Context) (cl catalog.Classifier, from, t
 // in the range (at most 31 days); 202 with the job's id, progress at
 // GET /Jobs/{id}.
 func (s *Server) reclassify(c *gin.Context) {
-	cl, from, to, ok := s.classifierRange(c)
+	id, from, to, ok := classifierRange(c)
 	if !ok {
 		return
 	}
-	s.startJob(c, "reclassify", catalog.ReclassifyParams{ClassifierID: cl.ID, From: from, To: to})
-}
-
-// startJob starts a job for the caller's organization and answers 202
-// with its id (and its progress's address in Location), or 429 when the
-// bounds on evaluations refuse it.
-func (s *Server) startJob(c *gin.Context, name string, params any) {
-	run, err := s.deps.Jobs.Start(c.Request.Context(), name, orgID(c), params)
+	ctx := c.Request.Context()
+	run, err := s.classifiers.Reclassify(ctx, actorOf(ctx), id, from, to)
 	s.jobStarted(c, run, err)
 }
 
@@ -103,7 +92,7 @@ func (s *Server) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
 		return
 	}
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
+		s.catalogError(c, err, classifierNotFound)
 		return
 	}
 	c.Header("Location", "/Jobs/"+run.ID)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,28 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
 const reviewNotFound = "No processed conversation with this id exists in your organization."
-
-// recordReview records a review of a processed conversation by an actor:
-// the API's and the console's one way. catalog.ErrNotFound when the
-// conversation is not processed or out of the actor's reach; an
-// *access.Refused when the actor may not review it.
-func (s *Server) recordReview(ctx context.Context, actor access.Actor, it catalog.Interaction, review catalog.Review) error {
-	if err := actor.RequireOn(access.RecordReviews, it.MediaType, it.HierarchyNodeID); err != nil {
-		return err
-	}
-	if it.LakeRunID == nil {
-		return catalog.ErrNotFound
-	}
-	review.OrgID, review.ConversationID = actor.OrgID, it.ID
-	_, err := s.deps.Reviews.AddReview(ctx, review)
-	return err
-}
 
 // postReview is POST /ModelResults/Reviews: a person's result set for a
 // processed conversation. It becomes the conversation's latest set; the
@@ -87,10 +69,7 @@ func (s *Server) postReview(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	it, err := s.deps.Interactions.Interaction(ctx, org, id)
-	if err == nil {
-		err = s.recordReview(ctx, actorOf(ctx), it, catalog.Review{EventType: *eventType, Reviewer: *reviewer, Results: given})
-	}
+	it, err := s.reviews.Record(ctx, actorOf(ctx), id, catalog.Review{EventType: *eventType, Reviewer: *reviewer, Results: given})
 	if err != nil {
 		s.catalogError(c, err, reviewNotFound)
 		return

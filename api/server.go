@@ -18,7 +18,9 @@ import (
 
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/app/qa"
+	"github.com/earshot/earshot/internal/app/reviews"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -228,16 +230,21 @@ type Server struct {
 	handler http.Handler
 	// tokens guards /connect/token against floods of wrong secrets.
 	tokens *tokenGuard
-	// qa is the quality work's use cases, which the console calls too.
-	qa   qa.Service
-	scim http.Handler // the SCIM 2.0 protocol server
+	// The use cases the console calls too.
+	qa          qa.Service
+	classifiers classifiers.Service
+	reviews     reviews.Service
+	scim        http.Handler // the SCIM 2.0 protocol server
 }
 
 // New builds the API.
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard(),
-		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Workflows: deps.Workflows}}
+		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Workflows: deps.Workflows},
+		classifiers: classifiers.Service{Store: deps.Classifiers, Compiler: deps.Compiler, Slots: deps.Evaluations, Jobs: deps.Jobs,
+			Conversations: deps.Interactions, Transcripts: deps.Results, Reviews: deps.Reviews, Hierarchy: deps.People},
+		reviews: reviews.Service{Conversations: deps.Interactions, Reviews: deps.Reviews}}
 	var err error
 	if s.scim, err = s.newSCIM(); err != nil {
 		return nil, fmt.Errorf("scim: %w", err)
@@ -245,7 +252,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	s.engine = s.routes()
 	if deps.Console != nil {
 		deps.Console.Results, deps.Console.Quality, deps.Console.Workflows = consoleResults{s}, s.qa, consoleWorkflows{s}
-		deps.Console.Authoring = consoleAuthoring{s}
+		deps.Console.Authoring = s.classifiers
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

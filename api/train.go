@@ -1,14 +1,12 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -53,53 +51,14 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		problem.Write(c, pr)
 		return
 	}
-	run, err := s.queueTraining(c.Request.Context(), orgID(c), p)
+	ctx := c.Request.Context()
+	run, err := s.classifiers.Train(ctx, actorOf(ctx), p)
 	var input *trained.InputError
 	if errors.As(err, &input) {
 		trainingRefused(c, input)
 		return
 	}
 	s.jobStarted(c, run, err)
-}
-
-// queueTraining checks a training's examples — each one readable, its
-// stored conversation known, every label with both classes and enough
-// conversations — and starts its job; a *trained.InputError names what is
-// wrong. The API and the console train through it.
-func (s *Server) queueTraining(ctx context.Context, org string, p catalog.TrainParams) (catalog.JobRun, error) {
-	given, err := pipeline.ParseExamples(p.Examples)
-	if err != nil {
-		return catalog.JobRun{}, err
-	}
-	// The job reads stored conversations by their internal ids.
-	var ids []string
-	for _, l := range given {
-		if l.ConversationID != "" {
-			ids = append(ids, l.ConversationID)
-		}
-	}
-	own, err := s.internalIDs(ctx, org, ids)
-	if err != nil {
-		return catalog.JobRun{}, err
-	}
-	for i := range given {
-		if given[i].ConversationID == "" {
-			continue
-		}
-		given[i].ConversationID, own = own[0], own[1:]
-		if p.Examples[i], err = given[i].MarshalJSON(); err != nil {
-			return catalog.JobRun{}, err
-		}
-	}
-	source := pipeline.TrainingSource{Records: s.deps.Interactions, Transcripts: s.deps.Results, Reviews: s.deps.Reviews, Classifiers: s.deps.Classifiers}
-	examples, err := source.Examples(ctx, org, given, p.FromReviews)
-	if err == nil {
-		err = trained.Check(examples, trained.Options{Folds: p.Folds})
-	}
-	if err != nil {
-		return catalog.JobRun{}, err
-	}
-	return s.deps.Jobs.Start(ctx, "train", org, p)
 }
 
 // trainingRefused answers examples that cannot train.

@@ -13,40 +13,26 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
+	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Authoring creates, changes, dry-runs and re-runs classifiers with the
-// API's own code (api: checkDefinition, dryRun, the reclassify job).
+// Authoring creates, changes, dry-runs, re-runs and trains classifiers by
+// the use cases the API calls too (classifiers.Service). A definition that
+// does not fit its type is a *classifiers.InvalidDefinition, examples that
+// cannot train a *trained.InputError, and pipeline.ErrNoSlot says the
+// organization's evaluations are all in use.
 type Authoring interface {
-	Classifier(ctx context.Context, org, id string) (catalog.Classifier, error)
-	// Save creates (id "") or changes a classifier; an *Invalid error
-	// says what is wrong with the definition.
-	Save(ctx context.Context, org, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
-	DryRun(ctx context.Context, org string, scope catalog.Scope, id string, from, to time.Time) (DryRun, error)
-	Reclassify(ctx context.Context, org, id string, from, to time.Time) (jobID string, err error)
-	// Train starts training classifiers from labelled examples; an
-	// *Invalid error names a bad example or label.
-	Train(ctx context.Context, org string, p catalog.TrainParams) (jobID string, err error)
-}
-
-// Invalid is a definition that does not fit its type, with the sentence
-// that says why.
-type Invalid struct{ Detail string }
-
-func (e *Invalid) Error() string { return e.Detail }
-
-// ErrBusy: the organization's evaluations are all in use; try later.
-var ErrBusy = errors.New("busy")
-
-// DryRun is a dry run's answer: counts, and some conversations it hits.
-type DryRun struct {
-	Evaluated, Hits, Errors int
-	Truncated               bool
-	Samples                 []string // public conversation ids
+	Classifier(ctx context.Context, actor access.Actor, id string) (catalog.Classifier, error)
+	Create(ctx context.Context, actor access.Actor, in catalog.ClassifierInput) (catalog.Classifier, error)
+	Update(ctx context.Context, actor access.Actor, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
+	DryRun(ctx context.Context, actor access.Actor, id string, from, to time.Time) (classifiers.DryRun, error)
+	Reclassify(ctx context.Context, actor access.Actor, id string, from, to time.Time) (catalog.JobRun, error)
+	Train(ctx context.Context, actor access.Actor, p catalog.TrainParams) (catalog.JobRun, error)
 }
 
 // exampleRule is a new phrase rule's starting definition.
@@ -65,7 +51,7 @@ type classifierForm struct {
 	Categories                                        []string
 	Error, Notice                                     string
 	From, To                                          string
-	Run                                               *DryRun
+	Run                                               *classifiers.DryRun
 }
 
 // MayAuthor reports whether the viewer's role changes classifiers (the
@@ -117,7 +103,7 @@ func (c *Console) formOf(ctx *gin.Context, v *viewer, id string) (classifierForm
 	if id == "new" {
 		return f, true
 	}
-	k, err := c.Authoring.Classifier(ctx.Request.Context(), v.OrgID, id)
+	k, err := c.Authoring.Classifier(ctx.Request.Context(), v.actor, id)
 	if errors.Is(err, catalog.ErrNotFound) {
 		c.refuse(ctx, http.StatusNotFound, v, "Not found", "No classifier with this id exists in your organization.")
 		return f, false
@@ -166,16 +152,21 @@ func (c *Console) saveClassifier(ctx *gin.Context) {
 		}
 		in.Definition = json.RawMessage(f.Definition)
 	}
+	var k catalog.Classifier
+	var err error
 	if id == "new" {
-		id = ""
 		in.Type, in.Reportable, in.Groupable = &f.Type, ptr(true), ptr(false)
+		k, err = c.Authoring.Create(ctx.Request.Context(), v.actor, in)
+	} else {
+		k, err = c.Authoring.Update(ctx.Request.Context(), v.actor, id, in)
 	}
-	k, err := c.Authoring.Save(ctx.Request.Context(), v.OrgID, id, in)
-	var invalid *Invalid
+	var invalid *classifiers.InvalidDefinition
 	var field *catalog.FieldError
 	switch {
+	case c.refused(ctx, v, err):
+		return
 	case errors.As(err, &invalid):
-		f.Error = invalid.Detail
+		f.Error = invalid.Detail()
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 		return
 	case errors.As(err, &field):
@@ -212,7 +203,7 @@ func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) 
 // see, writing nothing, and shows its hits.
 func (c *Console) dryRun(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
-		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.OrgID, f.Viewer.scope(), f.ID, from, to)
+		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
 		f.Run = &run
 		return err
 	})
@@ -221,9 +212,9 @@ func (c *Console) dryRun(ctx *gin.Context) {
 // reclassify starts re-classifying a range with the current version.
 func (c *Console) reclassify(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
-		job, err := c.Authoring.Reclassify(ctx.Request.Context(), f.Viewer.OrgID, f.ID, from, to)
-		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + ": job " + job +
-			" (its progress at GET /Jobs/" + job + ")."
+		job, err := c.Authoring.Reclassify(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
+		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + ": job " + job.ID +
+			" (its progress at GET /Jobs/" + job.ID + ")."
 		return err
 	})
 }
@@ -240,14 +231,15 @@ func (c *Console) rerun(ctx *gin.Context, run func(f *classifierForm, from, to t
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 		return
 	}
-	var invalid *Invalid
+	var invalid *classifiers.InvalidDefinition
 	switch err := run(&f, from, to); {
-	case errors.Is(err, ErrBusy):
+	case c.refused(ctx, v, err):
+	case errors.Is(err, pipeline.ErrNoSlot):
 		f.Run, f.Notice = nil, ""
 		f.Error = "Your organization already has a dry run, re-classification or training running; try again in a few seconds."
 		c.render(ctx, http.StatusTooManyRequests, "classifier", f)
 	case errors.As(err, &invalid):
-		f.Run, f.Notice, f.Error = nil, "", invalid.Detail
+		f.Run, f.Notice, f.Error = nil, "", invalid.Detail()
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 	case err != nil:
 		c.failed(ctx, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -63,17 +64,18 @@ func (c *Console) train(ctx *gin.Context) {
 			labels[label] = true
 		}
 	}
-	job, err := c.Authoring.Train(ctx.Request.Context(), v.OrgID, p)
-	var invalid *Invalid
+	job, err := c.Authoring.Train(ctx.Request.Context(), v.actor, p)
+	var invalid *trained.InputError
 	switch {
+	case c.refused(ctx, v, err):
 	case errors.As(err, &invalid):
-		again(http.StatusBadRequest, "The file cannot train classifiers: "+invalid.Detail, "")
-	case errors.Is(err, ErrBusy):
+		again(http.StatusBadRequest, "The file cannot train classifiers: "+invalid.Message, "")
+	case errors.Is(err, pipeline.ErrNoSlot):
 		again(http.StatusTooManyRequests, "Your organization already has a dry run, re-classification or training running; try again in a few seconds.", "")
 	case err != nil:
 		c.failed(ctx, err)
 	default:
 		again(http.StatusOK, "", fmt.Sprintf("Training %d classifier(s) from %d conversation(s): job %s (its progress at GET /Jobs/%s). "+
-			"Each is installed by its label's name when the job ends.", len(labels), len(labelled), job, job))
+			"Each is installed by its label's name when the job ends.", len(labels), len(labelled), job.ID, job.ID))
 	}
 }
