@@ -14,15 +14,8 @@ import (
 	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
-	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
-
-// ClassifierCompiler checks a classifier definition for its type (the
-// registry's compiler): a *analysis.DefinitionError names the path.
-type ClassifierCompiler interface {
-	Compile(orgID string, c registry.Classifier) (*registry.Compiled, error)
-}
 
 // classifierItem is a classifier as GET /Conversations/Classifiers lists
 // it (CONTRACT §6).

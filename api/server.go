@@ -72,16 +72,6 @@ type InteractionStore interface {
 	PublicIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }
 
-// ClassifierStore is what the handlers need of classifier definitions
-// (catalog.ClassifierStore).
-type ClassifierStore interface {
-	Classifiers(ctx context.Context, orgID string, f catalog.ClassifierFilter) ([]catalog.Classifier, error)
-	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
-	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
-	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
-	DeleteClassifier(ctx context.Context, orgID, id string) error
-}
-
 // JobRunStore gives an organization's job run (catalog.JobStore).
 type JobRunStore interface {
 	OrgJobRun(ctx context.Context, orgID, id string) (catalog.JobRun, error)
@@ -104,17 +94,6 @@ type ResultReader interface {
 	ClassifierCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 	ClassifierEvidence(ctx context.Context, orgID string, conv results.Conversation, classifierIDs []string) ([]results.Evidence, error)
-}
-
-// EvaluationSlots bound the evaluations of classifiers over stored
-// conversations (dry runs, and reclassifications through Jobs).
-type EvaluationSlots interface {
-	Take(orgID string) (release func(), err error)
-}
-
-// JobStarter starts a job for an organization in the background.
-type JobStarter interface {
-	Start(ctx context.Context, name, orgID string, params any) (catalog.JobRun, error)
 }
 
 // Storage is the object storage uploads are staged in.
@@ -178,7 +157,7 @@ type Deps struct {
 	Orgs         OrgStore
 	People       PeopleStore
 	Interactions InteractionStore
-	Classifiers  ClassifierStore
+	Classifiers  classifiers.Store // the classifier use cases, and the lists the handlers read
 	JobRuns      JobRunStore
 	Reviews      ReviewStore
 	Quality      QualityStore // quality evaluations
@@ -188,11 +167,11 @@ type Deps struct {
 	Console *console.Console
 	Results ResultReader
 	// Compiler checks classifier definitions (registry.Compiler).
-	Compiler ClassifierCompiler
+	Compiler classifiers.Compiler
 	// Jobs starts reclassifications and trainings.
-	Jobs JobStarter
+	Jobs classifiers.Jobs
 	// Evaluations bound dry runs (the reclassify job takes the same slots).
-	Evaluations EvaluationSlots
+	Evaluations classifiers.Slots
 	Storage     Storage
 	SignedURLs  SignedURLs
 	Keys        PublishedKeys

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -23,7 +24,7 @@ func newService(t *testing.T) *Service {
 	}
 	t.Cleanup(func() { cat.Close() })
 	svc := NewService(CatalogStores(cat), nil)
-	svc.SetClassifierCompiler(registry.Compiler{})
+	svc.SetClassifiers(classifiers.Service{Store: cat.Classifiers, Compiler: registry.Compiler{}})
 	return svc
 }
 

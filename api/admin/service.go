@@ -70,12 +70,12 @@ var (
 
 // Service carries out admin operations on an open catalog.
 type Service struct {
-	stores   Stores
-	jobs     JobRunner
-	tokens   TokenIssuer
-	baseURL  string
-	compiler ClassifierCompiler
-	keyring  KeyReloader
+	stores      Stores
+	jobs        JobRunner
+	tokens      TokenIssuer
+	baseURL     string
+	classifiers ClassifierImporter
+	keyring     KeyReloader
 }
 
 // TokenIssuer signs access tokens.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
@@ -30,7 +31,7 @@ func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), erro
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	runner := newJobRunner(cfg, stg.cat, stg.lake, stg.bucket, newEvaluationSlots(), log, nil)
 	svc := admin.NewService(admin.CatalogStores(stg.cat), runner)
-	svc.SetClassifierCompiler(cfg.classifierCompiler())
+	svc.SetClassifiers(classifiers.Service{Store: stg.cat.Classifiers, Compiler: cfg.classifierCompiler()})
 	return svc, stg.close, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/earshot/earshot/api/admin"
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -184,7 +185,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 		}
 	}
 	st.admin = admin.NewService(admin.CatalogStores(cat), st.runner)
-	st.admin.SetClassifierCompiler(cfg.classifierCompiler())
+	st.admin.SetClassifiers(classifiers.Service{Store: cat.Classifiers, Compiler: cfg.classifierCompiler()})
 	st.admin.SetKeyring(keys)
 	st.Tokens = oauth.NewTokens(keys, opts.PublicURL, cfg.TokenTTL)
 	var sso *console.SSO

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"database/sql"
-	"slices"
 )
 
 // Permission is one thing a role may do.
@@ -70,15 +69,17 @@ func allPermissions() []string {
 	return out
 }
 
-// StandardRolePermissions are the permissions of a standard role as
-// declared (ok false for another name).
-func StandardRolePermissions(name string) (permissions []string, ok bool) {
-	for _, r := range standardRoles {
-		if r.name == name {
-			return slices.Clone(r.permissions), true
+// StandardRoles are the standard roles as declared, with their
+// permissions' descriptions.
+func StandardRoles() []Role {
+	out := make([]Role, len(standardRoles))
+	for i, r := range standardRoles {
+		out[i] = Role{Name: r.name, IsActive: true}
+		for _, p := range r.permissions {
+			out[i].Permissions = append(out[i].Permissions, Permission{Name: p, Description: permissionDescription(p)})
 		}
 	}
-	return nil, false
+	return out
 }
 
 // Role is a named set of permissions of an organization.

@@ -13,16 +13,7 @@ import (
 type directory struct{ grants []catalog.Grant }
 
 func (d directory) Roles(context.Context, string, *bool) ([]catalog.Role, error) {
-	var out []catalog.Role
-	for _, name := range []string{"Administrator", "Analyst", "Supervisor", "Agent"} {
-		perms, _ := catalog.StandardRolePermissions(name)
-		r := catalog.Role{Name: name, IsActive: true}
-		for _, p := range perms {
-			r.Permissions = append(r.Permissions, catalog.Permission{Name: p})
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return catalog.StandardRoles(), nil
 }
 
 func (d directory) Hierarchy(context.Context, string) (*catalog.Tree, error) {

@@ -8,6 +8,8 @@ package classifiers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -25,6 +28,7 @@ type Store interface {
 	CreateClassifier(ctx context.Context, orgID string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	UpdateClassifier(ctx context.Context, orgID, id string, in catalog.ClassifierInput) (catalog.Classifier, error)
 	DeleteClassifier(ctx context.Context, orgID, id string) error
+	PutByName(ctx context.Context, orgID string, in []catalog.ClassifierInput) ([]catalog.Classifier, error)
 }
 
 // Compiler compiles definitions for their type (registry.Compiler).
@@ -152,4 +156,61 @@ func (e *InvalidDefinition) Detail() string {
 		return "The classifier definition is invalid at " + e.At.Path + ": " + e.At.Message + "."
 	}
 	return "The classifier definition is invalid: " + e.err.Error() + "."
+}
+
+// ImportError names the spec of an import that cannot be written, and
+// why; nothing of the import was.
+type ImportError struct {
+	Index  int // from 1
+	Name   string
+	Reason string
+}
+
+func (e *ImportError) Error() string {
+	return fmt.Sprintf("classifier %d (%q): %s", e.Index, e.Name, e.Reason)
+}
+
+// Import creates an organization's classifiers from specs, or updates (a
+// new version) the one of the same name. Every spec is checked as Create
+// checks one before anything is written; an *ImportError names the first
+// that fails.
+func (s Service) Import(ctx context.Context, actor access.Actor, specs []starter.Spec) ([]catalog.Classifier, error) {
+	if err := actor.Require(access.ManageClassifiers); err != nil {
+		return nil, err
+	}
+	inputs := make([]catalog.ClassifierInput, len(specs))
+	for i, sp := range specs {
+		fail := func(reason string) error { return &ImportError{Index: i + 1, Name: sp.Name, Reason: reason} }
+		typ, category := canonical(sp.ClassifierType, analysis.Types), canonical(sp.CategoryName, analysis.Categories)
+		switch {
+		case strings.TrimSpace(sp.Name) == "":
+			return nil, fail("name is required")
+		case typ == "":
+			return nil, fail("classifierType must be one of " + strings.Join(analysis.Types, ", "))
+		case category == "":
+			return nil, fail("categoryName must be one of " + strings.Join(analysis.Categories, ", "))
+		}
+		name, description := strings.TrimSpace(sp.Name), sp.Description
+		reportable, groupable, active := sp.Reportable, sp.Groupable, true
+		inputs[i] = catalog.ClassifierInput{Name: &name, Description: &description, Type: &typ, CategoryName: &category,
+			Reportable: &reportable, Groupable: &groupable, IsActive: &active, Definition: sp.Definition}
+		var invalid *InvalidDefinition
+		if err := s.check(actor.OrgID, inputs[i], nil); errors.As(err, &invalid) && invalid.At != nil {
+			return nil, fail(invalid.At.Error())
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return s.Store.PutByName(ctx, actor.OrgID, inputs)
+}
+
+// canonical is v as the allowed value it names in any casing; "" when it
+// names none.
+func canonical(v string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(strings.TrimSpace(v), a) {
+			return a
+		}
+	}
+	return ""
 }
