@@ -19,9 +19,11 @@ import (
 
 // The permission matrix (CONTRACT §11): every standard role at every access
 // level drives every action through every door that offers it — the API
-// acting for the user (X-Earshot-User) and the console signed in as the
-// user — and each door must allow or refuse as the contract's table says,
-// refuse with the same sentence, and change nothing when it refuses.
+// acting for the user (X-Earshot-User), the console signed in as the user,
+// and SCIM acting for the user — and each door must allow or refuse as the
+// contract's table says, refuse with the same sentence, and change nothing
+// when it refuses. (The admin socket and the CLI act as the organization
+// itself, which every action allows.)
 //
 // The expectations are written out here from the contract, not read from
 // the code under test.
@@ -55,6 +57,7 @@ func TestPermissionMatrix(t *testing.T) {
 		"change classifiers":                {[]string{"Administrator", "Analyst"}, ""},
 		"manage evaluation forms":           {[]string{"Administrator", "Supervisor"}, ""},
 		"query results of the conversation": {[]string{"Administrator", "Analyst", "Supervisor", "Agent"}, "View"},
+		"change users":                      {[]string{"Administrator"}, ""},
 	}
 	levels := []string{"View", "Edit", "Manage"}
 	allowed := func(action, role, level string) bool {
@@ -135,6 +138,18 @@ func TestPermissionMatrix(t *testing.T) {
 		return r.Code, detail
 	}}
 
+	scimToken := e.scimToken(t)
+	scim := door{"SCIM", func(u matrixUser, method, target string, body any) (int, string) {
+		data, _ := json.Marshal(body)
+		r := e.scim(t, scimToken, method, target, string(data), "X-Earshot-User", u.name)
+		detail := ""
+		if r.Code == http.StatusForbidden {
+			detail, _ = r.json(t)["detail"].(string)
+		}
+		return r.Code, detail
+	}}
+	users := func() int { return count(`SELECT count(*) FROM users WHERE org_id = ?`, e.org.ID) }
+
 	type attempt struct {
 		door    door
 		method  string
@@ -201,6 +216,18 @@ func TestPermissionMatrix(t *testing.T) {
 					"definition": {`{"groups":[{"rules":[{"phrases":["refund"]}]}]}`}}, http.StatusSeeOther, changed},
 			}
 		}},
+		{"change users", func(u matrixUser, n int) []attempt {
+			before := users()
+			changed := func() bool { return users() != before }
+			name := fmt.Sprintf("new-%s-%d", u.name, n)
+			return []attempt{
+				{api, "POST", "/User", map[string]any{"firstName": "New", "lastName": "User", "userName": name + "-api", "email": name + "-api@example.com"},
+					200, changed},
+				{scim, "POST", "/scim/v2/Users", map[string]any{"schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:User"}, "userName": name + "-scim",
+					"name": map[string]any{"givenName": "New", "familyName": "User"}, "emails": []map[string]any{{"value": name + "-scim@example.com", "primary": true}}},
+					http.StatusCreated, changed},
+			}
+		}},
 		{"manage evaluation forms", func(u matrixUser, n int) []attempt {
 			before := forms()
 			return []attempt{{api, "POST", "/Evaluations/Forms", json.RawMessage(fmt.Sprintf(`{"name":"Form %s %d","modules":[{"name":"M","questions":[
@@ -214,6 +241,11 @@ func TestPermissionMatrix(t *testing.T) {
 	for _, role := range []string{"Administrator", "Analyst", "Supervisor", "Agent"} {
 		for _, level := range levels {
 			u := e.matrixUser(t, tok, role, level, f.site)
+			// The conversation's page offers the review form to whom may record one.
+			page := e.do("GET", "/console/conversations/"+conv, nil, http.Header{"Cookie": {u.session.String()}})
+			if offered := strings.Contains(page.Body.String(), "Record review"); offered != allowed("record a review", role, level) {
+				t.Errorf("%s with %s: the conversation's page offers a review: %v", role, level, offered)
+			}
 			for _, act := range actions {
 				n++
 				want := allowed(act.name, role, level)
@@ -232,7 +264,7 @@ func TestPermissionMatrix(t *testing.T) {
 							t.Errorf("%s: the refusal gives no reason: %q", where, detail)
 						}
 					case !want && (apiRefusal == "" || !strings.Contains(detail, apiRefusal)):
-						t.Errorf("%s: the console does not say the API's sentence %q: %s", where, apiRefusal, detail)
+						t.Errorf("%s: the %s does not say the API's sentence %q: %s", where, a.door.name, apiRefusal, detail)
 					}
 					if a.changed != nil && a.changed() != want {
 						t.Errorf("%s: changed %v, want %v", where, a.changed(), want)
@@ -241,8 +273,8 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("permission matrix: 4 roles × 3 access levels × %d actions; %d requests through the API, %d through the console",
-		len(actions), counted["API"], counted["console"])
+	t.Logf("permission matrix: 4 roles × 3 access levels × %d actions; %d requests through the API, %d through the console, %d through SCIM",
+		len(actions), counted["API"], counted["console"], counted["SCIM"])
 }
 
 // matrixUser is a user of one role with one access level on a node,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -203,7 +204,11 @@ func (c *Console) conversation(ctx *gin.Context) {
 		Turns        []turn
 		NoTranscript string
 		Results      []resultView
-	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Audio: hasAudio(it)}
+		// MayReview offers the review form only to whom the permission
+		// model lets record one here (the change asks it again).
+		MayReview bool
+	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Audio: hasAudio(it),
+		MayReview: v.actor.RequireOn(access.RecordReviews, it.MediaType, it.HierarchyNodeID) == nil}
 	switch {
 	case it.LakeRunID == nil && it.Status == catalog.StatusFailedToProcess:
 		data.NoTranscript = "This conversation could not be processed."
