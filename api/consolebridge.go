@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -57,61 +55,13 @@ func (r consoleResults) ConversationResults(ctx context.Context, org string, it 
 	return out, nil
 }
 
-func (r consoleResults) Review(ctx context.Context, actor access.Actor, it catalog.Interaction, answers []console.Answer) error {
-	review := catalog.Review{EventType: catalog.EventHumanReview, Reviewer: actor.UserName}
-	for _, a := range answers {
-		v := a.Result
-		review.Results = append(review.Results, catalog.ReviewResult{ModelID: a.ModelID, Result: &v})
-	}
-	_, err := r.s.reviews.Record(ctx, actor, it.ID, review)
-	return err
-}
-
-// consoleWorkflows gives the console the workflows it shows, as GET
-// /Workflows does.
+// consoleWorkflows gives the console a workflow's page, from the view GET
+// /Workflows/{id} answers.
 type consoleWorkflows struct{ s *Server }
 
-func (c consoleWorkflows) Waiting(ctx context.Context, org, userID string, scope catalog.Scope) ([]console.WorkflowItem, error) {
-	list, err := c.s.deps.Workflows.Workflows(ctx, org, catalog.WorkflowFilter{Scope: scope, Limit: maxPageSize})
-	if err != nil {
-		return nil, err
-	}
-	var out []console.WorkflowItem
-	for _, w := range list {
-		if w.Status != catalog.WorkflowOpen {
-			continue
-		}
-		def, _, err := c.s.qa.State(ctx, org, w)
-		if err != nil {
-			return nil, err
-		}
-		if assignees := def.Levels[w.CurrentLevel].Assignees; len(assignees) == 0 || slices.Contains(assignees, userID) {
-			t, err := c.s.deps.Workflows.Template(ctx, org, w.TemplateID)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, console.WorkflowItem{ID: w.ID, Name: t.Name, Conversation: w.ConversationID, Level: w.CurrentLevel})
-		}
-	}
-	return out, nil
-}
-
-func (c consoleWorkflows) visible(ctx context.Context, org, id string, scope catalog.Scope) (catalog.Workflow, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return catalog.Workflow{}, catalog.ErrNotFound
-	}
-	list, err := c.s.deps.Workflows.Workflows(ctx, org, catalog.WorkflowFilter{IDs: []string{id}, Scope: scope, Limit: 1})
-	if err != nil {
-		return catalog.Workflow{}, err
-	}
-	if len(list) == 0 {
-		return catalog.Workflow{}, catalog.ErrNotFound
-	}
-	return list[0], nil
-}
-
-func (c consoleWorkflows) Workflow(ctx context.Context, org, id, userID string, scope catalog.Scope) (console.WorkflowPage, error) {
-	w, err := c.visible(ctx, org, id, scope)
+func (c consoleWorkflows) Workflow(ctx context.Context, actor access.Actor, id string) (console.WorkflowPage, error) {
+	org, userID := actor.OrgID, actor.UserID
+	w, err := c.s.qa.Workflow(ctx, actor, id)
 	if err != nil {
 		return console.WorkflowPage{}, err
 	}

@@ -230,7 +230,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	}
 	s.engine = s.routes()
 	if deps.Console != nil {
-		deps.Console.Results, deps.Console.Quality, deps.Console.Workflows = consoleResults{s}, s.qa, consoleWorkflows{s}
+		deps.Console.Results, deps.Console.Reviews, deps.Console.Quality, deps.Console.Workflows = consoleResults{s}, s.reviews, s.qa, consoleWorkflows{s}
 		deps.Console.Authoring = s.classifiers
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)

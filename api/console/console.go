@@ -67,6 +67,7 @@ type Console struct {
 	// Results is set by the API (api.New), whose code reads and reviews
 	// results.
 	Results   Results
+	Reviews   Reviews
 	Quality   Quality
 	Workflows Workflows
 	Authoring Authoring

@@ -25,6 +25,7 @@ type Quality interface {
 	Answer(ctx context.Context, actor access.Actor, id string, in qa.Answers) (catalog.Evaluation, error)
 	Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error)
 	Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error)
+	Waiting(ctx context.Context, actor access.Actor, limit int) ([]qa.Waiting, error)
 }
 
 type queueItem struct {
@@ -46,10 +47,14 @@ func (c *Console) queue(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
-	workflows, err := c.Workflows.Waiting(rc, v.OrgID, v.UserID, v.scope())
+	waiting, err := c.Quality.Waiting(rc, v.actor, conversationsPage)
 	if err != nil {
 		c.failed(ctx, err)
 		return
+	}
+	var workflows []WorkflowItem
+	for _, w := range waiting {
+		workflows = append(workflows, WorkflowItem{ID: w.Workflow.ID, Name: w.TemplateName, Conversation: w.Workflow.ConversationID, Level: w.Workflow.CurrentLevel})
 	}
 	data := struct {
 		page

@@ -13,12 +13,16 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Results reads a conversation's classifier results and records a
-// reviewer's answers, with the API's own code (/ModelResults, POST
-// /ModelResults/Reviews): the console shows the numbers the API serves.
+// Results reads a conversation's classifier results with the API's own
+// code (/ModelResults): the console shows the numbers the API serves.
 type Results interface {
 	ConversationResults(ctx context.Context, orgID string, it catalog.Interaction) ([]Result, error)
-	Review(ctx context.Context, actor access.Actor, it catalog.Interaction, answers []Answer) error
+}
+
+// Reviews records reviews by the use case POST /ModelResults/Reviews
+// calls too (reviews.Service).
+type Reviews interface {
+	Record(ctx context.Context, actor access.Actor, conversationID string, review catalog.Review) (catalog.Interaction, error)
 }
 
 // Result is a classifier's current result for a conversation.
@@ -36,12 +40,6 @@ type Span struct {
 	Turn           int
 	StartMs, EndMs int64
 	Text           string
-}
-
-// Answer is a reviewer's answer for a boolean classifier.
-type Answer struct {
-	ModelID string
-	Result  bool
 }
 
 // resultView is a result as the conversation page shows it.
@@ -123,20 +121,18 @@ func (c *Console) review(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
-	var answers []Answer
+	review := catalog.Review{EventType: catalog.EventHumanReview, Reviewer: v.UserName}
 	for _, r := range current {
-		switch ctx.PostForm("result-" + r.ModelID) {
-		case "yes":
-			answers = append(answers, Answer{ModelID: r.ModelID, Result: true})
-		case "no":
-			answers = append(answers, Answer{ModelID: r.ModelID, Result: false})
+		if answer := ctx.PostForm("result-" + r.ModelID); answer == "yes" || answer == "no" {
+			yes := answer == "yes"
+			review.Results = append(review.Results, catalog.ReviewResult{ModelID: r.ModelID, Result: &yes})
 		}
 	}
-	if len(answers) == 0 {
+	if len(review.Results) == 0 {
 		ctx.String(http.StatusBadRequest, "Choose Yes or No for at least one classifier to record a review.")
 		return
 	}
-	if err := c.Results.Review(ctx.Request.Context(), v.actor, it, answers); c.refused(ctx, v, err) {
+	if _, err := c.Reviews.Record(ctx.Request.Context(), v.actor, it.ID, review); c.refused(ctx, v, err) {
 		return
 	} else if err != nil {
 		c.failed(ctx, err)

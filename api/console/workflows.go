@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -16,8 +17,7 @@ import (
 // Workflows shows review workflows as the API's views do
 // (api.consoleWorkflows); Quality advances them.
 type Workflows interface {
-	Waiting(ctx context.Context, orgID, userID string, scope catalog.Scope) ([]WorkflowItem, error)
-	Workflow(ctx context.Context, orgID, id, userID string, scope catalog.Scope) (WorkflowPage, error)
+	Workflow(ctx context.Context, actor access.Actor, id string) (WorkflowPage, error)
 }
 
 // WorkflowItem is an open workflow whose current level a user may
@@ -52,7 +52,7 @@ func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK
 
 func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
-	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.OrgID, ctx.Param("id"), v.UserID, v.scope())
+	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.actor, ctx.Param("id"))
 	if !c.loaded(ctx, v, err) {
 		return
 	}
@@ -68,7 +68,7 @@ func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 func (c *Console) advance(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	w, err := c.Workflows.Workflow(rc, v.OrgID, ctx.Param("id"), v.UserID, v.scope())
+	w, err := c.Workflows.Workflow(rc, v.actor, ctx.Param("id"))
 	if !c.loaded(ctx, v, err) {
 		return
 	}

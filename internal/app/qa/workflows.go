@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/earshot/earshot/internal/app/access"
@@ -75,4 +76,42 @@ func (s Service) Advance(ctx context.Context, actor access.Actor, id, completer,
 		return w, err
 	}
 	return s.Workflows.Workflow(ctx, actor.OrgID, w.ID)
+}
+
+// Waiting is an open workflow whose current level the actor may
+// complete, with its template's name.
+type Waiting struct {
+	Workflow     catalog.Workflow
+	TemplateName string
+}
+
+// Waiting lists the open workflows of conversations the acting user may
+// read whose current level it may complete (one assigned to it, or to
+// nobody in particular), among the first limit.
+func (s Service) Waiting(ctx context.Context, actor access.Actor, limit int) ([]Waiting, error) {
+	list, err := s.Workflows.Workflows(ctx, actor.OrgID, catalog.WorkflowFilter{Scope: actor.Scope(), Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	var out []Waiting
+	for _, w := range list {
+		if w.Status != catalog.WorkflowOpen {
+			continue
+		}
+		def, _, err := s.State(ctx, actor.OrgID, w)
+		if err != nil {
+			return nil, err
+		}
+		if w.CurrentLevel >= len(def.Levels) {
+			continue
+		}
+		if assignees := def.Levels[w.CurrentLevel].Assignees; len(assignees) == 0 || slices.Contains(assignees, actor.UserID) {
+			t, err := s.Workflows.Template(ctx, actor.OrgID, w.TemplateID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Waiting{Workflow: w, TemplateName: t.Name})
+		}
+	}
+	return out, nil
 }
