@@ -32,7 +32,12 @@ func TestClusterAndSkipLocked(t *testing.T) {
 	}
 	// Two workers claim 5 rows each at the same time: neither waits for
 	// the other, and no row is claimed twice.
+	var locked sync.WaitGroup // each worker holds its rows
+	locked.Add(2)
 	claim := func(owner string, hold chan struct{}) ([]int, error) {
+		var once sync.Once
+		holding := func() { once.Do(locked.Done) }
+		defer holding() // a failed claim holds nothing, and must not be waited for
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, err
@@ -49,6 +54,7 @@ func TestClusterAndSkipLocked(t *testing.T) {
 			ids = append(ids, id)
 		}
 		rows.Close()
+		holding()
 		<-hold
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `UPDATE jobs SET owner = $1 WHERE id = $2`, owner, id); err != nil {
@@ -74,7 +80,7 @@ func TestClusterAndSkipLocked(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	time.Sleep(200 * time.Millisecond) // both hold their rows
+	locked.Wait() // both hold their rows: neither waited for the other
 	close(hold)
 	wg.Wait()
 	seen := map[int]bool{}

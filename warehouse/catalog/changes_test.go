@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,11 +82,44 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 	round("first")
 
 	// Cut B's listening connection: it reconnects, and follows again.
-	var cut int
-	if err := a.db.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE query = 'LISTEN `+changesChannel+`' AND pid <> pg_backend_pid()`).Scan(&cut); err != nil || cut != 2 {
-		t.Fatalf("cut %d listening connections (want A's and B's): %v", cut, err)
+	listeners := func() []int {
+		t.Helper()
+		var pids []int
+		rows, err := a.db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN `+changesChannel+`' AND pid <> pg_backend_pid()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var pid int
+			rows.Scan(&pid)
+			pids = append(pids, pid)
+		}
+		return pids
 	}
-	time.Sleep(1500 * time.Millisecond) // the listener waits a second before it reconnects
+	cut := listeners()
+	for _, pid := range cut {
+		if _, err := a.db.ExecContext(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(cut) != 2 {
+		t.Fatalf("cut %d listening connections (want A's and B's)", len(cut))
+	}
+	// The listeners wait a second before they reconnect: then two new ones listen.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		fresh := 0
+		for _, pid := range listeners() {
+			if !slices.Contains(cut, pid) {
+				fresh++
+			}
+		}
+		if fresh == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 2 listeners back 10 s after the cut", fresh)
+		}
+	}
 	round("after a cut")
 }
