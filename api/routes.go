@@ -66,8 +66,8 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Agent/:id", may(access.ReadAgents), s.getAgent)
 	authed.GET("/Agent/All", may(access.ReadAgents), s.listAgents)
 
-	authed.POST("/Media/Upload", may(access.Upload), drainAfterRefusal, s.mediaUpload)
-	authed.POST("/TextMedia/Upload", may(access.Upload), drainAfterRefusal, s.textMediaUpload)
+	authed.POST("/Media/Upload", drainAfterRefusal, may(access.Upload), s.mediaUpload)
+	authed.POST("/TextMedia/Upload", drainAfterRefusal, may(access.Upload), s.textMediaUpload)
 	authed.GET("/Metadata", may(access.ReadConversations), s.getMetadata)
 	authed.POST("/Metadata", may(access.ReadConversations), s.postMetadata)
 	authed.PATCH("/Metadata/:id", may(access.EditConversations), s.patchMetadata)
