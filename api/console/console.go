@@ -190,7 +190,8 @@ func (c *Console) refuse(ctx *gin.Context, status int, v *viewer, title, message
 // and answers the refusal's sentence when it does not.
 func (c *Console) may(act access.Action) gin.HandlerFunc {
 	return func(ctx *gin.Context) {
-		c.refused(ctx, viewerFrom(ctx), viewerFrom(ctx).actor.Require(act))
+		v := viewerFrom(ctx)
+		c.refused(ctx, v, v.actor.Require(act))
 	}
 }
 

@@ -5,6 +5,12 @@
 // door builds an Actor and every use case asks it; none decides alone.
 package access
 
+import (
+	"slices"
+
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
 // Level is a user's hierarchy access on a node (the vendor's /UserHierarchy
 // access levels), ordered: each level allows what the one below does.
 type Level int
@@ -17,19 +23,15 @@ const (
 	Manage        // also changes other users' grants on the node
 )
 
-// levelNames are the levels as the catalog stores them.
-var levelNames = map[string]Level{"View": View, "Edit": Edit, "Manage": Manage}
-
-// LevelOf is a stored level's name as a Level (NoLevel for another name).
-func LevelOf(name string) Level { return levelNames[name] }
+// LevelOf is a stored level's name as a Level (NoLevel for another
+// name): catalog.AccessLevels lists them in the order of the constants.
+func LevelOf(name string) Level { return Level(slices.Index(catalog.AccessLevels, name) + 1) }
 
 func (l Level) String() string {
-	for name, v := range levelNames {
-		if v == l {
-			return name
-		}
+	if l == NoLevel {
+		return "none"
 	}
-	return "none"
+	return catalog.AccessLevels[l-1]
 }
 
 // Action is one thing an actor may ask to do.

@@ -115,3 +115,16 @@ func TestEveryActionNamesADeclaredPermission(t *testing.T) {
 		}
 	}
 }
+
+// The levels read as the catalog stores them, in order.
+func TestLevels(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]Level{"View": View, "Edit": Edit, "Manage": Manage, "Owner": NoLevel, "": NoLevel} {
+		if got := LevelOf(name); got != want {
+			t.Errorf("LevelOf(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if Edit.String() != "Edit" || NoLevel.String() != "none" {
+		t.Errorf("names %s %s", Edit, NoLevel)
+	}
+}
