@@ -50,13 +50,13 @@ func newAgentView(a catalog.Agent) agentView {
 const agentNotFound = "No agent with this id exists in your organization."
 
 // listAgents is GET /Agent/All?IsActive=; 404 when none.
-func (s *Server) listAgents(c *gin.Context) {
-	listActive(s, c, s.deps.People.Agents, newAgentView, "Your organization has no agents that match.")
+func (s *peopleAPI) listAgents(c *gin.Context) {
+	listActive(s.shared, c, s.deps.People.Agents, newAgentView, "Your organization has no agents that match.")
 }
 
 // getAgent is GET /Agent/{id}.
-func (s *Server) getAgent(c *gin.Context) {
-	getByID(s, c, s.deps.People.Agent, newAgentView, agentNotFound)
+func (s *peopleAPI) getAgent(c *gin.Context) {
+	getByID(s.shared, c, s.deps.People.Agent, newAgentView, agentNotFound)
 }
 
 // readAgentInput reads the fields POST and PUT share.
@@ -70,7 +70,7 @@ func readAgentInput(body *reqbody.Object, in *catalog.AgentInput) {
 }
 
 // createAgent is POST /Agent.
-func (s *Server) createAgent(c *gin.Context) {
+func (s *peopleAPI) createAgent(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -83,7 +83,7 @@ func (s *Server) createAgent(c *gin.Context) {
 }
 
 // updateAgent is PUT /Agent/{id}, and PUT /Agent with the id in the body.
-func (s *Server) updateAgent(c *gin.Context) {
+func (s *peopleAPI) updateAgent(c *gin.Context) {
 	var id string
 	if c.Param("id") != "" {
 		var ok bool
@@ -110,7 +110,7 @@ func (s *Server) updateAgent(c *gin.Context) {
 	})
 }
 
-func (s *Server) writeAgent(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Agent, error)) {
+func (s *peopleAPI) writeAgent(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Agent, error)) {
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return

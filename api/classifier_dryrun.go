@@ -31,13 +31,13 @@ type testResult struct {
 // {startDate, endDate}: the classifier's current version over the
 // organization's processed conversations that arrived in the range
 // (ReadyToSample and Sampled; at most 31 days), nothing written.
-func (s *Server) testClassifier(c *gin.Context) {
+func (s *classifiersAPI) testClassifier(c *gin.Context) {
 	id, from, to, ok := classifierRange(c)
 	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	out, err := s.classifiers.DryRun(ctx, actorOf(ctx), id, from, to)
+	out, err := s.authoring.DryRun(ctx, actorOf(ctx), id, from, to)
 	var invalid *classifiers.InvalidDefinition
 	switch {
 	case errors.Is(err, pipeline.ErrNoSlot):

@@ -54,7 +54,7 @@ const classifierNotFound = "No classifier with this id exists in your organizati
 // listClassifiers is GET /Conversations/Classifiers: the organization's
 // active classifiers by id, PageSize (1–1000, default 100) after LastId,
 // filtered by CategoryNames and ClassifierTypes (CSV, any casing).
-func (s *Server) listClassifiers(c *gin.Context) {
+func (s *classifiersAPI) listClassifiers(c *gin.Context) {
 	get, errs := queryParams(c), fieldErrors{}
 	f := catalog.ClassifierFilter{ActiveOnly: true, Limit: errs.pageSize(get, "PageSize"), LastID: errs.guid(get, "LastId"),
 		Categories: errs.values(get, "CategoryNames", analysis.Categories), Types: errs.values(get, "ClassifierTypes", analysis.Types)}
@@ -71,8 +71,8 @@ func (s *Server) listClassifiers(c *gin.Context) {
 }
 
 // getClassifier is GET /Conversations/Classifiers/{id}.
-func (s *Server) getClassifier(c *gin.Context) {
-	getByID(s, c, s.deps.Classifiers.Classifier, newClassifierView, classifierNotFound)
+func (s *classifiersAPI) getClassifier(c *gin.Context) {
+	getByID(s.shared, c, s.deps.Classifiers.Classifier, newClassifierView, classifierNotFound)
 }
 
 // readClassifierInput reads the fields of POST and PUT; on POST the
@@ -118,7 +118,7 @@ func readClassifierInput(body *reqbody.Object, create bool) catalog.ClassifierIn
 
 // createClassifier is POST /Conversations/Classifiers: version 1 of a new
 // classifier, its definition checked for its type.
-func (s *Server) createClassifier(c *gin.Context) {
+func (s *classifiersAPI) createClassifier(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -134,27 +134,27 @@ func (s *Server) createClassifier(c *gin.Context) {
 		in.Description = ptrTo("")
 	}
 	s.writeClassifier(c, body, http.StatusCreated, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.classifiers.Create(ctx, actorOf(ctx), in)
+		return s.authoring.Create(ctx, actorOf(ctx), in)
 	})
 }
 
 // updateClassifier is PUT /Conversations/Classifiers/{id}: the fields
 // given change, and the classifier gets a new version.
-func (s *Server) updateClassifier(c *gin.Context) {
+func (s *classifiersAPI) updateClassifier(c *gin.Context) {
 	id, body, ok := readUpdate(c)
 	if !ok {
 		return
 	}
 	in := readClassifierInput(body, false)
 	s.writeClassifier(c, body, http.StatusOK, func(ctx context.Context) (catalog.Classifier, error) {
-		return s.classifiers.Update(ctx, actorOf(ctx), id, in)
+		return s.authoring.Update(ctx, actorOf(ctx), id, in)
 	})
 }
 
 // writeClassifier answers a classifier's write: the classifier, or a 400
 // whose errors name the path inside a definition that does not fit its
 // type.
-func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, status int, write func(context.Context) (catalog.Classifier, error)) {
+func (s *classifiersAPI) writeClassifier(c *gin.Context, body *reqbody.Object, status int, write func(context.Context) (catalog.Classifier, error)) {
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return
@@ -173,13 +173,13 @@ func (s *Server) writeClassifier(c *gin.Context, body *reqbody.Object, status in
 
 // deleteClassifier is DELETE /Conversations/Classifiers/{id}: it stops
 // running and leaves the lists; its past results stay explainable.
-func (s *Server) deleteClassifier(c *gin.Context) {
+func (s *classifiersAPI) deleteClassifier(c *gin.Context) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	if err := s.classifiers.Delete(ctx, actorOf(ctx), id); err != nil {
+	if err := s.authoring.Delete(ctx, actorOf(ctx), id); err != nil {
 		s.catalogError(c, err, classifierNotFound)
 		return
 	}

@@ -34,7 +34,7 @@ type emissionReceipt struct {
 
 // attachReceipts gives items (by their own ids) their conversations'
 // latest receipts.
-func (s *Server) attachReceipts(ctx context.Context, org string, items []modelResultsItem) error {
+func (s *resultsAPI) attachReceipts(ctx context.Context, org string, items []modelResultsItem) error {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
@@ -62,7 +62,7 @@ type emissionView struct {
 
 // putEmission is PUT /Emission: the organization's endpoint, checked by
 // the signed-URL guard; a new signing secret is made and shown once.
-func (s *Server) putEmission(c *gin.Context) {
+func (s *deliveryAPI) putEmission(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -90,7 +90,7 @@ func (s *Server) putEmission(c *gin.Context) {
 const noEndpoint = "Your organization has no emission endpoint; register one with PUT /Emission."
 
 // getEmission is GET /Emission.
-func (s *Server) getEmission(c *gin.Context) {
+func (s *deliveryAPI) getEmission(c *gin.Context) {
 	ep, err := s.deps.Emissions.Endpoint(c.Request.Context(), orgID(c))
 	if err != nil {
 		s.catalogError(c, err, noEndpoint)
@@ -100,7 +100,7 @@ func (s *Server) getEmission(c *gin.Context) {
 }
 
 // deleteEmission is DELETE /Emission: deliveries stop, pending ones fail.
-func (s *Server) deleteEmission(c *gin.Context) {
+func (s *deliveryAPI) deleteEmission(c *gin.Context) {
 	if err := s.deps.Emissions.DeleteEndpoint(c.Request.Context(), orgID(c)); err != nil {
 		s.catalogError(c, err, noEndpoint)
 		return
@@ -138,7 +138,7 @@ const receiptsDefaultPageSize = 10
 // listReceipts is GET /Receipts: deliveries of conversations of a status,
 // in a window on their arrival or on their evaluations' submission, by
 // delivery id.
-func (s *Server) listReceipts(c *gin.Context) {
+func (s *deliveryAPI) listReceipts(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.ReceiptFilter
@@ -181,7 +181,7 @@ func (s *Server) listReceipts(c *gin.Context) {
 
 // receiptViews lays out deliveries with their conversations' arrival,
 // client call id and the three export classifications.
-func (s *Server) receiptViews(ctx context.Context, org string, deliveries []catalog.Delivery) ([]receiptView, error) {
+func (s *deliveryAPI) receiptViews(ctx context.Context, org string, deliveries []catalog.Delivery) ([]receiptView, error) {
 	var ids []string
 	for _, d := range deliveries {
 		ids = append(ids, d.ConversationID)
@@ -195,8 +195,7 @@ func (s *Server) receiptViews(ctx context.Context, org string, deliveries []cata
 	for _, it := range records {
 		byID[it.ID] = it
 		if it.LakeRunID != nil {
-			convs = append(convs, results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
-				ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID})
+			convs = append(convs, results.ConversationOf(it))
 		}
 	}
 	all, err := s.activeModels(ctx, org)
@@ -204,24 +203,23 @@ func (s *Server) receiptViews(ctx context.Context, org string, deliveries []cata
 		return nil, err
 	}
 	named := map[string]string{} // export classification → classifier id
-	models := modelSet{fields: all.fields, index: map[string]int{}}
-	for _, id := range all.ids {
+	models := modelSet{fields: all.fields}
+	for _, id := range all.IDs {
 		for _, want := range receiptClassifiers {
 			if sameName(all.fields[id].ModelName, want) && named[want] == "" {
 				named[want] = id
-				models.index[id] = len(models.ids)
-				models.ids = append(models.ids, id)
+				models.name(id)
 			}
 		}
 	}
 	current := map[string]modelResultsItem{}
-	if len(models.ids) > 0 && len(convs) > 0 {
-		found, err := s.readPageResults(ctx, org, models, convs)
+	if len(models.IDs) > 0 && len(convs) > 0 {
+		found, err := s.reviews.Read(ctx, org, models.Models, convs)
 		if err != nil {
 			return nil, err
 		}
 		for _, cv := range convs {
-			current[cv.ID] = processedItem(cv, models, found.machine[cv.ID], found.reviews[cv.ID])
+			current[cv.ID] = processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
 		}
 	}
 	public, err := s.publicIDs(ctx, org, ids)
@@ -285,7 +283,7 @@ func letters(s string) string {
 // (every active classifier, the latest set first as the API shows it),
 // built by the API's own code from the services in d.
 func ResultItems(d Deps) func(ctx context.Context, org, conversationID string) ([]byte, error) {
-	s := &Server{deps: d}
+	s := newShared(d, Options{})
 	return func(ctx context.Context, org, conversationID string) ([]byte, error) {
 		it, err := d.Interactions.Interaction(ctx, org, conversationID)
 		if err != nil {
@@ -298,13 +296,12 @@ func ResultItems(d Deps) func(ctx context.Context, org, conversationID string) (
 		if err != nil {
 			return nil, err
 		}
-		cv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
-			ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID}
-		found, err := s.readPageResults(ctx, org, models, []results.Conversation{cv})
+		cv := results.ConversationOf(it)
+		found, err := s.reviews.Read(ctx, org, models.Models, []results.Conversation{cv})
 		if err != nil {
 			return nil, err
 		}
-		item := processedItem(cv, models, found.machine[it.ID], found.reviews[it.ID])
+		item := processedItem(cv, models, found.Machine[it.ID], found.Reviews[it.ID])
 		item.ID, item.ConversationID = it.Public(), it.Public()
 		return item.appendJSON(nil), nil
 	}

@@ -47,7 +47,7 @@ func newFormView(f catalog.EvaluationForm) (formView, error) {
 
 // createForm is POST /Evaluations/Forms: name, description, modules (each
 // with questions and their answer tags) and customer types.
-func (s *Server) createForm(c *gin.Context) {
+func (s *qualityAPI) createForm(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -85,7 +85,7 @@ func (s *Server) createForm(c *gin.Context) {
 }
 
 // listForms is GET /Evaluations/Forms.
-func (s *Server) listForms(c *gin.Context) {
+func (s *qualityAPI) listForms(c *gin.Context) {
 	forms, err := s.deps.Quality.Forms(c.Request.Context(), orgID(c))
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
@@ -106,7 +106,7 @@ func (s *Server) listForms(c *gin.Context) {
 const unknownForm = "No evaluation form with this id exists in your organization."
 
 // getForm is GET /Evaluations/Forms/{id}.
-func (s *Server) getForm(c *gin.Context) {
+func (s *qualityAPI) getForm(c *gin.Context) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
 		return
@@ -127,7 +127,7 @@ func (s *Server) getForm(c *gin.Context) {
 // assignEvaluation is POST /Evaluations: an evaluation of a processed
 // conversation on a form, by an analyst (a user, by id or user name), for
 // an agent (the conversation's unless given).
-func (s *Server) assignEvaluation(c *gin.Context) {
+func (s *qualityAPI) assignEvaluation(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -191,7 +191,7 @@ func (s *Server) assignEvaluation(c *gin.Context) {
 
 // activeUser is the organization's active user with that user name or
 // id (ErrNotFound when none is).
-func (s *Server) activeUser(ctx context.Context, org, key string) (catalog.User, error) {
+func (s *shared) activeUser(ctx context.Context, org, key string) (catalog.User, error) {
 	u, err := s.deps.People.UserByName(ctx, org, key)
 	if _, parseErr := uuid.Parse(key); errors.Is(err, catalog.ErrNotFound) && parseErr == nil {
 		u, err = s.deps.People.User(ctx, org, key)
@@ -204,7 +204,7 @@ func (s *Server) activeUser(ctx context.Context, org, key string) (catalog.User,
 
 // catalogFieldError answers a reference that names nothing with a 400 on
 // the field, and other errors as catalogError does.
-func (s *Server) catalogFieldError(c *gin.Context, err error, field, message string) {
+func (s *qualityAPI) catalogFieldError(c *gin.Context, err error, field, message string) {
 	if errors.Is(err, catalog.ErrNotFound) {
 		problem.Write(c, problem.Field(field, message, "The "+field+" "+message))
 		return
@@ -216,7 +216,7 @@ const unknownEvaluation = "No evaluation with this id exists in your organizatio
 
 // visibleEvaluation is an evaluation of the organization whose
 // conversation the caller may read.
-func (s *Server) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
+func (s *qualityAPI) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
 		return catalog.Evaluation{}, false
@@ -231,7 +231,7 @@ func (s *Server) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
 }
 
 // getEvaluation is GET /Evaluations/{id}.
-func (s *Server) getEvaluation(c *gin.Context) {
+func (s *qualityAPI) getEvaluation(c *gin.Context) {
 	if e, ok := s.visibleEvaluation(c); ok {
 		s.writeEvaluation(c, http.StatusOK, e)
 	}
@@ -240,7 +240,7 @@ func (s *Server) getEvaluation(c *gin.Context) {
 // answerEvaluation is PUT /Evaluations/{id}/Answers: the answers so far
 // (replacing earlier ones), the call summary and the customer type; the
 // evaluation is then InProgress. A submitted evaluation is closed.
-func (s *Server) answerEvaluation(c *gin.Context) {
+func (s *qualityAPI) answerEvaluation(c *gin.Context) {
 	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
 	if !ok {
 		return
@@ -270,7 +270,7 @@ func (s *Server) answerEvaluation(c *gin.Context) {
 // submitEvaluation is POST /Evaluations/{id}/Submit: Completed once every
 // required question is answered, or NoValue ({"noValue": true}: the
 // conversation could not be evaluated).
-func (s *Server) submitEvaluation(c *gin.Context) {
+func (s *qualityAPI) submitEvaluation(c *gin.Context) {
 	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
 	if !ok {
 		return
@@ -296,7 +296,7 @@ func (s *Server) submitEvaluation(c *gin.Context) {
 
 // writeSavedEvaluation answers an evaluation's change: the evaluation as
 // it now is, or why it did not change.
-func (s *Server) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) {
+func (s *qualityAPI) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) {
 	if e, err := save(); err != nil {
 		s.evaluationError(c, err)
 	} else {
@@ -306,7 +306,7 @@ func (s *Server) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evalu
 
 // evaluationError answers a quality use case's error: a closed evaluation
 // is a 409, a mistake a 400 naming its field, the rest as catalogError.
-func (s *Server) evaluationError(c *gin.Context, err error) {
+func (s *qualityAPI) evaluationError(c *gin.Context, err error) {
 	var fe *quality.FieldError
 	switch {
 	case errors.Is(err, qa.ErrClosed):

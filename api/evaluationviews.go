@@ -143,7 +143,7 @@ type evaluationPage struct {
 
 // readEvaluationPage reads the forms, people and conversations of
 // evaluations.
-func (s *Server) readEvaluationPage(ctx context.Context, org string, list []catalog.Evaluation) (*evaluationPage, error) {
+func (s *qualityAPI) readEvaluationPage(ctx context.Context, org string, list []catalog.Evaluation) (*evaluationPage, error) {
 	page := &evaluationPage{forms: map[string]*quality.Form{}, parties: map[string]evaluationParties{}}
 	agents, analysts := map[string]*evaluationAgent{}, map[string]*evaluationAnalyst{}
 	var conversations []string
@@ -265,7 +265,7 @@ func (p *evaluationPage) moduleView(e catalog.Evaluation) moduleEvaluationView {
 }
 
 // writeEvaluation answers one evaluation.
-func (s *Server) writeEvaluation(c *gin.Context, status int, e catalog.Evaluation) {
+func (s *qualityAPI) writeEvaluation(c *gin.Context, status int, e catalog.Evaluation) {
 	page, err := s.readEvaluationPage(c.Request.Context(), orgID(c), []catalog.Evaluation{e})
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
@@ -279,7 +279,7 @@ const evaluationsDefaultPageSize = 10
 
 // readEvaluationFilter reads the parameters the vendor's two GETs share
 // (HierarchyId only where withHierarchy).
-func (s *Server) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catalog.EvaluationFilter, bool) {
+func (s *qualityAPI) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catalog.EvaluationFilter, bool) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.EvaluationFilter
@@ -316,18 +316,18 @@ func (s *Server) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catal
 
 // listEvaluations is GET /Evaluations: by evaluationNumber, filtered on
 // the last modification, the status, and after LastId.
-func (s *Server) listEvaluations(c *gin.Context) {
+func (s *qualityAPI) listEvaluations(c *gin.Context) {
 	s.evaluationPageOf(c, false, func(p *evaluationPage, e catalog.Evaluation) any { return p.view(e) })
 }
 
 // listModuleEvaluations is GET /Evaluations/Modules: the same, by module
 // with each module's score, and HierarchyId (the conversation's node or
 // one below it).
-func (s *Server) listModuleEvaluations(c *gin.Context) {
+func (s *qualityAPI) listModuleEvaluations(c *gin.Context) {
 	s.evaluationPageOf(c, true, func(p *evaluationPage, e catalog.Evaluation) any { return p.moduleView(e) })
 }
 
-func (s *Server) evaluationPageOf(c *gin.Context, withHierarchy bool, view func(*evaluationPage, catalog.Evaluation) any) {
+func (s *qualityAPI) evaluationPageOf(c *gin.Context, withHierarchy bool, view func(*evaluationPage, catalog.Evaluation) any) {
 	f, ok := s.readEvaluationFilter(c, withHierarchy)
 	if !ok {
 		return

@@ -46,7 +46,7 @@ type nodeViews struct {
 	users map[string]catalog.User
 }
 
-func (s *Server) newNodeViews(ctx context.Context, org string) (*nodeViews, error) {
+func (s *peopleAPI) newNodeViews(ctx context.Context, org string) (*nodeViews, error) {
 	tree, err := s.deps.People.Hierarchy(ctx, org)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (nv *nodeViews) subtree(parent string, keep func(catalog.Node) bool) []node
 
 // hierarchyRequest reads the IsActive filter and the views of the caller's
 // hierarchy, answering the error itself when either fails.
-func (s *Server) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node) bool, bool) {
+func (s *peopleAPI) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node) bool, bool) {
 	active, ok := boolQuery(c, "IsActive")
 	if !ok {
 		return nil, nil, false
@@ -119,7 +119,7 @@ func (s *Server) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node
 }
 
 // hierarchyTree is GET /Hierarchy/All?IsActive=: the tree; 404 when empty.
-func (s *Server) hierarchyTree(c *gin.Context) {
+func (s *peopleAPI) hierarchyTree(c *gin.Context) {
 	nv, keep, ok := s.hierarchyRequest(c)
 	if !ok {
 		return
@@ -133,7 +133,7 @@ func (s *Server) hierarchyTree(c *gin.Context) {
 }
 
 // hierarchyList is GET /Hierarchy: every node, flat, with parentId.
-func (s *Server) hierarchyList(c *gin.Context) {
+func (s *peopleAPI) hierarchyList(c *gin.Context) {
 	nv, keep, ok := s.hierarchyRequest(c)
 	if !ok {
 		return
@@ -164,7 +164,7 @@ func readNodeInput(body *reqbody.Object, in *catalog.NodeInput) {
 }
 
 // createNode is POST /Hierarchy.
-func (s *Server) createNode(c *gin.Context) {
+func (s *peopleAPI) createNode(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -177,7 +177,7 @@ func (s *Server) createNode(c *gin.Context) {
 }
 
 // updateNode is PUT /Hierarchy/{id}.
-func (s *Server) updateNode(c *gin.Context) {
+func (s *peopleAPI) updateNode(c *gin.Context) {
 	id, body, ok := readUpdate(c)
 	if !ok {
 		return
@@ -192,7 +192,7 @@ func (s *Server) updateNode(c *gin.Context) {
 	})
 }
 
-func (s *Server) writeNode(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Node, error)) {
+func (s *peopleAPI) writeNode(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Node, error)) {
 	if p := body.Problem(); p != nil {
 		problem.Write(c, p)
 		return

@@ -63,13 +63,13 @@ type insightsRequest struct {
 	narrowed    bool
 }
 
-func (s *Server) getInsights(c *gin.Context) { s.insights(c, queryParams(c)) }
+func (s *resultsAPI) getInsights(c *gin.Context) { s.insights(c, queryParams(c)) }
 
 // insightsParams are the parameters of /Conversations/Insights.
 var insightsParams = []string{"DateReference", "StartDate", "EndDate", "ClassifierIds", "HierarchyIds", "HierarchyCodes",
 	"ClassifierCategoryNames", "ClassifierTypes", "LastId", "PageSize"}
 
-func (s *Server) postInsights(c *gin.Context) {
+func (s *resultsAPI) postInsights(c *gin.Context) {
 	problem.NameFieldsAsBody(c)
 	body, ok := readBody(c)
 	if !ok {
@@ -86,7 +86,7 @@ func (s *Server) postInsights(c *gin.Context) {
 }
 
 // insights answers GET and POST /Conversations/Insights.
-func (s *Server) insights(c *gin.Context, get paramReader) {
+func (s *resultsAPI) insights(c *gin.Context, get paramReader) {
 	req, p := s.readInsightsRequest(c, get)
 	if p != nil {
 		problem.Write(c, p)
@@ -169,7 +169,7 @@ func (s *Server) insights(c *gin.Context, get paramReader) {
 
 // readInsightsRequest checks every parameter, the window last: it is
 // decided before any file is read.
-func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsRequest, *problem.Problem) {
+func (s *resultsAPI) readInsightsRequest(c *gin.Context, get paramReader) (insightsRequest, *problem.Problem) {
 	errs := fieldErrors{}
 	req := insightsRequest{page: results.PageQuery{OrgID: orgID(c)}}
 	req.page.ByInteraction = errs.choice(get, "DateReference", "ArrivalDate", "InteractionDate") == "InteractionDate"
@@ -233,7 +233,7 @@ func (s *Server) readInsightsRequest(c *gin.Context, get paramReader) (insightsR
 
 // classifierExists tells whether an id names a classifier of the
 // organization (one that other filters may have left out).
-func (s *Server) classifierExists(ctx context.Context, org, id string) bool {
+func (s *resultsAPI) classifierExists(ctx context.Context, org, id string) bool {
 	_, err := s.deps.Classifiers.Classifier(ctx, org, id)
 	return err == nil
 }

@@ -65,7 +65,7 @@ const (
 // HierarchyIds.
 var interactionsParams = []string{"DateReference", "StartDate", "EndDate", "Status", "EddyEffect", "LastId", "PageSize", "HierarchyIds"}
 
-func (s *Server) getInteractions(c *gin.Context) {
+func (s *conversationsAPI) getInteractions(c *gin.Context) {
 	get := queryParams(c)
 	s.interactions(c, func(name string) (string, bool) {
 		if name == "HierarchyIds" { // a member of the POST body only
@@ -75,7 +75,7 @@ func (s *Server) getInteractions(c *gin.Context) {
 	})
 }
 
-func (s *Server) postInteractions(c *gin.Context) {
+func (s *conversationsAPI) postInteractions(c *gin.Context) {
 	problem.NameFieldsAsBody(c)
 	body, ok := readBody(c)
 	if !ok {
@@ -104,7 +104,7 @@ type interactionsRequest struct {
 // interactions answers GET and POST /Interactions: processed
 // conversations in the window, in id order, with their results and
 // transcripts.
-func (s *Server) interactions(c *gin.Context, get paramReader) {
+func (s *conversationsAPI) interactions(c *gin.Context, get paramReader) {
 	req, p := s.readInteractionsRequest(c, get)
 	if p != nil {
 		problem.Write(c, p)
@@ -113,7 +113,7 @@ func (s *Server) interactions(c *gin.Context, get paramReader) {
 	ctx := c.Request.Context()
 	current := map[string]modelResultsItem{}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		cands, err := s.deps.Results.ModelCandidates(ctx, req.page, rows, req.models.ids)
+		cands, err := s.deps.Results.ModelCandidates(ctx, req.page, rows, req.models.IDs)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func hasResult(item modelResultsItem, classifierID string, want bool) bool {
 }
 
 // readInteractionsRequest checks every parameter, naming each bad one.
-func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (interactionsRequest, *problem.Problem) {
+func (s *conversationsAPI) readInteractionsRequest(c *gin.Context, get paramReader) (interactionsRequest, *problem.Problem) {
 	errs := fieldErrors{}
 	req := interactionsRequest{page: results.PageQuery{OrgID: orgID(c), Limit: interactionsDefaultPageSize}}
 	req.page.ByInteraction = errs.choice(get, "DateReference", "ArrivalDate", "InteractionDate") == "InteractionDate"
@@ -195,7 +195,7 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 	}
 	if eddy != "" {
 		req.eddyResult = eddy == "true"
-		for _, id := range req.models.ids {
+		for _, id := range req.models.IDs {
 			if sameName(req.models.fields[id].ModelName, "Eddy Effect") {
 				req.eddy = id
 			}
@@ -209,20 +209,19 @@ func (s *Server) readInteractionsRequest(c *gin.Context, get paramReader) (inter
 
 // activeModels is every active classifier of the organization as a model
 // set naming them all.
-func (s *Server) activeModels(ctx context.Context, org string) (modelSet, error) {
-	active, err := s.deps.Classifiers.Classifiers(ctx, org, catalog.ClassifierFilter{ActiveOnly: true})
-	set := modelSet{fields: map[string]*modelFields{}, index: map[string]int{}}
+func (s *shared) activeModels(ctx context.Context, org string) (modelSet, error) {
+	active, _, err := s.reviews.Active(ctx, org)
+	set := modelSet{fields: map[string]*modelFields{}}
 	for _, cl := range active {
-		set.index[cl.ID] = len(set.ids)
-		set.ids = append(set.ids, cl.ID)
 		set.fields[cl.ID] = newModelFields(cl.ID, cl.Name)
+		set.name(cl.ID)
 	}
 	return set, err
 }
 
 // getInteraction is GET /Interactions/{AmdID}: any interaction of the
 // organization, with results and transcript once it is processed.
-func (s *Server) getInteraction(c *gin.Context) {
+func (s *conversationsAPI) getInteraction(c *gin.Context) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
 		return
@@ -248,14 +247,13 @@ func (s *Server) getInteraction(c *gin.Context) {
 			problem.Write(c, s.internal(c, err))
 			return
 		}
-		cv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
-			ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID}
-		found, err := s.readPageResults(ctx, org, models, []results.Conversation{cv})
+		cv := results.ConversationOf(it)
+		found, err := s.reviews.Read(ctx, org, models.Models, []results.Conversation{cv})
 		if err != nil {
 			problem.Write(c, s.internal(c, err))
 			return
 		}
-		current[it.ID] = processedItem(cv, models, found.machine[it.ID], found.reviews[it.ID])
+		current[it.ID] = processedItem(cv, models, found.Machine[it.ID], found.Reviews[it.ID])
 	}
 	items, err := s.interactionItems(ctx, org, []string{it.ID}, current)
 	if err != nil {
@@ -268,7 +266,7 @@ func (s *Server) getInteraction(c *gin.Context) {
 // interactionItems lays out interactions (by their own ids, in that
 // order) with their current results (by own id; none for one not
 // processed), agents and transcripts.
-func (s *Server) interactionItems(ctx context.Context, org string, ids []string, current map[string]modelResultsItem) ([]interactionItem, error) {
+func (s *conversationsAPI) interactionItems(ctx context.Context, org string, ids []string, current map[string]modelResultsItem) ([]interactionItem, error) {
 	records, err := s.deps.Interactions.Interactions(ctx, org, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Limit: len(ids)})
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 
 // me is GET /Me [extension]: who the token speaks for. Integrators use it to
 // check a token and see which organization it reaches.
-func (s *Server) me(c *gin.Context) {
+func (s *peopleAPI) me(c *gin.Context) {
 	p, _ := tenant.From(c.Request.Context())
 	org, err := s.deps.Orgs.Organization(c.Request.Context(), p.OrgID)
 	if errors.Is(err, catalog.ErrNotFound) {

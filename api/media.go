@@ -67,7 +67,7 @@ type stagedFile struct {
 
 // uploadRequest is one POST /Media/Upload as it is read, part by part.
 type uploadRequest struct {
-	s         *Server
+	s         *conversationsAPI
 	c         *gin.Context
 	org       string
 	id        string
@@ -84,7 +84,7 @@ type uploadRequest struct {
 // mediaUpload is POST /Media/Upload (CONTRACT §3). The file streams to
 // object storage while it is counted and hashed; memory does not grow with
 // its size. Checks that can be made before the file arrives are made first.
-func (s *Server) mediaUpload(c *gin.Context) {
+func (s *conversationsAPI) mediaUpload(c *gin.Context) {
 	u := &uploadRequest{s: s, c: c, org: orgID(c), id: catalog.NewID(), arrived: time.Now().UTC().Truncate(time.Microsecond)}
 	defer u.cleanup()
 	p := u.run()
@@ -113,7 +113,7 @@ func duplicateName(owner string) *problem.Problem {
 
 // duplicateOf is duplicateName for an upload that lost the race for the
 // name at insert: the owner is looked up (and left out if that fails).
-func (s *Server) duplicateOf(ctx context.Context, org, fileName string) *problem.Problem {
+func (s *conversationsAPI) duplicateOf(ctx context.Context, org, fileName string) *problem.Problem {
 	owner, _ := s.deps.Interactions.FileNameOwner(ctx, org, fileName)
 	return duplicateName(owner)
 }
@@ -356,7 +356,7 @@ func (u *uploadRequest) cleanup() {
 // An unknown or mismatched hierarchy id/code is refused; an unknown
 // AgentCode is kept on the record without a link (the agent may be created
 // later).
-func (s *Server) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*catalog.UploadRefs, *problem.Problem) {
+func (s *conversationsAPI) resolveMetadata(c *gin.Context, org string, m *uploadmeta.Metadata) (*catalog.UploadRefs, *problem.Problem) {
 	refs, err := s.deps.People.ResolveUploadRefs(c.Request.Context(), org, m.HierarchyID, m.HierarchyCode, m.AgentCode)
 	switch {
 	case errors.Is(err, catalog.ErrUnknownHierarchy):

@@ -105,7 +105,7 @@ var (
 
 // metadataFilter checks the filters and turns them into a catalog filter,
 // naming every bad parameter in one 400.
-func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.InteractionFilter, *problem.Problem) {
+func (s *conversationsAPI) metadataFilter(c *gin.Context, f metadataFilters) (catalog.InteractionFilter, *problem.Problem) {
 	errs := fieldErrors{}
 	out := catalog.InteractionFilter{Limit: defaultPageSize}
 	if f.startDate != "" {
@@ -204,7 +204,7 @@ func (s *Server) metadataFilter(c *gin.Context, f metadataFilters) (catalog.Inte
 }
 
 // getMetadata is GET /Metadata.
-func (s *Server) getMetadata(c *gin.Context) {
+func (s *conversationsAPI) getMetadata(c *gin.Context) {
 	q := func(name string) string { v, _ := query(c, name); return v }
 	f := metadataFilters{
 		startDate: q("StartDate"), endDate: q("EndDate"), mediaType: q("MediaType"), status: q("Status"),
@@ -216,7 +216,7 @@ func (s *Server) getMetadata(c *gin.Context) {
 
 // postMetadata is POST /Metadata: the same filters as a JSON body, with
 // startDate, endDate and pageSize required. Lists may be arrays or CSV.
-func (s *Server) postMetadata(c *gin.Context) {
+func (s *conversationsAPI) postMetadata(c *gin.Context) {
 	problem.NameFieldsAsBody(c)
 	body, ok := readBody(c)
 	if !ok {
@@ -285,7 +285,7 @@ func numberText(body *reqbody.Object, k string) string {
 	return ""
 }
 
-func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
+func (s *conversationsAPI) answerMetadata(c *gin.Context, f metadataFilters) {
 	filter, p := s.metadataFilter(c, f)
 	if p != nil {
 		problem.Write(c, p)
@@ -301,7 +301,7 @@ func (s *Server) answerMetadata(c *gin.Context, f metadataFilters) {
 }
 
 // patchMetadata is PATCH /Metadata/{id}.
-func (s *Server) patchMetadata(c *gin.Context) {
+func (s *conversationsAPI) patchMetadata(c *gin.Context) {
 	id, body, ok := readUpdate(c)
 	if !ok {
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/app/reviews"
 	"github.com/earshot/earshot/internal/app/window"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -72,28 +73,41 @@ const (
 	notProcessedWhy   = "The media is still being processed; its results will follow."
 )
 
-// modelSet is the models a request names, in its order, with their names.
+// modelSet is the models a request names, in its order, with the fields
+// each result shows of its model.
 type modelSet struct {
-	ids    []string
+	reviews.Models
 	fields map[string]*modelFields // of every active model
-	index  map[string]int          // a named model's place in ids
+	placed []*modelFields          // of the named models, by place
 }
 
-// view is a model's result as an item shows it; ok is false for a model
-// the request does not name.
-func (m modelSet) view(modelID string, result *bool, text *string) (int, modelResultView, bool) {
-	k, ok := m.index[modelID]
-	return k, modelResultView{modelFields: m.fields[modelID], Result: result, TextResult: text}, ok
+// name names an active model after the others.
+func (m *modelSet) name(id string) {
+	if _, named := m.Place(id); !named {
+		m.Add(id)
+		m.placed = append(m.placed, m.fields[id])
+	}
+}
+
+// views are the values a result set has, in the request's model order.
+func (m modelSet) views(values []reviews.Value) []modelResultView {
+	out := make([]modelResultView, 0, len(values))
+	for k, v := range values {
+		if v.Set {
+			out = append(out, modelResultView{modelFields: m.placed[k], Result: v.Result, TextResult: v.Text})
+		}
+	}
+	return out
 }
 
 // readModelIDs checks modelIds against the organization's active
 // classifiers; a bad list is a 400 that lists the ones it may name.
-func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *problem.Problem) {
+func (s *resultsAPI) readModelIDs(c *gin.Context, get paramReader) (modelSet, *problem.Problem) {
 	active, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), catalog.ClassifierFilter{ActiveOnly: true})
 	if err != nil {
 		return modelSet{}, s.internal(c, err)
 	}
-	set := modelSet{fields: map[string]*modelFields{}, index: map[string]int{}}
+	set := modelSet{fields: map[string]*modelFields{}}
 	available := make([]string, len(active))
 	for i, cl := range active {
 		available[i] = cl.ID
@@ -110,10 +124,7 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 			errs.add("modelIds", id+" is not an active classifier of your organization.")
 			continue
 		}
-		if _, named := set.index[id]; !named {
-			set.index[id] = len(set.ids)
-			set.ids = append(set.ids, id)
-		}
+		set.name(id)
 	}
 	if len(errs) > 0 {
 		p := problem.Invalid(errs)
@@ -126,7 +137,7 @@ func (s *Server) readModelIDs(c *gin.Context, get paramReader) (modelSet, *probl
 
 // checkedModels answers the 400 of the other parameters' errors, else
 // reads modelIds (answering their 400); ok says the request goes on.
-func (s *Server) checkedModels(c *gin.Context, get paramReader, errs fieldErrors) (modelSet, bool) {
+func (s *resultsAPI) checkedModels(c *gin.Context, get paramReader, errs fieldErrors) (modelSet, bool) {
 	p := errs.problem()
 	var models modelSet
 	if p == nil {
@@ -140,7 +151,7 @@ func (s *Server) checkedModels(c *gin.Context, get paramReader, errs fieldErrors
 }
 
 // getModelResults is GET /ModelResults.
-func (s *Server) getModelResults(c *gin.Context) {
+func (s *resultsAPI) getModelResults(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	start, end := errs.date(get, "startDate", false), errs.date(get, "endDate", true)
@@ -174,19 +185,19 @@ func (s *Server) getModelResults(c *gin.Context) {
 		return
 	}
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
-	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
+	found := reviews.Found{Machine: map[string][]results.ModelResult{}, Reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.ids)
+		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.IDs)
 		if err != nil {
 			return nil, err
 		}
-		reviews, err := s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
+		reviewSets, err := s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
 		if err != nil {
 			return nil, err
 		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			maps.Copy(found.machine, cands.Current(results.Runs(batch)))
-			maps.Copy(found.reviews, reviews)
+			maps.Copy(found.Machine, cands.Current(results.Runs(batch)))
+			maps.Copy(found.Reviews, reviewSets)
 			return batch, nil
 		}, nil
 	}
@@ -219,30 +230,13 @@ func (s *Server) getModelResults(c *gin.Context) {
 	writePage(c, items)
 }
 
-// pageResults are the results of a page's processed conversations: the
-// machine's current ones from the lake, the review sets from the catalog.
-type pageResults struct {
-	machine map[string][]results.ModelResult
-	reviews map[string][]catalog.Review
-}
-
-// readPageResults reads the results of processed conversations.
-func (s *Server) readPageResults(ctx context.Context, org string, models modelSet, convs []results.Conversation) (pageResults, error) {
-	machine, err := s.deps.Results.ModelResults(ctx, org, convs, models.ids)
-	if err != nil {
-		return pageResults{}, err
-	}
-	reviews, err := s.deps.Reviews.Reviews(ctx, org, results.IDs(convs))
-	return pageResults{machine: machine, reviews: reviews}, err
-}
-
 // modelResultsItems lays out the items of processed conversations and of
 // unprocessed ones, in id order. With withStatus every item carries its
 // mediaStatus.
-func modelResultsItems(models modelSet, convs []results.Conversation, found pageResults, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
+func modelResultsItems(models modelSet, convs []results.Conversation, found reviews.Found, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
 	items := make([]modelResultsItem, 0, len(convs)+len(unprocessed))
 	for _, cv := range convs {
-		item := processedItem(cv, models, found.machine[cv.ID], found.reviews[cv.ID])
+		item := processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
 		if withStatus {
 			item.MediaStatus = &mediaStatus{Status: mediaProcessed}
 		}
@@ -257,75 +251,17 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found page
 	return items
 }
 
-// resultSet is one set of results: the machine's, or a review.
-type resultSet struct {
-	eventType string
-	eventTime time.Time
-	// results has a place for each model of the request, in its order; a
-	// model the set has no value for has a zero view (no model) there.
-	results []modelResultView
-}
-
-// present are the values of a set's results, in the request's model
-// order; they are gathered in place (the set is not read again).
-func present(results []modelResultView) []modelResultView {
-	out := results[:0]
-	for _, v := range results {
-		if v.modelFields != nil {
-			out = append(out, v)
-		}
+// processedItem lays out a conversation's results by the current-result
+// rule (reviews.CurrentOf).
+func processedItem(cv results.Conversation, models modelSet, machine []results.ModelResult, reviewSets []catalog.Review) modelResultsItem {
+	cur := reviews.CurrentOf(cv.ArrivedOn, models.Models, machine, reviewSets)
+	current := models.views(cur.Values)
+	prior := make([]resultSetView, len(cur.Prior))
+	for i, set := range cur.Prior {
+		prior[i] = resultSetView{EventType: set.EventType, EventTime: dates.Timestamp(set.EventTime), ModelResults: models.views(set.Values)}
 	}
-	return out
-}
-
-// processedItem lays out a conversation's result sets: the newest is the
-// item's eventType and eventTime; its modelResults are each requested
-// model's value in the newest set that has one (a review of some models
-// leaves the others as the machine found them); the older sets are
-// priorResults, oldest first. A page's items are a large share of its
-// time, so a set is a slice by model place, not a map.
-func processedItem(cv results.Conversation, models modelSet, machine []results.ModelResult, reviews []catalog.Review) modelResultsItem {
-	var setsBuf [2]resultSet // the machine's and at most one review, nearly always
-	sets := append(setsBuf[:0], resultSet{eventType: catalog.EventModelResults, eventTime: cv.ArrivedOn,
-		results: make([]modelResultView, len(models.ids))})
-	for _, m := range machine {
-		if k, v, ok := models.view(m.ModelID, m.Result, m.TextResult); ok {
-			sets[0].results[k] = v
-		}
-		if m.EventTime.After(sets[0].eventTime) {
-			sets[0].eventTime = m.EventTime
-		}
-	}
-	for _, r := range reviews {
-		set := resultSet{eventType: r.EventType, eventTime: r.EventTime, results: make([]modelResultView, len(models.ids))}
-		found := false
-		for _, rr := range r.Results {
-			if k, v, ok := models.view(rr.ModelID, rr.Result, rr.TextResult); ok {
-				set.results[k], found = v, true
-			}
-		}
-		if found {
-			sets = append(sets, set)
-		}
-	}
-	slices.SortStableFunc(sets, func(a, b resultSet) int { return a.eventTime.Compare(b.eventTime) })
-	latest := sets[len(sets)-1]
-	current := latest.results
-	if len(sets) > 1 { // the newest set's values, else an older one's
-		current = slices.Clone(latest.results)
-		for k := range current {
-			for i := len(sets) - 2; i >= 0 && current[k].modelFields == nil; i-- {
-				current[k] = sets[i].results[k]
-			}
-		}
-	}
-	current = present(current)
-	prior := []resultSetView{}
-	for _, set := range sets[:len(sets)-1] {
-		prior = append(prior, resultSetView{EventType: set.eventType, EventTime: dates.Timestamp(set.eventTime), ModelResults: present(set.results)})
-	}
-	return modelResultsItem{ID: cv.ID, ConversationID: cv.ID, ClientCallID: cv.ClientCallID, EventType: latest.eventType,
-		EventTime: dates.Timestamp(latest.eventTime), ModelResults: &current, PriorResults: prior}
+	return modelResultsItem{ID: cv.ID, ConversationID: cv.ID, ClientCallID: cv.ClientCallID, EventType: cur.EventType,
+		EventTime: dates.Timestamp(cur.EventTime), ModelResults: &current, PriorResults: prior}
 }
 
 // unprocessedItem is a conversation still processing (NotProcessed) or

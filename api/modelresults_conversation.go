@@ -14,7 +14,7 @@ const maxClientCallMatches = 1000
 
 // getModelResultsByConversation is GET /ModelResults/Conversation: the
 // conversations named by id or client call id (the union), in id order.
-func (s *Server) getModelResultsByConversation(c *gin.Context) {
+func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	ids := errs.guids(get, "conversationIds")
@@ -68,11 +68,10 @@ func (s *Server) getModelResultsByConversation(c *gin.Context) {
 				unprocessed = append(unprocessed, it)
 			}
 		case it.LakeRunID != nil: // processed conversations; a processed archive is not one
-			convs = append(convs, results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID,
-				ArrivedOn: it.ArrivedOn, InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID})
+			convs = append(convs, results.ConversationOf(it))
 		}
 	}
-	res, err := s.readPageResults(ctx, org, models, convs)
+	res, err := s.reviews.Read(ctx, org, models.Models, convs)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

@@ -8,6 +8,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 
+	"github.com/earshot/earshot/internal/app/reviews"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -15,29 +16,28 @@ import (
 
 // modelResultsPage is a full /ModelResults page: 1,000 conversations with
 // the results of 20 models, one in a hundred reviewed.
-func modelResultsPage() (modelSet, []results.Conversation, pageResults) {
-	models := modelSet{fields: map[string]*modelFields{}, index: map[string]int{}}
+func modelResultsPage() (modelSet, []results.Conversation, reviews.Found) {
+	models := modelSet{fields: map[string]*modelFields{}}
 	for m := range 20 {
 		id := fmt.Sprintf("0199a000-0000-7000-8000-%012d", m)
-		models.index[id] = len(models.ids)
-		models.ids = append(models.ids, id)
 		models.fields[id] = newModelFields(id, fmt.Sprintf("Model <%d> & co", m))
+		models.name(id)
 	}
-	found := pageResults{machine: map[string][]results.ModelResult{}, reviews: map[string][]catalog.Review{}}
+	found := reviews.Found{Machine: map[string][]results.ModelResult{}, Reviews: map[string][]catalog.Review{}}
 	at := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
 	var convs []results.Conversation
 	for i := range 1000 {
 		id := fmt.Sprintf("019a3000-0000-7000-8000-%012d", i)
 		call := fmt.Sprintf("call-%d", i)
 		convs = append(convs, results.Conversation{ID: id, ArrivedOn: at, ClientCallID: &call})
-		for m, model := range models.ids {
+		for m, model := range models.IDs {
 			r := m%3 == 0
-			found.machine[id] = append(found.machine[id], results.ModelResult{ModelID: model, Result: &r, EventTime: at.Add(time.Minute)})
+			found.Machine[id] = append(found.Machine[id], results.ModelResult{ModelID: model, Result: &r, EventTime: at.Add(time.Minute)})
 		}
 		if i%100 == 0 {
 			r := true
-			found.reviews[id] = []catalog.Review{{ConversationID: id, EventType: catalog.EventHumanReview, EventTime: at.Add(time.Hour),
-				Results: []catalog.ReviewResult{{ModelID: models.ids[0], Result: &r}}}}
+			found.Reviews[id] = []catalog.Review{{ConversationID: id, EventType: catalog.EventHumanReview, EventTime: at.Add(time.Hour),
+				Results: []catalog.ReviewResult{{ModelID: models.IDs[0], Result: &r}}}}
 		}
 	}
 	return models, convs, found

@@ -253,7 +253,7 @@ func listed(values []string) []string {
 // visibleNodes expands hierarchy nodes named by id or by code to their
 // subtrees (naming an unknown one in errs), cut to what the caller may
 // read, with the caller's scope (nil: the whole organization).
-func (s *Server) visibleNodes(ctx context.Context, org string, errs fieldErrors, idParam string, ids []string, codeParam string, codes []string) ([]string, catalog.Scope, error) {
+func (s *shared) visibleNodes(ctx context.Context, org string, errs fieldErrors, idParam string, ids []string, codeParam string, codes []string) ([]string, catalog.Scope, error) {
 	scope := reads(ctx)
 	if ids == nil && codes == nil {
 		return scope.Narrow(nil), scope, nil

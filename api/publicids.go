@@ -9,7 +9,7 @@ import "context"
 
 // internalIDs are the conversations' own ids for the ids a request names,
 // in its order.
-func (s *Server) internalIDs(ctx context.Context, org string, ids []string) ([]string, error) {
+func (s *shared) internalIDs(ctx context.Context, org string, ids []string) ([]string, error) {
 	known, err := s.deps.Interactions.InternalIDs(ctx, org, ids)
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (s *Server) internalIDs(ctx context.Context, org string, ids []string) ([]s
 }
 
 // internalID is internalIDs of one id ("" stays "").
-func (s *Server) internalID(ctx context.Context, org, id string) (string, error) {
+func (s *shared) internalID(ctx context.Context, org, id string) (string, error) {
 	if id == "" {
 		return "", nil
 	}
@@ -38,7 +38,7 @@ func (s *Server) internalID(ctx context.Context, org, id string) (string, error)
 
 // publicIDs gives the id the API shows for each of the conversations' own
 // ids.
-func (s *Server) publicIDs(ctx context.Context, org string, ids []string) (func(string) string, error) {
+func (s *shared) publicIDs(ctx context.Context, org string, ids []string) (func(string) string, error) {
 	chosen, err := s.deps.Interactions.PublicIDs(ctx, org, ids)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Server) publicIDs(ctx context.Context, org string, ids []string) (func(
 }
 
 // publicModelResults shows the public ids in /ModelResults items.
-func (s *Server) publicModelResults(ctx context.Context, org string, items []modelResultsItem) error {
+func (s *resultsAPI) publicModelResults(ctx context.Context, org string, items []modelResultsItem) error {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID

@@ -74,19 +74,19 @@ func classifierRange(c *gin.Context) (id string, from, to time.Time, ok bool) {
 // {startDate, endDate}: a reclassify job over conversations that arrived
 // in the range (at most 31 days); 202 with the job's id, progress at
 // GET /Jobs/{id}.
-func (s *Server) reclassify(c *gin.Context) {
+func (s *classifiersAPI) reclassify(c *gin.Context) {
 	id, from, to, ok := classifierRange(c)
 	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	run, err := s.classifiers.Reclassify(ctx, actorOf(ctx), id, from, to)
+	run, err := s.authoring.Reclassify(ctx, actorOf(ctx), id, from, to)
 	s.jobStarted(c, run, err)
 }
 
 // jobStarted answers the start of a job: 202 with its id, 429 when the
 // bounds on evaluations refused it.
-func (s *Server) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
+func (s *classifiersAPI) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
 	if errors.Is(err, pipeline.ErrNoSlot) {
 		noEvaluationSlot(c)
 		return
@@ -100,8 +100,8 @@ func (s *Server) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
 }
 
 // getJob is GET /Jobs/{id}: a job started for the caller's organization.
-func (s *Server) getJob(c *gin.Context) {
-	getByID(s, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
+func (s *classifiersAPI) getJob(c *gin.Context) {
+	getByID(s.shared, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
 }
 
 // noEvaluationSlot answers a dry run, reclassification or training

@@ -56,7 +56,7 @@ func boolQuery(c *gin.Context, name string) (*bool, bool) {
 // missing row is a 404 with notFound as detail (the same whether the id is
 // unknown, another organization's or out of the caller's reach), anything
 // else a 500.
-func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
+func (s *shared) catalogError(c *gin.Context, err error, notFound string) {
 	var fe *catalog.FieldError
 	var refused *access.Refused
 	switch {
@@ -74,7 +74,7 @@ func (s *Server) catalogError(c *gin.Context, err error, notFound string) {
 // listActive answers a list operation with an IsActive filter: the
 // organization's rows, each as its view. A non-empty emptyDetail makes an
 // empty list a 404 (as /Agent/All wants); otherwise it is 200 [].
-func listActive[R, V any](s *Server, c *gin.Context, load func(ctx context.Context, orgID string, active *bool) ([]R, error),
+func listActive[R, V any](s *shared, c *gin.Context, load func(ctx context.Context, orgID string, active *bool) ([]R, error),
 	view func(R) V, emptyDetail string) {
 	active, ok := boolQuery(c, "IsActive")
 	if !ok {
@@ -104,7 +104,7 @@ func writeViews[R, V any](c *gin.Context, rows []R, view func(R) V) {
 
 // getByID answers GET /X/{id}: 400 for an id that is not a GUID, 404 (with
 // notFound) for an id the organization does not have.
-func getByID[R, V any](s *Server, c *gin.Context, load func(ctx context.Context, orgID, id string) (R, error),
+func getByID[R, V any](s *shared, c *gin.Context, load func(ctx context.Context, orgID, id string) (R, error),
 	view func(R) V, notFound string) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
@@ -140,7 +140,7 @@ func readUpdate(c *gin.Context) (string, *reqbody.Object, bool) {
 }
 
 // internal logs an unexpected error and returns the 500 to answer with.
-func (s *Server) internal(c *gin.Context, err error) *problem.Problem {
+func (s *shared) internal(c *gin.Context, err error) *problem.Problem {
 	s.deps.Logger.Error("internal error", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
 	return problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator.")
 }

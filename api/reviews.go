@@ -18,7 +18,7 @@ const reviewNotFound = "No processed conversation with this id exists in your or
 // postReview is POST /ModelResults/Reviews: a person's result set for a
 // processed conversation. It becomes the conversation's latest set; the
 // answer is the conversation's /ModelResults item for the reviewed models.
-func (s *Server) postReview(c *gin.Context) {
+func (s *resultsAPI) postReview(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -74,9 +74,9 @@ func (s *Server) postReview(c *gin.Context) {
 		s.catalogError(c, err, reviewNotFound)
 		return
 	}
-	conv := results.Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID, ArrivedOn: it.ArrivedOn}
+	conv := results.ConversationOf(it)
 	convs := []results.Conversation{conv}
-	found, err := s.readPageResults(ctx, org, models, convs)
+	found, err := s.reviews.Read(ctx, org, models.Models, convs)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return

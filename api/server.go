@@ -19,8 +19,6 @@ import (
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/app/classifiers"
-	"github.com/earshot/earshot/internal/app/qa"
-	"github.com/earshot/earshot/internal/app/reviews"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -201,37 +199,38 @@ type Options struct {
 	HealthOnly bool
 }
 
-// Server is the HTTP API.
+// Server is the HTTP API: the engine, the conventions every operation
+// shares (authentication, discovery, health, tokens, SCIM) and the
+// domains' handlers.
 type Server struct {
-	deps    Deps
-	opts    Options
+	*shared
 	engine  *gin.Engine
 	handler http.Handler
 	// tokens guards /connect/token against floods of wrong secrets.
 	tokens *tokenGuard
-	// The use cases the console calls too.
-	qa          qa.Service
-	classifiers classifiers.Service
-	reviews     reviews.Service
-	scim        http.Handler // the SCIM 2.0 protocol server
+	scim   http.Handler // the SCIM 2.0 protocol server
+
+	people        peopleAPI
+	conversations conversationsAPI
+	results       resultsAPI
+	quality       qualityAPI
+	classifiers   classifiersAPI
+	delivery      deliveryAPI
 }
 
 // New builds the API.
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{deps: deps, opts: opts, tokens: newTokenGuard(),
-		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Workflows: deps.Workflows},
-		classifiers: classifiers.Service{Store: deps.Classifiers, Compiler: deps.Compiler, Slots: deps.Evaluations, Jobs: deps.Jobs,
-			Conversations: deps.Interactions, Transcripts: deps.Results, Reviews: deps.Reviews, Hierarchy: deps.People},
-		reviews: reviews.Service{Conversations: deps.Interactions, Reviews: deps.Reviews}}
+	sh := newShared(deps, opts)
+	s := &Server{shared: sh, tokens: newTokenGuard(), people: peopleAPI{sh}, conversations: conversationsAPI{sh}, results: resultsAPI{sh},
+		quality: qualityAPI{sh}, classifiers: classifiersAPI{sh}, delivery: deliveryAPI{sh}}
 	var err error
 	if s.scim, err = s.newSCIM(); err != nil {
 		return nil, fmt.Errorf("scim: %w", err)
 	}
 	s.engine = s.routes()
 	if deps.Console != nil {
-		deps.Console.Results, deps.Console.Reviews, deps.Console.Quality, deps.Console.Workflows = consoleResults{s}, s.reviews, s.qa, consoleWorkflows{s}
-		deps.Console.Authoring = s.classifiers
+		deps.Console.Reviews, deps.Console.Quality, deps.Console.Authoring = sh.reviews, sh.qa, sh.authoring
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

@@ -21,7 +21,7 @@ import (
 // textMediaUpload is POST /TextMedia/Upload: one conversation as .json or
 // .json_chat, parsed at upload time so that a file the pipeline could not
 // read is refused now, with the reason, instead of failing later.
-func (s *Server) textMediaUpload(c *gin.Context) {
+func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
 	ctx := c.Request.Context()
 	org := orgID(c)
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, chat.MaxBytes+uploadmeta.MaxBytes+1<<20)

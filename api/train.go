@@ -19,7 +19,7 @@ import (
 // examples are read and checked first — a problem is a 400 naming the
 // example or the label —, then a train job fits the models: 202 with its
 // id, progress and outcome at GET /Jobs/{id}.
-func (s *Server) trainClassifiers(c *gin.Context) {
+func (s *classifiersAPI) trainClassifiers(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -52,7 +52,7 @@ func (s *Server) trainClassifiers(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	run, err := s.classifiers.Train(ctx, actorOf(ctx), p)
+	run, err := s.authoring.Train(ctx, actorOf(ctx), p)
 	var input *trained.InputError
 	if errors.As(err, &input) {
 		trainingRefused(c, input)

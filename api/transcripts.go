@@ -55,7 +55,7 @@ const transcriptNotFound = "No conversation with this id exists in your organiza
 // organization; ids as the API shows them, publicids.go), or says why
 // there is none: one catalog query for the records and one lake query for
 // all the segments. Both maps are keyed by the ids given.
-func (s *Server) transcripts(ctx context.Context, org string, ids []string, words bool) (map[string]*transcriptBody, map[string]*transcriptError) {
+func (s *conversationsAPI) transcripts(ctx context.Context, org string, ids []string, words bool) (map[string]*transcriptBody, map[string]*transcriptError) {
 	bodies, errs := map[string]*transcriptBody{}, map[string]*transcriptError{}
 	internal := func(what string, err error) {
 		s.deps.Logger.Error("transcripts: "+what, "err", err)
@@ -161,7 +161,7 @@ func wantsWords(c *gin.Context) bool {
 }
 
 // getTranscript is GET /Conversations/Transcriptions/{conversationId}.
-func (s *Server) getTranscript(c *gin.Context) {
+func (s *conversationsAPI) getTranscript(c *gin.Context) {
 	id, err := uuid.Parse(c.Param("conversationId"))
 	if err != nil {
 		problem.Write(c, problem.Field("conversationId", "must be a GUID.", "The conversationId in the path must be a GUID."))
@@ -194,7 +194,7 @@ func distinctIDs(ids []string) []string {
 }
 
 // postTranscripts is POST /Conversations/Transcriptions: up to 100 at once.
-func (s *Server) postTranscripts(c *gin.Context) {
+func (s *conversationsAPI) postTranscripts(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return

@@ -46,7 +46,7 @@ func (a userAccess) item(n catalog.Node) userHierarchyItem {
 
 // loadUserAccess reads the user's grants and the tree; the user must be
 // the organization's (ErrNotFound otherwise).
-func (s *Server) loadUserAccess(ctx context.Context, org, userID string) (userAccess, error) {
+func (s *peopleAPI) loadUserAccess(ctx context.Context, org, userID string) (userAccess, error) {
 	if _, err := uuid.Parse(userID); err != nil {
 		return userAccess{}, catalog.ErrNotFound
 	}
@@ -66,7 +66,7 @@ const unknownUser = "No user with this id exists in your organization."
 // readUserAccess reads the access of the path's user for the vendor's two
 // GETs, which answer 400 (not 404) for an unknown user; ok says the
 // request goes on.
-func (s *Server) readUserAccess(c *gin.Context) (userAccess, bool) {
+func (s *peopleAPI) readUserAccess(c *gin.Context) (userAccess, bool) {
 	access, err := s.loadUserAccess(c.Request.Context(), orgID(c), c.Param("userId"))
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):
@@ -83,7 +83,7 @@ func (s *Server) readUserAccess(c *gin.Context) (userAccess, bool) {
 // and the nodes below it on which the user has access. The vendor answers
 // 400 (not 404) for an unknown user or node, and for a user without
 // access there.
-func (s *Server) getUserHierarchy(c *gin.Context) {
+func (s *peopleAPI) getUserHierarchy(c *gin.Context) {
 	access, ok := s.readUserAccess(c)
 	if !ok {
 		return
@@ -108,7 +108,7 @@ func (s *Server) getUserHierarchy(c *gin.Context) {
 
 // listUserHierarchy is GET /UserHierarchy/{UserId}/All: every node (active
 // or inactive ones with IsActive) with the user's access on it.
-func (s *Server) listUserHierarchy(c *gin.Context) {
+func (s *peopleAPI) listUserHierarchy(c *gin.Context) {
 	active, ok := boolQuery(c, "IsActive")
 	if !ok {
 		return
@@ -130,7 +130,7 @@ func (s *Server) listUserHierarchy(c *gin.Context) {
 
 // putUserHierarchy is PUT /UserHierarchy/{UserId}/{HierarchyId}: the
 // user's own grant on the node; an empty permissions list removes it.
-func (s *Server) putUserHierarchy(c *gin.Context) {
+func (s *peopleAPI) putUserHierarchy(c *gin.Context) {
 	node, ok := pathGUID(c, "hierarchyId")
 	if !ok {
 		return

@@ -42,17 +42,17 @@ func newUserView(u catalog.User) userView {
 const userNotFound = "No user with this id exists in your organization."
 
 // listUsers is GET /User/All?IsActive=.
-func (s *Server) listUsers(c *gin.Context) {
-	listActive(s, c, s.deps.People.Users, newUserView, "")
+func (s *peopleAPI) listUsers(c *gin.Context) {
+	listActive(s.shared, c, s.deps.People.Users, newUserView, "")
 }
 
 // getUser is GET /User/{id}.
-func (s *Server) getUser(c *gin.Context) {
-	getByID(s, c, s.deps.People.User, newUserView, userNotFound)
+func (s *peopleAPI) getUser(c *gin.Context) {
+	getByID(s.shared, c, s.deps.People.User, newUserView, userNotFound)
 }
 
 // findUser is GET /User?UserName=.
-func (s *Server) findUser(c *gin.Context) {
+func (s *peopleAPI) findUser(c *gin.Context) {
 	name, _ := query(c, "UserName")
 	if strings.TrimSpace(name) == "" {
 		problem.Write(c, problem.Field("UserName", "is required.", "The query parameter UserName is required."))
@@ -67,7 +67,7 @@ func (s *Server) findUser(c *gin.Context) {
 }
 
 // createUser is POST /User.
-func (s *Server) createUser(c *gin.Context) {
+func (s *peopleAPI) createUser(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -90,7 +90,7 @@ func (s *Server) createUser(c *gin.Context) {
 }
 
 // updateUser is PUT /User/{id}: the fields given change, the others stay.
-func (s *Server) updateUser(c *gin.Context) {
+func (s *peopleAPI) updateUser(c *gin.Context) {
 	id, body, ok := readUpdate(c)
 	if !ok {
 		return
@@ -149,8 +149,8 @@ type permissionView struct {
 }
 
 // listRoles is GET /Roles/All?IsActive=.
-func (s *Server) listRoles(c *gin.Context) {
-	listActive(s, c, s.deps.People.Roles, newRoleView, "")
+func (s *peopleAPI) listRoles(c *gin.Context) {
+	listActive(s.shared, c, s.deps.People.Roles, newRoleView, "")
 }
 
 func newRoleView(r catalog.Role) roleView {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -60,122 +59,37 @@ type templateView struct {
 	BossModule     quality.BossModule `json:"bossModule"`
 }
 
-// workflowPage is what a page of workflows refers to, read once.
-type workflowPage struct {
-	templates   map[string]catalog.WorkflowTemplate
-	definitions map[string]*quality.Workflow
-	userNames   map[string]string
-	evaluations map[string]int // evaluation id → number
-	public      func(string) string
-}
-
-func (s *Server) readWorkflowPage(ctx context.Context, org string, list []catalog.Workflow) (*workflowPage, error) {
-	page := &workflowPage{templates: map[string]catalog.WorkflowTemplate{}, definitions: map[string]*quality.Workflow{},
-		userNames: map[string]string{}, evaluations: map[string]int{}}
-	users, err := s.deps.People.Users(ctx, org, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, u := range users {
-		page.userNames[u.ID] = u.UserName
-	}
-	var conversations, evaluations []string
-	for _, w := range list {
-		if _, ok := page.templates[w.TemplateID]; !ok {
-			t, err := s.deps.Workflows.Template(ctx, org, w.TemplateID)
-			if err != nil {
-				return nil, err
-			}
-			page.templates[t.ID] = t
-			var def quality.Workflow
-			if err := json.Unmarshal(t.Definition, &def); err != nil {
-				return nil, err
-			}
-			page.definitions[t.ID] = &def
-		}
-		conversations = append(conversations, w.ConversationID)
-		if w.EvaluationID != nil {
-			evaluations = append(evaluations, *w.EvaluationID)
-		}
-	}
-	if len(evaluations) > 0 {
-		found, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: evaluations, Limit: len(evaluations)})
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range found {
-			page.evaluations[e.ID] = e.Number
-		}
-	}
-	page.public, err = s.publicIDs(ctx, org, conversations)
-	return page, err
-}
-
-// names are users' names for their ids (an id left as it is when the user
-// is gone).
-func (p *workflowPage) names(ids []string) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = id
-		if name, ok := p.userNames[id]; ok {
-			out[i] = name
-		}
-	}
-	return out
-}
-
-func (p *workflowPage) view(w catalog.Workflow) (workflowView, error) {
-	t, def := p.templates[w.TemplateID], p.definitions[w.TemplateID]
-	var progress quality.Progress
-	if err := json.Unmarshal(w.Progress, &progress); err != nil {
-		return workflowView{}, err
-	}
-	v := workflowView{InteractionID: p.public(w.ConversationID), WorkflowID: w.ID, WorkflowType: t.WorkflowType, WorkflowName: t.Name,
-		WorkflowStatus: w.Status, Levels: []workflowLevelView{}, BossModule: def.BossModule, TemplateID: t.ID, CreatedOn: dates.Timestamp(w.CreatedOn)}
-	if w.EvaluationID != nil {
-		v.EvaluationNumber = p.evaluations[*w.EvaluationID]
-	}
+// workflowViewOf is a workflow's view.
+func workflowViewOf(w qa.WorkflowView) workflowView {
+	v := workflowView{InteractionID: w.Conversation, EvaluationNumber: w.EvaluationNumber, WorkflowID: w.ID, WorkflowType: w.Template.WorkflowType,
+		WorkflowName: w.Template.Name, WorkflowStatus: w.Status, Levels: []workflowLevelView{}, BossModule: w.BossModule,
+		TemplateID: w.TemplateID, CreatedOn: dates.Timestamp(w.CreatedOn)}
 	if w.Status == catalog.WorkflowOpen {
 		v.CurrentLevel = &w.CurrentLevel
 	}
-	for i, level := range def.Levels {
-		lv := workflowLevelView{Level: i, Assignees: p.names(level.Assignees)}
-		if i < len(progress.Levels) {
-			done := progress.Levels[i]
-			completer := p.names([]string{done.Completer})[0]
-			lv.Completer, lv.Outcome, lv.Notes = &completer, &done.Outcome, &done.Notes
+	for _, l := range w.Levels {
+		lv := workflowLevelView{Level: l.Level, Assignees: l.Assignees}
+		if l.Done {
+			lv.Completer, lv.Outcome, lv.Notes = &l.Completer, &l.Outcome, &l.Notes
 		}
 		v.Levels = append(v.Levels, lv)
 	}
-	// The boss module as answered, else its questions unanswered.
-	v.BossModule.Questions = make([]quality.BossQuestion, len(def.BossModule.Questions))
-	for i, q := range def.BossModule.Questions {
-		v.BossModule.Questions[i] = quality.BossQuestion{QuestionText: q.QuestionText, Answers: []string{}}
-		for _, a := range progress.BossAnswers {
-			if a.QuestionText == q.QuestionText {
-				v.BossModule.Questions[i].Answers = a.Answers
-			}
-		}
-	}
-	return v, nil
+	return v
 }
 
-func (s *Server) writeWorkflow(c *gin.Context, status int, w catalog.Workflow) {
-	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), []catalog.Workflow{w})
-	if err == nil {
-		var v workflowView
-		if v, err = page.view(w); err == nil {
-			c.JSON(status, v)
-			return
-		}
+func (s *qualityAPI) writeWorkflow(c *gin.Context, status int, w catalog.Workflow) {
+	views, err := s.qa.WorkflowViews(c.Request.Context(), orgID(c), []catalog.Workflow{w})
+	if err != nil {
+		problem.Write(c, s.internal(c, err))
+		return
 	}
-	problem.Write(c, s.internal(c, err))
+	c.JSON(status, workflowViewOf(views[0]))
 }
 
 // createTemplate is POST /Workflows/Templates: a name, a type, levels
 // (each with assignees: user names or ids), a boss module, and whether QA
 // sampling starts one for each sampled conversation.
-func (s *Server) createTemplate(c *gin.Context) {
+func (s *qualityAPI) createTemplate(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -221,11 +135,11 @@ func (s *Server) createTemplate(c *gin.Context) {
 	s.writeTemplate(c, http.StatusCreated, t)
 }
 
-func (s *Server) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTemplate) {
-	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), nil)
+func (s *qualityAPI) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTemplate) {
+	names, err := s.qa.UserNames(c.Request.Context(), orgID(c))
 	var v templateView
 	if err == nil {
-		v, err = page.template(t)
+		v, err = templateViewOf(t, names)
 	}
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
@@ -234,14 +148,14 @@ func (s *Server) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTem
 	c.JSON(status, v)
 }
 
-// template is a template's view, its assignees by user name.
-func (p *workflowPage) template(t catalog.WorkflowTemplate) (templateView, error) {
+// templateViewOf is a template's view, its assignees by user name.
+func templateViewOf(t catalog.WorkflowTemplate, names qa.Names) (templateView, error) {
 	var def quality.Workflow
 	if err := json.Unmarshal(t.Definition, &def); err != nil {
 		return templateView{}, err
 	}
 	for i := range def.Levels {
-		def.Levels[i].Assignees = p.names(def.Levels[i].Assignees)
+		def.Levels[i].Assignees = names.Of(def.Levels[i].Assignees)
 	}
 	return templateView{ID: t.ID, Name: t.Name, WorkflowType: t.WorkflowType, StartOnSampled: t.StartOnSampled,
 		CreatedOn: dates.Timestamp(t.CreatedOn), Levels: def.Levels, BossModule: def.BossModule}, nil
@@ -256,17 +170,17 @@ func writeQualityError(c *gin.Context, err error) {
 }
 
 // listTemplates is GET /Workflows/Templates.
-func (s *Server) listTemplates(c *gin.Context) {
+func (s *qualityAPI) listTemplates(c *gin.Context) {
 	list, err := s.deps.Workflows.Templates(c.Request.Context(), orgID(c))
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	page, err := s.readWorkflowPage(c.Request.Context(), orgID(c), nil)
+	names, err := s.qa.UserNames(c.Request.Context(), orgID(c))
 	views := make([]templateView, len(list))
 	for i, t := range list {
 		if err == nil {
-			views[i], err = page.template(t)
+			views[i], err = templateViewOf(t, names)
 		}
 	}
 	if err != nil {
@@ -279,7 +193,7 @@ func (s *Server) listTemplates(c *gin.Context) {
 // startWorkflow is POST /Workflows: a workflow of a template over a
 // processed conversation, or over a Completed evaluation (which becomes
 // PendingReview until the workflow closes).
-func (s *Server) startWorkflow(c *gin.Context) {
+func (s *qualityAPI) startWorkflow(c *gin.Context) {
 	body, ok := readBody(c)
 	if !ok {
 		return
@@ -346,7 +260,7 @@ func (s *Server) startWorkflow(c *gin.Context) {
 const unknownWorkflow = "No workflow with this id exists in your organization."
 
 // visibleWorkflow is a workflow whose conversation the caller may read.
-func (s *Server) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
+func (s *qualityAPI) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
 	id, ok := pathGUID(c, "id")
 	if !ok {
 		return catalog.Workflow{}, false
@@ -361,7 +275,7 @@ func (s *Server) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
 }
 
 // getWorkflow is GET /Workflows/{id}.
-func (s *Server) getWorkflow(c *gin.Context) {
+func (s *qualityAPI) getWorkflow(c *gin.Context) {
 	if w, ok := s.visibleWorkflow(c); ok {
 		s.writeWorkflow(c, http.StatusOK, w)
 	}
@@ -371,7 +285,7 @@ func (s *Server) getWorkflow(c *gin.Context) {
 // completed by one of its assignees (completer: a user name or id), with
 // an outcome ("Close Workflow" ends it early), notes, and at the last
 // level the boss module's answers.
-func (s *Server) advanceWorkflow(c *gin.Context) {
+func (s *qualityAPI) advanceWorkflow(c *gin.Context) {
 	w, ok := s.visibleWorkflow(c)
 	if !ok {
 		return
@@ -420,7 +334,7 @@ const (
 // listWorkflows is GET /Workflows: by workflowId (start order), in a window
 // on the workflow's start (CreatedOnDate) or the conversation's
 // interaction date, after LastId.
-func (s *Server) listWorkflows(c *gin.Context) {
+func (s *qualityAPI) listWorkflows(c *gin.Context) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.WorkflowFilter
@@ -442,17 +356,14 @@ func (s *Server) listWorkflows(c *gin.Context) {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	page, err := s.readWorkflowPage(ctx, org, list)
+	views, err := s.qa.WorkflowViews(ctx, org, list)
 	if err != nil {
 		problem.Write(c, s.internal(c, err))
 		return
 	}
-	out := make([]workflowView, len(list))
-	for i, w := range list {
-		if out[i], err = page.view(w); err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
-		}
+	out := make([]workflowView, len(views))
+	for i, v := range views {
+		out[i] = workflowViewOf(v)
 	}
 	c.JSON(http.StatusOK, out)
 }

@@ -64,12 +64,9 @@ type Console struct {
 	Classifiers   Classifiers
 	Hierarchies   Hierarchies
 	Originals     Originals
-	// Results is set by the API (api.New), whose code reads and reviews
-	// results.
-	Results   Results
+	// The use cases the API calls too (set by api.New).
 	Reviews   Reviews
 	Quality   Quality
-	Workflows Workflows
 	Authoring Authoring
 	// SSO, when set, offers sign-in through an OpenID Connect provider.
 	SSO *SSO

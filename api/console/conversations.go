@@ -220,7 +220,7 @@ func (c *Console) conversation(ctx *gin.Context) {
 			c.failed(ctx, err)
 			return
 		}
-		results, err := c.Results.ConversationResults(ctx.Request.Context(), v.OrgID, it)
+		results, err := c.Reviews.Outcomes(ctx.Request.Context(), v.actor, it)
 		if err != nil {
 			c.failed(ctx, err)
 			return
@@ -229,7 +229,7 @@ func (c *Console) conversation(ctx *gin.Context) {
 		for _, r := range results {
 			data.Results = append(data.Results, viewOf(r))
 			for _, s := range r.Evidence {
-				evidence[s.Turn] = append(evidence[s.Turn], s.Text)
+				evidence[int(s.Turn)] = append(evidence[int(s.Turn)], s.Text)
 			}
 		}
 		for i, s := range segs {

@@ -26,6 +26,7 @@ type Quality interface {
 	Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error)
 	Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error)
 	Waiting(ctx context.Context, actor access.Actor, limit int) ([]qa.Waiting, error)
+	WorkflowView(ctx context.Context, actor access.Actor, id string) (qa.WorkflowView, error)
 }
 
 type queueItem struct {

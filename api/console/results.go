@@ -10,57 +10,40 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/reviews"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Results reads a conversation's classifier results with the API's own
-// code (/ModelResults): the console shows the numbers the API serves.
-type Results interface {
-	ConversationResults(ctx context.Context, orgID string, it catalog.Interaction) ([]Result, error)
-}
-
-// Reviews records reviews by the use case POST /ModelResults/Reviews
-// calls too (reviews.Service).
+// Reviews records reviews, and reads the results they change, by the use
+// cases POST /ModelResults/Reviews and /ModelResults call too
+// (reviews.Service).
 type Reviews interface {
 	Record(ctx context.Context, actor access.Actor, conversationID string, review catalog.Review) (catalog.Interaction, error)
+	Outcomes(ctx context.Context, actor access.Actor, it catalog.Interaction) ([]reviews.Outcome, error)
 }
 
-// Result is a classifier's current result for a conversation.
-type Result struct {
-	ModelID, Name string
-	Value         *bool   // a boolean classifier's result
-	Text          *string // another's label
-	Reviewed      bool    // a person's answer, not the machine's
-	Evidence      []Span
-}
-
-// Span is where a classifier found what it looked for: a turn of the
-// transcript and its words.
-type Span struct {
-	Turn           int
-	StartMs, EndMs int64
-	Text           string
-}
-
-// resultView is a result as the conversation page shows it.
+// resultView is a classifier's current result as the conversation page
+// shows it.
 type resultView struct {
-	Result
-	Shown    string // Yes, No or the label
-	Evidence string
+	ModelID, Name string
+	Value         *bool  // a boolean classifier's result: the page offers Yes and No
+	Reviewed      bool   // a person's answer, not the machine's
+	Shown         string // Yes, No or the label
+	Evidence      string
 }
 
-func viewOf(r Result) resultView {
-	v := resultView{Result: r, Shown: "—"}
+func viewOf(o reviews.Outcome) resultView {
+	v := resultView{ModelID: o.Classifier.ID, Name: o.Classifier.Name, Value: o.Result, Reviewed: o.Reviewed, Shown: "—"}
 	switch {
-	case r.Value != nil && *r.Value:
+	case o.Result != nil && *o.Result:
 		v.Shown = "Yes"
-	case r.Value != nil:
+	case o.Result != nil:
 		v.Shown = "No"
-	case r.Text != nil:
-		v.Shown = *r.Text
+	case o.Text != nil:
+		v.Shown = *o.Text
 	}
 	var spans []string
-	for _, s := range r.Evidence {
+	for _, s := range o.Evidence {
 		spans = append(spans, "“"+s.Text+"”")
 	}
 	v.Evidence = strings.Join(spans, " ")
@@ -116,16 +99,18 @@ func (c *Console) review(ctx *gin.Context) {
 	if !ok {
 		return
 	}
-	current, err := c.Results.ConversationResults(ctx.Request.Context(), v.OrgID, it)
-	if err != nil {
+	current, err := c.Reviews.Outcomes(ctx.Request.Context(), v.actor, it)
+	if c.refused(ctx, v, err) {
+		return
+	} else if err != nil {
 		c.failed(ctx, err)
 		return
 	}
 	review := catalog.Review{EventType: catalog.EventHumanReview, Reviewer: v.UserName}
 	for _, r := range current {
-		if answer := ctx.PostForm("result-" + r.ModelID); answer == "yes" || answer == "no" {
+		if answer := ctx.PostForm("result-" + r.Classifier.ID); answer == "yes" || answer == "no" {
 			yes := answer == "yes"
-			review.Results = append(review.Results, catalog.ReviewResult{ModelID: r.ModelID, Result: &yes})
+			review.Results = append(review.Results, catalog.ReviewResult{ModelID: r.Classifier.ID, Result: &yes})
 		}
 	}
 	if len(review.Results) == 0 {

@@ -1,24 +1,17 @@
 package console
 
 import (
-	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
-
-// Workflows shows review workflows as the API's views do
-// (api.consoleWorkflows); Quality advances them.
-type Workflows interface {
-	Workflow(ctx context.Context, actor access.Actor, id string) (WorkflowPage, error)
-}
 
 // WorkflowItem is an open workflow whose current level a user may
 // complete.
@@ -27,10 +20,10 @@ type WorkflowItem struct {
 	Level                  int
 }
 
-// WorkflowPage is a workflow as its page shows it.
-type WorkflowPage struct {
+// workflowPage is a workflow as its page shows it.
+type workflowPage struct {
 	ID, Name, Type, Status, Conversation string
-	Levels                               []LevelView
+	Levels                               []levelView
 	Boss                                 quality.BossModule // the questions and the answers each allows
 	Answered                             []quality.BossQuestion
 	Current                              int  // the level awaiting completion
@@ -38,12 +31,31 @@ type WorkflowPage struct {
 	MayComplete                          bool // the viewer may complete the current level
 }
 
-// LevelView is a level: who may complete it, and once done, how.
-type LevelView struct {
-	Level                     int
-	Assignees                 string
-	Completer, Outcome, Notes string
-	Done                      bool
+// levelView is a level: who may complete it, and once done, how.
+type levelView struct {
+	qa.LevelView
+	Assignees string
+}
+
+// workflowPageOf lays out a workflow for a viewer.
+func workflowPageOf(w qa.WorkflowView, v *viewer) workflowPage {
+	out := workflowPage{ID: w.ID, Name: w.Template.Name, Type: w.Template.WorkflowType, Status: w.Status,
+		Conversation: w.Conversation, Boss: w.Definition.BossModule, Current: w.CurrentLevel}
+	for _, l := range w.Levels {
+		out.Levels = append(out.Levels, levelView{LevelView: l, Assignees: strings.Join(l.Assignees, ", ")})
+	}
+	if w.Status == catalog.WorkflowOpen {
+		out.Last = w.CurrentLevel == len(w.Definition.Levels)-1
+		assignees := w.Definition.Levels[w.CurrentLevel].Assignees
+		out.MayComplete = len(assignees) == 0 || slices.Contains(assignees, v.UserID)
+		return out
+	}
+	for _, q := range w.BossModule.Questions {
+		if len(q.Answers) > 0 {
+			out.Answered = append(out.Answered, q)
+		}
+	}
+	return out
 }
 
 // workflow shows a workflow and, to an assignee of its current level, the
@@ -52,13 +64,14 @@ func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK
 
 func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
-	w, err := c.Workflows.Workflow(ctx.Request.Context(), v.actor, ctx.Param("id"))
+	view, err := c.Quality.WorkflowView(ctx.Request.Context(), v.actor, ctx.Param("id"))
 	if !c.loaded(ctx, v, err) {
 		return
 	}
+	w := workflowPageOf(view, v)
 	c.render(ctx, status, "workflow", struct {
 		page
-		WorkflowPage
+		workflowPage
 		Problem string
 	}{page{Title: w.Name, Page: "queue", Viewer: v}, w, problem})
 }
@@ -68,12 +81,12 @@ func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 func (c *Console) advance(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
-	w, err := c.Workflows.Workflow(rc, v.actor, ctx.Param("id"))
+	w, err := c.Quality.WorkflowView(rc, v.actor, ctx.Param("id"))
 	if !c.loaded(ctx, v, err) {
 		return
 	}
 	var boss []quality.BossQuestion
-	for i, q := range w.Boss.Questions {
+	for i, q := range w.Definition.BossModule.Questions {
 		if chosen := ctx.PostFormArray("boss-" + itoa(i)); len(chosen) > 0 {
 			boss = append(boss, quality.BossQuestion{QuestionText: q.QuestionText, Answers: chosen})
 		}

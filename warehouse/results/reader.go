@@ -78,6 +78,13 @@ type Conversation struct {
 	MediaType       string
 }
 
+// ConversationOf is a processed conversation's record as a page's
+// conversation (its LakeRunID is set).
+func ConversationOf(it catalog.Interaction) Conversation {
+	return Conversation{ID: it.ID, RunID: *it.LakeRunID, Status: it.Status, ClientCallID: it.ClientCallID, ArrivedOn: it.ArrivedOn,
+		InteractionDate: it.InteractionDate, HierarchyNodeID: it.HierarchyNodeID, MediaType: it.MediaType}
+}
+
 // PageQuery selects processed conversations in id order.
 type PageQuery struct {
 	OrgID string

@@ -17,9 +17,11 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// Conversations reads a conversation's record (catalog.InteractionStore).
+// Conversations reads conversations' records and the ids they show
+// (catalog.InteractionStore).
 type Conversations interface {
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
+	PublicIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }
 
 // Evaluations are the evaluations and their forms
@@ -44,6 +46,7 @@ type Service struct {
 	Conversations Conversations
 	Evaluations   Evaluations
 	Workflows     Workflows
+	Users         Users
 }
 
 // ErrClosed: the evaluation was submitted, or the workflow closed; its

@@ -29,6 +29,10 @@ func (s *store) Interaction(_ context.Context, org, id string) (catalog.Interact
 	return s.conv, nil
 }
 
+func (s *store) PublicIDs(context.Context, string, []string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
 func (s *store) Evaluations(_ context.Context, org string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error) {
 	if org != s.eval.OrgID || !f.Scope.Allows(s.conv.MediaType, s.conv.HierarchyNodeID) {
 		return nil, nil

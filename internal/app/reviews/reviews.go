@@ -19,13 +19,16 @@ type Conversations interface {
 
 // Store keeps reviews (catalog.ReviewStore).
 type Store interface {
+	Reviews(ctx context.Context, orgID string, conversationIDs []string) (map[string][]catalog.Review, error)
 	AddReview(ctx context.Context, r catalog.Review) (catalog.Review, error)
 }
 
-// Service is the reviews' use cases.
+// Service is the reviews' use cases, and the results they change.
 type Service struct {
 	Conversations Conversations
 	Reviews       Store
+	Lake          Lake
+	Classifiers   Classifiers
 }
 
 // Record records a review of a processed conversation (its internal id)
