@@ -59,13 +59,13 @@ type classifierForm struct {
 func (v *viewer) MayAuthor() bool { return v.actor.Allows(access.ManageClassifiers) }
 
 // classifiers lists the organization's classifiers.
-func (c *Console) classifiers(ctx *gin.Context) {
+func (c *classifierPages) classifiers(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	c.listClassifiers(ctx, v, http.StatusOK, "", "")
 }
 
 // listClassifiers renders the list with an error or a notice.
-func (c *Console) listClassifiers(ctx *gin.Context, v *viewer, status int, message, notice string) {
+func (c *classifierPages) listClassifiers(ctx *gin.Context, v *viewer, status int, message, notice string) {
 	list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
 	if err != nil {
 		c.failed(ctx, err)
@@ -85,7 +85,7 @@ type classifiersPage struct {
 
 // classifier shows a classifier's form (or a new phrase rule's), with
 // its dry run and re-classification.
-func (c *Console) classifier(ctx *gin.Context) {
+func (c *classifierPages) classifier(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	f, ok := c.formOf(ctx, v, ctx.Param("id"))
 	if ok {
@@ -95,7 +95,7 @@ func (c *Console) classifier(ctx *gin.Context) {
 
 // formOf is the form of a stored classifier, or of a new phrase rule for
 // the id "new"; it answers a missing one itself.
-func (c *Console) formOf(ctx *gin.Context, v *viewer, id string) (classifierForm, bool) {
+func (c *classifierPages) formOf(ctx *gin.Context, v *viewer, id string) (classifierForm, bool) {
 	now := time.Now().UTC()
 	f := classifierForm{page: page{Title: "New phrase rule", Page: "classifiers", Viewer: v}, Type: analysis.TypeClassifier,
 		Category: "Topics", Definition: exampleRule, Categories: analysis.Categories,
@@ -133,7 +133,7 @@ func indent(raw json.RawMessage) string {
 // saveClassifier creates or changes a classifier from its form. A
 // trained model's definition is not edited here (it is trained); its
 // other fields are.
-func (c *Console) saveClassifier(ctx *gin.Context) {
+func (c *classifierPages) saveClassifier(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	id := ctx.Param("id")
 	f, ok := c.formOf(ctx, v, id)
@@ -201,7 +201,7 @@ func rangeOf(ctx *gin.Context, f *classifierForm) (from, to time.Time, ok bool) 
 
 // dryRun evaluates the classifier over a range of what the viewer may
 // see, writing nothing, and shows its hits.
-func (c *Console) dryRun(ctx *gin.Context) {
+func (c *classifierPages) dryRun(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
 		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
 		f.Run = &run
@@ -210,7 +210,7 @@ func (c *Console) dryRun(ctx *gin.Context) {
 }
 
 // reclassify starts re-classifying a range with the current version.
-func (c *Console) reclassify(ctx *gin.Context) {
+func (c *classifierPages) reclassify(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
 		job, err := c.Authoring.Reclassify(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
 		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + ": job " + job.ID +
@@ -220,7 +220,7 @@ func (c *Console) reclassify(ctx *gin.Context) {
 }
 
 // rerun runs a dry run or a re-classification over the form's range.
-func (c *Console) rerun(ctx *gin.Context, run func(f *classifierForm, from, to time.Time) error) {
+func (c *classifierPages) rerun(ctx *gin.Context, run func(f *classifierForm, from, to time.Time) error) {
 	v := viewerFrom(ctx)
 	f, ok := c.formOf(ctx, v, ctx.Param("id"))
 	if !ok {

@@ -112,25 +112,26 @@ func (c *Console) Register(r gin.IRouter) error {
 	g.GET("/sso", c.ssoStart)
 	g.GET("/sso/callback", c.ssoCallback)
 	in := g.Group("", c.signedIn)
+	quality, authoring := &qualityPages{c}, &classifierPages{c}
 	in.POST("/sign-out", c.signOut)
 	// Each page and change names the action it is (access.Actions), as the
 	// API's routes do.
 	in.GET("/conversations", c.may(access.ReadConversations), c.conversations)
 	in.GET("/dashboard", c.may(access.ReadResults), c.dashboard)
-	in.GET("/queue", c.may(access.ReadResults), c.queue)
-	in.GET("/evaluations/:id", c.may(access.ReadResults), c.evaluation)
-	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), c.answer)
-	in.GET("/workflows/:id", c.may(access.ReadResults), c.workflow)
-	in.POST("/workflows/:id", c.may(access.PerformEvaluations), c.advance)
+	in.GET("/queue", c.may(access.ReadResults), quality.queue)
+	in.GET("/evaluations/:id", c.may(access.ReadResults), quality.evaluation)
+	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
+	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
+	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)
 	in.POST("/conversations/:id/review", c.may(access.RecordReviews), c.review)
 	in.GET("/conversations/:id/audio", c.may(access.ReadConversations), c.audio)
-	in.GET("/classifiers", c.may(access.ManageClassifiers), c.classifiers)
-	in.POST("/classifiers/train", c.may(access.ManageClassifiers), c.train)
-	in.GET("/classifiers/:id", c.may(access.ManageClassifiers), c.classifier)
-	in.POST("/classifiers/:id", c.may(access.ManageClassifiers), c.saveClassifier)
-	in.POST("/classifiers/:id/dry-run", c.may(access.ManageClassifiers), c.dryRun)
-	in.POST("/classifiers/:id/reclassify", c.may(access.ManageClassifiers), c.reclassify)
+	in.GET("/classifiers", c.may(access.ManageClassifiers), authoring.classifiers)
+	in.POST("/classifiers/train", c.may(access.ManageClassifiers), authoring.train)
+	in.GET("/classifiers/:id", c.may(access.ManageClassifiers), authoring.classifier)
+	in.POST("/classifiers/:id", c.may(access.ManageClassifiers), authoring.saveClassifier)
+	in.POST("/classifiers/:id/dry-run", c.may(access.ManageClassifiers), authoring.dryRun)
+	in.POST("/classifiers/:id/reclassify", c.may(access.ManageClassifiers), authoring.reclassify)
 	return nil
 }
 
@@ -152,6 +153,13 @@ func (c *Console) securityHeaders(ctx *gin.Context) {
 	h.Set("Cache-Control", "no-store")
 	ctx.Next()
 }
+
+// The pages of quality work and of classifier authoring are their own
+// types over the console's shared parts.
+type (
+	qualityPages    struct{ *Console }
+	classifierPages struct{ *Console }
+)
 
 // page is what every page's layout shows.
 type page struct {

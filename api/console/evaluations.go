@@ -35,7 +35,7 @@ type queueItem struct {
 
 // queue is the viewer's work: the evaluations assigned to them still
 // open, and the sampled conversations they may see.
-func (c *Console) queue(ctx *gin.Context) {
+func (c *qualityPages) queue(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
 	assigned, err := c.Quality.Assigned(rc, v.actor, conversationsPage)
@@ -80,11 +80,11 @@ type questionView struct {
 }
 
 // evaluation shows an evaluation to fill (or, once submitted, to read).
-func (c *Console) evaluation(ctx *gin.Context) {
+func (c *qualityPages) evaluation(ctx *gin.Context) {
 	c.showEvaluation(ctx, http.StatusOK, "")
 }
 
-func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
+func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
 	e, form, ok := c.loadEvaluation(ctx, v)
 	if !ok {
@@ -128,7 +128,7 @@ func (c *Console) showEvaluation(ctx *gin.Context, status int, problem string) {
 }
 
 // answer saves the form's answers, and submits them when asked.
-func (c *Console) answer(ctx *gin.Context) {
+func (c *qualityPages) answer(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
 	e, form, ok := c.loadEvaluation(ctx, v)
@@ -171,14 +171,14 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // loadEvaluation reads the path's evaluation and its form, if the viewer
 // may see its conversation, else answers (not found, or a failure).
-func (c *Console) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
+func (c *qualityPages) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
 	e, form, err := c.Quality.Evaluation(ctx.Request.Context(), v.actor, ctx.Param("id"))
 	return e, form, c.loaded(ctx, v, err)
 }
 
 // loaded answers a failed read of the path's object (not found, or a
 // failure); true when there was none.
-func (c *Console) loaded(ctx *gin.Context, v *viewer, err error) bool {
+func (c *qualityPages) loaded(ctx *gin.Context, v *viewer, err error) bool {
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):
 		c.notFound(ctx, v)

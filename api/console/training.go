@@ -23,7 +23,7 @@ const maxLabelledFile = 256 << 20
 // labels), as earshot admin classifiers train and POST
 // /Conversations/Classifiers/Train do; the examples are checked before the
 // job starts.
-func (c *Console) train(ctx *gin.Context) {
+func (c *classifierPages) train(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	again := func(status int, message, notice string) { c.listClassifiers(ctx, v, status, message, notice) }
 	header, err := ctx.FormFile("labels")

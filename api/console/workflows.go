@@ -60,9 +60,9 @@ func workflowPageOf(w qa.WorkflowView, v *viewer) workflowPage {
 
 // workflow shows a workflow and, to an assignee of its current level, the
 // form that completes the level.
-func (c *Console) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK, "") }
+func (c *qualityPages) workflow(ctx *gin.Context) { c.showWorkflow(ctx, http.StatusOK, "") }
 
-func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
+func (c *qualityPages) showWorkflow(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
 	view, err := c.Quality.WorkflowView(ctx.Request.Context(), v.actor, ctx.Param("id"))
 	if !c.loaded(ctx, v, err) {
@@ -78,7 +78,7 @@ func (c *Console) showWorkflow(ctx *gin.Context, status int, problem string) {
 
 // advance completes the current level with the form's outcome, notes and,
 // at the last level, the boss module's answers.
-func (c *Console) advance(ctx *gin.Context) {
+func (c *qualityPages) advance(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
 	w, err := c.Quality.WorkflowView(rc, v.actor, ctx.Param("id"))
