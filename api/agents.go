@@ -117,7 +117,7 @@ func (s *peopleAPI) writeAgent(c *gin.Context, body *reqbody.Object, write func(
 	}
 	a, err := write(c.Request.Context())
 	if err != nil {
-		s.catalogError(c, err, agentNotFound)
+		s.writeError(c, err, agentNotFound)
 		return
 	}
 	c.JSON(http.StatusOK, newAgentView(a))

@@ -6,8 +6,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
-	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline"
 )
@@ -38,14 +36,11 @@ func (s *classifiersAPI) testClassifier(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	out, err := s.authoring.DryRun(ctx, actorOf(ctx), id, from, to)
-	var invalid *classifiers.InvalidDefinition
 	switch {
 	case errors.Is(err, pipeline.ErrNoSlot):
 		noEvaluationSlot(c)
-	case errors.As(err, &invalid):
-		problem.Write(c, problem.New(http.StatusBadRequest, "The classifier's definition no longer compiles: "+invalid.Error()+"."))
 	case err != nil:
-		s.catalogError(c, err, classifierNotFound)
+		s.writeError(c, err, classifierNotFound)
 	default:
 		c.JSON(http.StatusOK, testResult{ClassifierID: out.Classifier.ID, Version: out.Classifier.Version, StartDate: dates.Timestamp(out.From),
 			EndDate: dates.Timestamp(out.To), Evaluated: out.Evaluated, Hits: out.Hits, Errors: out.Errors, SampleConversationIDs: out.Samples,

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
-	"github.com/earshot/earshot/internal/app/classifiers"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -64,7 +62,7 @@ func (s *classifiersAPI) listClassifiers(c *gin.Context) {
 	}
 	list, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), f)
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return
 	}
 	writeViews(c, list, newClassifierItem)
@@ -160,12 +158,9 @@ func (s *classifiersAPI) writeClassifier(c *gin.Context, body *reqbody.Object, s
 		return
 	}
 	cl, err := write(c.Request.Context())
-	var invalid *classifiers.InvalidDefinition
 	switch {
-	case errors.As(err, &invalid) && invalid.At != nil:
-		problem.Write(c, problem.Field(invalid.At.Path, invalid.At.Message+".", invalid.Detail()))
 	case err != nil:
-		s.catalogError(c, err, classifierNotFound)
+		s.writeError(c, err, classifierNotFound)
 	default:
 		c.JSON(status, newClassifierView(cl))
 	}
@@ -180,7 +175,7 @@ func (s *classifiersAPI) deleteClassifier(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	if err := s.authoring.Delete(ctx, actorOf(ctx), id); err != nil {
-		s.catalogError(c, err, classifierNotFound)
+		s.writeError(c, err, classifierNotFound)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -93,7 +93,7 @@ const noEndpoint = "Your organization has no emission endpoint; register one wit
 func (s *deliveryAPI) getEmission(c *gin.Context) {
 	ep, err := s.deps.Emissions.Endpoint(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.catalogError(c, err, noEndpoint)
+		s.writeError(c, err, noEndpoint)
 		return
 	}
 	c.JSON(http.StatusOK, emissionView{URL: ep.URL, CreatedOn: dates.Timestamp(ep.CreatedOn)})
@@ -102,7 +102,7 @@ func (s *deliveryAPI) getEmission(c *gin.Context) {
 // deleteEmission is DELETE /Emission: deliveries stop, pending ones fail.
 func (s *deliveryAPI) deleteEmission(c *gin.Context) {
 	if err := s.deps.Emissions.DeleteEndpoint(c.Request.Context(), orgID(c)); err != nil {
-		s.catalogError(c, err, noEndpoint)
+		s.writeError(c, err, noEndpoint)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -68,16 +68,14 @@ func (s *qualityAPI) createForm(c *gin.Context) {
 		return
 	}
 	if err := def.Prepare(catalog.NewID); err != nil {
-		var fe *quality.FieldError
-		errors.As(err, &fe)
-		problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
+		s.writeError(c, err, "")
 		return
 	}
 	definition, _ := json.Marshal(def)
 	form, err := s.deps.Quality.CreateForm(c.Request.Context(), catalog.EvaluationForm{OrgID: orgID(c), Name: *name,
 		Description: deref(description), Definition: definition})
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return
 	}
 	view, _ := newFormView(form)
@@ -113,7 +111,7 @@ func (s *qualityAPI) getForm(c *gin.Context) {
 	}
 	form, err := s.deps.Quality.Form(c.Request.Context(), orgID(c), id)
 	if err != nil {
-		s.catalogError(c, err, unknownForm)
+		s.writeError(c, err, unknownForm)
 		return
 	}
 	view, err := newFormView(form)
@@ -203,13 +201,13 @@ func (s *shared) activeUser(ctx context.Context, org, key string) (catalog.User,
 }
 
 // catalogFieldError answers a reference that names nothing with a 400 on
-// the field, and other errors as catalogError does.
+// the field, and other errors as writeError does.
 func (s *qualityAPI) catalogFieldError(c *gin.Context, err error, field, message string) {
 	if errors.Is(err, catalog.ErrNotFound) {
 		problem.Write(c, problem.Field(field, message, "The "+field+" "+message))
 		return
 	}
-	s.catalogError(c, err, "")
+	s.writeError(c, err, "")
 }
 
 const unknownEvaluation = "No evaluation with this id exists in your organization."
@@ -305,15 +303,12 @@ func (s *qualityAPI) writeSavedEvaluation(c *gin.Context, save func() (catalog.E
 }
 
 // evaluationError answers a quality use case's error: a closed evaluation
-// is a 409, a mistake a 400 naming its field, the rest as catalogError.
+// is a 409, the rest as writeError.
 func (s *qualityAPI) evaluationError(c *gin.Context, err error) {
-	var fe *quality.FieldError
 	switch {
 	case errors.Is(err, qa.ErrClosed):
 		problem.Write(c, problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change."))
-	case errors.As(err, &fe):
-		writeQualityError(c, err)
 	default:
-		s.catalogError(c, err, unknownEvaluation)
+		s.writeError(c, err, unknownEvaluation)
 	}
 }

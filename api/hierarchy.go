@@ -112,7 +112,7 @@ func (s *peopleAPI) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.N
 	}
 	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return nil, nil, false
 	}
 	return nv, func(n catalog.Node) bool { return active == nil || n.IsActive == *active }, true
@@ -199,12 +199,12 @@ func (s *peopleAPI) writeNode(c *gin.Context, body *reqbody.Object, write func(c
 	}
 	n, err := write(c.Request.Context())
 	if err != nil {
-		s.catalogError(c, err, nodeNotFound)
+		s.writeError(c, err, nodeNotFound)
 		return
 	}
 	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return
 	}
 	v := nv.view(n)

@@ -237,7 +237,7 @@ func (s *conversationsAPI) getInteraction(c *gin.Context) {
 		err = catalog.ErrNotFound // out of the acting user's reach: as unknown
 	}
 	if err != nil {
-		s.catalogError(c, err, "No interaction with this id exists in your organization.")
+		s.writeError(c, err, "No interaction with this id exists in your organization.")
 		return
 	}
 	current := map[string]modelResultsItem{}

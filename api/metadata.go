@@ -342,13 +342,13 @@ func (s *conversationsAPI) patchMetadata(c *gin.Context) {
 			err = actor.RequireOn(access.EditConversations, it.MediaType, it.HierarchyNodeID)
 		}
 		if err != nil {
-			s.catalogError(c, err, "No interaction with this id exists in your organization.")
+			s.writeError(c, err, "No interaction with this id exists in your organization.")
 			return
 		}
 	}
 	it, err := s.deps.Interactions.PatchInteraction(ctx, org, id, p)
 	if err != nil {
-		s.catalogError(c, err, "No interaction with this id exists in your organization.")
+		s.writeError(c, err, "No interaction with this id exists in your organization.")
 		return
 	}
 	c.JSON(http.StatusOK, newMetadataItem(it))

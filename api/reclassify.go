@@ -92,7 +92,7 @@ func (s *classifiersAPI) jobStarted(c *gin.Context, run catalog.JobRun, err erro
 		return
 	}
 	if err != nil {
-		s.catalogError(c, err, classifierNotFound)
+		s.writeError(c, err, classifierNotFound)
 		return
 	}
 	c.Header("Location", "/Jobs/"+run.ID)

@@ -13,6 +13,7 @@ import (
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/api/tenant"
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -51,19 +52,19 @@ func boolQuery(c *gin.Context, name string) (*bool, bool) {
 	return nil, false
 }
 
-// catalogError answers a use case's or the catalog's error: a refusal is a
-// 403 with its sentence, a field error is a 400 naming the field, a
-// missing row is a 404 with notFound as detail (the same whether the id is
-// unknown, another organization's or out of the caller's reach), anything
-// else a 500.
-func (s *shared) catalogError(c *gin.Context, err error, notFound string) {
-	var fe *catalog.FieldError
+// writeError answers a use case's or the catalog's error, the one way
+// every handler does: a refusal is a 403 with its sentence, an input
+// mistake (*invalid.Field) a 400 naming its field, a missing row a 404
+// with notFound as detail (the same whether the id is unknown, another
+// organization's or out of the caller's reach), anything else a 500.
+func (s *shared) writeError(c *gin.Context, err error, notFound string) {
 	var refused *access.Refused
+	mistake, isMistake := invalid.As(err)
 	switch {
 	case errors.As(err, &refused):
 		refuse(c, refused)
-	case errors.As(err, &fe):
-		problem.Write(c, problem.Field(fe.Field, fe.Message, fe.Message))
+	case isMistake:
+		problem.Write(c, problem.Mistake(mistake))
 	case errors.Is(err, catalog.ErrNotFound):
 		problem.Write(c, problem.New(http.StatusNotFound, notFound))
 	default:
@@ -82,7 +83,7 @@ func listActive[R, V any](s *shared, c *gin.Context, load func(ctx context.Conte
 	}
 	rows, err := load(c.Request.Context(), orgID(c), active)
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return
 	}
 	if len(rows) == 0 && emptyDetail != "" {
@@ -112,7 +113,7 @@ func getByID[R, V any](s *shared, c *gin.Context, load func(ctx context.Context,
 	}
 	row, err := load(c.Request.Context(), orgID(c), id)
 	if err != nil {
-		s.catalogError(c, err, notFound)
+		s.writeError(c, err, notFound)
 		return
 	}
 	c.JSON(http.StatusOK, view(row))

@@ -71,7 +71,7 @@ func (s *resultsAPI) postReview(c *gin.Context) {
 	}
 	it, err := s.reviews.Record(ctx, actorOf(ctx), id, catalog.Review{EventType: *eventType, Reviewer: *reviewer, Results: given})
 	if err != nil {
-		s.catalogError(c, err, reviewNotFound)
+		s.writeError(c, err, reviewNotFound)
 		return
 	}
 	conv := results.ConversationOf(it)

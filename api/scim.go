@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 	filter "github.com/scim2/filter-parser/v2"
 
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -157,12 +158,12 @@ func primaryValue(v any) *string {
 
 // fail maps a catalog error to a SCIM one.
 func (h scimUsers) fail(err error, id string) error {
-	var fe *catalog.FieldError
+	mistake, isMistake := invalid.As(err)
 	switch {
-	case errors.As(err, &fe) && errors.Is(err, catalog.ErrExists):
-		return scimerrors.ScimError{ScimType: scimerrors.ScimTypeUniqueness, Detail: fe.Message, Status: http.StatusConflict}
-	case errors.As(err, &fe):
-		return scimerrors.ScimErrorBadRequest(fe.Field + ": " + fe.Message)
+	case isMistake && errors.Is(err, catalog.ErrExists):
+		return scimerrors.ScimError{ScimType: scimerrors.ScimTypeUniqueness, Detail: mistake.Message, Status: http.StatusConflict}
+	case isMistake:
+		return scimerrors.ScimErrorBadRequest(mistake.Path + ": " + mistake.Message)
 	case errors.Is(err, catalog.ErrNotFound):
 		return scimerrors.ScimErrorResourceNotFound(id)
 	}

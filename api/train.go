@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/gin-gonic/gin"
 
@@ -53,15 +52,5 @@ func (s *classifiersAPI) trainClassifiers(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	run, err := s.authoring.Train(ctx, actorOf(ctx), p)
-	var input *trained.InputError
-	if errors.As(err, &input) {
-		trainingRefused(c, input)
-		return
-	}
 	s.jobStarted(c, run, err)
-}
-
-// trainingRefused answers examples that cannot train.
-func trainingRefused(c *gin.Context, err *trained.InputError) {
-	problem.Write(c, problem.Field("examples", err.Message, "The examples cannot train classifiers: "+err.Message))
 }

@@ -172,7 +172,7 @@ func (s *peopleAPI) putUserHierarchy(c *gin.Context) {
 		return
 	}
 	if err := s.deps.People.SetGrant(ctx, org, user, node, level, permissions); err != nil {
-		s.catalogError(c, err, "No user or hierarchy node with these ids exists in your organization.")
+		s.writeError(c, err, "No user or hierarchy node with these ids exists in your organization.")
 		return
 	}
 	access, err := s.loadUserAccess(ctx, org, user)

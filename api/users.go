@@ -60,7 +60,7 @@ func (s *peopleAPI) findUser(c *gin.Context) {
 	}
 	u, err := s.deps.People.UserByName(c.Request.Context(), orgID(c), strings.TrimSpace(name))
 	if err != nil {
-		s.catalogError(c, err, "No user with this userName exists in your organization.")
+		s.writeError(c, err, "No user with this userName exists in your organization.")
 		return
 	}
 	c.JSON(http.StatusOK, newUserView(u))
@@ -83,7 +83,7 @@ func (s *peopleAPI) createUser(c *gin.Context) {
 	}
 	u, err := s.deps.People.CreateUser(c.Request.Context(), orgID(c), in)
 	if err != nil {
-		s.catalogError(c, err, userNotFound)
+		s.writeError(c, err, userNotFound)
 		return
 	}
 	c.JSON(http.StatusOK, newUserView(u))
@@ -106,7 +106,7 @@ func (s *peopleAPI) updateUser(c *gin.Context) {
 	}
 	u, err := s.deps.People.UpdateUser(c.Request.Context(), orgID(c), id, in)
 	if err != nil {
-		s.catalogError(c, err, userNotFound)
+		s.writeError(c, err, userNotFound)
 		return
 	}
 	c.JSON(http.StatusOK, newUserView(u))

@@ -107,7 +107,7 @@ func (s *qualityAPI) createTemplate(c *gin.Context) {
 		return
 	}
 	if err := def.Check(catalog.NewID); err != nil {
-		writeQualityError(c, err)
+		s.writeError(c, err, "")
 		return
 	}
 	ctx, org := c.Request.Context(), orgID(c)
@@ -129,7 +129,7 @@ func (s *qualityAPI) createTemplate(c *gin.Context) {
 	t, err := s.deps.Workflows.CreateTemplate(ctx, catalog.WorkflowTemplate{OrgID: org, Name: *name, WorkflowType: *typ,
 		Definition: definition, StartOnSampled: deref(onSampled)})
 	if err != nil {
-		s.catalogError(c, err, "")
+		s.writeError(c, err, "")
 		return
 	}
 	s.writeTemplate(c, http.StatusCreated, t)
@@ -159,14 +159,6 @@ func templateViewOf(t catalog.WorkflowTemplate, names qa.Names) (templateView, e
 	}
 	return templateView{ID: t.ID, Name: t.Name, WorkflowType: t.WorkflowType, StartOnSampled: t.StartOnSampled,
 		CreatedOn: dates.Timestamp(t.CreatedOn), Levels: def.Levels, BossModule: def.BossModule}, nil
-}
-
-// writeQualityError answers a form, answer or workflow mistake as a 400 on
-// its field.
-func writeQualityError(c *gin.Context, err error) {
-	var fe *quality.FieldError
-	errors.As(err, &fe)
-	problem.Write(c, problem.Field(fe.Path, fe.Message, fe.Error()))
 }
 
 // listTemplates is GET /Workflows/Templates.
@@ -268,7 +260,7 @@ func (s *qualityAPI) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
 	ctx := c.Request.Context()
 	w, err := s.qa.Workflow(ctx, actorOf(ctx), id)
 	if err != nil {
-		s.catalogError(c, err, unknownWorkflow)
+		s.writeError(c, err, unknownWorkflow)
 		return catalog.Workflow{}, false
 	}
 	return w, true
@@ -310,16 +302,13 @@ func (s *qualityAPI) advanceWorkflow(c *gin.Context) {
 		return
 	}
 	w, err = s.qa.Advance(ctx, actorOf(ctx), w.ID, user.ID, deref(outcome), deref(notes), boss)
-	var fe *quality.FieldError
 	switch {
 	case errors.Is(err, qa.ErrClosed):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
 	case errors.Is(err, catalog.ErrWorkflowMoved):
 		problem.Write(c, problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again."))
-	case errors.As(err, &fe):
-		writeQualityError(c, err)
 	case err != nil:
-		s.catalogError(c, err, unknownWorkflow)
+		s.writeError(c, err, unknownWorkflow)
 	default:
 		s.writeWorkflow(c, http.StatusOK, w)
 	}

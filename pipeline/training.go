@@ -36,13 +36,13 @@ type TrainingSource struct {
 const trainingPage = 500
 
 // ParseExamples reads a training run's examples as its request gave them
-// (trained.ParseLabelled); a bad one is a *trained.InputError naming it.
+// (trained.ParseLabelled); a bad one is a trained.InputError naming it.
 func ParseExamples(raw []json.RawMessage) ([]trained.Labelled, error) {
 	out := make([]trained.Labelled, len(raw))
 	for i, r := range raw {
 		l, err := trained.ParseLabelled(r)
 		if err != nil {
-			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d]: %v", i, err)}
+			return nil, trained.InputError("examples[%d]: %v", i, err)
 		}
 		out[i] = l
 	}
@@ -53,7 +53,7 @@ func ParseExamples(raw []json.RawMessage) ([]trained.Labelled, error) {
 // the stored conversation it names by internal id), and with fromReviews
 // every reviewed conversation, as an example for the trained classifiers
 // its latest review answered (see trained.Example's Only). A given
-// conversation that is not stored is a *trained.InputError naming it.
+// conversation that is not stored is a trained.InputError naming it.
 func (src TrainingSource) Examples(ctx context.Context, org string, given []trained.Labelled, fromReviews bool) ([]trained.Example, error) {
 	examples := make([]trained.Example, len(given))
 	var ids []string
@@ -76,7 +76,7 @@ func (src TrainingSource) Examples(ctx context.Context, org string, given []trai
 		}
 		c, ok := convs[l.ConversationID]
 		if !ok {
-			return nil, &trained.InputError{Message: fmt.Sprintf("examples[%d].conversationId: no processed conversation with this id in your organization", i)}
+			return nil, trained.InputError("examples[%d].conversationId: no processed conversation with this id in your organization", i)
 		}
 		examples[i].Conversation = &analysis.Conversation{ID: examples[i].Conversation.ID, OrgID: org, Turns: c.Turns}
 	}

@@ -2,11 +2,10 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/earshot/earshot/internal/app/access"
-	"github.com/earshot/earshot/internal/app/classifiers"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -35,9 +34,8 @@ func (s *Service) ImportClassifiers(ctx context.Context, orgID string, specs []s
 		return nil, fmt.Errorf("%w: the file lists no classifiers", ErrInvalid)
 	}
 	out, err := s.classifiers.Import(ctx, access.Organization(orgID), specs)
-	var bad *classifiers.ImportError
-	if errors.As(err, &bad) {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, bad)
+	if bad, ok := invalid.As(err); ok {
+		return nil, fmt.Errorf("%w: %s", ErrInvalid, bad.Sentence())
 	}
 	return out, err
 }

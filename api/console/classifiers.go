@@ -23,8 +23,8 @@ import (
 
 // Authoring creates, changes, dry-runs, re-runs and trains classifiers by
 // the use cases the API calls too (classifiers.Service). A definition that
-// does not fit its type is a *classifiers.InvalidDefinition, examples that
-// cannot train a *trained.InputError, and pipeline.ErrNoSlot says the
+// does not fit its type and examples that cannot train are an
+// *invalid.Field, and pipeline.ErrNoSlot says the
 // organization's evaluations are all in use.
 type Authoring interface {
 	Classifier(ctx context.Context, actor access.Actor, id string) (catalog.Classifier, error)
@@ -160,17 +160,12 @@ func (c *classifierPages) saveClassifier(ctx *gin.Context) {
 	} else {
 		k, err = c.Authoring.Update(ctx.Request.Context(), v.actor, id, in)
 	}
-	var invalid *classifiers.InvalidDefinition
-	var field *catalog.FieldError
+	mistake, isMistake := mistakeIn(err)
 	switch {
 	case c.refused(ctx, v, err):
 		return
-	case errors.As(err, &invalid):
-		f.Error = invalid.Detail()
-		c.render(ctx, http.StatusBadRequest, "classifier", f)
-		return
-	case errors.As(err, &field):
-		f.Error = field.Message
+	case isMistake:
+		f.Error = mistake
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 		return
 	case err != nil:
@@ -231,15 +226,16 @@ func (c *classifierPages) rerun(ctx *gin.Context, run func(f *classifierForm, fr
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 		return
 	}
-	var invalid *classifiers.InvalidDefinition
-	switch err := run(&f, from, to); {
+	err := run(&f, from, to)
+	mistake, isMistake := mistakeIn(err)
+	switch {
 	case c.refused(ctx, v, err):
 	case errors.Is(err, pipeline.ErrNoSlot):
 		f.Run, f.Notice = nil, ""
 		f.Error = "Your organization already has a dry run, re-classification or training running; try again in a few seconds."
 		c.render(ctx, http.StatusTooManyRequests, "classifier", f)
-	case errors.As(err, &invalid):
-		f.Run, f.Notice, f.Error = nil, "", invalid.Detail()
+	case isMistake:
+		f.Run, f.Notice, f.Error = nil, "", mistake
 		c.render(ctx, http.StatusBadRequest, "classifier", f)
 	case err != nil:
 		c.failed(ctx, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/web"
 )
@@ -198,6 +199,17 @@ func (c *Console) may(act access.Action) gin.HandlerFunc {
 		v := viewerFrom(ctx)
 		c.refused(ctx, v, v.actor.Require(act))
 	}
+}
+
+// mistakeIn is the sentence of an input mistake (an *invalid.Field: the
+// one kind every use case answers), which a form shows; ok is false for
+// any other error.
+func mistakeIn(err error) (sentence string, ok bool) {
+	f, ok := invalid.As(err)
+	if !ok {
+		return "", false
+	}
+	return f.Sentence(), true
 }
 
 // refused answers err when it is an *access.Refused (403, the API's

@@ -153,11 +153,11 @@ func (c *qualityPages) answer(ctx *gin.Context) {
 	if err == nil && ctx.PostForm("action") == "submit" {
 		_, err = c.Quality.Submit(rc, v.actor, e.ID, false)
 	}
-	var fe *quality.FieldError
+	mistake, isMistake := mistakeIn(err)
 	switch {
 	case c.refused(ctx, v, err):
-	case errors.As(err, &fe):
-		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+fe.Path+" "+fe.Message)
+	case isMistake:
+		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+mistake)
 	case errors.Is(err, qa.ErrClosed):
 		c.showEvaluation(ctx, http.StatusConflict, "This evaluation was already submitted; its answers can no longer change.")
 	case err != nil:

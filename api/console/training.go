@@ -65,11 +65,11 @@ func (c *classifierPages) train(ctx *gin.Context) {
 		}
 	}
 	job, err := c.Authoring.Train(ctx.Request.Context(), v.actor, p)
-	var invalid *trained.InputError
+	mistake, isMistake := mistakeIn(err)
 	switch {
 	case c.refused(ctx, v, err):
-	case errors.As(err, &invalid):
-		again(http.StatusBadRequest, "The file cannot train classifiers: "+invalid.Message, "")
+	case isMistake:
+		again(http.StatusBadRequest, mistake, "")
 	case errors.Is(err, pipeline.ErrNoSlot):
 		again(http.StatusTooManyRequests, "Your organization already has a dry run, re-classification or training running; try again in a few seconds.", "")
 	case err != nil:

@@ -96,11 +96,11 @@ func (c *qualityPages) advance(ctx *gin.Context) {
 		outcome = quality.CloseOutcome
 	}
 	_, err = c.Quality.Advance(rc, v.actor, w.ID, v.UserID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss)
-	var fe *quality.FieldError
+	mistake, isMistake := mistakeIn(err)
 	switch {
 	case c.refused(ctx, v, err):
-	case errors.As(err, &fe):
-		c.showWorkflow(ctx, http.StatusBadRequest, "Not done: "+fe.Path+" "+fe.Message)
+	case isMistake:
+		c.showWorkflow(ctx, http.StatusBadRequest, "Not done: "+mistake)
 	case errors.Is(err, qa.ErrClosed) || errors.Is(err, catalog.ErrWorkflowMoved):
 		c.showWorkflow(ctx, http.StatusConflict, "This level was completed meanwhile; here is the workflow as it is now.")
 	case err != nil:

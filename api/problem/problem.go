@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/internal/invalid"
 )
 
 // ContentType is the media type of problem bodies.
@@ -38,6 +40,15 @@ func New(status int, detail string) *Problem {
 // Field makes a validation problem (400) naming one parameter.
 func Field(param, message, detail string) *Problem {
 	return &Problem{Status: http.StatusBadRequest, Detail: detail, Errors: map[string][]string{param: {message}}}
+}
+
+// Mistake is the 400 of an input mistake: naming its field, or, for the
+// input as a whole, its sentence alone.
+func Mistake(f *invalid.Field) *Problem {
+	if f.Path == "" {
+		return New(http.StatusBadRequest, f.Sentence())
+	}
+	return Field(f.Path, f.Message, f.Sentence())
 }
 
 // Invalid makes a validation problem (400) naming several parameters; its

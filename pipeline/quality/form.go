@@ -6,6 +6,8 @@ package quality
 import (
 	"fmt"
 	"strings"
+
+	"github.com/earshot/earshot/internal/invalid"
 )
 
 // Question types: chosen tags, or a free-text fill-in.
@@ -65,16 +67,10 @@ type CustomerType struct {
 	IsActive bool   `json:"isActive"`
 }
 
-// FieldError is a mistake in a form or in answers, at a path such as
+// fail is a mistake in a form or in answers, at a path such as
 // "modules[0].questions[2].weight".
-type FieldError struct {
-	Path, Message string
-}
-
-func (e *FieldError) Error() string { return e.Path + " " + e.Message }
-
 func fail(path, format string, args ...any) error {
-	return &FieldError{Path: path, Message: fmt.Sprintf(format, args...)}
+	return invalid.At(path, fmt.Sprintf(format, args...))
 }
 
 // maxWeight bounds weights and scored values: sums of them stay exact

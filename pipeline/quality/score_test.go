@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/earshot/earshot/internal/invalid"
 )
 
 func value(v float64) *float64 { return &v }
@@ -93,7 +95,7 @@ func TestNormalizeAndUnanswered(t *testing.T) {
 		{[]Answer{{QuestionID: identity}, {QuestionID: identity}}, "answers[1].questionId"},
 	} {
 		_, err := f.Normalize(tc.answers)
-		var fe *FieldError
+		var fe *invalid.Field
 		if !errors.As(err, &fe) || fe.Path != tc.path {
 			t.Errorf("%+v: %v, want an error at %s", tc.answers, err, tc.path)
 		}
@@ -121,7 +123,7 @@ func TestPrepareRejects(t *testing.T) {
 		{Form{Modules: []Module{{Name: "M", Questions: []Question{{Text: "q", Tags: []Tag{{Value: "a"}}}}}}, CustomerTypes: []CustomerType{{Name: ""}}}, "customerTypes[0]"},
 	} {
 		err := tc.form.Prepare(func() string { return "id" })
-		var fe *FieldError
+		var fe *invalid.Field
 		if !errors.As(err, &fe) || fe.Path != tc.path {
 			t.Errorf("%+v: %v, want an error at %s", tc.form, err, tc.path)
 		}

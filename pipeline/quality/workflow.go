@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/earshot/earshot/internal/invalid"
 )
 
 // Workflow is a review workflow's template: its levels, each completed by
@@ -146,4 +148,4 @@ func (w *Workflow) bossAnswers(given []BossQuestion) ([]BossQuestion, error) {
 }
 
 // ErrClosed: the workflow is closed.
-var ErrClosed = &FieldError{Path: "workflow", Message: "is closed."}
+var ErrClosed = invalid.At("workflow", "is closed.")

@@ -1,6 +1,10 @@
 package catalog
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/earshot/earshot/internal/invalid"
+)
 
 var (
 	// ErrNotFound: no row with that key (in that organization).
@@ -12,17 +16,9 @@ var (
 // ErrInvalid: a value breaks a rule (a reference to nothing, a cycle, ...).
 var ErrInvalid = errors.New("catalog: invalid value")
 
-// FieldError ties an error to the request field it comes from, so the API
-// can name the field. Err is ErrExists, ErrInvalid or ErrNotFound.
-type FieldError struct {
-	Field   string
-	Message string
-	Err     error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
-func (e *FieldError) Unwrap() error { return e.Err }
-
+// fieldErr ties a broken rule to the request field it comes from, so
+// every door can name the field; err is ErrExists, ErrInvalid or
+// ErrNotFound, and the message is the whole sentence.
 func fieldErr(field string, err error, message string) error {
-	return &FieldError{Field: field, Message: message, Err: err}
+	return &invalid.Field{Path: field, Message: message, Detail: message, Err: err}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/earshot/earshot/internal/invalid"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -135,8 +137,8 @@ func TestHierarchyOperations(t *testing.T) {
 			}
 			continue
 		}
-		var fe *FieldError
-		if !errors.Is(err, s.wantErr) || !errors.As(err, &fe) || fe.Field != s.field {
+		var fe *invalid.Field
+		if !errors.Is(err, s.wantErr) || !errors.As(err, &fe) || fe.Path != s.field {
 			t.Fatalf("%s: got %v, want %v on %s", s.name, err, s.wantErr, s.field)
 		}
 	}
@@ -178,7 +180,7 @@ func TestUsersAndAgents(t *testing.T) {
 		"userName case-insensitive": {UserName: ptr("ANN"), FirstName: ptr("a"), LastName: ptr("b"), Email: ptr("other@x.io")},
 		"email case-insensitive":    {UserName: ptr("ann2"), FirstName: ptr("a"), LastName: ptr("b"), Email: ptr("ANN@x.io")},
 	} {
-		var fe *FieldError
+		var fe *invalid.Field
 		if _, err := c.People.CreateUser(ctx, org.ID, in); !errors.Is(err, ErrExists) || !errors.As(err, &fe) {
 			t.Errorf("%s: %v", name, err)
 		}

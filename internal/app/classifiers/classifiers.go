@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
@@ -83,7 +84,7 @@ func (s Service) Classifier(ctx context.Context, actor access.Actor, id string) 
 }
 
 // Create stores version 1 of a new classifier, its definition checked for
-// its type (an *InvalidDefinition when it does not fit).
+// its type (an *invalid.Field when it does not fit).
 func (s Service) Create(ctx context.Context, actor access.Actor, in catalog.ClassifierInput) (catalog.Classifier, error) {
 	if err := actor.Require(access.ManageClassifiers); err != nil {
 		return catalog.Classifier{}, err
@@ -134,53 +135,35 @@ func (s Service) check(orgID string, in catalog.ClassifierInput, current *catalo
 	_, err := s.Compiler.Compile(orgID, check)
 	var de *analysis.DefinitionError
 	if errors.As(err, &de) {
-		return &InvalidDefinition{err: err, At: de}
+		return invalidDefinition(de)
 	}
 	return err
 }
 
-// InvalidDefinition is a classifier definition that does not compile.
-type InvalidDefinition struct {
-	err error
-	At  *analysis.DefinitionError // where and why, when the compiler says
-}
-
-func (e *InvalidDefinition) Error() string { return e.err.Error() }
-
-// Detail is the sentence that tells a user what to change.
-func (e *InvalidDefinition) Detail() string {
-	switch {
-	case e.At == registry.ErrNoLLM:
-		return "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
-	case e.At != nil:
-		return "The classifier definition is invalid at " + e.At.Path + ": " + e.At.Message + "."
+// invalidDefinition is a definition the compiler refused: an
+// *invalid.Field at the path it names, with the sentence that tells a user
+// what to change.
+func invalidDefinition(at *analysis.DefinitionError) error {
+	f := &invalid.Field{Path: at.Path, Message: at.Message + ".", Detail: "The classifier definition is invalid at " + at.Path + ": " + at.Message + "."}
+	if at == registry.ErrNoLLM {
+		f.Detail = "Your organization cannot create LLM Model classifiers: no LLM endpoint is configured."
 	}
-	return "The classifier definition is invalid: " + e.err.Error() + "."
-}
-
-// ImportError names the spec of an import that cannot be written, and
-// why; nothing of the import was.
-type ImportError struct {
-	Index  int // from 1
-	Name   string
-	Reason string
-}
-
-func (e *ImportError) Error() string {
-	return fmt.Sprintf("classifier %d (%q): %s", e.Index, e.Name, e.Reason)
+	return f
 }
 
 // Import creates an organization's classifiers from specs, or updates (a
 // new version) the one of the same name. Every spec is checked as Create
-// checks one before anything is written; an *ImportError names the first
-// that fails.
+// checks one before anything is written; an *invalid.Field names the
+// first that fails (its path: classifiers[i], from 0), and nothing is.
 func (s Service) Import(ctx context.Context, actor access.Actor, specs []starter.Spec) ([]catalog.Classifier, error) {
 	if err := actor.Require(access.ManageClassifiers); err != nil {
 		return nil, err
 	}
 	inputs := make([]catalog.ClassifierInput, len(specs))
 	for i, sp := range specs {
-		fail := func(reason string) error { return &ImportError{Index: i + 1, Name: sp.Name, Reason: reason} }
+		fail := func(reason string) error {
+			return &invalid.Field{Path: fmt.Sprintf("classifiers[%d]", i), Message: reason, Detail: fmt.Sprintf("classifier %d (%q): %s", i+1, sp.Name, reason)}
+		}
 		typ, category := canonical(sp.ClassifierType, analysis.Types), canonical(sp.CategoryName, analysis.Categories)
 		switch {
 		case strings.TrimSpace(sp.Name) == "":
@@ -194,10 +177,14 @@ func (s Service) Import(ctx context.Context, actor access.Actor, specs []starter
 		reportable, groupable, active := sp.Reportable, sp.Groupable, true
 		inputs[i] = catalog.ClassifierInput{Name: &name, Description: &description, Type: &typ, CategoryName: &category,
 			Reportable: &reportable, Groupable: &groupable, IsActive: &active, Definition: sp.Definition}
-		var invalid *InvalidDefinition
-		if err := s.check(actor.OrgID, inputs[i], nil); errors.As(err, &invalid) && invalid.At != nil {
-			return nil, fail(invalid.At.Error())
-		} else if err != nil {
+		if err := s.check(actor.OrgID, inputs[i], nil); err != nil {
+			if bad, ok := invalid.As(err); ok {
+				reason := strings.TrimSuffix(bad.Message, ".")
+				if bad.Path != "" {
+					reason = bad.Path + ": " + reason
+				}
+				return nil, fail(reason)
+			}
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -35,7 +36,7 @@ type DryRun struct {
 // conversations of the actor's reach that arrived in a range, writing
 // nothing. It holds one of the organization's evaluation slots
 // (pipeline.ErrNoSlot when none is free); a definition that no longer
-// compiles is an *InvalidDefinition.
+// compiles is an *invalid.Field.
 func (s Service) DryRun(ctx context.Context, actor access.Actor, id string, from, to time.Time) (DryRun, error) {
 	if err := actor.Require(access.ManageClassifiers); err != nil {
 		return DryRun{}, err
@@ -51,7 +52,7 @@ func (s Service) DryRun(ctx context.Context, actor access.Actor, id string, from
 	defer release()
 	compiled, err := s.Compiler.Compile(actor.OrgID, pipeline.RegistryClassifier(cl))
 	if err != nil {
-		return DryRun{}, &InvalidDefinition{err: err}
+		return DryRun{}, &invalid.Field{Detail: "The classifier's definition no longer compiles: " + err.Error() + "."}
 	}
 	tree, err := s.Hierarchy.Hierarchy(ctx, actor.OrgID)
 	if err != nil {
@@ -101,7 +102,7 @@ func (s Service) Reclassify(ctx context.Context, actor access.Actor, id string, 
 
 // Train checks a training's examples — each one readable, its stored
 // conversation known, every label with both classes and enough
-// conversations — and starts its job; a *trained.InputError names what is
+// conversations — and starts its job; a trained.InputError names what is
 // wrong.
 func (s Service) Train(ctx context.Context, actor access.Actor, p catalog.TrainParams) (catalog.JobRun, error) {
 	if err := actor.Require(access.ManageClassifiers); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -49,7 +50,7 @@ type Answers struct {
 }
 
 // Answer saves an evaluation's answers, with the scores they give; the
-// evaluation is then InProgress. A mistake is a *quality.FieldError naming
+// evaluation is then InProgress. A mistake is an *invalid.Field naming
 // it; a submitted evaluation is ErrClosed.
 func (s Service) Answer(ctx context.Context, actor access.Actor, id string, in Answers) (catalog.Evaluation, error) {
 	return s.change(ctx, actor, id, func(form *quality.Form, _ catalog.Evaluation) (catalog.EvaluationChange, error) {
@@ -58,7 +59,7 @@ func (s Service) Answer(ctx context.Context, actor access.Actor, id string, in A
 }
 
 // Submit submits an evaluation: Completed once every required question is
-// answered (else a *quality.FieldError naming the open ones), or NoValue
+// answered (else an *invalid.Field naming the open ones), or NoValue
 // (the conversation could not be evaluated).
 func (s Service) Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error) {
 	return s.change(ctx, actor, id, func(form *quality.Form, e catalog.Evaluation) (catalog.EvaluationChange, error) {
@@ -96,7 +97,7 @@ func answerChange(form *quality.Form, in Answers) (catalog.EvaluationChange, err
 	if in.CustomerType != nil {
 		ct, ok := form.CustomerType(*in.CustomerType)
 		if !ok {
-			return change, &quality.FieldError{Path: "customerType", Message: "is not a customer type of the evaluation's form."}
+			return change, invalid.At("customerType", "is not a customer type of the evaluation's form.")
 		}
 		change.CustomerTypeID = &ct.ID
 	}
@@ -129,7 +130,7 @@ func submitChange(form *quality.Form, e catalog.Evaluation, noValue bool) (catal
 		return catalog.EvaluationChange{Status: catalog.EvaluationNoValue, From: OpenStatuses, Submitted: true}, nil
 	}
 	if missing := form.Unanswered(AnswersOf(e)); len(missing) > 0 && slices.Contains(OpenStatuses, e.Status) {
-		return catalog.EvaluationChange{}, &quality.FieldError{Path: "answers", Message: "must answer the required questions: " + strings.Join(missing, "; ")}
+		return catalog.EvaluationChange{}, invalid.At("answers", "must answer the required questions: "+strings.Join(missing, "; "))
 	}
 	return catalog.EvaluationChange{Status: catalog.EvaluationCompleted, From: OpenStatuses, Submitted: true}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -43,7 +44,7 @@ func (s Service) State(ctx context.Context, orgID string, w catalog.Workflow) (*
 // user acting completes as itself), with an outcome, notes and at the last
 // level the boss module's answers, and answers the workflow as it then is.
 // ErrClosed when it was closed, catalog.ErrWorkflowMoved when another
-// completed the level meanwhile, a *quality.FieldError for a mistake.
+// completed the level meanwhile, an *invalid.Field for a mistake.
 func (s Service) Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error) {
 	if err := actor.Require(access.PerformEvaluations); err != nil {
 		return catalog.Workflow{}, err
@@ -53,7 +54,7 @@ func (s Service) Advance(ctx context.Context, actor access.Actor, id, completer,
 		return w, err
 	}
 	if actor.IsUser() && completer != actor.UserID {
-		return w, &quality.FieldError{Path: "completer", Message: "must name the acting user: a user completes a workflow level as itself."}
+		return w, invalid.At("completer", "must name the acting user: a user completes a workflow level as itself.")
 	}
 	def, progress, err := s.State(ctx, actor.OrgID, w)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/analysis"
 )
 
@@ -66,14 +67,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// InputError is training data that cannot train a model: it names what is
-// wrong.
-type InputError struct{ Message string }
-
-func (e *InputError) Error() string { return e.Message }
-
-func inputError(format string, args ...any) error {
-	return &InputError{Message: fmt.Sprintf(format, args...)}
+// InputError is training data that cannot train a model, naming what is
+// wrong (of the examples, the field of a training request).
+func InputError(format string, args ...any) error {
+	message := fmt.Sprintf(format, args...)
+	return &invalid.Field{Path: "examples", Message: message, Detail: "The examples cannot train classifiers: " + message}
 }
 
 // Labels are the labels of the examples, sorted.
@@ -141,23 +139,23 @@ func Check(examples []Example, opt Options) error {
 	opt = opt.withDefaults()
 	labels := Labels(examples)
 	if opt.Folds < 2 || opt.Folds > 20 {
-		return inputError("folds must be from 2 to 20, not %d", opt.Folds)
+		return InputError("folds must be from 2 to 20, not %d", opt.Folds)
 	}
 	if len(examples) == 0 {
-		return inputError("no labelled conversations to train from")
+		return InputError("no labelled conversations to train from")
 	}
 	for i, e := range examples {
 		if e.Conversation.Normalized().Tokens() == 0 {
-			return inputError("conversation %d (%s) has no words to learn from", i+1, e.Conversation.ID)
+			return InputError("conversation %d (%s) has no words to learn from", i+1, e.Conversation.ID)
 		}
 		for _, l := range e.Labels {
 			if strings.TrimSpace(l) == "" {
-				return inputError("conversation %d (%s) has a blank label", i+1, e.Conversation.ID)
+				return InputError("conversation %d (%s) has a blank label", i+1, e.Conversation.ID)
 			}
 		}
 	}
 	if len(labels) == 0 {
-		return inputError("no conversation has a label: training needs conversations of each label")
+		return InputError("no conversation has a label: training needs conversations of each label")
 	}
 	for _, l := range labels {
 		pos, neg := 0, 0
@@ -171,11 +169,11 @@ func Check(examples []Example, opt Options) error {
 		}
 		switch {
 		case neg == 0:
-			return inputError("every conversation has label %q: training needs conversations without it too (one class only)", l)
+			return InputError("every conversation has label %q: training needs conversations without it too (one class only)", l)
 		case pos < opt.Folds:
-			return inputError("label %q has %d conversations: training needs at least %d (one for each cross-validation fold)", l, pos, opt.Folds)
+			return InputError("label %q has %d conversations: training needs at least %d (one for each cross-validation fold)", l, pos, opt.Folds)
 		case neg < opt.Folds:
-			return inputError("label %q: only %d conversations lack it; training needs at least %d", l, neg, opt.Folds)
+			return InputError("label %q: only %d conversations lack it; training needs at least %d", l, neg, opt.Folds)
 		}
 	}
 	return nil

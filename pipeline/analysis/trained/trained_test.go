@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/analysis"
 )
 
@@ -174,8 +174,7 @@ func TestTrainRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Train(tc.ex, tc.opt)
-			var input *InputError
-			if !errors.As(err, &input) || !strings.Contains(err.Error(), tc.want) {
+			if input, ok := invalid.As(err); !ok || input.Path != "examples" || !strings.Contains(input.Message, tc.want) {
 				t.Fatalf("error %v, want an InputError saying %q", err, tc.want)
 			}
 		})
