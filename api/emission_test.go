@@ -97,13 +97,17 @@ func TestEmissionDeliveredRetriedAndReceipted(t *testing.T) {
 		file("c.json", `{"messages":[{"participant":"Customer","text":"The new pills make me dizzy."}]}`)), 200).id(t)
 	e.runIngest(t)
 
+	// The job's clock runs ahead of the real one by the waits the test
+	// passes over.
+	var ahead time.Duration
 	job := &jobs.Emit{Queue: e.cat.Emissions, Post: guard, Item: ResultItems(e.srv.deps), Owner: "test",
-		RetryBase: 500 * time.Millisecond, MaxAttempts: 3, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		RetryBase: 500 * time.Millisecond, MaxAttempts: 3, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Now().Add(ahead) }}
 	// A retry waits 500 ms, then 1 s: within a run nothing is due again,
 	// after the wait it is.
 	emit := func(wait time.Duration) map[string]int64 {
 		t.Helper()
-		time.Sleep(wait)
+		ahead += wait
 		counts, err := job.Run(context.Background(), catalog.JobRun{})
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 type EmissionQueue interface {
 	Endpoints(ctx context.Context) ([]catalog.EmissionEndpoint, error)
 	Discover(ctx context.Context, ep catalog.EmissionEndpoint) (int64, error)
-	ClaimDeliveries(ctx context.Context, owner string, limit int, lease time.Duration) ([]catalog.Delivery, error)
+	ClaimDeliveries(ctx context.Context, owner string, limit int, lease time.Duration, at time.Time) ([]catalog.Delivery, error)
 	RecordAttempt(ctx context.Context, d catalog.Delivery, o catalog.DeliveryOutcome) error
 }
 
@@ -73,6 +73,9 @@ type Emit struct {
 	RetryMax    time.Duration // the longest wait; default 1 hour
 	MaxAttempts int           // then the delivery fails; default 10
 	Log         *slog.Logger
+	// Now is the clock that says which deliveries are due and when a
+	// retry will be; default time.Now.
+	Now func() time.Time
 }
 
 func (j *Emit) defaults() {
@@ -81,6 +84,9 @@ func (j *Emit) defaults() {
 	j.RetryBase = cmpOr(j.RetryBase, 30*time.Second)
 	j.RetryMax = cmpOr(j.RetryMax, time.Hour)
 	j.MaxAttempts = cmpOr(j.MaxAttempts, 10)
+	if j.Now == nil {
+		j.Now = time.Now
+	}
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -109,7 +115,7 @@ func (j *Emit) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, err
 		counts["enqueued"] += n
 	}
 	for ctx.Err() == nil {
-		batch, err := j.Queue.ClaimDeliveries(ctx, j.Owner, j.Batch, j.Lease)
+		batch, err := j.Queue.ClaimDeliveries(ctx, j.Owner, j.Batch, j.Lease, j.Now())
 		if err != nil || len(batch) == 0 {
 			return counts, err
 		}
@@ -149,7 +155,7 @@ func (j *Emit) deliver(ctx context.Context, endpoints map[string]catalog.Emissio
 	header.Set("Content-Type", "application/json")
 	header[DeliveryHeader] = []string{d.ID}
 	header[EventHeader] = []string{d.EventType}
-	header[SignatureHeader] = []string{Sign(ep.Secret, time.Now(), body)}
+	header[SignatureHeader] = []string{Sign(ep.Secret, j.Now(), body)}
 	resp, err := j.Post.Post(ctx, ep.URL, body, header)
 	if err != nil {
 		return j.retry(d, signedurl.Reason(err))
@@ -174,7 +180,7 @@ func (j *Emit) retry(d catalog.Delivery, why string) catalog.DeliveryOutcome {
 	if wait > j.RetryMax || wait <= 0 {
 		wait = j.RetryMax
 	}
-	return catalog.DeliveryOutcome{Error: why, NextAttemptOn: time.Now().Add(wait)}
+	return catalog.DeliveryOutcome{Error: why, NextAttemptOn: j.Now().Add(wait)}
 }
 
 // acknowledgement reads the receipt id and uid an endpoint may answer

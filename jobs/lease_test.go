@@ -13,41 +13,69 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// slowChats is the chat processor taking as long as a long call.
-type slowChats struct {
+// heldChats is the chat processor of a long call: it works until done is
+// closed.
+type heldChats struct {
 	pipeline.Chats
-	delay time.Duration
+	done chan struct{}
 }
 
-func (s slowChats) Process(ctx context.Context, up catalog.Interaction, runID string, open pipeline.Opener) (pipeline.Result, error) {
-	time.Sleep(s.delay)
-	return s.Chats.Process(ctx, up, runID, open)
+func (h heldChats) Process(ctx context.Context, up catalog.Interaction, runID string, open pipeline.Opener) (pipeline.Result, error) {
+	<-h.done
+	return h.Chats.Process(ctx, up, runID, open)
 }
 
-// An upload that takes four leases to process stays with its worker: the
-// lease is renewed while it works, another worker's claim in the middle
-// gets nothing, and the batch commits.
+// renewals counts the leases' renewals.
+type renewals struct {
+	Uploads
+	renewed chan struct{}
+}
+
+func (r renewals) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
+	n, err := r.Uploads.RenewLeases(ctx, owner, ids, lease)
+	r.renewed <- struct{}{}
+	return n, err
+}
+
+// An upload whose work outlasts its lease stays with its worker: the
+// lease is renewed while it works (every third of a lease), another
+// worker's claim once the first lease would have run out gets nothing,
+// and the batch commits.
 func TestLeaseRenewedWhileProcessing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	id := e.stage(t, "slow.json", []byte(ccaiChat))
 	lease := 300 * time.Millisecond
+	done, renewed := make(chan struct{}), make(chan struct{})
 	job := &Ingest{
-		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
-		Processors: []pipeline.Processor{slowChats{Chats: pipeline.Chats{Limits: archive.DefaultLimits, Directory: e.cat.People}, delay: 4 * lease}},
+		Uploads: renewals{Uploads: e.cat.Interactions, renewed: renewed}, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
+		Processors: []pipeline.Processor{heldChats{Chats: pipeline.Chats{Limits: archive.DefaultLimits, Directory: e.cat.People}, done: done}},
 		Queues:     []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 1}},
 		Owner:      "worker-a", Workers: 1, Lease: lease, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	intruder := make(chan []catalog.Interaction, 1)
 	go func() {
-		time.Sleep(2 * lease)
+		// Four renewals: more than a lease has passed since the claim. A
+		// renewal missing for two leases claims at once (and finds the
+		// lease run out).
+		for range 4 {
+			select {
+			case <-renewed:
+			case <-time.After(2 * lease):
+			}
+		}
 		claimed, err := e.cat.Interactions.ClaimPending(ctx, "worker-b", []string{catalog.MediaChat}, 10, lease)
 		if err != nil {
 			t.Error(err)
 		}
 		intruder <- claimed
+		close(done)
+		for range renewed { // renewals until the work ends
+		}
 	}()
 	counts, err := job.Run(ctx, catalog.JobRun{ID: catalog.NewID()})
+	close(renewed) // the renewing ends with the work
 	if err != nil {
 		t.Fatal(err)
 	}

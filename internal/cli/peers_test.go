@@ -288,12 +288,24 @@ func TestRolesOnPostgreSQL(t *testing.T) {
 	if chats := api.list(t, "ProcessedChat"); len(chats) != peerChats {
 		t.Fatalf("%d chats, want %d", len(chats), peerChats)
 	}
-	time.Sleep(2500 * time.Millisecond) // a sample tick at least
 	db, err := sql.Open("pgx", catalogURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// A sample tick has run (every 2 s).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var samples int
+		if err := db.QueryRow(`SELECT count(*) FROM job_runs WHERE job = 'sample'`).Scan(&samples); err != nil {
+			t.Fatal(err)
+		}
+		if samples > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no sample run in 30 s")
+		}
+	}
 	rows, err := db.Query(`SELECT job, owner, count(*) FROM job_runs GROUP BY job, owner ORDER BY job`)
 	if err != nil {
 		t.Fatal(err)

@@ -83,14 +83,29 @@ func TestServeShutdownFinishesInFlightRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// Send the headers and half the body, then ask the server to stop.
-	fmt.Fprintf(conn, "POST /connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", len(form), form[:10])
-	time.Sleep(200 * time.Millisecond)
+	// Send the headers; once the server asks for the body (100 Continue:
+	// it holds the request), ask it to stop.
+	fmt.Fprintf(conn, "POST /connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", len(form))
+	answers := bufio.NewReader(conn)
+	if interim, err := http.ReadResponse(answers, nil); err != nil || interim.StatusCode != http.StatusContinue {
+		t.Fatalf("the server did not ask for the body: %v %v", interim, err)
+	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
-	time.Sleep(200 * time.Millisecond)
-	io.WriteString(conn, form[10:])
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	// The body follows once the server stopped listening: its shutdown has
+	// begun.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		probe, err := net.Dial("tcp", addr)
+		if err != nil {
+			break
+		}
+		probe.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the server still listens 10 s after it was told to stop")
+		}
+	}
+	io.WriteString(conn, form)
+	resp, err := http.ReadResponse(answers, nil)
 	if err != nil {
 		t.Fatalf("in-flight request was cut off: %v", err)
 	}

@@ -170,12 +170,13 @@ func scanDelivery(s scanner) (Delivery, error) {
 	return d, err
 }
 
-// ClaimDeliveries leases up to limit pending deliveries that are due, for
-// owner, until lease runs out: another worker takes them only then.
-func (c *EmissionStore) ClaimDeliveries(ctx context.Context, owner string, limit int, lease time.Duration) ([]Delivery, error) {
+// ClaimDeliveries leases up to limit pending deliveries that are due at
+// the time at (the job's clock), for owner, until lease runs out: another
+// worker takes them only then.
+func (c *EmissionStore) ClaimDeliveries(ctx context.Context, owner string, limit int, lease time.Duration, at time.Time) ([]Delivery, error) {
 	var out []Delivery
+	at = stamp(at)
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		at := now()
 		ids, err := queryAll(ctx, tx, func(s scanner) (string, error) {
 			var id string
 			return id, s.Scan(&id)

@@ -42,11 +42,11 @@ func TestDeliveries(t *testing.T) {
 			t.Fatalf("discovery %d: %d (%v), want %d", round, n, err, want)
 		}
 	}
-	claimed, err := c.Emissions.ClaimDeliveries(ctx, "a", 10, time.Minute)
+	claimed, err := c.Emissions.ClaimDeliveries(ctx, "a", 10, time.Minute, time.Now())
 	if err != nil || len(claimed) != 2 {
 		t.Fatalf("claimed %d (%v)", len(claimed), err)
 	}
-	if again, _ := c.Emissions.ClaimDeliveries(ctx, "b", 10, time.Minute); len(again) != 0 {
+	if again, _ := c.Emissions.ClaimDeliveries(ctx, "b", 10, time.Minute, time.Now()); len(again) != 0 {
 		t.Fatalf("leased deliveries claimed again: %d", len(again))
 	}
 	receipt := "R-1"
