@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -50,13 +49,13 @@ func newAgentView(a catalog.Agent) agentView {
 const agentNotFound = "No agent with this id exists in your organization."
 
 // listAgents is GET /Agent/All?IsActive=; 404 when none.
-func (s *peopleAPI) listAgents(c *gin.Context) {
-	listActive(s.shared, c, s.deps.People.Agents, newAgentView, "Your organization has no agents that match.")
+func (s *peopleAPI) listAgents(c *gin.Context) error {
+	return listActive(c, s.deps.People.Agents, newAgentView, "Your organization has no agents that match.")
 }
 
 // getAgent is GET /Agent/{id}.
-func (s *peopleAPI) getAgent(c *gin.Context) {
-	getByID(s.shared, c, s.deps.People.Agent, newAgentView, agentNotFound)
+func (s *peopleAPI) getAgent(c *gin.Context) error {
+	return getByID(c, s.deps.People.Agent, newAgentView, agentNotFound)
 }
 
 // readAgentInput reads the fields POST and PUT share.
@@ -70,30 +69,30 @@ func readAgentInput(body *reqbody.Object, in *catalog.AgentInput) {
 }
 
 // createAgent is POST /Agent.
-func (s *peopleAPI) createAgent(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *peopleAPI) createAgent(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	in := catalog.AgentInput{FirstName: body.Required("firstName"), LastName: body.Required("lastName"), AgentEmail: body.Required("agentEmail")}
 	readAgentInput(body, &in)
-	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
+	return s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
 		return s.deps.People.CreateAgent(ctx, orgID(c), in)
 	})
 }
 
 // updateAgent is PUT /Agent/{id}, and PUT /Agent with the id in the body.
-func (s *peopleAPI) updateAgent(c *gin.Context) {
+func (s *peopleAPI) updateAgent(c *gin.Context) error {
 	var id string
 	if c.Param("id") != "" {
-		var ok bool
-		if id, ok = pathGUID(c, "id"); !ok {
-			return
+		var err error
+		if id, err = pathGUID(c, "id"); err != nil {
+			return err
 		}
 	}
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	if id == "" {
 		if v := body.GUID("id"); v != nil {
@@ -105,20 +104,19 @@ func (s *peopleAPI) updateAgent(c *gin.Context) {
 	in := catalog.AgentInput{FirstName: body.NotBlank("firstName"), LastName: body.NotBlank("lastName"),
 		AgentEmail: body.NotBlank("agentEmail"), IsActive: body.Bool("isActive")}
 	readAgentInput(body, &in)
-	s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
+	return s.writeAgent(c, body, func(ctx context.Context) (catalog.Agent, error) {
 		return s.deps.People.UpdateAgent(ctx, orgID(c), id, in)
 	})
 }
 
-func (s *peopleAPI) writeAgent(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Agent, error)) {
+func (s *peopleAPI) writeAgent(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Agent, error)) error {
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	a, err := write(c.Request.Context())
 	if err != nil {
-		s.writeError(c, err, agentNotFound)
-		return
+		return missing(err, agentNotFound)
 	}
 	c.JSON(http.StatusOK, newAgentView(a))
+	return nil
 }

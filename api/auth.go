@@ -30,7 +30,7 @@ func (s *Server) requireScope(c *gin.Context, scope string) {
 		claims, err = s.deps.Tokens.Verify(token)
 	}
 	if err != nil {
-		unauthorized(c)
+		problem.Write(c, unauthorized())
 		return
 	}
 	if !claims.HasScope(scope) {
@@ -48,7 +48,7 @@ func (s *Server) requireScope(c *gin.Context, scope string) {
 			return
 		}
 		if !st.Exists || st.Disabled || st.Generation != *claims.Generation {
-			unauthorized(c)
+			problem.Write(c, unauthorized())
 			return
 		}
 	}
@@ -121,9 +121,10 @@ func refuse(c *gin.Context, err error) {
 	problem.Write(c, problem.New(http.StatusForbidden, err.Error()))
 }
 
-// unauthorized answers a request without a valid access token.
-func unauthorized(c *gin.Context) {
-	c.Header("WWW-Authenticate", `Bearer error="invalid_token"`)
-	problem.Write(c, problem.New(http.StatusUnauthorized,
-		"A valid access token is required: send 'Authorization: Bearer <token>' with a token from POST /connect/token that has not expired."))
+// unauthorized is the answer to a request without a valid access token.
+func unauthorized() *problem.Problem {
+	p := problem.New(http.StatusUnauthorized,
+		"A valid access token is required: send 'Authorization: Bearer <token>' with a token from POST /connect/token that has not expired.")
+	p.Header = http.Header{"Www-Authenticate": {`Bearer error="invalid_token"`}}
+	return p
 }

@@ -29,21 +29,22 @@ type testResult struct {
 // {startDate, endDate}: the classifier's current version over the
 // organization's processed conversations that arrived in the range
 // (ReadyToSample and Sampled; at most 31 days), nothing written.
-func (s *classifiersAPI) testClassifier(c *gin.Context) {
-	id, from, to, ok := classifierRange(c)
-	if !ok {
-		return
+func (s *classifiersAPI) testClassifier(c *gin.Context) error {
+	id, from, to, err := classifierRange(c)
+	if err != nil {
+		return err
 	}
 	ctx := c.Request.Context()
 	out, err := s.authoring.DryRun(ctx, actorOf(ctx), id, from, to)
 	switch {
 	case errors.Is(err, pipeline.ErrNoSlot):
-		noEvaluationSlot(c)
+		return noEvaluationSlot()
 	case err != nil:
-		s.writeError(c, err, classifierNotFound)
+		return missing(err, classifierNotFound)
 	default:
 		c.JSON(http.StatusOK, testResult{ClassifierID: out.Classifier.ID, Version: out.Classifier.Version, StartDate: dates.Timestamp(out.From),
 			EndDate: dates.Timestamp(out.To), Evaluated: out.Evaluated, Hits: out.Hits, Errors: out.Errors, SampleConversationIDs: out.Samples,
 			Truncated: out.Truncated})
 	}
+	return nil
 }

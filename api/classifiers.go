@@ -8,7 +8,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/reqbody"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/analysis"
@@ -52,25 +51,24 @@ const classifierNotFound = "No classifier with this id exists in your organizati
 // listClassifiers is GET /Conversations/Classifiers: the organization's
 // active classifiers by id, PageSize (1–1000, default 100) after LastId,
 // filtered by CategoryNames and ClassifierTypes (CSV, any casing).
-func (s *classifiersAPI) listClassifiers(c *gin.Context) {
+func (s *classifiersAPI) listClassifiers(c *gin.Context) error {
 	get, errs := queryParams(c), fieldErrors{}
 	f := catalog.ClassifierFilter{ActiveOnly: true, Limit: errs.pageSize(get, "PageSize"), LastID: errs.guid(get, "LastId"),
 		Categories: errs.values(get, "CategoryNames", analysis.Categories), Types: errs.values(get, "ClassifierTypes", analysis.Types)}
 	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	list, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), f)
 	if err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
 	writeViews(c, list, newClassifierItem)
+	return nil
 }
 
 // getClassifier is GET /Conversations/Classifiers/{id}.
-func (s *classifiersAPI) getClassifier(c *gin.Context) {
-	getByID(s.shared, c, s.deps.Classifiers.Classifier, newClassifierView, classifierNotFound)
+func (s *classifiersAPI) getClassifier(c *gin.Context) error {
+	return getByID(c, s.deps.Classifiers.Classifier, newClassifierView, classifierNotFound)
 }
 
 // readClassifierInput reads the fields of POST and PUT; on POST the
@@ -116,10 +114,10 @@ func readClassifierInput(body *reqbody.Object, create bool) catalog.ClassifierIn
 
 // createClassifier is POST /Conversations/Classifiers: version 1 of a new
 // classifier, its definition checked for its type.
-func (s *classifiersAPI) createClassifier(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *classifiersAPI) createClassifier(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	in := readClassifierInput(body, true)
 	if in.Reportable == nil {
@@ -131,20 +129,20 @@ func (s *classifiersAPI) createClassifier(c *gin.Context) {
 	if in.Description == nil {
 		in.Description = ptrTo("")
 	}
-	s.writeClassifier(c, body, http.StatusCreated, func(ctx context.Context) (catalog.Classifier, error) {
+	return s.writeClassifier(c, body, http.StatusCreated, func(ctx context.Context) (catalog.Classifier, error) {
 		return s.authoring.Create(ctx, actorOf(ctx), in)
 	})
 }
 
 // updateClassifier is PUT /Conversations/Classifiers/{id}: the fields
 // given change, and the classifier gets a new version.
-func (s *classifiersAPI) updateClassifier(c *gin.Context) {
-	id, body, ok := readUpdate(c)
-	if !ok {
-		return
+func (s *classifiersAPI) updateClassifier(c *gin.Context) error {
+	id, body, err := readUpdate(c)
+	if err != nil {
+		return err
 	}
 	in := readClassifierInput(body, false)
-	s.writeClassifier(c, body, http.StatusOK, func(ctx context.Context) (catalog.Classifier, error) {
+	return s.writeClassifier(c, body, http.StatusOK, func(ctx context.Context) (catalog.Classifier, error) {
 		return s.authoring.Update(ctx, actorOf(ctx), id, in)
 	})
 }
@@ -152,33 +150,33 @@ func (s *classifiersAPI) updateClassifier(c *gin.Context) {
 // writeClassifier answers a classifier's write: the classifier, or a 400
 // whose errors name the path inside a definition that does not fit its
 // type.
-func (s *classifiersAPI) writeClassifier(c *gin.Context, body *reqbody.Object, status int, write func(context.Context) (catalog.Classifier, error)) {
+func (s *classifiersAPI) writeClassifier(c *gin.Context, body *reqbody.Object, status int, write func(context.Context) (catalog.Classifier, error)) error {
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	cl, err := write(c.Request.Context())
 	switch {
 	case err != nil:
-		s.writeError(c, err, classifierNotFound)
+		return missing(err, classifierNotFound)
 	default:
 		c.JSON(status, newClassifierView(cl))
 	}
+	return nil
 }
 
 // deleteClassifier is DELETE /Conversations/Classifiers/{id}: it stops
 // running and leaves the lists; its past results stay explainable.
-func (s *classifiersAPI) deleteClassifier(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
+func (s *classifiersAPI) deleteClassifier(c *gin.Context) error {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return err
 	}
 	ctx := c.Request.Context()
 	if err := s.authoring.Delete(ctx, actorOf(ctx), id); err != nil {
-		s.writeError(c, err, classifierNotFound)
-		return
+		return missing(err, classifierNotFound)
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 func ptrTo[T any](v T) *T { return &v }

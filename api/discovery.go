@@ -11,7 +11,7 @@ import (
 
 // openIDConfiguration is GET /.well-known/openid-configuration: where to get
 // tokens and the keys that verify them.
-func (s *Server) openIDConfiguration(c *gin.Context) {
+func (s *Server) openIDConfiguration(c *gin.Context) error {
 	base := strings.TrimSuffix(s.opts.PublicURL, "/")
 	c.JSON(http.StatusOK, gin.H{
 		"issuer":                                base,
@@ -24,10 +24,12 @@ func (s *Server) openIDConfiguration(c *gin.Context) {
 		"id_token_signing_alg_values_supported": []string{"RS256"},
 		"subject_types_supported":               []string{"public"},
 	})
+	return nil
 }
 
 // jwks is GET /.well-known/jwks.json: the public keys of every live signing key.
-func (s *Server) jwks(c *gin.Context) {
+func (s *Server) jwks(c *gin.Context) error {
 	c.Header("Cache-Control", "public, max-age=300")
 	c.JSON(http.StatusOK, s.deps.Keys.JWKS())
+	return nil
 }

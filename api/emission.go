@@ -62,50 +62,48 @@ type emissionView struct {
 
 // putEmission is PUT /Emission: the organization's endpoint, checked by
 // the signed-URL guard; a new signing secret is made and shown once.
-func (s *deliveryAPI) putEmission(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *deliveryAPI) putEmission(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	url := body.Required("url")
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx := c.Request.Context()
 	if err := s.deps.SignedURLs.Check(ctx, *url); err != nil {
-		problem.Write(c, problem.Field("url", "cannot be used: "+signedurl.Reason(err)+".", "The endpoint URL cannot be used: "+signedurl.Reason(err)+"."))
-		return
+		return problem.Field("url", "cannot be used: "+signedurl.Reason(err)+".", "The endpoint URL cannot be used: "+signedurl.Reason(err)+".")
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	ep, err := s.deps.Emissions.SetEndpoint(ctx, orgID(c), *url, "whsec_"+hex.EncodeToString(secret))
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, emissionView{URL: ep.URL, Secret: ep.Secret, CreatedOn: dates.Timestamp(ep.CreatedOn)})
+	return nil
 }
 
 const noEndpoint = "Your organization has no emission endpoint; register one with PUT /Emission."
 
 // getEmission is GET /Emission.
-func (s *deliveryAPI) getEmission(c *gin.Context) {
+func (s *deliveryAPI) getEmission(c *gin.Context) error {
 	ep, err := s.deps.Emissions.Endpoint(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.writeError(c, err, noEndpoint)
-		return
+		return missing(err, noEndpoint)
 	}
 	c.JSON(http.StatusOK, emissionView{URL: ep.URL, CreatedOn: dates.Timestamp(ep.CreatedOn)})
+	return nil
 }
 
 // deleteEmission is DELETE /Emission: deliveries stop, pending ones fail.
-func (s *deliveryAPI) deleteEmission(c *gin.Context) {
+func (s *deliveryAPI) deleteEmission(c *gin.Context) error {
 	if err := s.deps.Emissions.DeleteEndpoint(c.Request.Context(), orgID(c)); err != nil {
-		s.writeError(c, err, noEndpoint)
-		return
+		return missing(err, noEndpoint)
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // receiptView is a delivery as GET /Receipts lists it: the vendor's
@@ -138,7 +136,7 @@ const receiptsDefaultPageSize = 10
 // listReceipts is GET /Receipts: deliveries of conversations of a status,
 // in a window on their arrival or on their evaluations' submission, by
 // delivery id.
-func (s *deliveryAPI) listReceipts(c *gin.Context) {
+func (s *deliveryAPI) listReceipts(c *gin.Context) error {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.ReceiptFilter
@@ -155,28 +153,24 @@ func (s *deliveryAPI) listReceipts(c *gin.Context) {
 	ctx, org := c.Request.Context(), orgID(c)
 	var err error
 	if f.NodeIDs, f.Scope, err = s.visibleNodes(ctx, org, errs, "", nil, "HierarchyCodes", csv(get("HierarchyCodes"))); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	deliveries, err := s.deps.Emissions.Receipts(ctx, org, f)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if len(deliveries) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, "No receipt matches these filters in this date range."))
-		return
+		return problem.New(http.StatusNotFound, "No receipt matches these filters in this date range.")
 	}
 	items, err := s.receiptViews(ctx, org, deliveries)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, items)
+	return nil
 }
 
 // receiptViews lays out deliveries with their conversations' arrival,

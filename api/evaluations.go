@@ -47,10 +47,10 @@ func newFormView(f catalog.EvaluationForm) (formView, error) {
 
 // createForm is POST /Evaluations/Forms: name, description, modules (each
 // with questions and their answer tags) and customer types.
-func (s *qualityAPI) createForm(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *qualityAPI) createForm(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	name := body.Required("name")
 	description := body.String("description")
@@ -64,71 +64,67 @@ func (s *qualityAPI) createForm(c *gin.Context) {
 		def.CustomerTypes = append(def.CustomerTypes, quality.CustomerType{Name: strings.TrimSpace(ct)})
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	if err := def.Prepare(catalog.NewID); err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
 	definition, _ := json.Marshal(def)
 	form, err := s.deps.Quality.CreateForm(c.Request.Context(), catalog.EvaluationForm{OrgID: orgID(c), Name: *name,
 		Description: deref(description), Definition: definition})
 	if err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
 	view, _ := newFormView(form)
 	c.JSON(http.StatusCreated, view)
+	return nil
 }
 
 // listForms is GET /Evaluations/Forms.
-func (s *qualityAPI) listForms(c *gin.Context) {
+func (s *qualityAPI) listForms(c *gin.Context) error {
 	forms, err := s.deps.Quality.Forms(c.Request.Context(), orgID(c))
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	out := []formView{}
 	for _, f := range forms {
 		v, err := newFormView(f)
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		out = append(out, v)
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }
 
 const unknownForm = "No evaluation form with this id exists in your organization."
 
 // getForm is GET /Evaluations/Forms/{id}.
-func (s *qualityAPI) getForm(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
+func (s *qualityAPI) getForm(c *gin.Context) error {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return err
 	}
 	form, err := s.deps.Quality.Form(c.Request.Context(), orgID(c), id)
 	if err != nil {
-		s.writeError(c, err, unknownForm)
-		return
+		return missing(err, unknownForm)
 	}
 	view, err := newFormView(form)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, view)
+	return nil
 }
 
 // assignEvaluation is POST /Evaluations: an evaluation of a processed
 // conversation on a form, by an analyst (a user, by id or user name), for
 // an agent (the conversation's unless given).
-func (s *qualityAPI) assignEvaluation(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *qualityAPI) assignEvaluation(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	formID := body.GUID("formId")
 	conversationID := body.GUID("conversationId")
@@ -140,51 +136,43 @@ func (s *qualityAPI) assignEvaluation(c *gin.Context) {
 		}
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	if _, err := s.deps.Quality.Form(ctx, org, *formID); err != nil {
-		s.catalogFieldError(c, err, "formId", "is not an evaluation form of your organization.")
-		return
+		return fieldNotFound(err, "formId", "is not an evaluation form of your organization.")
 	}
 	own, err := s.internalID(ctx, org, *conversationID)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	it, err := s.deps.Interactions.Interaction(ctx, org, own)
 	if err == nil && !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID) {
 		err = catalog.ErrNotFound
 	}
 	if err != nil {
-		s.catalogFieldError(c, err, "conversationId", "is not a conversation of your organization.")
-		return
+		return fieldNotFound(err, "conversationId", "is not a conversation of your organization.")
 	}
 	if it.LakeRunID == nil {
-		problem.Write(c, problem.Field("conversationId", "is not processed yet: a conversation is evaluated once it is ReadyToSample or Sampled.",
-			"The conversation is not processed yet; assign its evaluation once it is ReadyToSample or Sampled."))
-		return
+		return problem.Field("conversationId", "is not processed yet: a conversation is evaluated once it is ReadyToSample or Sampled.",
+			"The conversation is not processed yet; assign its evaluation once it is ReadyToSample or Sampled.")
 	}
 	user, err := s.activeUser(ctx, org, *analyst)
 	if err != nil {
-		s.catalogFieldError(c, err, "analyst", "is not an active user of your organization (give a user id or user name).")
-		return
+		return fieldNotFound(err, "analyst", "is not an active user of your organization (give a user id or user name).")
 	}
 	agent := it.AgentID
 	if agentID != nil {
 		if _, err := s.deps.People.Agent(ctx, org, *agentID); err != nil {
-			s.catalogFieldError(c, err, "agentId", "is not an agent of your organization.")
-			return
+			return fieldNotFound(err, "agentId", "is not an agent of your organization.")
 		}
 		agent = agentID
 	}
 	e, err := s.deps.Quality.CreateEvaluation(ctx, catalog.Evaluation{OrgID: org, FormID: *formID, ConversationID: it.ID, AgentID: agent, AnalystID: user.ID})
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
-	s.writeEvaluation(c, http.StatusCreated, e)
+	return s.writeEvaluation(c, http.StatusCreated, e)
 }
 
 // activeUser is the organization's active user with that user name or
@@ -200,61 +188,60 @@ func (s *shared) activeUser(ctx context.Context, org, key string) (catalog.User,
 	return u, err
 }
 
-// catalogFieldError answers a reference that names nothing with a 400 on
-// the field, and other errors as writeError does.
-func (s *qualityAPI) catalogFieldError(c *gin.Context, err error, field, message string) {
+// fieldNotFound is a reference that names nothing as a 400 on the field;
+// other errors stay as they are.
+func fieldNotFound(err error, field, message string) error {
 	if errors.Is(err, catalog.ErrNotFound) {
-		problem.Write(c, problem.Field(field, message, "The "+field+" "+message))
-		return
+		return problem.Field(field, message, "The "+field+" "+message)
 	}
-	s.writeError(c, err, "")
+	return missing(err, "")
 }
 
 const unknownEvaluation = "No evaluation with this id exists in your organization."
 
 // visibleEvaluation is an evaluation of the organization whose
 // conversation the caller may read.
-func (s *qualityAPI) visibleEvaluation(c *gin.Context) (catalog.Evaluation, bool) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return catalog.Evaluation{}, false
+func (s *qualityAPI) visibleEvaluation(c *gin.Context) (catalog.Evaluation, error) {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return catalog.Evaluation{}, err
 	}
 	ctx := c.Request.Context()
 	e, _, err := s.qa.Evaluation(ctx, actorOf(ctx), id)
 	if err != nil {
-		s.evaluationError(c, err)
-		return catalog.Evaluation{}, false
+		return catalog.Evaluation{}, evaluationError(err)
 	}
-	return e, true
+	return e, nil
 }
 
 // getEvaluation is GET /Evaluations/{id}.
-func (s *qualityAPI) getEvaluation(c *gin.Context) {
-	if e, ok := s.visibleEvaluation(c); ok {
-		s.writeEvaluation(c, http.StatusOK, e)
+func (s *qualityAPI) getEvaluation(c *gin.Context) error {
+	e, err := s.visibleEvaluation(c)
+	if err != nil {
+		return err
 	}
+	return s.writeEvaluation(c, http.StatusOK, e)
 }
 
 // answerEvaluation is PUT /Evaluations/{id}/Answers: the answers so far
 // (replacing earlier ones), the call summary and the customer type; the
 // evaluation is then InProgress. A submitted evaluation is closed.
-func (s *qualityAPI) answerEvaluation(c *gin.Context) {
-	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
-	if !ok {
-		return
+func (s *qualityAPI) answerEvaluation(c *gin.Context) error {
+	e, err := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
+	if err != nil {
+		return err
 	}
 	id := e.ID
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	var in qa.Answers
 	body.Decode("answers", &in.Answers)
 	in.Summary = body.String("callSummary")
 	in.CustomerType = body.String("customerType")
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	if !body.Has("answers") {
 		in.Answers = nil
@@ -262,53 +249,52 @@ func (s *qualityAPI) answerEvaluation(c *gin.Context) {
 		in.Answers = []quality.Answer{}
 	}
 	ctx := c.Request.Context()
-	s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Answer(ctx, actorOf(ctx), id, in) })
+	return s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Answer(ctx, actorOf(ctx), id, in) })
 }
 
 // submitEvaluation is POST /Evaluations/{id}/Submit: Completed once every
 // required question is answered, or NoValue ({"noValue": true}: the
 // conversation could not be evaluated).
-func (s *qualityAPI) submitEvaluation(c *gin.Context) {
-	e, ok := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
-	if !ok {
-		return
+func (s *qualityAPI) submitEvaluation(c *gin.Context) error {
+	e, err := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
+	if err != nil {
+		return err
 	}
 	id := e.ID
 	noValue := false
 	if c.Request.ContentLength != 0 {
-		body, ok := readBody(c)
-		if !ok {
-			return
+		body, err := readBody(c)
+		if err != nil {
+			return err
 		}
 		if v := body.Bool("noValue"); v != nil {
 			noValue = *v
 		}
 		if p := body.Problem(); p != nil {
-			problem.Write(c, p)
-			return
+			return p
 		}
 	}
 	ctx := c.Request.Context()
-	s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Submit(ctx, actorOf(ctx), id, noValue) })
+	return s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Submit(ctx, actorOf(ctx), id, noValue) })
 }
 
 // writeSavedEvaluation answers an evaluation's change: the evaluation as
 // it now is, or why it did not change.
-func (s *qualityAPI) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) {
-	if e, err := save(); err != nil {
-		s.evaluationError(c, err)
-	} else {
-		s.writeEvaluation(c, http.StatusOK, e)
+func (s *qualityAPI) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) error {
+	e, err := save()
+	if err != nil {
+		return evaluationError(err)
 	}
+	return s.writeEvaluation(c, http.StatusOK, e)
 }
 
-// evaluationError answers a quality use case's error: a closed evaluation
-// is a 409, the rest as writeError.
-func (s *qualityAPI) evaluationError(c *gin.Context, err error) {
+// evaluationError is a quality use case's error as answered: a closed
+// evaluation is a 409, an unknown one a 404.
+func evaluationError(err error) error {
 	switch {
 	case errors.Is(err, qa.ErrClosed):
-		problem.Write(c, problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change."))
+		return problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change.")
 	default:
-		s.writeError(c, err, unknownEvaluation)
+		return missing(err, unknownEvaluation)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/pipeline/quality"
@@ -265,13 +264,13 @@ func (p *evaluationPage) moduleView(e catalog.Evaluation) moduleEvaluationView {
 }
 
 // writeEvaluation answers one evaluation.
-func (s *qualityAPI) writeEvaluation(c *gin.Context, status int, e catalog.Evaluation) {
+func (s *qualityAPI) writeEvaluation(c *gin.Context, status int, e catalog.Evaluation) error {
 	page, err := s.readEvaluationPage(c.Request.Context(), orgID(c), []catalog.Evaluation{e})
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(status, page.view(e))
+	return nil
 }
 
 // Page sizes of /Evaluations (the vendor's default).
@@ -279,7 +278,7 @@ const evaluationsDefaultPageSize = 10
 
 // readEvaluationFilter reads the parameters the vendor's two GETs share
 // (HierarchyId only where withHierarchy).
-func (s *qualityAPI) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catalog.EvaluationFilter, bool) {
+func (s *qualityAPI) readEvaluationFilter(c *gin.Context, withHierarchy bool) (catalog.EvaluationFilter, error) {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.EvaluationFilter
@@ -304,48 +303,45 @@ func (s *qualityAPI) readEvaluationFilter(c *gin.Context, withHierarchy bool) (c
 	}
 	var err error
 	if f.NodeIDs, f.Scope, err = s.visibleNodes(c.Request.Context(), orgID(c), errs, "HierarchyId", hierarchy, "", nil); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return f, false
+		return f, err
 	}
 	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return f, false
+		return f, p
 	}
-	return f, true
+	return f, nil
 }
 
 // listEvaluations is GET /Evaluations: by evaluationNumber, filtered on
 // the last modification, the status, and after LastId.
-func (s *qualityAPI) listEvaluations(c *gin.Context) {
-	s.evaluationPageOf(c, false, func(p *evaluationPage, e catalog.Evaluation) any { return p.view(e) })
+func (s *qualityAPI) listEvaluations(c *gin.Context) error {
+	return s.evaluationPageOf(c, false, func(p *evaluationPage, e catalog.Evaluation) any { return p.view(e) })
 }
 
 // listModuleEvaluations is GET /Evaluations/Modules: the same, by module
 // with each module's score, and HierarchyId (the conversation's node or
 // one below it).
-func (s *qualityAPI) listModuleEvaluations(c *gin.Context) {
-	s.evaluationPageOf(c, true, func(p *evaluationPage, e catalog.Evaluation) any { return p.moduleView(e) })
+func (s *qualityAPI) listModuleEvaluations(c *gin.Context) error {
+	return s.evaluationPageOf(c, true, func(p *evaluationPage, e catalog.Evaluation) any { return p.moduleView(e) })
 }
 
-func (s *qualityAPI) evaluationPageOf(c *gin.Context, withHierarchy bool, view func(*evaluationPage, catalog.Evaluation) any) {
-	f, ok := s.readEvaluationFilter(c, withHierarchy)
-	if !ok {
-		return
+func (s *qualityAPI) evaluationPageOf(c *gin.Context, withHierarchy bool, view func(*evaluationPage, catalog.Evaluation) any) error {
+	f, err := s.readEvaluationFilter(c, withHierarchy)
+	if err != nil {
+		return err
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	list, err := s.deps.Quality.Evaluations(ctx, org, f)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	page, err := s.readEvaluationPage(ctx, org, list)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	out := make([]any, len(list))
 	for i, e := range list {
 		out[i] = view(page, e)
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }

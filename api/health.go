@@ -8,12 +8,13 @@ import (
 )
 
 // healthz is GET /healthz: the process is up and serving.
-func (s *Server) healthz(c *gin.Context) {
+func (s *Server) healthz(c *gin.Context) error {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	return nil
 }
 
 // readyz is GET /readyz: the catalog and object storage both answer.
-func (s *Server) readyz(c *gin.Context) {
+func (s *Server) readyz(c *gin.Context) error {
 	checks := map[string]Pinger{"catalog": s.deps.Catalog, "storage": s.deps.Storage}
 	results := gin.H{}
 	ready := true
@@ -34,4 +35,5 @@ func (s *Server) readyz(c *gin.Context) {
 		status, word = http.StatusServiceUnavailable, "not ready"
 	}
 	c.JSON(status, gin.H{"status": word, "checks": results})
+	return nil
 }

@@ -104,39 +104,38 @@ func (nv *nodeViews) subtree(parent string, keep func(catalog.Node) bool) []node
 }
 
 // hierarchyRequest reads the IsActive filter and the views of the caller's
-// hierarchy, answering the error itself when either fails.
-func (s *peopleAPI) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node) bool, bool) {
-	active, ok := boolQuery(c, "IsActive")
-	if !ok {
-		return nil, nil, false
+// hierarchy; the error to answer when either fails.
+func (s *peopleAPI) hierarchyRequest(c *gin.Context) (*nodeViews, func(catalog.Node) bool, error) {
+	active, err := boolQuery(c, "IsActive")
+	if err != nil {
+		return nil, nil, err
 	}
 	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.writeError(c, err, "")
-		return nil, nil, false
+		return nil, nil, missing(err, "")
 	}
-	return nv, func(n catalog.Node) bool { return active == nil || n.IsActive == *active }, true
+	return nv, func(n catalog.Node) bool { return active == nil || n.IsActive == *active }, nil
 }
 
 // hierarchyTree is GET /Hierarchy/All?IsActive=: the tree; 404 when empty.
-func (s *peopleAPI) hierarchyTree(c *gin.Context) {
-	nv, keep, ok := s.hierarchyRequest(c)
-	if !ok {
-		return
+func (s *peopleAPI) hierarchyTree(c *gin.Context) error {
+	nv, keep, err := s.hierarchyRequest(c)
+	if err != nil {
+		return err
 	}
 	roots := nv.subtree("", keep)
 	if len(roots) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, "Your organization has no hierarchy nodes that match."))
-		return
+		return problem.New(http.StatusNotFound, "Your organization has no hierarchy nodes that match.")
 	}
 	c.JSON(http.StatusOK, roots)
+	return nil
 }
 
 // hierarchyList is GET /Hierarchy: every node, flat, with parentId.
-func (s *peopleAPI) hierarchyList(c *gin.Context) {
-	nv, keep, ok := s.hierarchyRequest(c)
-	if !ok {
-		return
+func (s *peopleAPI) hierarchyList(c *gin.Context) error {
+	nv, keep, err := s.hierarchyRequest(c)
+	if err != nil {
+		return err
 	}
 	out := []nodeView{}
 	for _, root := range nv.tree.Children("") {
@@ -150,6 +149,7 @@ func (s *peopleAPI) hierarchyList(c *gin.Context) {
 		}
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }
 
 // readNodeInput reads the fields POST and PUT share.
@@ -164,50 +164,48 @@ func readNodeInput(body *reqbody.Object, in *catalog.NodeInput) {
 }
 
 // createNode is POST /Hierarchy.
-func (s *peopleAPI) createNode(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *peopleAPI) createNode(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	in := catalog.NodeInput{Name: body.Required("name"), Parent: body.GUID("parentId")}
 	readNodeInput(body, &in)
-	s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
+	return s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
 		return s.deps.People.CreateNode(ctx, orgID(c), in)
 	})
 }
 
 // updateNode is PUT /Hierarchy/{id}.
-func (s *peopleAPI) updateNode(c *gin.Context) {
-	id, body, ok := readUpdate(c)
-	if !ok {
-		return
+func (s *peopleAPI) updateNode(c *gin.Context) error {
+	id, body, err := readUpdate(c)
+	if err != nil {
+		return err
 	}
 	if body.Has("parentId") {
 		body.Fail("parentId", "cannot change here; use newParentId (\"remove\" for the top level).")
 	}
 	in := catalog.NodeInput{Name: body.NotBlank("name"), Parent: body.GUIDOrRemove("newParentId"), IsActive: body.Bool("isActive")}
 	readNodeInput(body, &in)
-	s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
+	return s.writeNode(c, body, func(ctx context.Context) (catalog.Node, error) {
 		return s.deps.People.UpdateNode(ctx, orgID(c), id, in)
 	})
 }
 
-func (s *peopleAPI) writeNode(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Node, error)) {
+func (s *peopleAPI) writeNode(c *gin.Context, body *reqbody.Object, write func(context.Context) (catalog.Node, error)) error {
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	n, err := write(c.Request.Context())
 	if err != nil {
-		s.writeError(c, err, nodeNotFound)
-		return
+		return missing(err, nodeNotFound)
 	}
 	nv, err := s.newNodeViews(c.Request.Context(), orgID(c))
 	if err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
 	v := nv.view(n)
 	v.ParentID = n.ParentID
 	c.JSON(http.StatusOK, v)
+	return nil
 }

@@ -63,34 +63,32 @@ type insightsRequest struct {
 	narrowed    bool
 }
 
-func (s *resultsAPI) getInsights(c *gin.Context) { s.insights(c, queryParams(c)) }
+func (s *resultsAPI) getInsights(c *gin.Context) error { return s.insights(c, queryParams(c)) }
 
 // insightsParams are the parameters of /Conversations/Insights.
 var insightsParams = []string{"DateReference", "StartDate", "EndDate", "ClassifierIds", "HierarchyIds", "HierarchyCodes",
 	"ClassifierCategoryNames", "ClassifierTypes", "LastId", "PageSize"}
 
-func (s *resultsAPI) postInsights(c *gin.Context) {
+func (s *resultsAPI) postInsights(c *gin.Context) error {
 	problem.NameFieldsAsBody(c)
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	for _, name := range insightsParams {
 		body.Text(name) // a member of the wrong kind fails here
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
-	s.insights(c, body.Text)
+	return s.insights(c, body.Text)
 }
 
 // insights answers GET and POST /Conversations/Insights.
-func (s *resultsAPI) insights(c *gin.Context, get paramReader) {
+func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	req, p := s.readInsightsRequest(c, get)
 	if p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx := c.Request.Context()
 	found := map[string][]results.ClassifierResult{}
@@ -126,24 +124,20 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) {
 	convs, more, err := s.deps.Results.Page(ctx, req.page, fetch)
 	counted.Wait()
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if len(convs) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, "No processed conversation matches these filters in this date range."))
-		return
+		return problem.New(http.StatusNotFound, "No processed conversation matches these filters in this date range.")
 	}
 	if countErr != nil {
-		problem.Write(c, s.internal(c, countErr))
-		return
+		return countErr
 	}
 	if req.page.AfterID == "" {
 		c.Header("X-Total-Records", strconv.FormatInt(total, 10))
 	}
 	public, err := s.publicIDs(ctx, req.page.OrgID, results.IDs(convs))
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.Header("X-Has-More", strconv.FormatBool(more))
 	// Set directly, not through Header.Set: Go would send X-Next-Lastid, and
@@ -165,6 +159,7 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) {
 		items[i] = item
 	}
 	writePage(c, items)
+	return nil
 }
 
 // readInsightsRequest checks every parameter, the window last: it is

@@ -65,9 +65,9 @@ const (
 // HierarchyIds.
 var interactionsParams = []string{"DateReference", "StartDate", "EndDate", "Status", "EddyEffect", "LastId", "PageSize", "HierarchyIds"}
 
-func (s *conversationsAPI) getInteractions(c *gin.Context) {
+func (s *conversationsAPI) getInteractions(c *gin.Context) error {
 	get := queryParams(c)
-	s.interactions(c, func(name string) (string, bool) {
+	return s.interactions(c, func(name string) (string, bool) {
 		if name == "HierarchyIds" { // a member of the POST body only
 			return "", false
 		}
@@ -75,20 +75,19 @@ func (s *conversationsAPI) getInteractions(c *gin.Context) {
 	})
 }
 
-func (s *conversationsAPI) postInteractions(c *gin.Context) {
+func (s *conversationsAPI) postInteractions(c *gin.Context) error {
 	problem.NameFieldsAsBody(c)
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	for _, name := range interactionsParams {
 		body.Text(name)
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
-	s.interactions(c, body.Text)
+	return s.interactions(c, body.Text)
 }
 
 // interactionsRequest is a checked /Interactions request.
@@ -104,11 +103,10 @@ type interactionsRequest struct {
 // interactions answers GET and POST /Interactions: processed
 // conversations in the window, in id order, with their results and
 // transcripts.
-func (s *conversationsAPI) interactions(c *gin.Context, get paramReader) {
+func (s *conversationsAPI) interactions(c *gin.Context, get paramReader) error {
 	req, p := s.readInteractionsRequest(c, get)
 	if p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx := c.Request.Context()
 	current := map[string]modelResultsItem{}
@@ -140,19 +138,17 @@ func (s *conversationsAPI) interactions(c *gin.Context, get paramReader) {
 	}
 	convs, _, err := s.deps.Results.Page(ctx, req.page, fetch)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if len(convs) == 0 {
-		problem.Write(c, problem.New(http.StatusNotFound, "No processed interaction matches these filters in this date range."))
-		return
+		return problem.New(http.StatusNotFound, "No processed interaction matches these filters in this date range.")
 	}
 	items, err := s.interactionItems(ctx, req.page.OrgID, results.IDs(convs), current)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, items)
+	return nil
 }
 
 // hasResult tells whether an item's current result of a boolean
@@ -221,46 +217,42 @@ func (s *shared) activeModels(ctx context.Context, org string) (modelSet, error)
 
 // getInteraction is GET /Interactions/{AmdID}: any interaction of the
 // organization, with results and transcript once it is processed.
-func (s *conversationsAPI) getInteraction(c *gin.Context) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return
+func (s *conversationsAPI) getInteraction(c *gin.Context) error {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return err
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	own, err := s.internalID(ctx, org, id)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	it, err := s.deps.Interactions.Interaction(ctx, org, own)
 	if err == nil && !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID) {
 		err = catalog.ErrNotFound // out of the acting user's reach: as unknown
 	}
 	if err != nil {
-		s.writeError(c, err, "No interaction with this id exists in your organization.")
-		return
+		return missing(err, "No interaction with this id exists in your organization.")
 	}
 	current := map[string]modelResultsItem{}
 	if it.LakeRunID != nil {
 		models, err := s.activeModels(ctx, org)
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		cv := results.ConversationOf(it)
 		found, err := s.reviews.Read(ctx, org, models.Models, []results.Conversation{cv})
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		current[it.ID] = processedItem(cv, models, found.Machine[it.ID], found.Reviews[it.ID])
 	}
 	items, err := s.interactionItems(ctx, org, []string{it.ID}, current)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, items[0])
+	return nil
 }
 
 // interactionItems lays out interactions (by their own ids, in that

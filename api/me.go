@@ -6,7 +6,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -14,18 +13,16 @@ import (
 
 // me is GET /Me [extension]: who the token speaks for. Integrators use it to
 // check a token and see which organization it reaches.
-func (s *peopleAPI) me(c *gin.Context) {
+func (s *peopleAPI) me(c *gin.Context) error {
 	p, _ := tenant.From(c.Request.Context())
 	org, err := s.deps.Orgs.Organization(c.Request.Context(), p.OrgID)
 	if errors.Is(err, catalog.ErrNotFound) {
 		// A token of an organization that is gone (or of another
 		// installation signing with the same keys) speaks for no one.
-		unauthorized(c)
-		return
+		return unauthorized()
 	}
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, gin.H{
 		"clientId":              p.ClientID,
@@ -34,4 +31,5 @@ func (s *peopleAPI) me(c *gin.Context) {
 		"scope":                 p.Scope,
 		"organizationCreatedOn": dates.Format(org.CreatedOn),
 	})
+	return nil
 }

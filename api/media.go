@@ -84,7 +84,7 @@ type uploadRequest struct {
 // mediaUpload is POST /Media/Upload (CONTRACT §3). The file streams to
 // object storage while it is counted and hashed; memory does not grow with
 // its size. Checks that can be made before the file arrives are made first.
-func (s *conversationsAPI) mediaUpload(c *gin.Context) {
+func (s *conversationsAPI) mediaUpload(c *gin.Context) error {
 	u := &uploadRequest{s: s, c: c, org: orgID(c), id: catalog.NewID(), arrived: time.Now().UTC().Truncate(time.Microsecond)}
 	defer u.cleanup()
 	p := u.run()
@@ -92,10 +92,10 @@ func (s *conversationsAPI) mediaUpload(c *gin.Context) {
 		if u.staged != nil {
 			u.unstage()
 		}
-		problem.Write(c, p)
-		return
+		return p
 	}
 	c.JSON(http.StatusOK, uploadResult{ID: u.id, FileName: u.meta.FileName, FileSizeKb: (u.staged.size + 1023) / 1024})
+	return nil
 }
 
 func sentence(s string) *problem.Problem { return problem.New(http.StatusBadRequest, s) }

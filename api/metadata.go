@@ -204,23 +204,23 @@ func (s *conversationsAPI) metadataFilter(c *gin.Context, f metadataFilters) (ca
 }
 
 // getMetadata is GET /Metadata.
-func (s *conversationsAPI) getMetadata(c *gin.Context) {
+func (s *conversationsAPI) getMetadata(c *gin.Context) error {
 	q := func(name string) string { v, _ := query(c, name); return v }
 	f := metadataFilters{
 		startDate: q("StartDate"), endDate: q("EndDate"), mediaType: q("MediaType"), status: q("Status"),
 		lastID: q("LastId"), pageSize: q("PageSize"),
 		clientCallIDs: csv(query(c, "ClientCallId")), hierarchyIDs: csv(query(c, "HierarchyIds")), ids: csv(query(c, "Id")),
 	}
-	s.answerMetadata(c, f)
+	return s.answerMetadata(c, f)
 }
 
 // postMetadata is POST /Metadata: the same filters as a JSON body, with
 // startDate, endDate and pageSize required. Lists may be arrays or CSV.
-func (s *conversationsAPI) postMetadata(c *gin.Context) {
+func (s *conversationsAPI) postMetadata(c *gin.Context) error {
 	problem.NameFieldsAsBody(c)
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	text := func(k string) string {
 		if v := body.String(k); v != nil {
@@ -260,10 +260,9 @@ func (s *conversationsAPI) postMetadata(c *gin.Context) {
 		}
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
-	s.answerMetadata(c, f)
+	return s.answerMetadata(c, f)
 }
 
 // numberText reads a number or numeric string as text.
@@ -285,26 +284,25 @@ func numberText(body *reqbody.Object, k string) string {
 	return ""
 }
 
-func (s *conversationsAPI) answerMetadata(c *gin.Context, f metadataFilters) {
+func (s *conversationsAPI) answerMetadata(c *gin.Context, f metadataFilters) error {
 	filter, p := s.metadataFilter(c, f)
 	if p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	filter.Scope = reads(c.Request.Context())
 	list, err := s.deps.Interactions.Interactions(c.Request.Context(), orgID(c), filter)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	writeViews(c, list, newMetadataItem)
+	return nil
 }
 
 // patchMetadata is PATCH /Metadata/{id}.
-func (s *conversationsAPI) patchMetadata(c *gin.Context) {
-	id, body, ok := readUpdate(c)
-	if !ok {
-		return
+func (s *conversationsAPI) patchMetadata(c *gin.Context) error {
+	id, body, err := readUpdate(c)
+	if err != nil {
+		return err
 	}
 	var p catalog.InteractionPatch
 	p.InteractionDate = body.Date("timestamp")
@@ -327,14 +325,12 @@ func (s *conversationsAPI) patchMetadata(c *gin.Context) {
 	}
 	p.Extended = body.ScalarMap("extendedMetadata")
 	if pr := body.Problem(); pr != nil {
-		problem.Write(c, pr)
-		return
+		return pr
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	id, err := s.internalID(ctx, org, id)
+	id, err = s.internalID(ctx, org, id)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if actor := actorOf(ctx); actor.IsUser() { // a user changes only what its access on the conversation's node allows
 		it, err := s.deps.Interactions.Interaction(ctx, org, id)
@@ -342,14 +338,13 @@ func (s *conversationsAPI) patchMetadata(c *gin.Context) {
 			err = actor.RequireOn(access.EditConversations, it.MediaType, it.HierarchyNodeID)
 		}
 		if err != nil {
-			s.writeError(c, err, "No interaction with this id exists in your organization.")
-			return
+			return missing(err, "No interaction with this id exists in your organization.")
 		}
 	}
 	it, err := s.deps.Interactions.PatchInteraction(ctx, org, id, p)
 	if err != nil {
-		s.writeError(c, err, "No interaction with this id exists in your organization.")
-		return
+		return missing(err, "No interaction with this id exists in your organization.")
 	}
 	c.JSON(http.StatusOK, newMetadataItem(it))
+	return nil
 }

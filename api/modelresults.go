@@ -135,23 +135,22 @@ func (s *resultsAPI) readModelIDs(c *gin.Context, get paramReader) (modelSet, *p
 	return set, nil
 }
 
-// checkedModels answers the 400 of the other parameters' errors, else
-// reads modelIds (answering their 400); ok says the request goes on.
-func (s *resultsAPI) checkedModels(c *gin.Context, get paramReader, errs fieldErrors) (modelSet, bool) {
+// checkedModels is the 400 of the other parameters' errors, else reads
+// modelIds (or the 400 of theirs).
+func (s *resultsAPI) checkedModels(c *gin.Context, get paramReader, errs fieldErrors) (modelSet, error) {
 	p := errs.problem()
 	var models modelSet
 	if p == nil {
 		models, p = s.readModelIDs(c, get)
 	}
 	if p != nil {
-		problem.Write(c, p)
-		return models, false
+		return models, p
 	}
-	return models, true
+	return models, nil
 }
 
 // getModelResults is GET /ModelResults.
-func (s *resultsAPI) getModelResults(c *gin.Context) {
+func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	start, end := errs.date(get, "startDate", false), errs.date(get, "endDate", true)
@@ -173,16 +172,14 @@ func (s *resultsAPI) getModelResults(c *gin.Context) {
 	ctx := c.Request.Context()
 	nodes, scope, err := s.visibleNodes(ctx, orgID(c), errs, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
-	models, ok := s.checkedModels(c, get, errs)
-	if !ok {
-		return
+	models, err := s.checkedModels(c, get, errs)
+	if err != nil {
+		return err
 	}
 	if after, err = s.internalID(ctx, orgID(c), after); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
 	found := reviews.Found{Machine: map[string][]results.ModelResult{}, Reviews: map[string][]catalog.Review{}}
@@ -203,16 +200,14 @@ func (s *resultsAPI) getModelResults(c *gin.Context) {
 	}
 	convs, _, err := s.deps.Results.Page(ctx, q, fetch)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	var unprocessed []catalog.Interaction
 	if withUnprocessed {
 		unprocessed, err = s.deps.Interactions.Interactions(ctx, orgID(c), catalog.InteractionFilter{ArrivedFrom: &from, ArrivedTo: &to,
 			Statuses: []string{catalog.StatusProcessing, catalog.StatusFailedToProcess}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope})
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 	}
 	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
@@ -220,14 +215,13 @@ func (s *resultsAPI) getModelResults(c *gin.Context) {
 		items = items[:limit]
 	}
 	if err := s.attachReceipts(ctx, q.OrgID, items); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if err := s.publicModelResults(ctx, q.OrgID, items); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	writePage(c, items)
+	return nil
 }
 
 // modelResultsItems lays out the items of processed conversations and of

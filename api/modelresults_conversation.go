@@ -3,7 +3,6 @@ package api
 import (
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
@@ -14,7 +13,7 @@ const maxClientCallMatches = 1000
 
 // getModelResultsByConversation is GET /ModelResults/Conversation: the
 // conversations named by id or client call id (the union), in id order.
-func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) {
+func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) error {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	ids := errs.guids(get, "conversationIds")
@@ -29,15 +28,14 @@ func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) {
 		errs.add("conversationIds", "or clientCallIds is required (up to 100 of each).")
 	}
 	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", true)
-	models, ok := s.checkedModels(c, get, errs)
-	if !ok {
-		return
+	models, err := s.checkedModels(c, get, errs)
+	if err != nil {
+		return err
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	ids, err := s.internalIDs(ctx, org, ids)
+	ids, err = s.internalIDs(ctx, org, ids)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	var found []catalog.Interaction
 	for _, f := range []catalog.InteractionFilter{
@@ -49,8 +47,7 @@ func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) {
 		}
 		list, err := s.deps.Interactions.Interactions(ctx, org, f)
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		found = append(found, list...)
 	}
@@ -73,17 +70,15 @@ func (s *resultsAPI) getModelResultsByConversation(c *gin.Context) {
 	}
 	res, err := s.reviews.Read(ctx, org, models.Models, convs)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	items := modelResultsItems(models, convs, res, unprocessed, withUnprocessed)
 	if err := s.attachReceipts(ctx, org, items); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	if err := s.publicModelResults(ctx, org, items); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	writePage(c, items)
+	return nil
 }

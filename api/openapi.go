@@ -24,6 +24,7 @@ var openAPIJSON = func() []byte {
 }()
 
 // openAPI is GET /swagger/v1/swagger.json.
-func (s *Server) openAPI(c *gin.Context) {
+func (s *Server) openAPI(c *gin.Context) error {
 	c.Data(http.StatusOK, "application/json", openAPIJSON)
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/api/tenant"
 )
 
@@ -57,7 +58,7 @@ func (rl *rateLimiter) middleware(c *gin.Context) {
 	if !res.OK() || delay > 0 {
 		res.CancelAt(now)
 		seconds := max(int(math.Ceil(delay.Seconds())), 1)
-		tooMany(c, seconds, "Too many requests from this client; retry after "+strconv.Itoa(seconds)+" second(s).")
+		problem.Write(c, tooMany(seconds, "Too many requests from this client; retry after "+strconv.Itoa(seconds)+" second(s)."))
 	}
 }
 

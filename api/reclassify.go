@@ -56,58 +56,56 @@ func dateRange(body *reqbody.Object) (from, to time.Time, ok bool) {
 }
 
 // classifierRange reads the {id} path and the {startDate, endDate} body
-// of a Test or a Reclassify, answering errors itself.
-func classifierRange(c *gin.Context) (id string, from, to time.Time, ok bool) {
-	id, body, ok := readUpdate(c)
-	if !ok {
-		return id, from, to, false
+// of a Test or a Reclassify, or the problem to answer.
+func classifierRange(c *gin.Context) (id string, from, to time.Time, err error) {
+	id, body, err := readUpdate(c)
+	if err != nil {
+		return id, from, to, err
 	}
 	from, to, _ = dateRange(body)
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return id, from, to, false
+		return id, from, to, p
 	}
-	return id, from, to, true
+	return id, from, to, nil
 }
 
 // reclassify is POST /Conversations/Classifiers/{id}/Reclassify
 // {startDate, endDate}: a reclassify job over conversations that arrived
 // in the range (at most 31 days); 202 with the job's id, progress at
 // GET /Jobs/{id}.
-func (s *classifiersAPI) reclassify(c *gin.Context) {
-	id, from, to, ok := classifierRange(c)
-	if !ok {
-		return
+func (s *classifiersAPI) reclassify(c *gin.Context) error {
+	id, from, to, err := classifierRange(c)
+	if err != nil {
+		return err
 	}
 	ctx := c.Request.Context()
 	run, err := s.authoring.Reclassify(ctx, actorOf(ctx), id, from, to)
-	s.jobStarted(c, run, err)
+	return s.jobStarted(c, run, err)
 }
 
 // jobStarted answers the start of a job: 202 with its id, 429 when the
 // bounds on evaluations refused it.
-func (s *classifiersAPI) jobStarted(c *gin.Context, run catalog.JobRun, err error) {
+func (s *classifiersAPI) jobStarted(c *gin.Context, run catalog.JobRun, err error) error {
 	if errors.Is(err, pipeline.ErrNoSlot) {
-		noEvaluationSlot(c)
-		return
+		return noEvaluationSlot()
 	}
 	if err != nil {
-		s.writeError(c, err, classifierNotFound)
-		return
+		return missing(err, classifierNotFound)
 	}
 	c.Header("Location", "/Jobs/"+run.ID)
 	c.JSON(http.StatusAccepted, gin.H{"jobId": run.ID, "status": run.Status})
+	return nil
 }
 
 // getJob is GET /Jobs/{id}: a job started for the caller's organization.
-func (s *classifiersAPI) getJob(c *gin.Context) {
-	getByID(s.shared, c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
+func (s *classifiersAPI) getJob(c *gin.Context) error {
+	return getByID(c, s.deps.JobRuns.OrgJobRun, newJobView, "No job with this id exists in your organization.")
 }
 
 // noEvaluationSlot answers a dry run, reclassification or training
 // refused by the bounds on evaluations.
-func noEvaluationSlot(c *gin.Context) {
-	tooMany(c, evaluationRetrySeconds, "Your organization already has a classifier dry run, reclassification or training running, or the server "+
+func noEvaluationSlot() *problem.Problem {
+	return tooMany(evaluationRetrySeconds, "Your organization already has a classifier dry run, reclassification or training running, or the server "+
 		"is running as many as it may; retry after "+strconv.Itoa(evaluationRetrySeconds)+" seconds.")
 }
 

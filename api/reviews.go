@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
@@ -18,10 +17,10 @@ const reviewNotFound = "No processed conversation with this id exists in your or
 // postReview is POST /ModelResults/Reviews: a person's result set for a
 // processed conversation. It becomes the conversation's latest set; the
 // answer is the conversation's /ModelResults item for the reviewed models.
-func (s *resultsAPI) postReview(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *resultsAPI) postReview(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	conversationID := body.GUID("conversationId")
 	if conversationID == nil && !body.Has("conversationId") {
@@ -51,8 +50,7 @@ func (s *resultsAPI) postReview(c *gin.Context) {
 		}
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ids := make([]string, len(given))
 	for i, r := range given {
@@ -60,34 +58,30 @@ func (s *resultsAPI) postReview(c *gin.Context) {
 	}
 	models, p := s.readModelIDs(c, func(string) (string, bool) { return strings.Join(ids, ","), true })
 	if p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	id, err := s.internalID(ctx, org, *conversationID)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	it, err := s.reviews.Record(ctx, actorOf(ctx), id, catalog.Review{EventType: *eventType, Reviewer: *reviewer, Results: given})
 	if err != nil {
-		s.writeError(c, err, reviewNotFound)
-		return
+		return missing(err, reviewNotFound)
 	}
 	conv := results.ConversationOf(it)
 	convs := []results.Conversation{conv}
 	found, err := s.reviews.Read(ctx, org, models.Models, convs)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	item := modelResultsItems(models, convs, found, nil, false)[0]
 	items := []modelResultsItem{item}
 	if err := s.attachReceipts(ctx, org, items); err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	item = items[0]
 	item.ID, item.ConversationID = it.Public(), it.Public()
 	c.JSON(http.StatusOK, item)
+	return nil
 }

@@ -21,14 +21,13 @@ import (
 // textMediaUpload is POST /TextMedia/Upload: one conversation as .json or
 // .json_chat, parsed at upload time so that a file the pipeline could not
 // read is refused now, with the reason, instead of failing later.
-func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
+func (s *conversationsAPI) textMediaUpload(c *gin.Context) error {
 	ctx := c.Request.Context()
 	org := orgID(c)
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, chat.MaxBytes+uploadmeta.MaxBytes+1<<20)
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
-		problem.Write(c, sentence(uploadmeta.SentenceNoMetadata))
-		return
+		return sentence(uploadmeta.SentenceNoMetadata)
 	}
 	var rawMeta, file []byte
 	var sawMeta bool
@@ -39,8 +38,7 @@ func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
 			break
 		}
 		if err != nil {
-			problem.Write(c, textReadProblem(err))
-			return
+			return textReadProblem(err)
 		}
 		switch strings.ToLower(part.FormName()) {
 		case "metadata":
@@ -53,32 +51,26 @@ func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
 			_, err = io.Copy(io.Discard, part)
 		}
 		if err != nil {
-			problem.Write(c, textReadProblem(err))
-			return
+			return textReadProblem(err)
 		}
 	}
 	if !sawMeta {
-		problem.Write(c, sentence(uploadmeta.SentenceNoMetadata))
-		return
+		return sentence(uploadmeta.SentenceNoMetadata)
 	}
 	meta, merr := uploadmeta.Parse(rawMeta, uploadmeta.Text)
 	if merr != nil {
-		problem.Write(c, metadataProblem(merr))
-		return
+		return metadataProblem(merr)
 	}
 	ext := strings.ToLower(path.Ext(fileName))
 	if file == nil || (ext != ".json" && ext != ".json_chat") {
-		problem.Write(c, sentence(uploadmeta.SentenceExtension))
-		return
+		return sentence(uploadmeta.SentenceExtension)
 	}
 	if len(file) > chat.MaxBytes {
-		problem.Write(c, problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB."))
-		return
+		return problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB.")
 	}
 	conv, err := chat.Parse(file)
 	if err != nil {
-		problem.Write(c, problem.Field("file", err.Error(), "The file is not a conversation Earshot can read ("+causeOf(err)+")."))
-		return
+		return problem.Field("file", err.Error(), "The file is not a conversation Earshot can read ("+causeOf(err)+").")
 	}
 
 	// A chosen Id is the conversation's public id; its own id still orders
@@ -88,39 +80,32 @@ func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
 	if meta.ID != "" {
 		taken, err := s.deps.Interactions.IDTaken(ctx, org, meta.ID)
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		if taken {
-			problem.Write(c, idTaken)
-			return
+			return idTaken
 		}
 		publicID = &meta.ID
 	}
 	if meta.FileName == "" {
 		meta.FileName = cmp.Or(meta.ID, id) + ext
 	} else if !strings.EqualFold(meta.Extension(), ext) {
-		problem.Write(c, sentence(uploadmeta.SentenceExtMismatch))
-		return
+		return sentence(uploadmeta.SentenceExtMismatch)
 	}
 	resolved, p := s.resolveMetadata(c, org, meta)
 	if p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	if owner, err := s.deps.Interactions.FileNameOwner(ctx, org, meta.FileName); err != nil || owner != "" {
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-		} else {
-			problem.Write(c, duplicateName(owner))
+			return err
 		}
-		return
+		return duplicateName(owner)
 	}
 
 	u := &uploadRequest{s: s, c: c, org: org, id: id, arrived: time.Now().UTC().Truncate(time.Microsecond), meta: meta}
 	if p := u.stage(ctx, bytes.NewReader(file)); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	count := len(conv.Messages)
 	it := catalog.Interaction{
@@ -134,15 +119,15 @@ func (s *conversationsAPI) textMediaUpload(c *gin.Context) {
 		u.unstage()
 		switch {
 		case errors.Is(err, catalog.ErrIDTaken):
-			problem.Write(c, idTaken)
+			return idTaken
 		case errors.Is(err, catalog.ErrFileNameTaken):
-			problem.Write(c, s.duplicateOf(ctx, org, meta.FileName))
+			return s.duplicateOf(ctx, org, meta.FileName)
 		default:
-			problem.Write(c, s.internal(c, err))
+			return err
 		}
-		return
 	}
 	c.JSON(http.StatusOK, uploadResult{ID: it.Public(), FileName: meta.FileName, FileSizeKb: (u.staged.size + 1023) / 1024})
+	return nil
 }
 
 // idTaken answers a TextMedia Id the organization has already.

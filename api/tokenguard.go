@@ -88,7 +88,7 @@ func (g *tokenGuard) admit(c *gin.Context, clientID string) *attempt {
 			g.mu.Unlock()
 			seconds := max(int(math.Ceil((1-left)/float64(lim.Limit()))), 1)
 			g.pauseFor(c)
-			tooMany(c, seconds, "Too many failed authentication attempts; retry after "+strconv.Itoa(seconds)+" second(s).")
+			problem.Write(c, tooMany(seconds, "Too many failed authentication attempts; retry after "+strconv.Itoa(seconds)+" second(s)."))
 			return nil
 		}
 	}
@@ -171,7 +171,7 @@ func (g *tokenGuard) check(c *gin.Context, run func(context.Context)) bool {
 	select {
 	case g.checks <- struct{}{}:
 	case <-timer.C:
-		tooMany(c, 1, "The server is checking many credentials at once; retry after 1 second(s).")
+		problem.Write(c, tooMany(1, "The server is checking many credentials at once; retry after 1 second(s)."))
 		return false
 	case <-c.Request.Context().Done():
 		c.Abort()
@@ -182,7 +182,9 @@ func (g *tokenGuard) check(c *gin.Context, run func(context.Context)) bool {
 	return true
 }
 
-func tooMany(c *gin.Context, seconds int, detail string) {
-	c.Header("Retry-After", strconv.Itoa(seconds))
-	problem.Write(c, problem.New(http.StatusTooManyRequests, detail))
+// tooMany is the 429 of a refused request, with the seconds to wait.
+func tooMany(seconds int, detail string) *problem.Problem {
+	p := problem.New(http.StatusTooManyRequests, detail)
+	p.Header = http.Header{"Retry-After": {strconv.Itoa(seconds)}}
+	return p
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -18,10 +17,10 @@ import (
 // examples are read and checked first — a problem is a 400 naming the
 // example or the label —, then a train job fits the models: 202 with its
 // id, progress and outcome at GET /Jobs/{id}.
-func (s *classifiersAPI) trainClassifiers(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *classifiersAPI) trainClassifiers(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	var raw []json.RawMessage
 	if body.Has("examples") {
@@ -47,10 +46,9 @@ func (s *classifiersAPI) trainClassifiers(c *gin.Context) {
 		p.Inactive = !*activate
 	}
 	if pr := body.Problem(); pr != nil {
-		problem.Write(c, pr)
-		return
+		return pr
 	}
 	ctx := c.Request.Context()
 	run, err := s.authoring.Train(ctx, actorOf(ctx), p)
-	s.jobStarted(c, run, err)
+	return s.jobStarted(c, run, err)
 }

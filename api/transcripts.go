@@ -161,18 +161,17 @@ func wantsWords(c *gin.Context) bool {
 }
 
 // getTranscript is GET /Conversations/Transcriptions/{conversationId}.
-func (s *conversationsAPI) getTranscript(c *gin.Context) {
+func (s *conversationsAPI) getTranscript(c *gin.Context) error {
 	id, err := uuid.Parse(c.Param("conversationId"))
 	if err != nil {
-		problem.Write(c, problem.Field("conversationId", "must be a GUID.", "The conversationId in the path must be a GUID."))
-		return
+		return problem.Field("conversationId", "must be a GUID.", "The conversationId in the path must be a GUID.")
 	}
 	bodies, errs := s.transcripts(c.Request.Context(), orgID(c), []string{id.String()}, wantsWords(c))
 	if terr := errs[id.String()]; terr != nil {
-		problem.Write(c, problem.New(terr.status, terr.detail))
-		return
+		return problem.New(terr.status, terr.detail)
 	}
 	c.JSON(http.StatusOK, bodies[id.String()])
+	return nil
 }
 
 // distinctIDs is ids without repeats (GUIDs compared in any casing), in
@@ -194,10 +193,10 @@ func distinctIDs(ids []string) []string {
 }
 
 // postTranscripts is POST /Conversations/Transcriptions: up to 100 at once.
-func (s *conversationsAPI) postTranscripts(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *conversationsAPI) postTranscripts(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	ids := body.Strings("conversationIds")
 	if ids != nil {
@@ -209,8 +208,7 @@ func (s *conversationsAPI) postTranscripts(c *gin.Context) {
 		body.Fail("conversationIds", "must list 1 to 100 ids.")
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	type itemError struct {
 		ConversationID string `json:"conversationId"`
@@ -240,4 +238,5 @@ func (s *conversationsAPI) postTranscripts(c *gin.Context) {
 		}
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }

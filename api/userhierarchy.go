@@ -64,33 +64,29 @@ func (s *peopleAPI) loadUserAccess(ctx context.Context, org, userID string) (use
 const unknownUser = "No user with this id exists in your organization."
 
 // readUserAccess reads the access of the path's user for the vendor's two
-// GETs, which answer 400 (not 404) for an unknown user; ok says the
-// request goes on.
-func (s *peopleAPI) readUserAccess(c *gin.Context) (userAccess, bool) {
+// GETs, which answer 400 (not 404) for an unknown user.
+func (s *peopleAPI) readUserAccess(c *gin.Context) (userAccess, error) {
 	access, err := s.loadUserAccess(c.Request.Context(), orgID(c), c.Param("userId"))
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):
-		problem.Write(c, problem.New(http.StatusBadRequest, unknownUser))
-		return access, false
+		return access, problem.New(http.StatusBadRequest, unknownUser)
 	case err != nil:
-		problem.Write(c, s.internal(c, err))
-		return access, false
+		return access, err
 	}
-	return access, true
+	return access, nil
 }
 
 // getUserHierarchy is GET /UserHierarchy/{UserId}/{HierarchyId}: the node
 // and the nodes below it on which the user has access. The vendor answers
 // 400 (not 404) for an unknown user or node, and for a user without
 // access there.
-func (s *peopleAPI) getUserHierarchy(c *gin.Context) {
-	access, ok := s.readUserAccess(c)
-	if !ok {
-		return
+func (s *peopleAPI) getUserHierarchy(c *gin.Context) error {
+	access, err := s.readUserAccess(c)
+	if err != nil {
+		return err
 	}
 	if _, ok := access.tree.Node(c.Param("hierarchyId")); !ok {
-		problem.Write(c, problem.New(http.StatusBadRequest, "No hierarchy node with this id exists in your organization."))
-		return
+		return problem.New(http.StatusBadRequest, "No hierarchy node with this id exists in your organization.")
 	}
 	items := []userHierarchyItem{}
 	for _, id := range access.tree.Descendants(c.Param("hierarchyId")) {
@@ -100,22 +96,22 @@ func (s *peopleAPI) getUserHierarchy(c *gin.Context) {
 		}
 	}
 	if len(items) == 0 {
-		problem.Write(c, problem.New(http.StatusBadRequest, "The user has no permissions in this hierarchy node or below it."))
-		return
+		return problem.New(http.StatusBadRequest, "The user has no permissions in this hierarchy node or below it.")
 	}
 	c.JSON(http.StatusOK, items)
+	return nil
 }
 
 // listUserHierarchy is GET /UserHierarchy/{UserId}/All: every node (active
 // or inactive ones with IsActive) with the user's access on it.
-func (s *peopleAPI) listUserHierarchy(c *gin.Context) {
-	active, ok := boolQuery(c, "IsActive")
-	if !ok {
-		return
+func (s *peopleAPI) listUserHierarchy(c *gin.Context) error {
+	active, err := boolQuery(c, "IsActive")
+	if err != nil {
+		return err
 	}
-	access, ok := s.readUserAccess(c)
-	if !ok {
-		return
+	access, err := s.readUserAccess(c)
+	if err != nil {
+		return err
 	}
 	items := []userHierarchyItem{}
 	for _, root := range access.tree.Children("") {
@@ -126,18 +122,19 @@ func (s *peopleAPI) listUserHierarchy(c *gin.Context) {
 		}
 	}
 	c.JSON(http.StatusOK, items)
+	return nil
 }
 
 // putUserHierarchy is PUT /UserHierarchy/{UserId}/{HierarchyId}: the
 // user's own grant on the node; an empty permissions list removes it.
-func (s *peopleAPI) putUserHierarchy(c *gin.Context) {
-	node, ok := pathGUID(c, "hierarchyId")
-	if !ok {
-		return
+func (s *peopleAPI) putUserHierarchy(c *gin.Context) error {
+	node, err := pathGUID(c, "hierarchyId")
+	if err != nil {
+		return err
 	}
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	var permissions []string
 	list := body.Strings("permissions")
@@ -163,23 +160,20 @@ func (s *peopleAPI) putUserHierarchy(c *gin.Context) {
 		body.Fail("accessLevel", "is required with permissions: View, Edit or Manage.")
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx, org, user := c.Request.Context(), orgID(c), c.Param("userId")
 	if _, err := uuid.Parse(user); err != nil {
-		problem.Write(c, problem.New(http.StatusNotFound, unknownUser))
-		return
+		return problem.New(http.StatusNotFound, unknownUser)
 	}
 	if err := s.deps.People.SetGrant(ctx, org, user, node, level, permissions); err != nil {
-		s.writeError(c, err, "No user or hierarchy node with these ids exists in your organization.")
-		return
+		return missing(err, "No user or hierarchy node with these ids exists in your organization.")
 	}
 	access, err := s.loadUserAccess(ctx, org, user)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	n, _ := access.tree.Node(node)
 	c.JSON(http.StatusOK, access.item(n))
+	return nil
 }

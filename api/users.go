@@ -42,35 +42,34 @@ func newUserView(u catalog.User) userView {
 const userNotFound = "No user with this id exists in your organization."
 
 // listUsers is GET /User/All?IsActive=.
-func (s *peopleAPI) listUsers(c *gin.Context) {
-	listActive(s.shared, c, s.deps.People.Users, newUserView, "")
+func (s *peopleAPI) listUsers(c *gin.Context) error {
+	return listActive(c, s.deps.People.Users, newUserView, "")
 }
 
 // getUser is GET /User/{id}.
-func (s *peopleAPI) getUser(c *gin.Context) {
-	getByID(s.shared, c, s.deps.People.User, newUserView, userNotFound)
+func (s *peopleAPI) getUser(c *gin.Context) error {
+	return getByID(c, s.deps.People.User, newUserView, userNotFound)
 }
 
 // findUser is GET /User?UserName=.
-func (s *peopleAPI) findUser(c *gin.Context) {
+func (s *peopleAPI) findUser(c *gin.Context) error {
 	name, _ := query(c, "UserName")
 	if strings.TrimSpace(name) == "" {
-		problem.Write(c, problem.Field("UserName", "is required.", "The query parameter UserName is required."))
-		return
+		return problem.Field("UserName", "is required.", "The query parameter UserName is required.")
 	}
 	u, err := s.deps.People.UserByName(c.Request.Context(), orgID(c), strings.TrimSpace(name))
 	if err != nil {
-		s.writeError(c, err, "No user with this userName exists in your organization.")
-		return
+		return missing(err, "No user with this userName exists in your organization.")
 	}
 	c.JSON(http.StatusOK, newUserView(u))
+	return nil
 }
 
 // createUser is POST /User.
-func (s *peopleAPI) createUser(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *peopleAPI) createUser(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	in := catalog.UserInput{
 		FirstName: body.Required("firstName"), LastName: body.Required("lastName"),
@@ -78,22 +77,21 @@ func (s *peopleAPI) createUser(c *gin.Context) {
 	}
 	readUserOptionals(body, &in)
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	u, err := s.deps.People.CreateUser(c.Request.Context(), orgID(c), in)
 	if err != nil {
-		s.writeError(c, err, userNotFound)
-		return
+		return missing(err, userNotFound)
 	}
 	c.JSON(http.StatusOK, newUserView(u))
+	return nil
 }
 
 // updateUser is PUT /User/{id}: the fields given change, the others stay.
-func (s *peopleAPI) updateUser(c *gin.Context) {
-	id, body, ok := readUpdate(c)
-	if !ok {
-		return
+func (s *peopleAPI) updateUser(c *gin.Context) error {
+	id, body, err := readUpdate(c)
+	if err != nil {
+		return err
 	}
 	in := catalog.UserInput{
 		FirstName: body.NotBlank("firstName"), LastName: body.NotBlank("lastName"),
@@ -101,15 +99,14 @@ func (s *peopleAPI) updateUser(c *gin.Context) {
 	}
 	readUserOptionals(body, &in)
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	u, err := s.deps.People.UpdateUser(c.Request.Context(), orgID(c), id, in)
 	if err != nil {
-		s.writeError(c, err, userNotFound)
-		return
+		return missing(err, userNotFound)
 	}
 	c.JSON(http.StatusOK, newUserView(u))
+	return nil
 }
 
 // readUserOptionals reads the optional user fields and checks the formats
@@ -149,8 +146,8 @@ type permissionView struct {
 }
 
 // listRoles is GET /Roles/All?IsActive=.
-func (s *peopleAPI) listRoles(c *gin.Context) {
-	listActive(s.shared, c, s.deps.People.Roles, newRoleView, "")
+func (s *peopleAPI) listRoles(c *gin.Context) error {
+	return listActive(c, s.deps.People.Roles, newRoleView, "")
 }
 
 func newRoleView(r catalog.Role) roleView {

@@ -77,22 +77,22 @@ func workflowViewOf(w qa.WorkflowView) workflowView {
 	return v
 }
 
-func (s *qualityAPI) writeWorkflow(c *gin.Context, status int, w catalog.Workflow) {
+func (s *qualityAPI) writeWorkflow(c *gin.Context, status int, w catalog.Workflow) error {
 	views, err := s.qa.WorkflowViews(c.Request.Context(), orgID(c), []catalog.Workflow{w})
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(status, workflowViewOf(views[0]))
+	return nil
 }
 
 // createTemplate is POST /Workflows/Templates: a name, a type, levels
 // (each with assignees: user names or ids), a boss module, and whether QA
 // sampling starts one for each sampled conversation.
-func (s *qualityAPI) createTemplate(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *qualityAPI) createTemplate(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	name := body.Required("name")
 	typ := body.NotBlank("workflowType")
@@ -103,20 +103,17 @@ func (s *qualityAPI) createTemplate(c *gin.Context) {
 	body.Decode("bossModule", &def.BossModule)
 	onSampled := body.Bool("startOnSampled")
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	if err := def.Check(catalog.NewID); err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	for i, level := range def.Levels {
 		for j, key := range level.Assignees {
 			u, err := s.activeUser(ctx, org, key)
 			if err != nil {
-				s.catalogFieldError(c, err, "levels["+strconv.Itoa(i)+"].assignees", strconv.Quote(key)+" is not an active user of your organization.")
-				return
+				return fieldNotFound(err, "levels["+strconv.Itoa(i)+"].assignees", strconv.Quote(key)+" is not an active user of your organization.")
 			}
 			def.Levels[i].Assignees[j] = u.ID
 		}
@@ -129,23 +126,22 @@ func (s *qualityAPI) createTemplate(c *gin.Context) {
 	t, err := s.deps.Workflows.CreateTemplate(ctx, catalog.WorkflowTemplate{OrgID: org, Name: *name, WorkflowType: *typ,
 		Definition: definition, StartOnSampled: deref(onSampled)})
 	if err != nil {
-		s.writeError(c, err, "")
-		return
+		return missing(err, "")
 	}
-	s.writeTemplate(c, http.StatusCreated, t)
+	return s.writeTemplate(c, http.StatusCreated, t)
 }
 
-func (s *qualityAPI) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTemplate) {
+func (s *qualityAPI) writeTemplate(c *gin.Context, status int, t catalog.WorkflowTemplate) error {
 	names, err := s.qa.UserNames(c.Request.Context(), orgID(c))
 	var v templateView
 	if err == nil {
 		v, err = templateViewOf(t, names)
 	}
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(status, v)
+	return nil
 }
 
 // templateViewOf is a template's view, its assignees by user name.
@@ -162,11 +158,10 @@ func templateViewOf(t catalog.WorkflowTemplate, names qa.Names) (templateView, e
 }
 
 // listTemplates is GET /Workflows/Templates.
-func (s *qualityAPI) listTemplates(c *gin.Context) {
+func (s *qualityAPI) listTemplates(c *gin.Context) error {
 	list, err := s.deps.Workflows.Templates(c.Request.Context(), orgID(c))
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	names, err := s.qa.UserNames(c.Request.Context(), orgID(c))
 	views := make([]templateView, len(list))
@@ -176,19 +171,19 @@ func (s *qualityAPI) listTemplates(c *gin.Context) {
 		}
 	}
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, views)
+	return nil
 }
 
 // startWorkflow is POST /Workflows: a workflow of a template over a
 // processed conversation, or over a Completed evaluation (which becomes
 // PendingReview until the workflow closes).
-func (s *qualityAPI) startWorkflow(c *gin.Context) {
-	body, ok := readBody(c)
-	if !ok {
-		return
+func (s *qualityAPI) startWorkflow(c *gin.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	templateID := body.GUID("templateId")
 	conversationID := body.GUID("conversationId")
@@ -200,91 +195,86 @@ func (s *qualityAPI) startWorkflow(c *gin.Context) {
 		body.Fail("conversationId", "or evaluationId is required (one of them).")
 	}
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	if _, err := s.deps.Workflows.Template(ctx, org, *templateID); err != nil {
-		s.catalogFieldError(c, err, "templateId", "is not a workflow template of your organization.")
-		return
+		return fieldNotFound(err, "templateId", "is not a workflow template of your organization.")
 	}
 	w := catalog.Workflow{OrgID: org, TemplateID: *templateID}
 	if evaluationID != nil {
 		list, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: []string{*evaluationID}, Scope: reads(ctx), Limit: 1})
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		if len(list) == 0 {
-			s.catalogFieldError(c, catalog.ErrNotFound, "evaluationId", "is not an evaluation of your organization.")
-			return
+			return fieldNotFound(catalog.ErrNotFound, "evaluationId", "is not an evaluation of your organization.")
 		}
 		w.ConversationID, w.EvaluationID = list[0].ConversationID, evaluationID
 	} else {
 		own, err := s.internalID(ctx, org, *conversationID)
 		if err != nil {
-			problem.Write(c, s.internal(c, err))
-			return
+			return err
 		}
 		it, err := s.deps.Interactions.Interaction(ctx, org, own)
 		if err == nil && (it.LakeRunID == nil || !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID)) {
 			err = catalog.ErrNotFound
 		}
 		if err != nil {
-			s.catalogFieldError(c, err, "conversationId", "is not a processed conversation of your organization.")
-			return
+			return fieldNotFound(err, "conversationId", "is not a processed conversation of your organization.")
 		}
 		w.ConversationID = it.ID
 	}
 	started, err := s.deps.Workflows.StartWorkflow(ctx, w)
 	switch {
 	case errors.Is(err, catalog.ErrWorkflowExists):
-		problem.Write(c, problem.New(http.StatusConflict, "The conversation already has a workflow of this template."))
+		return problem.New(http.StatusConflict, "The conversation already has a workflow of this template.")
 	case errors.Is(err, catalog.ErrEvaluationClosed):
-		problem.Write(c, problem.New(http.StatusConflict, "A workflow reviews a Completed evaluation; this one is not Completed (or is already under review)."))
+		return problem.New(http.StatusConflict, "A workflow reviews a Completed evaluation; this one is not Completed (or is already under review).")
 	case err != nil:
-		problem.Write(c, s.internal(c, err))
+		return err
 	default:
-		s.writeWorkflow(c, http.StatusCreated, started)
+		return s.writeWorkflow(c, http.StatusCreated, started)
 	}
 }
 
 const unknownWorkflow = "No workflow with this id exists in your organization."
 
 // visibleWorkflow is a workflow whose conversation the caller may read.
-func (s *qualityAPI) visibleWorkflow(c *gin.Context) (catalog.Workflow, bool) {
-	id, ok := pathGUID(c, "id")
-	if !ok {
-		return catalog.Workflow{}, false
+func (s *qualityAPI) visibleWorkflow(c *gin.Context) (catalog.Workflow, error) {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return catalog.Workflow{}, err
 	}
 	ctx := c.Request.Context()
 	w, err := s.qa.Workflow(ctx, actorOf(ctx), id)
 	if err != nil {
-		s.writeError(c, err, unknownWorkflow)
-		return catalog.Workflow{}, false
+		return catalog.Workflow{}, missing(err, unknownWorkflow)
 	}
-	return w, true
+	return w, nil
 }
 
 // getWorkflow is GET /Workflows/{id}.
-func (s *qualityAPI) getWorkflow(c *gin.Context) {
-	if w, ok := s.visibleWorkflow(c); ok {
-		s.writeWorkflow(c, http.StatusOK, w)
+func (s *qualityAPI) getWorkflow(c *gin.Context) error {
+	w, err := s.visibleWorkflow(c)
+	if err != nil {
+		return err
 	}
+	return s.writeWorkflow(c, http.StatusOK, w)
 }
 
 // advanceWorkflow is POST /Workflows/{id}/Advance: the current level
 // completed by one of its assignees (completer: a user name or id), with
 // an outcome ("Close Workflow" ends it early), notes, and at the last
 // level the boss module's answers.
-func (s *qualityAPI) advanceWorkflow(c *gin.Context) {
-	w, ok := s.visibleWorkflow(c)
-	if !ok {
-		return
+func (s *qualityAPI) advanceWorkflow(c *gin.Context) error {
+	w, err := s.visibleWorkflow(c)
+	if err != nil {
+		return err
 	}
-	body, ok := readBody(c)
-	if !ok {
-		return
+	body, err := readBody(c)
+	if err != nil {
+		return err
 	}
 	completer := body.Required("completer")
 	outcome := body.String("outcome")
@@ -292,25 +282,23 @@ func (s *qualityAPI) advanceWorkflow(c *gin.Context) {
 	var boss []quality.BossQuestion
 	body.Decode("bossAnswers", &boss)
 	if p := body.Problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx := c.Request.Context()
 	user, err := s.activeUser(ctx, orgID(c), *completer)
 	if err != nil {
-		s.catalogFieldError(c, err, "completer", "is not an active user of your organization.")
-		return
+		return fieldNotFound(err, "completer", "is not an active user of your organization.")
 	}
 	w, err = s.qa.Advance(ctx, actorOf(ctx), w.ID, user.ID, deref(outcome), deref(notes), boss)
 	switch {
 	case errors.Is(err, qa.ErrClosed):
-		problem.Write(c, problem.New(http.StatusConflict, "The workflow is closed."))
+		return problem.New(http.StatusConflict, "The workflow is closed.")
 	case errors.Is(err, catalog.ErrWorkflowMoved):
-		problem.Write(c, problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again."))
+		return problem.New(http.StatusConflict, "The workflow's level was completed by someone else meanwhile; read it again.")
 	case err != nil:
-		s.writeError(c, err, unknownWorkflow)
+		return missing(err, unknownWorkflow)
 	default:
-		s.writeWorkflow(c, http.StatusOK, w)
+		return s.writeWorkflow(c, http.StatusOK, w)
 	}
 }
 
@@ -323,7 +311,7 @@ const (
 // listWorkflows is GET /Workflows: by workflowId (start order), in a window
 // on the workflow's start (CreatedOnDate) or the conversation's
 // interaction date, after LastId.
-func (s *qualityAPI) listWorkflows(c *gin.Context) {
+func (s *qualityAPI) listWorkflows(c *gin.Context) error {
 	get := queryParams(c)
 	errs := fieldErrors{}
 	var f catalog.WorkflowFilter
@@ -335,24 +323,22 @@ func (s *qualityAPI) listWorkflows(c *gin.Context) {
 	f.Limit = errs.boundedPageSize(get, "PageSize", workflowsDefaultPageSize, workflowsMaxPageSize)
 	f.AfterID = errs.guid(get, "LastId")
 	if p := errs.problem(); p != nil {
-		problem.Write(c, p)
-		return
+		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
 	f.Scope = reads(ctx)
 	list, err := s.deps.Workflows.Workflows(ctx, org, f)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	views, err := s.qa.WorkflowViews(ctx, org, list)
 	if err != nil {
-		problem.Write(c, s.internal(c, err))
-		return
+		return err
 	}
 	out := make([]workflowView, len(views))
 	for i, v := range views {
 		out[i] = workflowViewOf(v)
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }

@@ -30,6 +30,17 @@ type Problem struct {
 	// Extensions are extra members (e.g. availableModelIds); they never
 	// replace the standard ones.
 	Extensions map[string]any
+	// Header is sent with it (Retry-After, WWW-Authenticate).
+	Header http.Header
+}
+
+// Error makes a problem the error a handler returns (the API's one
+// renderer writes it as it is).
+func (p *Problem) Error() string {
+	if p.Detail == "" && len(p.Errors) > 0 {
+		return invalidDetail(p.Errors)
+	}
+	return p.Detail
 }
 
 // New makes a problem with a detail sentence.
@@ -143,6 +154,9 @@ func Write(c *gin.Context, p *Problem) {
 		buf.WriteString(`{"status":500,"title":"Internal Server Error"}`)
 	}
 	c.Abort()
+	for name, values := range p.Header {
+		c.Writer.Header()[name] = values
+	}
 	// Without the encoder's newline: every body of the API ends the same way.
 	c.Data(p.Status, ContentType, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
