@@ -111,14 +111,14 @@ func actorOf(ctx context.Context) access.Actor {
 func may(act access.Action) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := actorOf(c.Request.Context()).Require(act); err != nil {
-			refuse(c, err)
+			problem.Write(c, refusal(err))
 		}
 	}
 }
 
-// refuse answers an *access.Refused: 403 with its sentence.
-func refuse(c *gin.Context, err error) {
-	problem.Write(c, problem.New(http.StatusForbidden, err.Error()))
+// refusal is the answer to an *access.Refused: 403 with its sentence.
+func refusal(err error) *problem.Problem {
+	return problem.New(http.StatusForbidden, err.Error())
 }
 
 // unauthorized is the answer to a request without a valid access token.

@@ -70,7 +70,7 @@ func (s *shared) answerError(c *gin.Context, err error) {
 	switch {
 	case errors.As(err, &p):
 	case errors.As(err, &refused):
-		p = problem.New(http.StatusForbidden, refused.Error())
+		p = refusal(refused)
 	case isMistake:
 		p = problem.Mistake(mistake)
 	default:
