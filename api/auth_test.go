@@ -85,7 +85,7 @@ func TestBearerRejected(t *testing.T) {
 func TestBearerWithoutScopeIsForbidden(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, Options{})
-	tok, err := e.tokens.Issue(e.clientID, e.org.ID, "reports")
+	tok, err := e.tokens.IssueForOperator(e.org.ID, "reports")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestBearerWithoutScopeIsForbidden(t *testing.T) {
 func TestTokenOfUnknownOrganization(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, Options{})
-	tok, err := e.tokens.Issue(e.clientID, "01a209e0-0000-7000-8000-000000000000", oauth.Scope)
+	tok, err := e.tokens.IssueForOperator("01a209e0-0000-7000-8000-000000000000", oauth.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}

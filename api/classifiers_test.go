@@ -106,7 +106,7 @@ func TestClassifierTenancy(t *testing.T) {
 	tokA := e.token(t)
 	id := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tokA, classifierBody("Cancellation", "Classifier", "Topics", cancelDefinition)), http.StatusCreated).id(t)
 	orgB, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	tokB, _ := e.tokens.IssueForOperator(orgB.ID, oauth.Scope)
 	unknown := uuid.NewString()
 	for _, p := range []struct{ method, body string }{{"GET", ""}, {"PUT", `{"name":"Mallory"}`}, {"DELETE", ""}} {
 		answer := func(target string) string {
@@ -218,7 +218,7 @@ func TestReclassify(t *testing.T) {
 	}
 	// Another organization cannot see the job; bad requests are 400s.
 	orgB, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	tokB, _ := e.tokens.IssueForOperator(orgB.ID, oauth.Scope)
 	mustStatus(t, e.jsonReq("GET", "/Jobs/"+job, tokB, nil), 404)
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tokB, `{"startDate":"`+today+`","endDate":"`+today+`"}`), 404)
 	mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers/"+id+"/Reclassify", tok, `{"startDate":"`+today+`"}`), 400)

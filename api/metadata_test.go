@@ -163,7 +163,7 @@ func TestMetadataPatch(t *testing.T) {
 
 	// Another organization's id answers like an unknown one.
 	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	otherTok, _ := e.tokens.Issue("b", other.ID, oauth.Scope)
+	otherTok, _ := e.tokens.IssueForOperator(other.ID, oauth.Scope)
 	foreign := e.jsonReq("PATCH", "/Metadata/"+id, otherTok, map[string]any{"phone": "x"})
 	unknown := e.jsonReq("PATCH", "/Metadata/"+uuid.NewString(), otherTok, map[string]any{"phone": "x"})
 	if foreign.Code != 404 || traceID.ReplaceAllString(foreign.Body.String(), "") != traceID.ReplaceAllString(unknown.Body.String(), "") {

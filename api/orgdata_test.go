@@ -200,7 +200,7 @@ func TestTenancyIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	tokB, _ := e.tokens.IssueForOperator(orgB.ID, oauth.Scope)
 	b := buildOrg(t, e, tokB, "b-")
 
 	unknown := uuid.NewString()

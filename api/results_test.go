@@ -38,7 +38,7 @@ func newResultsEnv(t *testing.T) *resultsEnv {
 }
 
 func (e *testEnv) orgToken(t *testing.T, org string) string {
-	tok, err := e.tokens.Issue(e.clientID, org, "acxapi")
+	tok, err := e.tokens.IssueForOperator(org, "acxapi")
 	if err != nil {
 		t.Fatal(err)
 	}

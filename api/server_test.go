@@ -63,6 +63,7 @@ type testEnv struct {
 	bucket       *blob.Local
 	tokens       *oauth.Tokens
 	org          catalog.Organization
+	client       catalog.APIClient
 	clientID     string
 	clientSecret string
 	storage      *flakyPinger
@@ -141,7 +142,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 		t.Fatal(err)
 	}
 	srv.tokens.pause = 0 // TestFailedAttemptsPause holds the pause
-	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, tokens: tokens, org: org, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
+	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, tokens: tokens, org: org, client: client, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
 }
 
 type response struct {
@@ -215,7 +216,7 @@ func bearer(token string) http.Header {
 
 func (e *testEnv) token(t testing.TB) string {
 	t.Helper()
-	tok, err := e.tokens.Issue(e.clientID, e.org.ID, oauth.Scope)
+	tok, err := e.tokens.IssueForClient(e.client, oauth.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}

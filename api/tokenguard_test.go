@@ -159,7 +159,7 @@ func TestClientTokensEndWithTheClient(t *testing.T) {
 		t.Error("a token of the new secret does not work")
 	}
 
-	operator, _ := e.tokens.Issue("operator", e.org.ID, oauth.Scope)
+	operator, _ := e.tokens.IssueForOperator(e.org.ID, oauth.Scope)
 	if err := e.cat.Orgs.DeleteClient(ctx, e.clientID); err != nil {
 		t.Fatal(err)
 	}

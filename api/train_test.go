@@ -112,7 +112,7 @@ func TestTrainClassifiers(t *testing.T) {
 		}
 	}
 	orgB, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	tokB, _ := e.tokens.Issue("client-b", orgB.ID, oauth.Scope)
+	tokB, _ := e.tokens.IssueForOperator(orgB.ID, oauth.Scope)
 	for _, tc := range []struct {
 		token, body, want string
 	}{

@@ -123,7 +123,7 @@ func TestTranscripts(t *testing.T) {
 
 	// Another organization's conversation is unknown to it.
 	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	otherTok, _ := e.tokens.Issue("b", other.ID, "acxapi")
+	otherTok, _ := e.tokens.IssueForOperator(other.ID, "acxapi")
 	foreign := e.jsonReq("GET", "/Conversations/Transcriptions/"+single, otherTok, nil)
 	unknownID := uuid.NewString()
 	unknown := e.jsonReq("GET", "/Conversations/Transcriptions/"+unknownID, otherTok, nil)

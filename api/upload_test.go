@@ -502,7 +502,7 @@ func TestChosenIDsAreScopedByOrganization(t *testing.T) {
 	generated := mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("FilePath", "g.json"), file("c.json", conv)), 200).json(t)["id"].(string)
 
 	other, _ := e.cat.Orgs.CreateOrganization(context.Background(), "globex")
-	otherTok, err := e.tokens.Issue(e.clientID, other.ID, oauth.Scope)
+	otherTok, err := e.tokens.IssueForOperator(other.ID, oauth.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}

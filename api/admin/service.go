@@ -80,7 +80,7 @@ type Service struct {
 
 // TokenIssuer signs access tokens.
 type TokenIssuer interface {
-	Issue(clientID, orgID, scope string) (string, error)
+	IssueForOperator(orgID, scope string) (string, error)
 }
 
 // SetAPI lets the service hand operators a token for the API at baseURL
@@ -101,7 +101,7 @@ func (s *Service) OperatorAccess(ctx context.Context, orgID string) (APIAccess, 
 	if _, err := s.stores.Orgs.Organization(ctx, orgID); err != nil {
 		return APIAccess{}, err
 	}
-	tok, err := s.tokens.Issue("operator", orgID, oauth.Scope)
+	tok, err := s.tokens.IssueForOperator(orgID, oauth.Scope)
 	return APIAccess{Token: tok, BaseURL: s.baseURL}, err
 }
 

@@ -77,7 +77,7 @@ func TestKeyringRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, _ := NewTokens(a, testIssuer, time.Hour).Issue("c", "o", Scope)
+	old, _ := NewTokens(a, testIssuer, time.Hour).IssueForOperator("o", Scope)
 
 	second, secondPEM, _ := GenerateKey()
 	mu.Lock()
@@ -89,7 +89,7 @@ func TestKeyringRotation(t *testing.T) {
 	if a.Signing().ID != second.ID || b.Signing().ID != first.ID {
 		t.Fatalf("signing: A %s, B %s", a.Signing().ID, b.Signing().ID)
 	}
-	fresh, _ := NewTokens(a, testIssuer, time.Hour).Issue("c", "o", Scope)
+	fresh, _ := NewTokens(a, testIssuer, time.Hour).IssueForOperator("o", Scope)
 	for name, tok := range map[string]string{"the new key's token": fresh, "the old key's token": old} {
 		if _, err := NewTokens(b, testIssuer, time.Hour).Verify(tok); err != nil {
 			t.Fatalf("%s refused by the other process: %v", name, err)
@@ -143,7 +143,7 @@ func pemOf(k Key) string {
 
 func TestIssueAndVerify(t *testing.T) {
 	tokens := NewTokens(testKeys(t), testIssuer, time.Hour)
-	token, err := tokens.Issue("client-1", "org-1", Scope)
+	token, err := tokens.IssueForOperator("org-1", Scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestIssueAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if claims.Subject != "client-1" || claims.Org != "org-1" || !claims.HasScope(Scope) ||
+	if claims.Subject != OperatorSubject || claims.Org != "org-1" || !claims.HasScope(Scope) ||
 		claims.Issuer != testIssuer || claims.ID == "" || claims.IssuedAt == nil ||
 		claims.ExpiresAt.Sub(claims.IssuedAt.Time) != time.Hour {
 		t.Fatalf("claims = %+v", claims)
@@ -165,7 +165,7 @@ func TestIssueAndVerify(t *testing.T) {
 func TestVerifyRejects(t *testing.T) {
 	keys := testKeys(t)
 	tokens := NewTokens(keys, testIssuer, time.Hour)
-	valid, _ := tokens.Issue("c", "o", Scope)
+	valid, _ := tokens.IssueForOperator("o", Scope)
 	parts := strings.Split(valid, ".")
 
 	otherKey, _ := rsa.GenerateKey(rand.Reader, 2048)
@@ -179,9 +179,10 @@ func TestVerifyRejects(t *testing.T) {
 		return s
 	}
 	now := time.Now()
+	generation := 3
 	good := func() *Claims {
-		return &Claims{Org: "o", Scope: Scope, RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: testIssuer, Subject: "c", IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+		return &Claims{Org: "o", Scope: Scope, Generation: &generation, RegisteredClaims: jwt.RegisteredClaims{
+			Issuer: testIssuer, Subject: "c", IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)), ID: "t-1",
 		}}
 	}
 	expired := good()
@@ -195,33 +196,54 @@ func TestVerifyRejects(t *testing.T) {
 	noOrg.Org = ""
 	future := good()
 	future.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour))
+	// Claims this server never issues, even signed with its key.
+	century := good()
+	century.ExpiresAt = jwt.NewNumericDate(now.AddDate(100, 0, 0))
+	longer := good()
+	longer.ExpiresAt = jwt.NewNumericDate(now.Add(time.Hour + time.Second))
+	noGeneration := good()
+	noGeneration.Generation = nil
+	noIssueTime := good()
+	noIssueTime.IssuedAt = nil
+	noID := good()
+	noID.ID = ""
 	pubDER := keys.Signing().Private.PublicKey.N.Bytes()
 	kid := keys.Signing().ID
 
 	cases := map[string]string{
-		"empty":                "",
-		"garbage":              "not-a-jwt",
-		"two parts":            parts[0] + "." + parts[1],
-		"tampered payload":     parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"admin","org":"other"}`)) + "." + parts[2],
-		"bad signature":        parts[0] + "." + parts[1] + "." + parts[2][:len(parts[2])-4] + "AAAA",
-		"alg none":             sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, good(), kid),
-		"HS256 with pub key":   sign(jwt.SigningMethodHS256, pubDER, good(), kid),
-		"other key, our kid":   sign(jwt.SigningMethodRS256, otherKey, good(), kid),
-		"other key, no kid":    sign(jwt.SigningMethodRS256, otherKey, good(), ""),
-		"expired":              sign(jwt.SigningMethodRS256, keys.Signing().Private, expired, kid),
-		"wrong issuer":         sign(jwt.SigningMethodRS256, keys.Signing().Private, wrongIssuer, kid),
-		"no expiry":            sign(jwt.SigningMethodRS256, keys.Signing().Private, noExpiry, kid),
-		"no organization":      sign(jwt.SigningMethodRS256, keys.Signing().Private, noOrg, kid),
-		"issued in the future": sign(jwt.SigningMethodRS256, keys.Signing().Private, future, kid),
+		"empty":                                 "",
+		"garbage":                               "not-a-jwt",
+		"two parts":                             parts[0] + "." + parts[1],
+		"tampered payload":                      parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"admin","org":"other"}`)) + "." + parts[2],
+		"bad signature":                         parts[0] + "." + parts[1] + "." + parts[2][:len(parts[2])-4] + "AAAA",
+		"alg none":                              sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, good(), kid),
+		"HS256 with pub key":                    sign(jwt.SigningMethodHS256, pubDER, good(), kid),
+		"other key, our kid":                    sign(jwt.SigningMethodRS256, otherKey, good(), kid),
+		"other key, no kid":                     sign(jwt.SigningMethodRS256, otherKey, good(), ""),
+		"expired":                               sign(jwt.SigningMethodRS256, keys.Signing().Private, expired, kid),
+		"wrong issuer":                          sign(jwt.SigningMethodRS256, keys.Signing().Private, wrongIssuer, kid),
+		"no expiry":                             sign(jwt.SigningMethodRS256, keys.Signing().Private, noExpiry, kid),
+		"no organization":                       sign(jwt.SigningMethodRS256, keys.Signing().Private, noOrg, kid),
+		"issued in the future":                  sign(jwt.SigningMethodRS256, keys.Signing().Private, future, kid),
+		"a 100-year lifetime":                   sign(jwt.SigningMethodRS256, keys.Signing().Private, century, kid),
+		"a second too long":                     sign(jwt.SigningMethodRS256, keys.Signing().Private, longer, kid),
+		"a client without its token generation": sign(jwt.SigningMethodRS256, keys.Signing().Private, noGeneration, kid),
+		"no issue time":                         sign(jwt.SigningMethodRS256, keys.Signing().Private, noIssueTime, kid),
+		"no token id":                           sign(jwt.SigningMethodRS256, keys.Signing().Private, noID, kid),
 	}
 	for name, token := range cases {
 		if _, err := tokens.Verify(token); !errors.Is(err, ErrInvalidToken) {
 			t.Errorf("%s: Verify = %v, want ErrInvalidToken", name, err)
 		}
 	}
-	// And the control: the same helper with our key and good claims passes.
-	if _, err := tokens.Verify(sign(jwt.SigningMethodRS256, keys.Signing().Private, good(), kid)); err != nil {
-		t.Fatalf("control token refused: %v", err)
+	// And the controls: the same helper with our key and good claims
+	// passes, and so does the operator's token, which has no generation.
+	operator := good()
+	operator.Subject, operator.Generation = OperatorSubject, nil
+	for _, claims := range []*Claims{good(), operator} {
+		if _, err := tokens.Verify(sign(jwt.SigningMethodRS256, keys.Signing().Private, claims, kid)); err != nil {
+			t.Fatalf("control token %s refused: %v", claims.Subject, err)
+		}
 	}
 }
 
@@ -298,7 +320,7 @@ func TestAuthenticate(t *testing.T) {
 // exactly the token that was issued.
 func FuzzBearer(f *testing.F) {
 	tokens := NewTokens(testKeys(f), testIssuer, time.Hour)
-	valid, _ := tokens.Issue("client-1", "org-1", Scope)
+	valid, _ := tokens.IssueForOperator("org-1", Scope)
 	for _, seed := range []string{
 		"Bearer " + valid, "bearer " + valid, "Bearer", "Bearer ", "Basic Zm9vOmJhcg==",
 		"Bearer " + valid + "x", "Bearer a.b.c", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
@@ -320,7 +342,7 @@ func FuzzBearer(f *testing.F) {
 			}
 			return
 		}
-		if claims.Subject != "client-1" || claims.Org != "org-1" {
+		if claims.Subject != OperatorSubject || claims.Org != "org-1" {
 			t.Fatalf("accepted a token with forged claims: %+v", claims)
 		}
 	})

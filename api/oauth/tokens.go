@@ -64,10 +64,15 @@ func NewTokens(keys Keys, issuer string, ttl time.Duration) *Tokens {
 // TTL is the lifetime of the tokens issued.
 func (t *Tokens) TTL() time.Duration { return t.ttl }
 
-// Issue signs a token for the operator (or a client id not in the
-// catalog) of an organization: no client state is checked for it.
-func (t *Tokens) Issue(clientID, orgID, scope string) (string, error) {
-	return t.issue(clientID, orgID, scope, nil)
+// OperatorSubject is the subject of the tokens the operator is given for
+// an organization (earshot admin, earshot ingest): the only tokens
+// without a client's token generation.
+const OperatorSubject = "operator"
+
+// IssueForOperator signs a token of an organization for the operator: no
+// client state is checked for it.
+func (t *Tokens) IssueForOperator(orgID, scope string) (string, error) {
+	return t.issue(OperatorSubject, orgID, scope, nil)
 }
 
 // IssueForClient signs a token for an API client, under its current token
@@ -99,7 +104,11 @@ func (t *Tokens) issue(clientID, orgID, scope string, gen *int) (string, error) 
 }
 
 // Verify checks a token's signature, algorithm, issuer and lifetime and
-// returns its claims. Every failure wraps ErrInvalidToken.
+// returns its claims. A token this server would not have issued is
+// refused even when its signature holds (a leaked key's forgeries): a
+// lifetime longer than the server's, no issue time or token id, a client's
+// token without its token generation. Every failure wraps
+// ErrInvalidToken.
 func (t *Tokens) Verify(token string) (*Claims, error) {
 	var claims Claims
 	_, err := t.parser.ParseWithClaims(token, &claims, func(tok *jwt.Token) (any, error) {
@@ -109,8 +118,15 @@ func (t *Tokens) Verify(token string) (*Claims, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	if claims.Subject == "" || claims.Org == "" {
+	switch {
+	case claims.Subject == "" || claims.Org == "":
 		return nil, fmt.Errorf("%w: no subject or organization", ErrInvalidToken)
+	case claims.IssuedAt == nil || claims.ID == "":
+		return nil, fmt.Errorf("%w: no issue time or token id", ErrInvalidToken)
+	case claims.ExpiresAt.Sub(claims.IssuedAt.Time) > t.ttl:
+		return nil, fmt.Errorf("%w: a lifetime longer than this server issues", ErrInvalidToken)
+	case claims.Generation == nil && claims.Subject != OperatorSubject:
+		return nil, fmt.Errorf("%w: a client's token without its token generation", ErrInvalidToken)
 	}
 	return &claims, nil
 }

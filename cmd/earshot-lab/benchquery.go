@@ -116,7 +116,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		return nil, fmt.Errorf("no organization generated-1 in %s: run earshot bench gen first", cfg.DataDir)
 	}
 	org := orgs[i].ID
-	token, err := st.Tokens.Issue(oauth.NewClientID(), org, oauth.Scope)
+	token, err := st.Tokens.IssueForOperator(org, oauth.Scope)
 	if err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func OpenIngestTarget(ctx context.Context, cfg *Config, orgRef string) (*IngestT
 		ln.Close()
 		return nil, err
 	}
-	token, err := st.Tokens.Issue("operator", orgID, oauth.Scope)
+	token, err := st.Tokens.IssueForOperator(orgID, oauth.Scope)
 	if err != nil {
 		st.Close()
 		ln.Close()
