@@ -15,7 +15,11 @@ import (
 func TestBearerAccepted(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, Options{})
-	r := e.do("GET", "/Me", nil, bearer(e.token(t)))
+	tok, err := e.tokens.IssueForClient(e.client, oauth.Scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("GET", "/Me", nil, bearer(tok))
 	if r.Code != 200 {
 		t.Fatalf("status %d: %s", r.Code, r.Body)
 	}

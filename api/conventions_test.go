@@ -97,7 +97,7 @@ func TestRateLimitPerClient(t *testing.T) {
 		t.Fatalf("Retry-After %q", r.Header().Get("Retry-After"))
 	}
 	// Another client has its own bucket.
-	other, _ := e.tokens.IssueForOperator(e.org.ID, "acxapi")
+	other, _ := e.tokens.IssueForClient(e.client, "acxapi")
 	if r := e.do("GET", "/Me", nil, bearer(other)); r.Code != 200 {
 		t.Fatalf("other client limited too: %d", r.Code)
 	}

@@ -120,7 +120,11 @@ func (s *conversationsAPI) duplicateOf(ctx context.Context, org, fileName string
 
 func (u *uploadRequest) run() *problem.Problem {
 	ctx := u.c.Request.Context()
-	u.c.Request.Body = http.MaxBytesReader(u.c.Writer, u.c.Request.Body, u.s.opts.MaxUploadBytes+uploadmeta.MaxBytes+1<<20)
+	limit := u.s.opts.MaxUploadBytes + uploadmeta.MaxBytes + 1<<20 // the file, its metadata, the multipart framing
+	if u.c.Request.ContentLength > limit {
+		return u.tooLarge() // declared: answered before any of it is read
+	}
+	u.c.Request.Body = http.MaxBytesReader(u.c.Writer, u.c.Request.Body, limit)
 	mr, err := u.c.Request.MultipartReader()
 	if err != nil {
 		return sentence(uploadmeta.SentenceNoMetadata)
@@ -283,6 +287,9 @@ func (u *uploadRequest) readFailure(err error) *problem.Problem {
 	}
 	if errors.Is(err, blob.ErrInvalidKey) {
 		return sentence(uploadmeta.SentenceFileName)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return slowBody
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "multipart") {
 		return problem.New(http.StatusBadRequest, "The upload was cut off before it completed; nothing was stored. Send it again.")

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -19,7 +20,8 @@ func (s *Server) routes() *gin.Engine {
 	e.ContextWithFallback = true
 
 	metrics := newHTTPMetrics(s.deps.Registry)
-	e.Use(requestID(), accessLog(s.deps.Logger, metrics), recovery(s.deps.Logger))
+	e.Use(requestID(), accessLog(s.deps.Logger, metrics), recovery(s.deps.Logger),
+		paced(cmp.Or(s.opts.UnauthenticatedPace, defaultUnauthenticatedPace), cmp.Or(s.opts.AuthenticatedPace, defaultAuthenticatedPace)))
 	e.NoRoute(func(c *gin.Context) {
 		problem.Write(c, problem.New(http.StatusNotFound, "No operation exists at "+c.Request.Method+" "+c.Request.URL.Path+"; see /swagger/v1/swagger.json for the operations this server offers."))
 	})

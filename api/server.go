@@ -197,6 +197,10 @@ type Options struct {
 	// HealthOnly serves /healthz, /readyz and /metrics and nothing else: a
 	// jobs-only process (earshot serve --role jobs).
 	HealthOnly bool
+	// UnauthenticatedPace and AuthenticatedPace bound how slowly request
+	// bodies may arrive; zero: 10 s for an unauthenticated body, 30 s and
+	// then 32 KiB/s for the others.
+	UnauthenticatedPace, AuthenticatedPace Pace
 }
 
 // Server is the HTTP API: the engine, the conventions every operation

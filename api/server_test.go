@@ -216,7 +216,7 @@ func bearer(token string) http.Header {
 
 func (e *testEnv) token(t testing.TB) string {
 	t.Helper()
-	tok, err := e.tokens.IssueForClient(e.client, oauth.Scope)
+	tok, err := e.tokens.IssueForOperator(e.org.ID, oauth.Scope)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -24,7 +25,11 @@ import (
 func (s *conversationsAPI) textMediaUpload(c *gin.Context) error {
 	ctx := c.Request.Context()
 	org := orgID(c)
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, chat.MaxBytes+uploadmeta.MaxBytes+1<<20)
+	limit := int64(chat.MaxBytes + uploadmeta.MaxBytes + 1<<20)
+	if c.Request.ContentLength > limit {
+		return conversationTooLarge // declared: answered before any of it is read
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
 	mr, err := c.Request.MultipartReader()
 	if err != nil {
 		return sentence(uploadmeta.SentenceNoMetadata)
@@ -66,7 +71,7 @@ func (s *conversationsAPI) textMediaUpload(c *gin.Context) error {
 		return sentence(uploadmeta.SentenceExtension)
 	}
 	if len(file) > chat.MaxBytes {
-		return problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB.")
+		return conversationTooLarge
 	}
 	conv, err := chat.Parse(file)
 	if err != nil {
@@ -136,7 +141,10 @@ var idTaken = problem.Field("Id", "is taken.", "An interaction with this Id alre
 func textReadProblem(err error) *problem.Problem {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB.")
+		return conversationTooLarge
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return slowBody
 	}
 	return problem.New(http.StatusBadRequest, "The upload was cut off before it completed; nothing was stored. Send it again.")
 }
@@ -150,3 +158,6 @@ func causeOf(err error) string {
 	}
 	return msg
 }
+
+// conversationTooLarge answers a conversation file over chat.MaxBytes.
+var conversationTooLarge = problem.New(http.StatusRequestEntityTooLarge, "A conversation file must be at most 16 MiB.")

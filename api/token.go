@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"slices"
@@ -28,6 +29,10 @@ func (s *Server) token(c *gin.Context) {
 
 	if mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type")); mt != "application/x-www-form-urlencoded" {
 		fail(http.StatusBadRequest, "invalid_request", "The body must be application/x-www-form-urlencoded.")
+		return
+	}
+	if c.Request.ContentLength > maxTokenRequestBytes {
+		fail(http.StatusRequestEntityTooLarge, "invalid_request", fmt.Sprintf("A token request's form must be at most %d bytes.", maxTokenRequestBytes))
 		return
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxTokenRequestBytes)

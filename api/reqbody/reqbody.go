@@ -7,6 +7,7 @@ package reqbody
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,9 +33,17 @@ type Object struct {
 // Read decodes the request body as a JSON object, or returns the problem
 // to answer with.
 func Read(c *gin.Context) (*Object, *problem.Problem) {
+	tooLarge := problem.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body must be at most %d bytes.", MaxBytes))
+	if c.Request.ContentLength > MaxBytes {
+		return nil, tooLarge // declared: answered before any of it is read
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBytes))
-	if err != nil {
-		return nil, problem.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body must be at most %d bytes.", MaxBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, tooLarge
+	case err != nil:
+		return nil, problem.New(http.StatusBadRequest, "The request body was cut off or came in too slowly; send it again.")
 	}
 	o, err := Parse(data)
 	if err != nil {
