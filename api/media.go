@@ -11,7 +11,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"path"
 	"strings"
 	"time"
 
@@ -193,7 +192,7 @@ func (u *uploadRequest) readMetadata(ctx context.Context, part *multipart.Part) 
 		return metadataProblem(merr)
 	}
 	u.meta = meta
-	if u.fileParts > 0 && !strings.EqualFold(path.Ext(u.origName), meta.Extension()) {
+	if u.fileParts > 0 && uploadmeta.ExtensionOf(u.origName) != meta.Extension() {
 		return sentence(uploadmeta.SentenceExtMismatch)
 	}
 	resolved, p := u.s.resolveMetadata(u.c, u.org, meta)
@@ -226,7 +225,7 @@ func (u *uploadRequest) readFile(ctx context.Context, part *multipart.Part) *pro
 	}
 	u.origName = part.FileName()
 	if u.meta != nil {
-		if !strings.EqualFold(path.Ext(u.origName), u.meta.Extension()) {
+		if uploadmeta.ExtensionOf(u.origName) != u.meta.Extension() {
 			return sentence(uploadmeta.SentenceExtMismatch)
 		}
 		return u.stage(ctx, part)

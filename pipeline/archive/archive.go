@@ -108,7 +108,7 @@ func (s *state) read(r io.Reader) ([]byte, error, error) {
 		return nil, nil, fmt.Errorf("%w: more than %d bytes expanded", ErrLimit, s.lim.MaxTotalBytes)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("larger than %d bytes", limit), nil
@@ -142,23 +142,44 @@ func cleanName(name string) (string, string) {
 }
 
 // WalkTar reads a tar stream, gunzipping it first when it is gzip content,
-// calling fn for every regular file. It returns the skipped entries.
+// calling fn for every regular file. Tars one after the other (and gzip
+// members one after the other) are read as one archive, as GNU tar's
+// --ignore-zeros reads them: nothing after an end-of-archive marker is
+// left unread. It returns the skipped entries.
 func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 	br := bufio.NewReader(r)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		compressed := &counter{r: br}
-		gz, err := gzip.NewReader(compressed)
+		gz, err := gzip.NewReader(compressed) // every member, one after the other
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 		defer gz.Close()
-		r = streamRatioGuard(gz, compressed, w.Limits.MaxRatio)
-	} else {
-		r = br
+		br = bufio.NewReader(streamRatioGuard(gz, compressed, w.Limits.MaxRatio))
 	}
 	s := &state{lim: w.Limits}
-	// A tar ends with zero blocks; one that ends right after an entry was
-	// cut off there, and the reader cannot tell: the bytes it took can.
+	for {
+		if err := w.walkOneTar(br, s, fn); err != nil {
+			return s.skipped, err
+		}
+		more, err := afterZeros(br)
+		if err != nil {
+			return s.skipped, cutOff(err, s)
+		}
+		if !more && s.entries == 0 {
+			return nil, ErrEmpty
+		}
+		if !more {
+			return s.skipped, nil
+		}
+	}
+}
+
+// walkOneTar reads one tar up to its end-of-archive marker.
+func (w Walker) walkOneTar(r io.Reader, s *state, fn func(Entry) error) error {
+	// A tar ends with zero blocks; one that ends in or right after an
+	// entry's padded data was cut off there, and the reader cannot tell:
+	// the bytes it took can.
 	stream := &counter{r: r}
 	tr := tar.NewReader(stream)
 	var entryEnd int64 // where the last entry's padded data ends
@@ -166,17 +187,17 @@ func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 		h, err := tr.Next()
 		switch {
 		case err == io.EOF && s.entries == 0:
-			return nil, ErrEmpty
-		case err == io.EOF && stream.n == entryEnd:
-			return s.skipped, fmt.Errorf("%w: it ends after %d entries without its end-of-archive marker: it was cut off", ErrCorrupt, s.entries)
+			return nil // nothing yet: empty so far
+		case err == io.EOF && stream.n <= entryEnd: // in or right after the last entry's padded data
+			return fmt.Errorf("%w: it ends after %d entries without its end-of-archive marker: it was cut off", ErrCorrupt, s.entries)
 		case err == io.EOF:
-			return s.skipped, nil
+			return nil
 		case err != nil:
-			return s.skipped, fmt.Errorf("%w: %v", ErrCorrupt, err)
+			return cutOff(err, s)
 		}
 		entryEnd = stream.n + (h.Size+511)/512*512
 		if err := s.count(); err != nil {
-			return s.skipped, err
+			return err
 		}
 		name, why := cleanName(h.Name)
 		switch {
@@ -191,12 +212,40 @@ func (w Walker) WalkTar(r io.Reader, fn func(Entry) error) ([]Skipped, error) {
 		}
 		data, entryErr, err := s.read(tr)
 		if err != nil {
-			return s.skipped, err
+			return cutOff(err, s)
 		}
 		if err := fn(Entry{Name: name, Data: data, Err: entryErr}); err != nil {
-			return s.skipped, err
+			return err
 		}
 	}
+}
+
+// afterZeros passes the zeros that pad a tar after its end-of-archive
+// marker, and tells whether another tar follows.
+func afterZeros(br *bufio.Reader) (bool, error) {
+	for {
+		b, err := br.ReadByte()
+		switch {
+		case err == io.EOF:
+			return false, nil
+		case err != nil:
+			return false, err
+		case b != 0:
+			return true, br.UnreadByte()
+		}
+	}
+}
+
+// cutOff is a read error as the archive's damage: an unexpected end says
+// that it was cut off, after the entries read.
+func cutOff(err error, s *state) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: it was cut off after %d entries", ErrCorrupt, s.entries)
+	}
+	if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrLimit) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
 
 func tarType(t byte) string {

@@ -288,3 +288,70 @@ func TestGzipBomb(t *testing.T) {
 		t.Fatalf("ordinary archive: %d entries, %v", n, err)
 	}
 }
+
+// Archives are read whole: the chats of a second tar after the first's
+// end-of-archive marker (two tars one after the other, or two gzip members
+// of one tar each) are read too; zeros after the last marker are padding.
+func TestConcatenatedTars(t *testing.T) {
+	t.Parallel()
+	first := buildTar(t, []tarItem{{name: "a.json", body: "a"}, {name: "b.json", body: "bb"}}, false)
+	second := buildTar(t, []tarItem{{name: "c.json", body: "ccc"}}, false)
+	third := buildTar(t, []tarItem{{name: "d.json", body: "dddd"}}, false)
+	gz := func(b []byte) []byte { return buildGzip(t, b) }
+	padded := append(append(bytes.Clone(first), make([]byte, 10240)...), second...)
+	w := Walker{Limits: DefaultLimits}
+	for name, tc := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"two tars":             {concat(first, second), "a.json=1 b.json=2 c.json=3"},
+		"three tars":           {concat(first, second, third), "a.json=1 b.json=2 c.json=3 d.json=4"},
+		"padded between":       {padded, "a.json=1 b.json=2 c.json=3"},
+		"padding after":        {concat(first, make([]byte, 10240)), "a.json=1 b.json=2"},
+		"an empty tar first":   {concat(buildTar(t, nil, false), second), "c.json=3"},
+		"two gzip members":     {concat(gz(first), gz(second)), "a.json=1 b.json=2 c.json=3"},
+		"one gzip of two tars": {gz(concat(first, second)), "a.json=1 b.json=2 c.json=3"},
+	} {
+		c, err := collect(t, func(fn func(Entry) error) ([]Skipped, error) { return w.WalkTar(bytes.NewReader(tc.data), fn) })
+		if got := strings.Join(c.names, " "); err != nil || got != tc.want {
+			t.Errorf("%s: read %q (%v), want %q", name, got, err, tc.want)
+		}
+	}
+}
+
+// A tar cut off anywhere is reported as cut off (never as empty), and
+// keeps the chats before the cut.
+func TestTruncatedTar(t *testing.T) {
+	t.Parallel()
+	whole := buildTar(t, []tarItem{{name: "a.json", body: strings.Repeat("a", 700)}, {name: "b.json", body: "b"}}, false)
+	end := 512 + 1024 + 512 + 512 // both entries, before the end-of-archive marker
+	w := Walker{Limits: DefaultLimits}
+	for cut := 1; cut < end; cut++ {
+		c, err := collect(t, func(fn func(Entry) error) ([]Skipped, error) { return w.WalkTar(bytes.NewReader(whole[:cut]), fn) })
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "cut off") {
+			t.Fatalf("cut at %d: %v, want ErrCorrupt saying it was cut off", cut, err)
+		}
+		want := 0
+		if cut >= 512+700 { // a.json's data whole, its padding or not
+			want++
+		}
+		if cut >= 512+1024+512+1 {
+			want++
+		}
+		if len(c.names) != want {
+			t.Fatalf("cut at %d: read %v, want %d entries", cut, c.names, want)
+		}
+	}
+}
+
+func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+func buildGzip(t testing.TB, data []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	return buf.Bytes()
+}

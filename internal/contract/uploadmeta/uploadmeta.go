@@ -50,7 +50,7 @@ const (
 // Extensions accepted for each upload type (lower case, with the dot).
 var (
 	AudioExtensions = []string{".wav", ".mp3", ".mp4", ".ogg", ".opus", ".m4a"}
-	ChatExtensions  = []string{".tar", ".zip"}
+	ChatExtensions  = []string{".tar", ".tar.gz", ".tgz", ".zip"}
 	TextExtensions  = []string{".json", ".json_chat"}
 )
 
@@ -85,7 +85,17 @@ type Metadata struct {
 }
 
 // Extension is the file name's extension, lower case, with the dot.
-func (m *Metadata) Extension() string { return strings.ToLower(path.Ext(m.FileName)) }
+func (m *Metadata) Extension() string { return ExtensionOf(m.FileName) }
+
+// ExtensionOf is a file name's extension, lower case, with the dot; a
+// gzip-compressed tar's is ".tar.gz".
+func ExtensionOf(name string) string {
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".tar.gz") && len(lower) > len(".tar.gz") {
+		return ".tar.gz"
+	}
+	return path.Ext(lower)
+}
 
 // Error is a refusal: the contract sentence, and for SentenceInvalidData the
 // keys at fault.
