@@ -15,9 +15,6 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
-// maxLabelledFile bounds a labelled file sent through the console.
-const maxLabelledFile = 256 << 20
-
 // train starts training one classifier per label of a labelled file
 // (JSON Lines, gzipped or not: text, turns or a conversation id, and its
 // labels), as earshot admin classifiers train and POST
@@ -31,8 +28,8 @@ func (c *classifierPages) train(ctx *gin.Context) {
 		again(http.StatusBadRequest, "Choose a labelled file (JSON Lines) to train from.", "")
 		return
 	}
-	if header.Size > maxLabelledFile {
-		again(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MB; train from it with earshot admin classifiers train.", maxLabelledFile>>20), "")
+	if header.Size > trained.MaxUploadedLabelled {
+		again(http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %d MB; train from it with earshot admin classifiers train.", trained.MaxUploadedLabelled>>20), "")
 		return
 	}
 	file, err := header.Open()
@@ -41,7 +38,7 @@ func (c *classifierPages) train(ctx *gin.Context) {
 		return
 	}
 	defer file.Close()
-	labelled, err := trained.ReadLabelled(io.LimitReader(file, maxLabelledFile))
+	labelled, err := trained.ReadLabelled(io.LimitReader(file, trained.MaxUploadedLabelled), trained.MaxUploadedLabelled)
 	if err != nil {
 		again(http.StatusBadRequest, "The file cannot be read: "+err.Error()+".", "")
 		return

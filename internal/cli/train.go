@@ -149,7 +149,7 @@ func readExamples(path string) ([]trained.Example, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lines, err := trained.ReadLabelled(f)
+	lines, err := trained.ReadLabelled(f, trained.MaxLocalLabelled)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

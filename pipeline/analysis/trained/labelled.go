@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,6 +27,18 @@ type Labelled struct {
 // maxLine bounds one line of a labelled file.
 const maxLine = 16 << 20
 
+// Sizes a labelled file may have once decompressed: one sent through the
+// console or the API (its examples are held in memory together), and one
+// an operator trains from on the command line.
+const (
+	MaxUploadedLabelled = 64 << 20
+	MaxLocalLabelled    = 1 << 30
+)
+
+// MaxLabelledLines bounds the conversations of a labelled file: each is
+// held in memory until training starts.
+const MaxLabelledLines = 100_000
+
 // ReadLabelled reads a labelled file: JSON Lines, gzipped or not, one
 // conversation a line in one of three forms:
 //
@@ -35,31 +48,44 @@ const maxLine = 16 << 20
 //
 // "services" may stand for "labels" (the dialogue corpus's own format,
 // whose "dialogue_id" and "intents" are read and ignored). Blank lines are
-// skipped; an error names its line.
-func ReadLabelled(r io.Reader) ([]Labelled, error) {
+// skipped; an error names its line. The file may hold at most maxBytes
+// once decompressed: a small gzip that expands without end is refused
+// when it passes them, not read into memory.
+func ReadLabelled(r io.Reader, maxBytes int64) ([]Labelled, error) {
 	br := bufio.NewReader(r)
+	var content io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("the file looks gzipped but is not: %w", err)
 		}
-		br = bufio.NewReader(gz)
+		content = gz
 	}
-	sc := bufio.NewScanner(br)
+	limited := &capped{r: content, left: maxBytes}
+	tooLarge := fmt.Errorf("the labelled file is larger than %d MiB (decompressed)", maxBytes>>20)
+	sc := bufio.NewScanner(limited)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var out []Labelled
 	for line := 1; sc.Scan(); line++ {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
+		if len(out) == MaxLabelledLines {
+			return nil, fmt.Errorf("the labelled file has more than %d conversations", MaxLabelledLines)
+		}
 		l, err := ParseLabelled(sc.Bytes())
+		if err != nil && limited.over { // the last line, cut at the limit
+			return nil, tooLarge
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		l.Line = line
 		out = append(out, l)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); limited.over {
+		return nil, tooLarge
+	} else if err != nil {
 		return nil, fmt.Errorf("reading the labelled file: %w (a line may be at most %d MiB)", err, maxLine>>20)
 	}
 	if len(out) == 0 {
@@ -177,4 +203,28 @@ func (l Labelled) MarshalJSON() ([]byte, error) {
 		out.Labels = []string{}
 	}
 	return json.Marshal(out)
+}
+
+// capped reads at most left bytes of r, then fails; over says r had more.
+type capped struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One more byte tells a file of exactly the size from a larger one.
+		if n, _ := io.ReadFull(c.r, make([]byte, 1)); n > 0 {
+			c.over = true
+			return 0, errors.New("the labelled file is too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

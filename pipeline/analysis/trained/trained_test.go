@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -214,7 +215,7 @@ func TestReadLabelled(t *testing.T) {
 	w.Write([]byte(file))
 	w.Close()
 	for name, input := range map[string][]byte{"plain": []byte(file), "gzipped": gz.Bytes()} {
-		got, err := ReadLabelled(bytes.NewReader(input))
+		got, err := ReadLabelled(bytes.NewReader(input), MaxUploadedLabelled)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -241,7 +242,7 @@ func TestReadLabelled(t *testing.T) {
 		{`{"conversationId": " ", "labels": []}`, "line 1: conversationId: must be a non-blank string"},
 		{"\x1f\x8b\x08", "looks gzipped but is not"},
 	} {
-		_, err := ReadLabelled(strings.NewReader(tc.file))
+		_, err := ReadLabelled(strings.NewReader(tc.file), MaxUploadedLabelled)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.file, err, tc.want)
 		}
@@ -252,7 +253,7 @@ func FuzzReadLabelled(f *testing.F) {
 	f.Add([]byte(`{"text": "a room", "labels": ["Hotels"]}`))
 	f.Add([]byte(`{"turns": [{"speaker": "agent", "text": "hi"}], "services": []}` + "\n" + `{"conversationId": "c", "labels": ["A"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lines, err := ReadLabelled(bytes.NewReader(data))
+		lines, err := ReadLabelled(bytes.NewReader(data), MaxUploadedLabelled)
 		if err != nil {
 			return
 		}
@@ -306,4 +307,55 @@ func TestPartialExamples(t *testing.T) {
 	if err := Check(only, Options{}); err == nil || !strings.Contains(err.Error(), `every conversation has label "Hotels"`) {
 		t.Fatalf("one class through reviews: %v", err)
 	}
+}
+
+// A labelled file that expands past its limit is refused naming the
+// limit, whether gzipped (a small file that expands without end) or not,
+// and one exactly at the limit is read.
+func TestReadLabelledLimit(t *testing.T) {
+	t.Parallel()
+	line := []byte(`{"text":"I would like to book a table for two.","labels":["Restaurants"]}` + "\n")
+	body := bytes.Repeat(line, (2<<20)/len(line)+1) // just over 2 MiB
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(body)
+	zw.Close()
+	for name, input := range map[string][]byte{"gzipped": gz.Bytes(), "plain": body} {
+		if _, err := ReadLabelled(bytes.NewReader(input), 1<<20); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+			t.Errorf("%s, %d bytes expanded: %v, want it refused over 1 MiB", name, len(body), err)
+		}
+	}
+	exact := body[:len(line)*100]
+	if got, err := ReadLabelled(bytes.NewReader(exact), int64(len(exact))); err != nil || len(got) != 100 {
+		t.Errorf("a file of exactly the limit: %d lines, %v", len(got), err)
+	}
+	t.Logf("a %d-byte gzip expanding to %d bytes refused at 1 MiB", gz.Len(), len(body))
+	many := bytes.Repeat([]byte(`{"text":"hi","labels":[]}`+"\n"), MaxLabelledLines+1)
+	if _, err := ReadLabelled(bytes.NewReader(many), MaxUploadedLabelled); err == nil || !strings.Contains(err.Error(), "more than 100000 conversations") {
+		t.Errorf("%d conversations: %v", MaxLabelledLines+1, err)
+	}
+}
+
+// A gzip bomb through the console's limits: refused, with what reading it
+// allocated logged (docs/perf).
+func TestLabelledGzipBomb(t *testing.T) {
+	t.Parallel()
+	line := []byte(`{"text":"I would like to book a table for two.","labels":["Restaurants"]}` + "\n")
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	chunk := bytes.Repeat(line, 1<<14)
+	const expanded = 128 << 20
+	for written := 0; written < expanded; written += len(chunk) {
+		zw.Write(chunk)
+	}
+	zw.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadLabelled(bytes.NewReader(gz.Bytes()), MaxUploadedLabelled)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a gzip bomb was read")
+	}
+	t.Logf("a %d KiB gzip expanding to %d MiB: %v; %d MiB allocated while reading it",
+		gz.Len()>>10, expanded>>20, err, (after.TotalAlloc-before.TotalAlloc)>>20)
 }
