@@ -2,12 +2,16 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/secretguard"
 )
 
 // consoleForm posts a form to the console with the cookies given.
@@ -33,22 +37,32 @@ func (e *testEnv) signInCookie(t *testing.T) *http.Cookie {
 }
 
 // Sign-in: the form's cookie and token must match; a wrong password is
-// one answer whatever was wrong; the fifth failure in a row locks the
-// user out, right password or not; a session cookie is Secure, HttpOnly
-// and SameSite=Strict; the pages forbid framing.
+// one answer whatever was wrong; failures are bounded by the secret guard
+// without telling which users exist and without locking a user out of the
+// address they sign in from; a session cookie is Secure, HttpOnly and
+// SameSite=Strict; the pages forbid framing.
 func TestConsoleSignIn(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t, Options{})
+	// Budgets that do not refill while the test runs.
+	e := newTestEnv(t, Options{SecretGuard: secretguard.NewWith(1.0/3600, secretguard.FailureBurst, 2)})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
 	hash, _ := oauth.HashSecret("correct horse battery")
 	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
 		t.Fatal(err)
 	}
-	attempt := func(org, user, password string) response {
+	attemptFrom := func(address, org, user, password string) response {
 		c := e.signInCookie(t)
-		return e.consoleForm("/console/sign-in", url.Values{"csrf": {c.Value}, "organization": {org}, "username": {user}, "password": {password}}, c)
+		req := httptest.NewRequest("POST", "/console/sign-in", strings.NewReader(url.Values{"csrf": {c.Value}, "organization": {org}, "username": {user}, "password": {password}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Cookie", c.String())
+		req.RemoteAddr = address + ":40000"
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, req)
+		return response{rec}
 	}
+	home := "192.0.2.1" // where ann signs in from
+	attempt := func(org, user, password string) response { return attemptFrom(home, org, user, password) }
 
 	// Without the form's cookie, or with another token: refused.
 	c := e.signInCookie(t)
@@ -84,19 +98,40 @@ func TestConsoleSignIn(t *testing.T) {
 		t.Errorf("sign-out without the token: %d", r.Code)
 	}
 
-	// Five failures in a row (the sign-in above cleared the earlier one)
-	// lock ann out: then even the right password is refused.
-	for range 4 {
-		attempt("acme", "ann", "wrong")
+	// A stranger fails ann's password from its own address until its
+	// budgets are spent: then even the right password is refused there,
+	// and from any address ann has not signed in from; ann at home is not
+	// locked out.
+	stranger := "198.51.100.7"
+	for i := range secretguard.FailureBurst - 1 { // ann's wrong password above, before she signed in, spent one
+
+		if r := attemptFrom(stranger, "acme", "ann", "wrong"); r.Code != http.StatusUnauthorized {
+			t.Fatalf("the stranger's attempt %d: %d %s", i+1, r.Code, r.Body)
+		}
 	}
-	if r := attempt("acme", "ann", "wrong"); r.Code != http.StatusTooManyRequests {
-		t.Fatalf("the fifth failure: %d %s", r.Code, r.Body)
+	refusedAnn := attemptFrom(stranger, "acme", "ann", "correct horse battery")
+	if refusedAnn.Code != http.StatusTooManyRequests || !strings.Contains(refusedAnn.Body.String(), "Too many failed sign-ins") {
+		t.Fatalf("the stranger past its budget: %d %s", refusedAnn.Code, refusedAnn.Body)
 	}
-	if r := attempt("acme", "ann", "correct horse battery"); r.Code != http.StatusTooManyRequests || !strings.Contains(r.Body.String(), "locked") {
-		t.Fatalf("locked out: %d %s", r.Code, r.Body)
+	if r := attemptFrom("203.0.113.9", "acme", "ann", "correct horse battery"); r.Code != http.StatusTooManyRequests {
+		t.Errorf("ann's spent account from an address she has not used: %d", r.Code)
 	}
-	// A new password (an administrator's) lifts the lockout and ends the
-	// sessions.
+	if r := attempt("acme", "ann", "correct horse battery"); r.Code != http.StatusSeeOther {
+		t.Fatalf("ann at home, after the stranger: %d %s", r.Code, r.Body)
+	}
+	// A user name that does not exist is answered the same way, failure
+	// for failure: nothing tells it from ann.
+	for i := range secretguard.FailureBurst - 1 { // as for ann, one try above
+		if r := attemptFrom(fmt.Sprintf("192.0.2.%d", 100+i), "acme", "nobody", "wrong"); r.Code != http.StatusUnauthorized {
+			t.Fatalf("unknown user, attempt %d: %d", i+1, r.Code)
+		}
+	}
+	refusedNobody := attemptFrom("192.0.2.200", "acme", "nobody", "wrong")
+	if refusedNobody.Code != refusedAnn.Code || sentenceOf(refusedNobody.Body.String()) != sentenceOf(refusedAnn.Body.String()) {
+		t.Errorf("an unknown user past the budget: %d %q; ann: %d %q", refusedNobody.Code, sentenceOf(refusedNobody.Body.String()),
+			refusedAnn.Code, sentenceOf(refusedAnn.Body.String()))
+	}
+	// A new password (an administrator's) ends the sessions.
 	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
 		t.Fatal(err)
 	}
@@ -106,4 +141,12 @@ func TestConsoleSignIn(t *testing.T) {
 	if r := attempt("acme", "ann", "correct horse battery"); r.Code != http.StatusSeeOther {
 		t.Errorf("after the new password: %d %s", r.Code, r.Body)
 	}
+}
+
+// sentenceOf is the error sentence of a sign-in page, with the seconds to
+// wait left out.
+func sentenceOf(page string) string {
+	_, after, _ := strings.Cut(page, `class="error"`)
+	line, _, _ := strings.Cut(after, "</")
+	return regexp.MustCompile(`[0-9]+`).ReplaceAllString(line, "N")
 }

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/app/classifiers"
+	"github.com/earshot/earshot/internal/secretguard"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -201,6 +203,9 @@ type Options struct {
 	// bodies may arrive; zero: 10 s for an unauthenticated body, 30 s and
 	// then 32 KiB/s for the others.
 	UnauthenticatedPace, AuthenticatedPace Pace
+	// SecretGuard guards the secret and password checks; nil: the default
+	// budgets (secretguard.New).
+	SecretGuard *secretguard.Guard
 }
 
 // Server is the HTTP API: the engine, the conventions every operation
@@ -210,9 +215,9 @@ type Server struct {
 	*shared
 	engine  *gin.Engine
 	handler http.Handler
-	// tokens guards /connect/token against floods of wrong secrets.
-	tokens *tokenGuard
-	scim   http.Handler // the SCIM 2.0 protocol server
+	// guard guards every secret check (tokens, the console's sign-in).
+	guard *secretguard.Guard
+	scim  http.Handler // the SCIM 2.0 protocol server
 
 	people        peopleAPI
 	conversations conversationsAPI
@@ -226,7 +231,7 @@ type Server struct {
 func New(deps Deps, opts Options) (*Server, error) {
 	gin.SetMode(gin.ReleaseMode)
 	sh := newShared(deps, opts)
-	s := &Server{shared: sh, tokens: newTokenGuard(), people: peopleAPI{sh}, conversations: conversationsAPI{sh}, results: resultsAPI{sh},
+	s := &Server{shared: sh, guard: cmp.Or(opts.SecretGuard, secretguard.New()), people: peopleAPI{sh}, conversations: conversationsAPI{sh}, results: resultsAPI{sh},
 		quality: qualityAPI{sh}, classifiers: classifiersAPI{sh}, delivery: deliveryAPI{sh}}
 	var err error
 	if s.scim, err = s.newSCIM(); err != nil {
@@ -235,6 +240,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	s.engine = s.routes()
 	if deps.Console != nil {
 		deps.Console.Reviews, deps.Console.Quality, deps.Console.Authoring = sh.reviews, sh.qa, sh.authoring
+		deps.Console.Secrets = s.guard
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

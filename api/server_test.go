@@ -141,7 +141,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.tokens.pause = 0 // TestFailedAttemptsPause holds the pause
+	srv.guard.Pause = 0 // TestFailedAttemptsPause holds the pause
 	return &testEnv{t: t, srv: srv, cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, tokens: tokens, org: org, client: client, clientID: client.ID, clientSecret: secret, storage: storage, jobs: runner}
 }
 

@@ -7,11 +7,14 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/api/problem"
+	"github.com/earshot/earshot/internal/secretguard"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -91,28 +94,30 @@ func (s *Server) token(c *gin.Context) {
 		invalidClient()
 		return
 	}
-	attempt := s.tokens.admit(c, clientID)
-	if attempt == nil {
+	ctx := c.Request.Context()
+	attempt, err := s.guard.Admit(ctx, "client:"+clientID, c.ClientIP())
+	if err != nil {
+		problem.Write(c, guardRefusal(err))
 		return
 	}
 	var client catalog.APIClient
-	var err error
-	if !s.tokens.check(c, func(ctx context.Context) { client, err = oauth.Authenticate(ctx, s.deps.Orgs, clientID, secret) }) {
-		attempt.done(false)
+	if err := attempt.Check(ctx, func(ctx context.Context) { client, err = oauth.Authenticate(ctx, s.deps.Orgs, clientID, secret) }); err != nil {
+		attempt.Abandoned()
+		problem.Write(c, guardRefusal(err))
 		return
 	}
 	if errors.Is(err, oauth.ErrInvalidClient) {
-		attempt.failed()
+		attempt.Failed(ctx)
 		invalidClient()
 		return
 	}
 	if err != nil {
-		attempt.done(false)
+		attempt.Abandoned()
 		s.deps.Logger.Error("token: client lookup", "err", err)
 		fail(http.StatusInternalServerError, "server_error", "The server could not check the client; try again.")
 		return
 	}
-	attempt.succeeded()
+	attempt.Succeeded()
 	scope, ok := grantedScope(client, requested)
 	if !ok {
 		fail(http.StatusBadRequest, "invalid_scope", "This client may request "+strings.Join(client.Scopes, " and ")+" only.")
@@ -152,4 +157,23 @@ func grantedScope(client catalog.APIClient, requested []string) (string, bool) {
 		}
 	}
 	return strings.Join(granted, " "), true
+}
+
+// guardRefusal is the answer to an attempt the secret guard turned away.
+func guardRefusal(err error) *problem.Problem {
+	var refused *secretguard.Refused
+	switch {
+	case errors.As(err, &refused) && refused.Busy:
+		return tooMany(1, "The server is checking many credentials at once; retry after 1 second(s).")
+	case errors.As(err, &refused):
+		return tooMany(refused.RetryAfter, "Too many failed authentication attempts; retry after "+strconv.Itoa(refused.RetryAfter)+" second(s).")
+	}
+	return problem.New(http.StatusRequestTimeout, "The request ended before its credentials were checked.")
+}
+
+// tooMany is the 429 of a refused request, with the seconds to wait.
+func tooMany(seconds int, detail string) *problem.Problem {
+	p := problem.New(http.StatusTooManyRequests, detail)
+	p.Header = http.Header{"Retry-After": {strconv.Itoa(seconds)}}
+	return p
 }

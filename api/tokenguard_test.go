@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/secretguard"
 )
 
 // tokenFrom asks for a token from an address.
@@ -25,10 +27,9 @@ func (e *testEnv) tokenFrom(addr, clientID, secret string) *httptest.ResponseRec
 }
 
 func TestWrongSecretsAreLimited(t *testing.T) {
-	e := newTestEnv(t, Options{})
 	// Budgets that do not refill while the test runs (a secret check is
 	// slow under -race).
-	e.srv.tokens.failures = newRateLimiter(1.0/3600, failureBurst, nil)
+	e := newTestEnv(t, Options{SecretGuard: secretguard.NewWith(1.0/3600, secretguard.FailureBurst, 1)})
 	// The client authenticates from its own address once: that address is
 	// known for it from then on.
 	if r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret); r.Code != 200 {
@@ -37,7 +38,7 @@ func TestWrongSecretsAreLimited(t *testing.T) {
 
 	// An attacker's address fails its budget, then gets 429 with
 	// Retry-After, without a secret check, even with the right secret.
-	for i := range failureBurst {
+	for i := range secretguard.FailureBurst {
 		if r := e.tokenFrom("198.51.100.7", e.clientID, "wrong"); r.Code != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d %s", i+1, r.Code, r.Body)
 		}
@@ -69,16 +70,19 @@ func TestWrongSecretsAreLimited(t *testing.T) {
 // With every secret-check slot taken, a token request waits, then is told
 // to retry: a flood cannot queue work without bound.
 func TestSecretChecksAreBounded(t *testing.T) {
-	e := newTestEnv(t, Options{})
-	e.srv.tokens.wait = 50 * time.Millisecond
-	for range cap(e.srv.tokens.checks) {
-		e.srv.tokens.checks <- struct{}{}
-	}
+	guard := secretguard.NewWith(1, 10, 1)
+	guard.Wait = 50 * time.Millisecond
+	e := newTestEnv(t, Options{SecretGuard: guard})
+	// Another door's check holds the one slot.
+	holding, release := make(chan struct{}), make(chan struct{})
+	attempt, _ := guard.Admit(t.Context(), "user:acme/ann", "192.0.2.5")
+	go attempt.Check(t.Context(), func(context.Context) { close(holding); <-release })
+	<-holding
 	r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret)
 	if r.Code != http.StatusTooManyRequests || r.Header().Get("Retry-After") != "1" {
 		t.Fatalf("all slots taken: %d %s", r.Code, r.Body)
 	}
-	<-e.srv.tokens.checks
+	close(release)
 	if r := e.tokenFrom("192.0.2.1", e.clientID, e.clientSecret); r.Code != 200 {
 		t.Fatalf("a slot free: %d %s", r.Code, r.Body)
 	}
@@ -86,8 +90,8 @@ func TestSecretChecksAreBounded(t *testing.T) {
 
 // A failed attempt and a refused one are answered after the pause.
 func TestFailedAttemptsPause(t *testing.T) {
-	e := newTestEnv(t, Options{})
-	e.srv.tokens.pause = 200 * time.Millisecond
+	e := newTestEnv(t, Options{SecretGuard: secretguard.NewWith(1.0/3600, 2, 1)}) // the address's budget: two failures
+	e.srv.guard.Pause = 200 * time.Millisecond
 	timed := func(secret string, want int) {
 		t.Helper()
 		start := time.Now()
@@ -96,13 +100,12 @@ func TestFailedAttemptsPause(t *testing.T) {
 		if r.Code != want {
 			t.Fatalf("%d %s, want %d", r.Code, r.Body, want)
 		}
-		if want != 200 && took < e.srv.tokens.pause {
-			t.Errorf("status %d answered after %v (pause %v)", r.Code, took, e.srv.tokens.pause)
+		if want != 200 && took < e.srv.guard.Pause {
+			t.Errorf("status %d answered after %v (pause %v)", r.Code, took, e.srv.guard.Pause)
 		}
 	}
 	timed(e.clientSecret, 200)
 	timed("wrong", http.StatusUnauthorized)
-	e.srv.tokens.failures = newRateLimiter(1.0/3600, 1, nil) // a budget of one attempt
 	timed("wrong", http.StatusUnauthorized)
 	timed("wrong", http.StatusTooManyRequests)
 }

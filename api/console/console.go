@@ -19,6 +19,7 @@ import (
 
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/invalid"
+	"github.com/earshot/earshot/internal/secretguard"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/web"
 )
@@ -27,7 +28,6 @@ import (
 // (catalog.PeopleStore).
 type People interface {
 	SignInState(ctx context.Context, orgName, userName string) (catalog.SignInState, error)
-	SignInFailed(ctx context.Context, orgID, userID string, lockAfter int, lockFor time.Duration) (bool, error)
 	StartSession(ctx context.Context, s catalog.Session) error
 	Session(ctx context.Context, tokenHash string) (catalog.Session, error)
 	EndSession(ctx context.Context, tokenHash string) error
@@ -74,10 +74,9 @@ type Console struct {
 	Log *slog.Logger
 	// SessionTTL is how long a session lasts; default 12 hours.
 	SessionTTL time.Duration
-	// LockAfter failed sign-ins in a row lock a user out for LockFor;
-	// defaults 5 and 15 minutes.
-	LockAfter int
-	LockFor   time.Duration
+	// Secrets guards the password checks (set by api.New: the guard of the
+	// token endpoint's client secrets too).
+	Secrets *secretguard.Guard
 
 	pages map[string]*template.Template
 }
@@ -90,8 +89,8 @@ func (c *Console) Register(r gin.IRouter) error {
 	if c.SessionTTL == 0 {
 		c.SessionTTL = 12 * time.Hour
 	}
-	if c.LockAfter == 0 {
-		c.LockAfter, c.LockFor = 5, 15*time.Minute
+	if c.Secrets == nil {
+		c.Secrets = secretguard.New()
 	}
 	c.pages = map[string]*template.Template{}
 	for _, name := range pageNames {

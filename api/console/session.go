@@ -1,12 +1,14 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/secretguard"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -103,8 +106,12 @@ func (c *Console) signInAgain(ctx *gin.Context, status int, org, userName, messa
 // password, so that it tells which of them exists to nobody.
 const badSignIn = "The organization, user name or password is not right."
 
-// signIn checks the form: the CSRF token, a lockout, the password. After
-// LockAfter failures in a row the user is locked out for LockFor.
+// signIn checks the form: the CSRF token, then the password under the
+// secret guard (the token endpoint's): an address, and an account from an
+// address it has not signed in from, may fail a few times before they
+// wait; an unknown user name has a budget all the same, so no answer
+// tells whether a user exists, and a stranger's failures do not lock a
+// user out of the addresses it signs in from.
 func (c *Console) signIn(ctx *gin.Context) {
 	cookie, _ := ctx.Cookie(signInCookie)
 	if !sameOrigin(ctx) || !tokensMatch(cookie, ctx.PostForm("csrf")) {
@@ -113,37 +120,52 @@ func (c *Console) signIn(ctx *gin.Context) {
 	}
 	org, name, password := strings.TrimSpace(ctx.PostForm("organization")), strings.TrimSpace(ctx.PostForm("username")), ctx.PostForm("password")
 	again := func(status int, message string) { c.signInAgain(ctx, status, org, name, message) }
-	st, err := c.People.SignInState(ctx.Request.Context(), org, name)
-	switch {
-	case errors.Is(err, catalog.ErrNotFound) || err == nil && (st.PasswordHash == nil || st.User.Disabled):
-		oauth.SpendComparison(password)
-		again(http.StatusUnauthorized, badSignIn)
+	rc := ctx.Request.Context()
+	attempt, err := c.Secrets.Admit(rc, "user:"+strings.ToLower(org)+"/"+strings.ToLower(name), ctx.ClientIP())
+	if err != nil {
+		again(http.StatusTooManyRequests, guardSentence(err))
 		return
-	case err != nil:
+	}
+	st, err := c.People.SignInState(rc, org, name)
+	if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+		attempt.Abandoned()
 		c.failed(ctx, err)
 		return
 	}
-	if st.LockedUntil != nil && time.Now().Before(*st.LockedUntil) {
-		oauth.SpendComparison(password)
-		again(http.StatusTooManyRequests, "Too many failed sign-ins: this account is locked for a while. Try again later, or ask your administrator.")
+	usable := err == nil && st.PasswordHash != nil && !st.User.Disabled
+	matches := false
+	if err := attempt.Check(rc, func(context.Context) {
+		if usable {
+			matches = oauth.SecretMatches(*st.PasswordHash, password)
+		} else {
+			oauth.SpendComparison(password) // the same time as a wrong password
+		}
+	}); err != nil {
+		attempt.Abandoned()
+		again(http.StatusTooManyRequests, guardSentence(err))
 		return
 	}
-	if !oauth.SecretMatches(*st.PasswordHash, password) {
-		locked, err := c.People.SignInFailed(ctx.Request.Context(), st.User.OrgID, st.User.ID, c.LockAfter, c.LockFor)
-		if err != nil {
-			c.failed(ctx, err)
-			return
-		}
-		if locked {
-			again(http.StatusTooManyRequests, "Too many failed sign-ins: this account is locked for a while. Try again later, or ask your administrator.")
-			return
-		}
+	if !matches {
+		attempt.Failed(rc)
 		again(http.StatusUnauthorized, badSignIn)
 		return
 	}
+	attempt.Succeeded()
 	if c.startSession(ctx, st.User) {
 		ctx.Redirect(http.StatusSeeOther, "/console/conversations")
 	}
+}
+
+// guardSentence tells a person why the secret guard turned a sign-in away.
+func guardSentence(err error) string {
+	var refused *secretguard.Refused
+	switch {
+	case errors.As(err, &refused) && refused.Busy:
+		return "The server is checking many sign-ins at once; try again in a second."
+	case errors.As(err, &refused):
+		return fmt.Sprintf("Too many failed sign-ins from here or for this user; try again in %d second(s).", refused.RetryAfter)
+	}
+	return "The sign-in ended before it was checked; try again."
 }
 
 // startSession signs a user in: a new session and its cookie. It answers

@@ -7,15 +7,15 @@ import (
 	"time"
 )
 
-// Console sign-in: users' passwords and lockouts, and the sessions of
-// signed-in users.
+// Console sign-in: users' passwords, and the sessions of signed-in users.
+// Failed sign-ins are bounded by the secret guard (internal/secretguard),
+// in memory: the users table's failed_sign_ins and locked_until columns of
+// an earlier release are no longer read.
 
 // SignInState is what signing a user in needs to know.
 type SignInState struct {
 	User         User
 	PasswordHash *string // nil: the user has no password (cannot sign in)
-	Failed       int
-	LockedUntil  *time.Time
 }
 
 // SignInState reads the user of an organization (by their names) who is
@@ -30,17 +30,15 @@ func (c *PeopleStore) SignInState(ctx context.Context, orgName, userName string)
 		return SignInState{}, err
 	}
 	st := SignInState{User: u}
-	err = c.db.QueryRowContext(ctx, `SELECT password_hash, failed_sign_ins, locked_until FROM users WHERE org_id = ? AND id = ?`, org, u.ID).
-		Scan(&st.PasswordHash, &st.Failed, &st.LockedUntil)
-	st.LockedUntil = stampPtr(st.LockedUntil)
+	err = c.db.QueryRowContext(ctx, `SELECT password_hash FROM users WHERE org_id = ? AND id = ?`, org, u.ID).Scan(&st.PasswordHash)
 	return st, err
 }
 
-// SetPassword gives a user a password (its bcrypt hash), lifts a lockout
-// and ends the user's sessions.
+// SetPassword gives a user a password (its bcrypt hash) and ends the
+// user's sessions.
 func (c *PeopleStore) SetPassword(ctx context.Context, orgID, userID, hash string) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, failed_sign_ins = 0, locked_until = NULL, modified_on = ?
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, modified_on = ?
 			WHERE org_id = ? AND id = ?`, hash, now(), orgID, userID)
 		if err != nil {
 			return err
@@ -53,29 +51,6 @@ func (c *PeopleStore) SetPassword(ctx context.Context, orgID, userID, hash strin
 	})
 }
 
-// SignInFailed counts a failed sign-in; the lockAfter-th in a row locks
-// the user out until lockFor from now. It returns whether the user is now
-// locked out.
-func (c *PeopleStore) SignInFailed(ctx context.Context, orgID, userID string, lockAfter int, lockFor time.Duration) (bool, error) {
-	locked := false
-	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		var failed int
-		if err := tx.QueryRowContext(ctx, `SELECT failed_sign_ins FROM users WHERE org_id = ? AND id = ?`, orgID, userID).Scan(&failed); err != nil {
-			return err
-		}
-		failed++
-		var until *time.Time
-		if locked = failed >= lockAfter; locked {
-			t := now().Add(lockFor)
-			until, failed = &t, 0
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE users SET failed_sign_ins = ?, locked_until = coalesce(?, locked_until) WHERE org_id = ? AND id = ?`,
-			failed, until, orgID, userID)
-		return err
-	})
-	return locked, err
-}
-
 // Session is a signed-in user's session.
 type Session struct {
 	TokenHash string
@@ -86,11 +61,10 @@ type Session struct {
 	ExpiresOn time.Time
 }
 
-// StartSession records a sign-in: the session, the user's last login, and
-// no failures since.
+// StartSession records a sign-in: the session and the user's last login.
 func (c *PeopleStore) StartSession(ctx context.Context, s Session) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET failed_sign_ins = 0, locked_until = NULL, last_login = ? WHERE org_id = ? AND id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET last_login = ? WHERE org_id = ? AND id = ?`,
 			now(), s.OrgID, s.UserID); err != nil {
 			return err
 		}
