@@ -262,6 +262,9 @@ func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
 	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
 }
 

@@ -6,26 +6,34 @@ import (
 	"time"
 )
 
-// fifo is a semaphore whose waiters get the slots in the order they came.
+// fifo is a semaphore whose waiters get the slots in the order they came,
+// the known ones (an account at an address it signed in from) before the
+// others: a flood of strangers queues behind itself, not in front of the
+// regular clients.
 type fifo struct {
 	mu      sync.Mutex
 	free    int
-	waiters []chan struct{} // closed when handed a slot
+	waiters [2][]chan struct{} // known, then strangers; closed when handed a slot
 }
 
 func newFIFO(slots int) *fifo { return &fifo{free: max(slots, 1)} }
 
-// acquire takes a slot, waiting at most wait behind the earlier waiters:
-// a busy *Refused after it, the context's error if it ends first.
-func (f *fifo) acquire(ctx context.Context, wait time.Duration) error {
+// acquire takes a slot, waiting at most wait behind the earlier waiters of
+// its kind (and, for a stranger, every known one): a busy *Refused after
+// it, the context's error if it ends first.
+func (f *fifo) acquire(ctx context.Context, wait time.Duration, known bool) error {
+	lane := 1
+	if known {
+		lane = 0
+	}
 	f.mu.Lock()
-	if f.free > 0 && len(f.waiters) == 0 {
+	if f.free > 0 && len(f.waiters[0]) == 0 && (known || len(f.waiters[1]) == 0) {
 		f.free--
 		f.mu.Unlock()
 		return nil
 	}
 	turn := make(chan struct{})
-	f.waiters = append(f.waiters, turn)
+	f.waiters[lane] = append(f.waiters[lane], turn)
 	f.mu.Unlock()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -40,9 +48,9 @@ func (f *fifo) acquire(ctx context.Context, wait time.Duration) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for i, w := range f.waiters {
+	for i, w := range f.waiters[lane] {
 		if w == turn {
-			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+			f.waiters[lane] = append(f.waiters[lane][:i], f.waiters[lane][i+1:]...)
 			return err
 		}
 	}
@@ -51,7 +59,8 @@ func (f *fifo) acquire(ctx context.Context, wait time.Duration) error {
 	return err
 }
 
-// release gives the slot to the first waiter, or frees it.
+// release gives the slot to the first known waiter, else the first
+// stranger, or frees it.
 func (f *fifo) release() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -59,10 +68,12 @@ func (f *fifo) release() {
 }
 
 func (f *fifo) releaseLocked() {
-	if len(f.waiters) > 0 {
-		close(f.waiters[0])
-		f.waiters = f.waiters[1:]
-		return
+	for lane := range f.waiters {
+		if len(f.waiters[lane]) > 0 {
+			close(f.waiters[lane][0])
+			f.waiters[lane] = f.waiters[lane][1:]
+			return
+		}
 	}
 	f.free++
 }
@@ -71,5 +82,5 @@ func (f *fifo) releaseLocked() {
 func (f *fifo) state() (free, waiting int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.free, len(f.waiters)
+	return f.free, len(f.waiters[0]) + len(f.waiters[1])
 }

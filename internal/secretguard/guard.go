@@ -5,13 +5,18 @@
 // door:
 //   - each address may fail a few times, then waits for its budget to
 //     refill (refused with the seconds to wait, no check made);
-//   - so may each account (a client id, an organization's user name),
-//     except from an address it has signed in from before: guessing one
-//     account's secret from many addresses stops, and the account itself
-//     is not locked out by it. An account name that does not exist has a
-//     budget all the same, so the answers never tell whether it exists;
+//   - so may each account (a client id, an organization's user name):
+//     guessing one account's secret from many addresses stops. An account
+//     name that does not exist has a budget all the same, so the answers
+//     never tell whether it exists;
+//   - an account at an address it signed in from before draws on neither
+//     budget but on its own for that address: strangers' failures, for
+//     that account elsewhere or for others at that address (a shared
+//     NAT), do not lock it out;
 //   - secrets are checked a few at a time, in the order the requests came
-//     (a fair queue), so that a flood still leaves cores to everyone else;
+//     (a fair queue), an account's from an address it signed in from
+//     before a stranger's, so that a flood leaves cores and turns to the
+//     regular clients;
 //   - a failed or refused attempt is answered after a pause: a flooding
 //     connection then costs a waiting goroutine, not a core.
 package secretguard
@@ -90,6 +95,7 @@ type Attempt struct {
 	guard            *Guard
 	account, address string
 	keys             []string
+	known            bool // the account signed in from the address before
 	ended            bool
 }
 
@@ -99,10 +105,12 @@ type Attempt struct {
 // budget); otherwise it pauses and returns a *Refused.
 func (g *Guard) Admit(ctx context.Context, account, address string) (*Attempt, error) {
 	now := time.Now()
-	a := &Attempt{guard: g, account: account, address: address, keys: []string{"addr:" + address}}
+	a := &Attempt{guard: g, account: account, address: address}
 	g.mu.Lock()
-	if last, ok := g.known[account+"|"+address]; !ok || now.Sub(last) > knownFor {
-		a.keys = append(a.keys, "account:"+account)
+	if last, ok := g.known[account+"|"+address]; ok && now.Sub(last) <= knownFor {
+		a.known, a.keys = true, []string{"pair:" + account + "|" + address}
+	} else {
+		a.keys = []string{"addr:" + address, "account:" + account}
 	}
 	for _, key := range a.keys {
 		lim := g.failures.Limiter(key, now)
@@ -120,11 +128,12 @@ func (g *Guard) Admit(ctx context.Context, account, address string) (*Attempt, e
 }
 
 // Check runs the secret check when a check is free within the guard's
-// wait, in the order the attempts came; otherwise it returns a busy
-// *Refused (or the context's error) without running it.
+// wait, in the order the attempts came, a known account's at its address
+// before strangers'; otherwise it returns a busy *Refused (or the
+// context's error) without running it.
 func (a *Attempt) Check(ctx context.Context, run func(context.Context)) error {
 	g := a.guard
-	if err := g.checks.acquire(ctx, g.Wait); err != nil {
+	if err := g.checks.acquire(ctx, g.Wait, a.known); err != nil {
 		return err
 	}
 	defer g.checks.release()

@@ -3,6 +3,7 @@ package secretguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,19 @@ func TestBudgets(t *testing.T) {
 		if got := try(g, tc.account, tc.address, tc.right); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+	// A stranger at ann's own address (a shared NAT) spends that
+	// address's budget on other accounts: ann there is not refused.
+	for i := range 3 {
+		if got := try(g, fmt.Sprintf("user:acme/guess%d", i), "192.0.2.1", false); got != "wrong" {
+			t.Fatalf("the stranger at ann's address, attempt %d: %s", i+1, got)
+		}
+	}
+	if got := try(g, "user:acme/other", "192.0.2.1", false); got != "refused" {
+		t.Errorf("the shared address past its budget: %s", got)
+	}
+	if got := try(g, "user:acme/ann", "192.0.2.1", true); got != "ok" {
+		t.Errorf("ann at her shared address: %s", got)
 	}
 	// An unknown account, from fresh addresses, is refused after as many
 	// failures as a known one.
@@ -156,5 +170,39 @@ func TestFailuresPause(t *testing.T) {
 		if got := try(g, "client:a", "192.0.2.1", false); got != want || time.Since(start) < g.Pause {
 			t.Errorf("attempt %d: %s after %v, want %s after the pause", i+1, got, time.Since(start), want)
 		}
+	}
+}
+
+// A known account at its address is checked before the strangers queued
+// ahead of it: a flood of strangers waits behind the regular clients.
+func TestKnownAccountsGoFirst(t *testing.T) {
+	t.Parallel()
+	g := NewWith(100, 100, 1)
+	ctx := context.Background()
+	if got := try(g, "client:regular", "192.0.2.50", true); got != "ok" {
+		t.Fatalf("the regular client's first token: %s", got)
+	}
+	holding, release := make(chan struct{}), make(chan struct{})
+	first, _ := g.Admit(ctx, "client:x", "198.18.0.1")
+	go first.Check(ctx, func(context.Context) { close(holding); <-release })
+	<-holding
+	var order []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	queue := func(account, address string, n int) {
+		a, _ := g.Admit(ctx, account, address)
+		wg.Go(func() {
+			a.Check(ctx, func(context.Context) { mu.Lock(); order = append(order, account); mu.Unlock() })
+			a.Abandoned()
+		})
+		waitQueued(t, g, n)
+	}
+	queue("client:stranger-1", "198.18.0.2", 1)
+	queue("client:stranger-2", "198.18.0.3", 2)
+	queue("client:regular", "192.0.2.50", 3)
+	close(release)
+	wg.Wait()
+	if len(order) != 3 || order[0] != "client:regular" || order[1] != "client:stranger-1" {
+		t.Fatalf("checked in the order %v, want the regular client first, then the strangers as they came", order)
 	}
 }
