@@ -260,7 +260,28 @@ func TestFindPII(t *testing.T) {
 		{"I want to go for one day", ""},
 		{"it takes one to two hours, four or five for some", ""},
 		{"order 12345", ""},
-		{"", ""},
+		// Dialled internationally with an exit code, and national numbers
+		// of the United Kingdom and Germany.
+		{"ring 0044 20 7493 4545 please", "phone"},
+		{"from the US dial 011 44 20 7493 4545", "phone"},
+		{"the office is on 020 7493 4545", "phone"},
+		{"my mobile is 07700 900123", "phone"},
+		{"in Berlin: 030 901820 12", "phone"},
+		// Look-alikes, told apart by the words before them.
+		{"my order number is 4155550132", ""},
+		{"tracking 1Z 4155550132", ""},
+		{"the IMEI is 490154203237518", ""},
+		{"the order line, call 415 555 0132", "phone"},
+		{"a serial 35 209900 176148 1", ""},
+		// Digits as people say them in groups.
+		{"my number is four one five double five five oh one three two", "phone"},
+		{"call one eight hundred five five five oh one three two", "phone"},
+		{"it's plus four four two oh seven four nine three four five four five", "phone"},
+		{"the card is four triple one one one one one one one one one one one one one", "card"},
+		{"a double room for two, a hundred dollars a night", ""},
+		// A card's expiry date and security code go with it.
+		{"card 4111 1111 1111 1111 expires 04/27 and the CVV is 123", "card,card,card"},
+		{"4111111111111111 exp 4/2027 code 9876", "card,card,card"},
 	} {
 		var kinds []string
 		for _, f := range FindPII(tt.text) {
@@ -272,6 +293,10 @@ func TestFindPII(t *testing.T) {
 	}
 	if got, ok := Redact("card 4111 1111 1111 1111, mail a@b.co"); !ok || got != "card [card], mail [email]" {
 		t.Fatalf("%q", got)
+	}
+	if got, ok := Redact("it's 4111 1111 1111 1111, expiry 04/27, security code 123, thanks"); !ok ||
+		got != "it's [card], expiry [card], security code [card], thanks" {
+		t.Fatalf("a card with its details: %q", got)
 	}
 	if got, ok := Redact("nothing here"); ok || got != "nothing here" {
 		t.Fatal(got)

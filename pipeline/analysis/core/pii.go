@@ -84,9 +84,13 @@ func findWritten(text string) []Finding {
 		switch {
 		case ssnShape.MatchString(run):
 			out = append(out, Finding{SSN, m[0], m[0] + len(run)})
+		case identifierBefore(text[:m[0]]):
+			// An order, tracking or device number: not personal data of
+			// these kinds, whatever its shape.
 		case isCardNumber(digits):
 			out = append(out, Finding{Card, m[0], m[0] + len(run)})
-		case run[0] == '+' && internationalNumber(run), isPhoneNumber(digits):
+			out = append(out, cardDetailsAfter(text, m[0]+len(run))...)
+		case internationalNumber(run), isPhoneNumber(digits), nationalNumber(digits):
 			out = append(out, Finding{Phone, m[0], m[0] + len(run)})
 		}
 	}
@@ -94,14 +98,101 @@ func findWritten(text string) []Finding {
 	return out
 }
 
-// internationalNumber tells whether a run written with a leading + is a
-// phone number of some country (E.164: a known country code, and a length
-// possible there by libphonenumber's rules). Possible, not valid: for
-// redaction a number in a range not yet assigned (or kept for fiction) is
-// still a phone number.
+// internationalNumber tells whether a run dialled internationally — with
+// a leading +, or the exit codes 00 (most of the world) and 011 (North
+// America) — is a phone number of some country (E.164: a known country
+// code, and a length possible there by libphonenumber's rules). Possible,
+// not valid: for redaction a number in a range not yet assigned (or kept
+// for fiction) is still a phone number.
 func internationalNumber(run string) bool {
+	digits := onlyDigits(run)
+	switch {
+	case run[0] == '+':
+	case strings.HasPrefix(digits, "00") && len(digits) > 2:
+		run = "+" + digits[2:]
+	case strings.HasPrefix(digits, "011") && len(digits) > 3:
+		run = "+" + digits[3:]
+	default:
+		return false
+	}
 	n, err := phonenumbers.Parse(run, "")
 	return err == nil && phonenumbers.IsPossibleNumber(n)
+}
+
+// nationalRegions are the countries whose national numbers (a trunk 0,
+// then the area code) are read as phone numbers: the callers a contact
+// centre of the corpus's kind hears besides North America's.
+var nationalRegions = []string{"GB", "DE"}
+
+// nationalNumber tells whether digits dialled with a trunk 0 are a
+// possible national number of one of the nationalRegions.
+func nationalNumber(digits string) bool {
+	if len(digits) < 10 || len(digits) > 12 || digits[0] != '0' || digits[1] == '0' {
+		return false
+	}
+	for _, region := range nationalRegions {
+		if n, err := phonenumbers.Parse(digits, region); err == nil && phonenumbers.IsValidNumber(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// identifierWords name numbers that look like cards or phone numbers and
+// are neither: an order's, a parcel's, a device's (an IMEI is 15 digits
+// that pass the Luhn check).
+var identifierWords = []string{"order", "tracking", "reference", "ref", "confirmation", "invoice", "booking", "ticket", "case",
+	"imei", "serial", "sku", "model", "part"}
+
+// phoneWords say that the number after them is one to call.
+var phoneWords = []string{"call", "phone", "mobile", "cell", "dial", "reach", "text me", "landline", "fax"}
+
+// identifierBefore tells whether the words just before a number name it as
+// an identifier: an identifier word closer to it than any word that names
+// a phone number.
+func identifierBefore(before string) bool {
+	if len(before) > 40 {
+		before = before[len(before)-40:]
+	}
+	before = strings.ToLower(before)
+	lastOf := func(list []string) int {
+		at := -1
+		for _, w := range list {
+			for i := strings.LastIndex(before, w); i >= 0; i = strings.LastIndex(before[:i], w) {
+				if wordAt(before, i, len(w)) {
+					at = max(at, i)
+					break
+				}
+			}
+		}
+		return at
+	}
+	id := lastOf(identifierWords)
+	return id >= 0 && id > lastOf(phoneWords)
+}
+
+// wordAt tells whether s[i:i+n] is a whole word (or starts one: "order's").
+func wordAt(s string, i, n int) bool {
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	return (i == 0 || !letter(s[i-1])) && (i+n == len(s) || !letter(s[i+n]) || s[i+n] == 's')
+}
+
+// cardDetails are an expiry date and a security code, which PCI DSS
+// forbids keeping beside a card number: within a few words after one,
+// they are redacted with it.
+var cardDetails = regexp.MustCompile(`(?i)(?:\b(?:0?[1-9]|1[0-2])\s*[/-]\s*(?:20)?\d{2}\b)|(?:\b(?:cvv|cvc|cv2|cid|security code|code)\D{0,16}?\b\d{3,4}\b)`)
+
+// cardDetailsAfter finds the expiry and security code after a card
+// number ending at end.
+func cardDetailsAfter(text string, end int) []Finding {
+	window := text[end:min(len(text), end+80)]
+	var out []Finding
+	for _, m := range cardDetails.FindAllStringIndex(window, -1) {
+		span := window[m[0]:m[1]]
+		start := m[0] + strings.IndexAny(span, "0123456789")
+		out = append(out, Finding{Card, end + start, end + m[1]})
+	}
+	return out
 }
 
 func onlyDigits(s string) string {
@@ -204,15 +295,22 @@ func spokenDigit(w string) (byte, bool) {
 var (
 	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "to": '2', "too": '2', "won": '1', "want": '1', "ate": '8', "h": '8', "o": '0'}
 	spokenFillers    = map[string]bool{"uh": true, "um": true, "er": true, "ah": true, "hmm": true}
+	// spokenShapes are how people say digits in groups: "double five"
+	// (55), "triple oh" (000), "one eight hundred" (1800), "plus four four"
+	// (+44).
+	spokenShapes = map[string]spokenToken{"double": {repeat: 2}, "triple": {repeat: 3}, "hundred": {hundred: true}, "plus": {plus: true}}
 )
 
 // spokenToken is a word's part in a spoken number: a digit, a confusion
 // (with the digit it stands for), a filler, or none.
 type spokenToken struct {
-	word   string
-	digit  byte
-	real   bool // a spoken digit, not a confusion
-	filler bool
+	word    string
+	digit   byte
+	real    bool // a spoken digit, not a confusion
+	filler  bool
+	repeat  int  // "double", "triple": the next digit, so many times
+	hundred bool // "hundred": two zeros after a digit
+	plus    bool // "plus": an international number's +, at its start
 }
 
 func readSpoken(w string) (spokenToken, bool) {
@@ -220,28 +318,36 @@ func readSpoken(w string) (spokenToken, bool) {
 		return spokenToken{word: w, digit: d, real: true}, true
 	}
 	w2 := strings.Trim(w, ".,")
-	if len(w2) == 0 || len(w2) > 4 || !inRunStart[w2[0]|0x20] {
+	if len(w2) == 0 || len(w2) > 7 || !inRunStart[w2[0]|0x20] {
 		return spokenToken{}, false // nearly every word, at a glance
 	}
-	var lower [4]byte
+	var lower [7]byte
 	for i := 0; i < len(w2); i++ {
 		lower[i] = w2[i] | 0x20 // ASCII letters only matter here
 	}
-	if d, ok := spokenConfusions[string(lower[:len(w2)])]; ok {
+	key := string(lower[:len(w2)])
+	if d, ok := spokenConfusions[key]; ok {
 		return spokenToken{word: w, digit: d}, true
 	}
-	if spokenFillers[string(lower[:len(w2)])] {
+	if spokenFillers[key] {
 		return spokenToken{word: w, filler: true}, true
+	}
+	if t, ok := spokenShapes[key]; ok {
+		t.word = w
+		return t, true
 	}
 	return spokenToken{}, false
 }
 
-// inRunStart marks the letters confusions and fillers start with.
+// inRunStart marks the letters confusions, fillers and shapes start with.
 var inRunStart = func() (out [256]bool) {
 	for w := range spokenConfusions {
 		out[w[0]] = true
 	}
 	for w := range spokenFillers {
+		out[w[0]] = true
+	}
+	for w := range spokenShapes {
 		out[w[0]] = true
 	}
 	return out
@@ -254,15 +360,20 @@ var inRunStart = func() (out [256]bool) {
 // confusion is read as a digit when that makes a card or phone number of
 // the run. Findings are positions in this form, which Redact rewrites too.
 func digitsFromWords(text string) string {
-	longest, run := 0, 0
+	longest, run, repeat := 0, 0, 1
 	for w := range strings.FieldsSeq(text) {
 		switch t, ok := readSpoken(w); {
 		case !ok:
-			run = 0
+			run, repeat = 0, 1
+		case t.repeat > 0:
+			repeat = t.repeat
+		case t.hundred && run > 0:
+			run += 2
 		case t.real:
-			run++
-			longest = max(longest, run)
+			run += repeat
+			repeat = 1
 		}
+		longest = max(longest, run)
 	}
 	if longest < 4 {
 		return text // nearly always: no allocation
@@ -290,11 +401,21 @@ func digitsFromWords(text string) string {
 // number with the words before and after it that are not part of it.
 func readSpokenRun(toks []spokenToken) []string {
 	words := make([]string, len(toks))
-	first, last, real := -1, -1, 0
+	first, last, real, repeat := -1, -1, 0, 1
 	for i, t := range toks {
 		words[i] = t.word
-		if t.real {
-			real++
+		switch {
+		case t.repeat > 0 || t.plus:
+			if first < 0 { // the group's start, when a digit follows
+				first = i
+			}
+			repeat = max(repeat, t.repeat)
+		case t.hundred && last >= 0:
+			real += 2
+			last = i
+		case t.real:
+			real += repeat
+			repeat = 1
 			if first < 0 {
 				first = i
 			}
@@ -306,9 +427,25 @@ func readSpokenRun(toks []spokenToken) []string {
 	}
 	digits := func(ts []spokenToken) string {
 		var b []byte
+		repeat := 1
 		for _, t := range ts {
-			if !t.filler {
-				b = append(b, t.digit)
+			switch {
+			case t.filler:
+			case t.repeat > 0:
+				repeat = t.repeat
+			case t.plus:
+				if len(b) == 0 {
+					b = append(b, '+')
+				}
+			case t.hundred:
+				if len(b) > 0 && b[len(b)-1] != '+' {
+					b = append(b, '0', '0')
+				}
+			default:
+				for range repeat {
+					b = append(b, t.digit)
+				}
+				repeat = 1
 			}
 		}
 		return string(b)
@@ -320,7 +457,8 @@ func readSpokenRun(toks []spokenToken) []string {
 	}
 	readings := []reading{{lead + core + trail, true, true}, {lead + core, true, false}, {core + trail, false, true}, {core, false, false}}
 	pick := readings[3]
-	for _, numberLike := range []func(string) bool{isCardNumber, isPhoneNumber} {
+	international := func(d string) bool { return d != "" && d[0] == '+' && internationalNumber(d) }
+	for _, numberLike := range []func(string) bool{isCardNumber, isPhoneNumber, international} {
 		if i := slices.IndexFunc(readings, func(r reading) bool { return numberLike(r.number) }); i >= 0 {
 			pick = readings[i]
 			break
@@ -337,7 +475,11 @@ func readSpokenRun(toks []spokenToken) []string {
 	return out
 }
 
-func isCardNumber(d string) bool { return len(d) >= 13 && len(d) <= 19 && luhn(d) }
+// isCardNumber: 13 to 19 digits that pass the Luhn check and start as
+// payment cards do (2–6: the major networks' ranges).
+func isCardNumber(d string) bool {
+	return len(d) >= 13 && len(d) <= 19 && d[0] >= '2' && d[0] <= '6' && luhn(d)
+}
 
 func isPhoneNumber(d string) bool { return len(d) == 10 || len(d) == 11 && d[0] == '1' }
 
@@ -449,6 +591,9 @@ var inRunPrefixes = func() []uint64 {
 		out = append(out, words.Prefix(w))
 	}
 	for w := range spokenFillers {
+		out = append(out, words.Prefix(w))
+	}
+	for w := range spokenShapes {
 		out = append(out, words.Prefix(w))
 	}
 	return out
