@@ -188,11 +188,13 @@ func benchPIICommand(cfg *cli.Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pii",
 		Short: "Personal-data redaction: planted numbers and e-mails in sgd-dev chats, spoken card numbers in synthesized calls",
-		Long: `Puts a card number, a phone number (US or international, written as customers
-write them) or an e-mail address into the first customer turn of every sgd-dev
-dialogue, redacts every turn as ingest does with redaction on, and prints the
-share of planted data removed by kind, and how many turns without planted data
-redaction changed. Then speaks --calls calls with flite in which the customer
+		Long: `Puts personal data in one of its forms — a card number (alone, or with its
+expiry date and security code), a phone number (US, international with + or an
+exit code, UK or German national, or spoken in groups), an SSN, an e-mail
+address — into the first customer turn of every sgd-dev dialogue, redacts every
+turn as ingest does with redaction on, and prints the share of planted data
+removed by form, the share of look-alikes (order numbers, IMEIs) kept, and how
+many turns without planted data redaction changed. Then speaks --calls calls with flite in which the customer
 reads a card number out, transcribes them with the real call pipeline
 (PocketSphinx) and counts the calls whose number is gone whole from the
 redacted turns.`,

@@ -21,21 +21,44 @@ import (
 	"github.com/earshot/earshot/pipeline/analysis/core"
 )
 
-// planted are personal data written as customers write them, by kind.
+// planted are personal data written (or said, as a recognizer writes
+// speech) as customers give them, by form; an item's parts separated by
+// "|" must each be gone from the redacted turn.
 var planted = map[string][]string{
-	"international phone": {"+44 20 7493 4545", "+447700900123", "+33 1 42 68 53 00", "+81-3-3224-5000", "+49 30 901820", "+61 2 9374 4000"},
-	"US phone":            {"(415) 555-0132", "415-555-0199", "+1 212 555 0147"},
-	"card":                {"4111 1111 1111 1111", "5500-0000-0000-0004", "340000000000009"},
-	"email":               {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
+	"international phone":      {"+44 20 7493 4545", "+447700900123", "+33 1 42 68 53 00", "+81-3-3224-5000", "+49 30 901820", "+61 2 9374 4000"},
+	"exit-code phone":          {"0044 20 7493 4545", "011 44 20 7493 4545", "0033 1 42 68 53 00"},
+	"UK or German national":    {"020 7946 0958", "07700 900123", "030 901820 12"},
+	"US phone":                 {"(415) 555-0132", "415-555-0199", "+1 212 555 0147"},
+	"spoken phone":             {"four one five double five five oh one three two", "one eight hundred five five five oh one four seven"},
+	"card":                     {"4111 1111 1111 1111", "5500-0000-0000-0004", "340000000000009"},
+	"card with expiry and CVV": {"4111 1111 1111 1111|04/27|123", "5500 0000 0000 0004|11/2028|987"},
+	"SSN":                      {"123-45-6789", "078 05 1120"},
+	"email":                    {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
+}
+
+// plantedText is the sentence an item is given in.
+var plantedText = map[string]string{
+	"card with expiry and CVV": "My card is %s, it expires %s and the CVV is %s.",
+	"SSN":                      "My social security number is %s.",
+}
+
+// lookAlikes are numbers shaped like personal data that are not: they
+// must stay as they are.
+var lookAlikes = map[string][]string{
+	"order number": {"My order number is 4155550132.", "Order 2125550147 never came."},
+	"IMEI":         {"The IMEI is 490154203237518.", "Its IMEI: 356938035643809."},
 }
 
 // kinds in a fixed order.
-var kinds = []string{"international phone", "US phone", "card", "email"}
+var kinds = []string{"international phone", "exit-code phone", "UK or German national", "US phone", "spoken phone", "card",
+	"card with expiry and CVV", "SSN", "email"}
 
-// Row is one kind's figures.
+// Row is one form's figures: how many were planted and redacted (for a
+// look-alike: kept as it was).
 type Row struct {
 	Kind              string
 	Planted, Redacted int
+	LookAlike         bool
 }
 
 // Chats plants one item in the first customer turn of each dialogue, in
@@ -52,15 +75,29 @@ func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, tur
 	for i, d := range dialogues {
 		kind := kinds[i%len(kinds)]
 		item := planted[kind][(i/len(kinds))%len(planted[kind])]
+		parts := strings.Split(item, "|")
+		sentence := " You can reach me at " + item + "."
+		if form, ok := plantedText[kind]; ok {
+			args := make([]any, len(parts))
+			for j, part := range parts {
+				args[j] = part
+			}
+			sentence = " " + fmt.Sprintf(form, args...)
+		}
 		plantedDone := false
 		for _, t := range d.Turns {
 			text := t.Text
 			if !plantedDone && t.Participant() == "Customer" {
-				text += " You can reach me at " + item + "."
+				text += sentence
 				plantedDone = true
 				r := byKind[kind]
 				r.Planted++
-				if out, _ := core.Redact(text); !strings.Contains(out, item) && !leaksDigits(out, item) {
+				out, _ := core.Redact(text)
+				gone := true
+				for _, part := range parts {
+					gone = gone && !strings.Contains(out, part) && !leaksDigits(out, part)
+				}
+				if gone {
 					r.Redacted++
 				}
 				continue
@@ -74,13 +111,26 @@ func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, tur
 	for _, k := range kinds {
 		rows = append(rows, *byKind[k])
 	}
+	for _, k := range []string{"order number", "IMEI"} {
+		r := Row{Kind: k, LookAlike: true}
+		for _, text := range lookAlikes[k] {
+			r.Planted++
+			if out, _ := core.Redact(text); out == text {
+				r.Redacted++
+			}
+		}
+		rows = append(rows, r)
+	}
 	return rows, changed, turns
 }
 
 // leaksDigits tells whether the redacted text still holds a run of four
-// of the item's digits.
+// of the item's digits (of a spoken item: its digit words, as digits).
 func leaksDigits(out, item string) bool {
 	digits := onlyDigits(item)
+	if digits == "" {
+		return strings.Contains(out, item)
+	}
 	text := onlyDigits(out)
 	for i := 0; i+4 <= len(digits); i++ {
 		if strings.Contains(text, digits[i:i+4]) {
@@ -194,9 +244,18 @@ func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, pr
 // WriteTable prints the figures.
 func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, calls CallResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sgd-dev chats\tplanted\tredacted\tshare\t")
+	fmt.Fprintln(tw, "sgd-dev chats, by form\tplanted\tredacted\tshare\t")
 	for _, r := range rows {
+		if r.LookAlike {
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", r.Kind, r.Planted, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Planted, 1)))
+	}
+	fmt.Fprintln(tw, "look-alikes (must stay)\tplanted\tkept\tshare\t")
+	for _, r := range rows {
+		if r.LookAlike {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", r.Kind, r.Planted, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Planted, 1)))
+		}
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "found in the %d turns without planted data: %v (read them: the dialogues' own data, or false alarms)\n", turns, changed)

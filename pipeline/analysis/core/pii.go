@@ -144,15 +144,19 @@ func nationalNumber(digits string) bool {
 var identifierWords = []string{"order", "tracking", "reference", "ref", "confirmation", "invoice", "booking", "ticket", "case",
 	"imei", "serial", "sku", "model", "part"}
 
-// phoneWords say that the number after them is one to call.
-var phoneWords = []string{"call", "phone", "mobile", "cell", "dial", "reach", "text me", "landline", "fax"}
+// personalWords say that the number after them is personal data: one to
+// call, a card's.
+var personalWords = []string{"call", "phone", "mobile", "cell", "dial", "reach", "text me", "landline", "fax", "card", "visa", "amex"}
 
-// identifierBefore tells whether the words just before a number name it as
-// an identifier: an identifier word closer to it than any word that names
-// a phone number.
+// identifierBefore tells whether the words just before a number, in its
+// sentence, name it as an identifier: an identifier word closer to it than
+// any word that names personal data.
 func identifierBefore(before string) bool {
 	if len(before) > 40 {
 		before = before[len(before)-40:]
+	}
+	if i := strings.LastIndexAny(before, ".!?;"); i >= 0 {
+		before = before[i+1:]
 	}
 	before = strings.ToLower(before)
 	lastOf := func(list []string) int {
@@ -168,7 +172,7 @@ func identifierBefore(before string) bool {
 		return at
 	}
 	id := lastOf(identifierWords)
-	return id >= 0 && id > lastOf(phoneWords)
+	return id >= 0 && id > lastOf(personalWords)
 }
 
 // wordAt tells whether s[i:i+n] is a whole word (or starts one: "order's").
