@@ -151,8 +151,8 @@ func TestReclassifyReplacesResults(t *testing.T) {
 	}
 }
 
-// With redaction on, the lake holds "[card]" where the card number was,
-// and the PII classifier still saw it.
+// With redaction on, the lake holds "[card]" where the card number was
+// (one sent as two messages too), and the PII classifier still saw it.
 func TestIngestRedactsPII(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
@@ -162,7 +162,8 @@ func TestIngestRedactsPII(t *testing.T) {
 	if _, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("PII", "Core AI Model", `{"model":"pii"}`)); err != nil {
 		t.Fatal(err)
 	}
-	e.stage(t, "pay.txt", []byte("[00:00:01] Agent: How would you like to pay?\n[00:00:05] Customer: My card is 4111 1111 1111 1111, mail me at ann@example.com"))
+	e.stage(t, "pay.txt", []byte("[00:00:01] Agent: How would you like to pay?\n[00:00:05] Customer: My card is 4111 1111 1111 1111, mail me at ann@example.com"+
+		"\n[00:00:09] Customer: and the other card is 5500 0000\n[00:00:10] Customer: 0000 0004 thanks"))
 	run, err := e.runner.Run(ctx, "ingest")
 	if err != nil || run.Counts["classifier_results"] != 1 {
 		t.Fatalf("%+v %v", run, err)
@@ -179,7 +180,8 @@ func TestIngestRedactsPII(t *testing.T) {
 		return out
 	}
 	if got := read("transcript_segments", "text"); strings.Contains(got, "4111") || strings.Contains(got, "ann@") ||
-		!strings.Contains(got, "My card is [card], mail me at [email]") {
+		strings.Contains(got, "5500") || strings.Contains(got, "0004") ||
+		!strings.Contains(got, "My card is [card], mail me at [email]") || !strings.Contains(got, "the other card is [card] | [card] thanks") {
 		t.Fatalf("stored text %q", got)
 	}
 	if got := read("classifier_results", "result"); got != "true" {

@@ -164,8 +164,12 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 			}
 		}
 		if s.redactPII {
-			for _, i := range segments[row.ID] {
+			turns := segments[row.ID]
+			for _, i := range turns {
 				redact(&b.Segments[i])
+			}
+			for k := 1; k < len(turns); k++ {
+				redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
 			}
 		}
 	}
@@ -183,6 +187,25 @@ func redact(s *lake.Segment) {
 	for i := range s.Words {
 		if core.PIIWord(s.Words[i].Word) {
 			s.Words[i].Word = "[redacted]"
+		}
+	}
+}
+
+// redactAcross redacts a card number one speaker sent as two messages in
+// a row, and blanks the words that could spell it.
+func redactAcross(a, b *lake.Segment) {
+	if a.Speaker != b.Speaker {
+		return
+	}
+	var changed bool
+	if a.Text, b.Text, changed = core.RedactAcross(a.Text, b.Text); !changed {
+		return
+	}
+	for _, s := range []*lake.Segment{a, b} {
+		for i := range s.Words {
+			if core.PIIWord(s.Words[i].Word) {
+				s.Words[i].Word = "[redacted]"
+			}
 		}
 	}
 }

@@ -32,7 +32,7 @@ var planted = map[string][]string{
 	"spoken phone":             {"four one five double five five oh one three two", "one eight hundred five five five oh one four seven"},
 	"card":                     {"4111 1111 1111 1111", "5500-0000-0000-0004", "340000000000009"},
 	"card with expiry and CVV": {"4111 1111 1111 1111|04/27|123", "5500 0000 0000 0004|11/2028|987"},
-	"SSN":                      {"123-45-6789", "078 05 1120"},
+	"SSN":                      {"123-45-6789", "078 05 1120", "123456789", "one two three four five six seven eight nine"},
 	"email":                    {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
 }
 

@@ -279,6 +279,10 @@ func TestFindPII(t *testing.T) {
 		{"it's plus four four two oh seven four nine three four five four five", "phone"},
 		{"the card is four triple one one one one one one one one one one one one one", "card"},
 		{"a double room for two, a hundred dollars a night", ""},
+		// A social security number without its dashes, named as one.
+		{"my social security number is 123456789", "ssn"},
+		{"my social is one two three four five six seven eight nine", "ssn"},
+		{"ticket 123456789", ""},
 		// A card's expiry date and security code go with it.
 		{"card 4111 1111 1111 1111 expires 04/27 and the CVV is 123", "card,card,card"},
 		{"4111111111111111 exp 4/2027 code 9876", "card,card,card"},
@@ -380,6 +384,24 @@ func TestIsSpokenDigit(t *testing.T) {
 		_, want := spokenDigits.Find(tok)
 		if got := isSpokenDigit(words.Prefix(tok)); got != want {
 			t.Errorf("%q: isSpokenDigit %v, index %v", tok, got, want)
+		}
+	}
+}
+
+// A card number sent as two messages is redacted in both.
+func TestRedactAcross(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ a, b, wantA, wantB string }{
+		{"my card is 4111 1111", "1111 1111 thanks", "my card is [card]", "[card] thanks"},
+		{"4111-1111-", "1111-1111.", "[card]", "[card]."},
+		{"it's 41111111", "11111111", "it's [card]", "[card]"},
+		{"room 4111 1111", "1111 1112 please", "room 4111 1111", "1111 1112 please"}, // fails the Luhn check
+		{"call 415", "555 0132", "call 415", "555 0132"},                             // too few digits for a card
+		{"no digits here", "none here", "no digits here", "none here"},
+	} {
+		a, b, _ := RedactAcross(tc.a, tc.b)
+		if a != tc.wantA || b != tc.wantB {
+			t.Errorf("%q + %q: %q + %q, want %q + %q", tc.a, tc.b, a, b, tc.wantA, tc.wantB)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func findWritten(text string) []Finding {
 		run := text[m[0]:m[1]]
 		digits := onlyDigits(run)
 		switch {
-		case ssnShape.MatchString(run):
+		case ssnShape.MatchString(run), len(digits) == 9 && ssnBefore(text[:m[0]]):
 			out = append(out, Finding{SSN, m[0], m[0] + len(run)})
 		case identifierBefore(text[:m[0]]):
 			// An order, tracking or device number: not personal data of
@@ -173,6 +173,17 @@ func identifierBefore(before string) bool {
 	}
 	id := lastOf(identifierWords)
 	return id >= 0 && id > lastOf(personalWords)
+}
+
+// ssnBefore tells whether the number's sentence names a social security
+// number before it: nine digits said or written without its dashes are
+// one then.
+func ssnBefore(before string) bool {
+	if i := strings.LastIndexAny(before, ".!?;"); i >= 0 {
+		before = before[i+1:]
+	}
+	before = strings.ToLower(before)
+	return strings.Contains(before, "social") || strings.Contains(before, "ssn")
 }
 
 // wordAt tells whether s[i:i+n] is a whole word (or starts one: "order's").
@@ -630,4 +641,47 @@ func (p pii) Evaluate(_ context.Context, c *analysis.Conversation) (analysis.Res
 		}
 	}
 	return analysis.BoolResult(len(evidence) > 0, evidence), nil
+}
+
+// RedactAcross redacts a card number written across two messages of one
+// speaker, the digits that end a and those that begin b ("4111 1111" then
+// "1111 1111"): each message alone holds too few digits to be one.
+func RedactAcross(a, b string) (string, string, bool) {
+	tail, head := trailingDigits(a), leadingDigits(b)
+	first, second := onlyDigits(a[tail:]), onlyDigits(b[:head])
+	if len(first) < 4 || len(second) < 4 || !isCardNumber(first+second) {
+		return a, b, false
+	}
+	return a[:tail] + "[card]", "[card]" + b[head:], true
+}
+
+// trailingDigits is where the digit groups that end s start (s's length
+// when it does not end with one; punctuation after them is theirs).
+func trailingDigits(s string) int {
+	end := len(strings.TrimRight(s, " .,!"))
+	i := end
+	for i > 0 && (isDigit(s[i-1]) || s[i-1] == ' ' || s[i-1] == '-') {
+		i--
+	}
+	for i < end && !isDigit(s[i]) { // not the separators before the first digit
+		i++
+	}
+	if i == end {
+		return len(s)
+	}
+	return i
+}
+
+// leadingDigits is where the digit groups that begin s end (0 when it
+// does not begin with one).
+func leadingDigits(s string) int {
+	start := len(s) - len(strings.TrimLeft(s, " "))
+	i := start
+	for i < len(s) && (isDigit(s[i]) || s[i] == ' ' || s[i] == '-') {
+		i++
+	}
+	for i > start && !isDigit(s[i-1]) {
+		i--
+	}
+	return i
 }
