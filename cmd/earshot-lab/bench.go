@@ -195,9 +195,9 @@ address — into the first customer turn of every sgd-dev dialogue, redacts ever
 turn as ingest does with redaction on, and prints the share of planted data
 removed by form, the share of look-alikes (order numbers, IMEIs) kept, and how
 many turns without planted data redaction changed. Then speaks --calls calls with flite in which the customer
-reads a card number out, transcribes them with the real call pipeline
-(PocketSphinx) and counts the calls whose number is gone whole from the
-redacted turns.`,
+reads a card number out, at 16 kHz and again through a telephone line's 8 kHz
+μ-law, transcribes them with the real call pipeline (PocketSphinx) and counts
+the calls whose number is gone whole from the redacted turns.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx, log := c.Context(), c.ErrOrStderr()
@@ -206,18 +206,22 @@ redacted turns.`,
 				return err
 			}
 			rows, changed, turns := piibench.Chats(dev)
-			var res piibench.CallResult
+			var results []piibench.CallResult
 			if calls > 0 {
 				t, err := callbench.NewTranscriber(callbench.Config{Engine: sphinx.Engine{ModelDir: cfg.ASRModelDir}})
 				if err != nil {
 					return err
 				}
 				defer t.Close()
-				if res, err = piibench.Calls(ctx, t, calls, seed, log); err != nil {
-					return err
+				for _, telephone := range []bool{false, true} {
+					res, err := piibench.Calls(ctx, t, calls, seed, telephone, log)
+					if err != nil {
+						return err
+					}
+					results = append(results, res)
 				}
 			}
-			piibench.WriteTable(c.OutOrStdout(), rows, changed, turns, res)
+			piibench.WriteTable(c.OutOrStdout(), rows, changed, turns, results)
 			return nil
 		},
 	}

@@ -149,10 +149,13 @@ func onlyDigits(s string) string {
 	}, s)
 }
 
-// cardNumber is a 16-digit Luhn-valid number drawn from rng.
+// cardNumber is a 16-digit Luhn-valid number drawn from rng, in the
+// payment networks' ranges (it starts with 2, 4, 5 or 6, as Mastercard,
+// Visa, Discover and UnionPay cards of 16 digits do).
 func cardNumber(rng *rand.Rand) string {
 	d := make([]byte, 16)
-	for i := range 15 {
+	d[0] = "2456"[rng.IntN(4)]
+	for i := 1; i < 15; i++ {
 		d[i] = byte('0' + rng.IntN(10))
 	}
 	for c := byte('0'); c <= '9'; c++ {
@@ -184,8 +187,9 @@ func luhnValid(digits string) bool {
 
 var digitWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 
-// CallResult is the calls' figures.
+// CallResult is the calls' figures at one sample rate.
 type CallResult struct {
+	Telephone       bool // 8 kHz μ-law, else 16 kHz
 	Calls, Redacted int
 	// DigitsLeft are the spoken digits of the card number left in the
 	// redacted turns, over all calls.
@@ -193,12 +197,12 @@ type CallResult struct {
 }
 
 // Calls synthesizes n calls in which the customer reads a card number
-// (drawn from seed) out ("my card number is four one one one …"),
-// transcribes them with t, and redacts the customer's turns as ingest
-// does: a call counts as redacted when none of the number's digits is left
-// in them.
-func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, progress io.Writer) (CallResult, error) {
-	var res CallResult
+// (drawn from seed) out ("my card number is four one one one …"), as a
+// telephone line carries them (8 kHz μ-law) or not (16 kHz), transcribes
+// them with t, and redacts the customer's turns as ingest does: a call
+// counts as redacted when none of the number's digits is left in them.
+func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, telephone bool, progress io.Writer) (CallResult, error) {
+	res := CallResult{Telephone: telephone}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for i := range n {
 		card := cardNumber(rng)
@@ -215,7 +219,13 @@ func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, pr
 		if err != nil {
 			return res, err
 		}
-		segments, err := t.Segments(ctx, call.WAV)
+		wav := call.WAV
+		if telephone {
+			if wav, err = callbench.Telephone(ctx, wav); err != nil {
+				return res, err
+			}
+		}
+		segments, err := t.Segments(ctx, wav)
 		if err != nil {
 			return res, err
 		}
@@ -236,13 +246,20 @@ func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, pr
 		if left == 0 {
 			res.Redacted++
 		}
-		fmt.Fprintf(progress, "call %d: %d digits left\n", i+1, left)
+		fmt.Fprintf(progress, "call %d (%s): %d digits left\n", i+1, res.rate(), left)
 	}
 	return res, nil
 }
 
+func (r CallResult) rate() string {
+	if r.Telephone {
+		return "8 kHz μ-law"
+	}
+	return "16 kHz"
+}
+
 // WriteTable prints the figures.
-func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, calls CallResult) {
+func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, calls []CallResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "sgd-dev chats, by form\tplanted\tredacted\tshare\t")
 	for _, r := range rows {
@@ -259,8 +276,14 @@ func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, call
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "found in the %d turns without planted data: %v (read them: the dialogues' own data, or false alarms)\n", turns, changed)
-	if calls.Calls > 0 {
-		fmt.Fprintf(w, "\nspoken card numbers in %d calls (flite, PocketSphinx): %d redacted whole (%.0f %%), %d digits left in all\n",
-			calls.Calls, calls.Redacted, 100*float64(calls.Redacted)/float64(calls.Calls), calls.DigitsLeft)
+	if len(calls) == 0 {
+		return
 	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "spoken card numbers (flite, PocketSphinx)\tcalls\tredacted whole\tshare\tdigits left\t")
+	for _, r := range calls {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f %%\t%d\t\n", r.rate(), r.Calls, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Calls, 1)), r.DigitsLeft)
+	}
+	tw.Flush()
 }

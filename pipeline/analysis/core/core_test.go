@@ -279,6 +279,11 @@ func TestFindPII(t *testing.T) {
 		{"it's plus four four two oh seven four nine three four five four five", "phone"},
 		{"the card is four triple one one one one one one one one one one one one one", "card"},
 		{"a double room for two, a hundred dollars a night", ""},
+		// A long run of spoken digits is a card number though the
+		// recognizer got some wrong (calls as PocketSphinx heard them).
+		{"my card number is to serve in four h one nine five one one three eight four to seven to nine", "card"},
+		{"my card number is five nine zero five one zero two two seven two zero four five eight minute", "card"},
+		{"my order number is one two three four five six seven eight nine zero one two", ""},
 		// A social security number without its dashes, named as one.
 		{"my social security number is 123456789", "ssn"},
 		{"my social is one two three four five six seven eight nine", "ssn"},
@@ -297,6 +302,16 @@ func TestFindPII(t *testing.T) {
 	}
 	if got, ok := Redact("card 4111 1111 1111 1111, mail a@b.co"); !ok || got != "card [card], mail [email]" {
 		t.Fatalf("%q", got)
+	}
+	for text, want := range map[string]string{
+		"card number is seven seven four five four four two one one eight six six three zero four five thanks": "card number is [card] thanks",
+		// A digit the recognizer cut off by words it heard in between.
+		"my card number is five i made one for six nine six nine zero two three zero nine three two": "my card number is [card]",
+		"it is one two three four five six seven eight nine zero one two and five more":              "it is [card] more",
+	} {
+		if got, ok := Redact(text); !ok || got != want {
+			t.Errorf("a long spoken run: %q, want %q", got, want)
+		}
 	}
 	if got, ok := Redact("it's 4111 1111 1111 1111, expiry 04/27, security code 123, thanks"); !ok ||
 		got != "it's [card], expiry [card], security code [card], thanks" {

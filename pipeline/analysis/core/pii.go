@@ -68,7 +68,18 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // FindPII finds card numbers (Luhn-checked), US social security numbers,
 // phone numbers and e-mail addresses. Spoken digits ("four one five…")
 // are read as digits first, so calls are covered as chats are.
-func FindPII(text string) []Finding { return findWritten(digitsFromWords(text)) }
+func FindPII(text string) []Finding {
+	rewritten, spoken := readDigits(text)
+	found := findWritten(rewritten)
+	for _, f := range spoken {
+		covered := slices.ContainsFunc(found, func(g Finding) bool { return g.Start < f.End && f.Start < g.End })
+		if !covered && !identifierBefore(rewritten[:f.Start]) {
+			found = append(found, f)
+		}
+	}
+	slices.SortFunc(found, func(a, b Finding) int { return a.Start - b.Start })
+	return found
+}
 
 // findWritten finds personal data written with digits and @.
 func findWritten(text string) []Finding {
@@ -308,7 +319,7 @@ func spokenDigit(w string) (byte, bool) {
 // spokenFillers words it writes for a pause inside a number: both count
 // only inside or at the edge of a run of real spoken digits.
 var (
-	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "to": '2', "too": '2', "won": '1', "want": '1', "ate": '8', "h": '8', "o": '0'}
+	spokenConfusions = map[string]byte{"for": '4', "fore": '4', "or": '4', "to": '2', "too": '2', "won": '1', "want": '1', "ate": '8', "h": '8', "o": '0'}
 	spokenFillers    = map[string]bool{"uh": true, "um": true, "er": true, "ah": true, "hmm": true}
 	// spokenShapes are how people say digits in groups: "double five"
 	// (55), "triple oh" (000), "one eight hundred" (1800), "plus four four"
@@ -375,6 +386,15 @@ var inRunStart = func() (out [256]bool) {
 // confusion is read as a digit when that makes a card or phone number of
 // the run. Findings are positions in this form, which Redact rewrites too.
 func digitsFromWords(text string) string {
+	out, _ := readDigits(text)
+	return out
+}
+
+// readDigits is digitsFromWords, with the runs of spoken digits long
+// enough to be a card number though no reading of them passes as one: a
+// recognizer that got one digit wrong, dropped one or heard a word in
+// their midst leaves such a run, and it is a card number all the same.
+func readDigits(text string) (string, []Finding) {
 	longest, run, repeat := 0, 0, 1
 	for w := range strings.FieldsSeq(text) {
 		switch t, ok := readSpoken(w); {
@@ -391,31 +411,96 @@ func digitsFromWords(text string) string {
 		longest = max(longest, run)
 	}
 	if longest < 4 {
-		return text // nearly always: no allocation
+		return text, nil // nearly always: no allocation
 	}
-	var out []string
+	return rewriteSpoken(text)
+}
+
+// rewriteSpoken rewrites every run of spoken digits, noting the long ones.
+func rewriteSpoken(text string) (string, []Finding) {
+	var b strings.Builder
+	var long []Finding
+	write := func(w string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
 	var segment []spokenToken
 	flush := func() {
-		out = append(out, readSpokenRun(segment)...)
+		words, number, isLong := readSpokenRun(segment)
+		for i, w := range words {
+			write(w)
+			if i == number && isLong {
+				long = append(long, Finding{Card, b.Len() - len(w), b.Len()})
+			}
+		}
 		segment = segment[:0]
 	}
+	defer func() { long = widenLong(b.String(), long) }()
 	for w := range strings.FieldsSeq(text) {
 		if t, ok := readSpoken(w); ok {
 			segment = append(segment, t)
 			continue
 		}
 		flush()
-		out = append(out, w)
+		write(w)
 	}
 	flush()
-	return strings.Join(out, " ")
+	return b.String(), long
 }
+
+// strayWords is how far a long run's finding reaches for a spoken digit
+// the recognizer cut off from it ("five i made 1469…"): so many words.
+const strayWords = 2
+
+// widenLong takes into a long run's finding the words up to a spoken
+// digit or confusion at most strayWords before or after it. The text is
+// words joined by single spaces (rewriteSpoken writes it so).
+func widenLong(text string, long []Finding) []Finding {
+	for k, f := range long {
+		at := f.Start // the start of the word before, walking back
+		for range strayWords + 1 {
+			if at < 2 {
+				break
+			}
+			wordStart := strings.LastIndexByte(text[:at-1], ' ') + 1
+			if _, ok := readSpoken(text[wordStart : at-1]); ok {
+				f.Start = wordStart
+			}
+			at = wordStart
+		}
+		at = f.End // the end of the word after, walking on
+		for range strayWords + 1 {
+			if at+1 >= len(text) {
+				break
+			}
+			wordEnd := len(text)
+			if i := strings.IndexByte(text[at+1:], ' '); i >= 0 {
+				wordEnd = at + 1 + i
+			}
+			if _, ok := readSpoken(text[at+1 : wordEnd]); ok {
+				f.End = wordEnd
+			}
+			at = wordEnd
+		}
+		long[k] = f
+	}
+	return long
+}
+
+// longSpokenRun is how many digits a spoken run holds at least to be
+// taken for a card number though it passes no check: more than any phone
+// number or SSN has.
+const longSpokenRun = 12
 
 // readSpokenRun rewrites a stretch of digit, confusion and filler words:
 // as they are when it holds fewer than four real spoken digits, else as a
-// number with the words before and after it that are not part of it.
-func readSpokenRun(toks []spokenToken) []string {
-	words := make([]string, len(toks))
+// number with the words before and after it that are not part of it. It
+// says where the number is among the words, and whether it is a long run
+// that passes as no card or phone number (its widest reading then).
+func readSpokenRun(toks []spokenToken) (words []string, number int, long bool) {
+	words = make([]string, len(toks))
 	first, last, real, repeat := -1, -1, 0, 1
 	for i, t := range toks {
 		words[i] = t.word
@@ -438,7 +523,7 @@ func readSpokenRun(toks []spokenToken) []string {
 		}
 	}
 	if real < 4 {
-		return words
+		return words, -1, false
 	}
 	digits := func(ts []spokenToken) string {
 		var b []byte
@@ -471,23 +556,27 @@ func readSpokenRun(toks []spokenToken) []string {
 		lead, trail bool
 	}
 	readings := []reading{{lead + core + trail, true, true}, {lead + core, true, false}, {core + trail, false, true}, {core, false, false}}
-	pick := readings[3]
+	pick, matched := readings[3], false
 	international := func(d string) bool { return d != "" && d[0] == '+' && internationalNumber(d) }
 	for _, numberLike := range []func(string) bool{isCardNumber, isPhoneNumber, international} {
 		if i := slices.IndexFunc(readings, func(r reading) bool { return numberLike(r.number) }); i >= 0 {
-			pick = readings[i]
+			pick, matched = readings[i], true
 			break
 		}
+	}
+	if !matched && len(onlyDigits(readings[0].number)) >= longSpokenRun {
+		pick, long = readings[0], true
 	}
 	var out []string
 	if !pick.lead {
 		out = append(out, words[:first]...)
 	}
+	number = len(out)
 	out = append(out, pick.number)
 	if !pick.trail {
 		out = append(out, words[last+1:]...)
 	}
-	return out
+	return out, number, long
 }
 
 // isCardNumber: 13 to 19 digits that pass the Luhn check and start as
