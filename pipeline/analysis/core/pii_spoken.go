@@ -109,14 +109,14 @@ func readSpoken(w string) (spokenToken, bool) {
 	for i := 0; i < len(w2); i++ {
 		lower[i] = w2[i] | 0x20 // ASCII letters only matter here
 	}
-	key := string(lower[:len(w2)])
-	if d, ok := spokenConfusions[key]; ok {
+	// Indexing with the conversion itself spares a string's allocation.
+	if d, ok := spokenConfusions[string(lower[:len(w2)])]; ok {
 		return spokenToken{word: w, digit: d}, true
 	}
-	if spokenFillers[key] {
+	if spokenFillers[string(lower[:len(w2)])] {
 		return spokenToken{word: w, filler: true}, true
 	}
-	if t, ok := spokenShapes[key]; ok {
+	if t, ok := spokenShapes[string(lower[:len(w2)])]; ok {
 		t.word = w
 		return t, true
 	}
