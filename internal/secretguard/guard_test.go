@@ -94,10 +94,7 @@ func TestChecksAreBoundedAndFair(t *testing.T) {
 	t.Parallel()
 	g := NewWith(100, 100, 1)
 	ctx := context.Background()
-	holding, release := make(chan struct{}), make(chan struct{})
-	first, _ := g.Admit(ctx, "client:a", "192.0.2.1")
-	go first.Check(ctx, func(context.Context) { close(holding); <-release })
-	<-holding
+	release := holdCheck(g)
 
 	// Waiters queue behind the held check and run in their order.
 	var order []int
@@ -111,7 +108,7 @@ func TestChecksAreBoundedAndFair(t *testing.T) {
 		})
 		waitQueued(t, g, i+1)
 	}
-	close(release)
+	release()
 	wg.Wait()
 	for i, n := range order {
 		if n != i {
@@ -121,17 +118,23 @@ func TestChecksAreBoundedAndFair(t *testing.T) {
 
 	// All checks held: the next attempt is refused as busy after Wait.
 	g.Wait = 20 * time.Millisecond
-	block := make(chan struct{})
-	held, _ := g.Admit(ctx, "client:a", "192.0.2.1")
-	go held.Check(ctx, func(context.Context) { <-block })
-	waitHeld(t, g)
+	release = holdCheck(g)
 	a, _ := g.Admit(ctx, "client:b", "192.0.2.2")
 	ran := false
 	var refused *Refused
 	if err := a.Check(ctx, func(context.Context) { ran = true }); !errors.As(err, &refused) || !refused.Busy || ran {
 		t.Errorf("with every check held: %v (ran %v)", err, ran)
 	}
-	close(block)
+	release()
+}
+
+// holdCheck takes a check of g until release is called.
+func holdCheck(g *Guard) (release func()) {
+	holding, done := make(chan struct{}), make(chan struct{})
+	a, _ := g.Admit(context.Background(), "client:holder", "198.18.255.1")
+	go a.Check(context.Background(), func(context.Context) { close(holding); <-done })
+	<-holding
+	return func() { close(done) }
 }
 
 // waitQueued waits until n attempts wait for a check.
@@ -143,19 +146,6 @@ func waitQueued(t *testing.T, g *Guard, n int) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("fewer than %d attempts wait", n)
-		}
-	}
-}
-
-// waitHeld waits until every check is held.
-func waitHeld(t *testing.T, g *Guard) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		if free, _ := g.checks.state(); free == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the checks were not taken")
 		}
 	}
 }
@@ -182,10 +172,7 @@ func TestKnownAccountsGoFirst(t *testing.T) {
 	if got := try(g, "client:regular", "192.0.2.50", true); got != "ok" {
 		t.Fatalf("the regular client's first token: %s", got)
 	}
-	holding, release := make(chan struct{}), make(chan struct{})
-	first, _ := g.Admit(ctx, "client:x", "198.18.0.1")
-	go first.Check(ctx, func(context.Context) { close(holding); <-release })
-	<-holding
+	release := holdCheck(g)
 	var order []string
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -200,7 +187,7 @@ func TestKnownAccountsGoFirst(t *testing.T) {
 	queue("client:stranger-1", "198.18.0.2", 1)
 	queue("client:stranger-2", "198.18.0.3", 2)
 	queue("client:regular", "192.0.2.50", 3)
-	close(release)
+	release()
 	wg.Wait()
 	if len(order) != 3 || order[0] != "client:regular" || order[1] != "client:stranger-1" {
 		t.Fatalf("checked in the order %v, want the regular client first, then the strangers as they came", order)
