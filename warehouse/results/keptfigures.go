@@ -2,6 +2,8 @@ package results
 
 import (
 	"context"
+	stdjson "encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -168,6 +170,11 @@ func encodeFigures(f *dayFigures) (string, error) {
 // decodeFigures reads figures kept by encodeFigures, refusing any whose
 // columns disagree.
 func decodeFigures(s string, in *interner) (*dayFigures, error) {
+	// The fast decoder reads past the end of some malformed input (a key
+	// cut in an escape): only well-formed JSON reaches it.
+	if !stdjson.Valid([]byte(s)) {
+		return nil, errors.New("the kept figures are not JSON")
+	}
 	var form keptForm
 	if err := json.Unmarshal([]byte(s), &form); err != nil {
 		return nil, err
