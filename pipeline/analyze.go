@@ -177,19 +177,38 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 }
 
 // redact replaces a turn's personal data with its kind ("[card]") and
-// blanks the words that could spell it.
+// blanks the timed words that could spell it.
 func redact(s *lake.Segment) {
 	text, changed := core.Redact(s.Text)
 	if !changed {
 		return
 	}
 	s.Text = text
+	blankWords(s)
+}
+
+// blankWords blanks a redacted turn's timed words that could spell what
+// was redacted: those that may be part of personal data (digits, spoken
+// digits), and those its text no longer holds (a spoken address's name),
+// in order, as many times as it no longer holds them.
+func blankWords(s *lake.Segment) {
+	kept := map[string]int{}
+	for _, w := range strings.Fields(s.Text) {
+		kept[wordKey(w)]++
+	}
 	for i := range s.Words {
-		if core.PIIWord(s.Words[i].Word) {
+		key := wordKey(s.Words[i].Word)
+		if core.PIIWord(s.Words[i].Word) || kept[key] == 0 {
 			s.Words[i].Word = "[redacted]"
+			continue
 		}
+		kept[key]--
 	}
 }
+
+// wordKey is a word as the comparison of a turn's text and its timed words
+// reads it.
+func wordKey(w string) string { return strings.ToLower(strings.Trim(w, ".,!?;:")) }
 
 // redactAcross redacts a card number one speaker sent as two messages in
 // a row, and blanks the words that could spell it.
@@ -201,13 +220,8 @@ func redactAcross(a, b *lake.Segment) {
 	if a.Text, b.Text, changed = core.RedactAcross(a.Text, b.Text); !changed {
 		return
 	}
-	for _, s := range []*lake.Segment{a, b} {
-		for i := range s.Words {
-			if core.PIIWord(s.Words[i].Word) {
-				s.Words[i].Word = "[redacted]"
-			}
-		}
-	}
+	blankWords(a)
+	blankWords(b)
 }
 
 // conversationOf is a processed conversation as classifiers read it.

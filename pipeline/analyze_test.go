@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/earshot/earshot/warehouse/lake"
@@ -30,5 +31,24 @@ func TestRedactSegment(t *testing.T) {
 	redact(&plain)
 	if plain.Text != "table for two at seven" || plain.Words[0].Word != "two" {
 		t.Fatalf("%+v", plain)
+	}
+}
+
+// A spoken e-mail address: the text says [email], and no timed word of it
+// is left, while the words around it stay.
+func TestRedactSpokenEmail(t *testing.T) {
+	text := "mail me at jane dot doe at example dot com thanks"
+	s := lake.Segment{Text: text}
+	for _, w := range strings.Fields(text) {
+		s.Words = append(s.Words, lake.Word{Word: w})
+	}
+	redact(&s)
+	var words []string
+	for _, w := range s.Words {
+		words = append(words, w.Word)
+	}
+	if s.Text != "mail me at [email] thanks" ||
+		strings.Join(words, " ") != "mail me at [redacted] [redacted] [redacted] [redacted] [redacted] [redacted] [redacted] thanks" {
+		t.Fatalf("text %q, words %v", s.Text, words)
 	}
 }

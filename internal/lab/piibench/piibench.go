@@ -34,6 +34,7 @@ var planted = map[string][]string{
 	"card with expiry and CVV": {"4111 1111 1111 1111|04/27|123", "5500 0000 0000 0004|11/2028|987"},
 	"SSN":                      {"123-45-6789", "078 05 1120", "123456789", "one two three four five six seven eight nine"},
 	"email":                    {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
+	"spoken email":             {"jane dot doe at example dot com", "r underscore patel at mail dot example dot org"},
 }
 
 // plantedText is the sentence an item is given in.
@@ -51,7 +52,7 @@ var lookAlikes = map[string][]string{
 
 // kinds in a fixed order.
 var kinds = []string{"international phone", "exit-code phone", "UK or German national", "US phone", "spoken phone", "card",
-	"card with expiry and CVV", "SSN", "email"}
+	"card with expiry and CVV", "SSN", "email", "spoken email"}
 
 // Row is one form's figures: how many were planted and redacted (for a
 // look-alike: kept as it was).

@@ -284,6 +284,10 @@ func TestFindPII(t *testing.T) {
 		{"my card number is to serve in four h one nine five one one three eight four to seven to nine", "card"},
 		{"my card number is five nine zero five one zero two two seven two zero four five eight minute", "card"},
 		{"my order number is one two three four five six seven eight nine zero one two", ""},
+		// An e-mail address said out.
+		{"you can mail me at jane dot doe at example dot com thanks", "email"},
+		{"it's r underscore patel at mail dot example dot org", "email"},
+		{"meet me at the office dot com is not a thing", ""},
 		// A social security number without its dashes, named as one.
 		{"my social security number is 123456789", "ssn"},
 		{"my social is one two three four five six seven eight nine", "ssn"},

@@ -25,6 +25,10 @@ type Finding struct {
 var (
 	ssnShape = regexp.MustCompile(`^\d{3}[ -]\d{2}[ -]\d{4}$`)
 	email    = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`)
+	// spokenEmail is an address said out ("jane dot doe at example dot
+	// com"), as a recognizer writes it: the domain must end in a common
+	// top-level domain, said.
+	spokenEmail = regexp.MustCompile(`(?i)\b[a-z0-9]+(?:\s+(?:dot|underscore|dash|hyphen)\s+[a-z0-9]+)*\s+at\s+[a-z0-9]+(?:\s+dot\s+[a-z0-9]+)*\s+dot\s+(?:com|org|net|edu|gov|io|co|uk|de|fr|ca|us|info|biz)\b`)
 )
 
 // digitRuns are the stretches of digits with spaces, dashes, dots and
@@ -83,6 +87,11 @@ func findWritten(text string) []Finding {
 	var out []Finding
 	if strings.IndexByte(text, '@') >= 0 {
 		for _, m := range email.FindAllStringIndex(text, -1) {
+			out = append(out, Finding{Email, m[0], m[1]})
+		}
+	}
+	if strings.Contains(text, " dot ") || strings.Contains(text, " Dot ") {
+		for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
 			out = append(out, Finding{Email, m[0], m[1]})
 		}
 	}

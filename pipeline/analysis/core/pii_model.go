@@ -98,7 +98,7 @@ func findInTurn(c *analysis.Conversation, i int) []Finding {
 	switch {
 	case spokenRun(c.Normalized(), i):
 		return FindPII(text)
-	case written(text):
+	case written(text) || strings.Contains(text, " dot ") || strings.Contains(text, " Dot "):
 		return findWritten(text)
 	}
 	return nil
