@@ -103,16 +103,12 @@ func (m modelSet) views(values []reviews.Value) []modelResultView {
 // readModelIDs checks modelIds against the organization's active
 // classifiers; a bad list is a 400 that lists the ones it may name.
 func (s *resultsAPI) readModelIDs(c *gin.Context, get paramReader) (modelSet, *problem.Problem) {
-	active, err := s.deps.Classifiers.Classifiers(c.Request.Context(), orgID(c), catalog.ClassifierFilter{ActiveOnly: true})
+	all, err := s.activeModels(c.Request.Context(), orgID(c))
 	if err != nil {
 		return modelSet{}, s.internal(c, err)
 	}
-	set := modelSet{fields: map[string]*modelFields{}}
-	available := make([]string, len(active))
-	for i, cl := range active {
-		available[i] = cl.ID
-		set.fields[cl.ID] = newModelFields(cl.ID, cl.Name)
-	}
+	set := modelSet{fields: all.fields}
+	available := append([]string{}, all.IDs...) // [] when there are none
 	errs := fieldErrors{}
 	v, _ := get("modelIds")
 	list := csv(v, true)

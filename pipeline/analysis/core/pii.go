@@ -70,6 +70,13 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // chats are; a long spoken run is a card number though the recognizer got
 // some of it wrong.
 func FindPII(text string) []Finding {
+	_, found := findPII(text)
+	return found
+}
+
+// findPII is FindPII with the text its findings are positions in (spoken
+// digits as digits).
+func findPII(text string) (string, []Finding) {
 	rewritten, spoken := readDigits(text)
 	found := findWritten(rewritten)
 	for _, f := range spoken {
@@ -79,7 +86,7 @@ func FindPII(text string) []Finding {
 		}
 	}
 	slices.SortFunc(found, func(a, b Finding) int { return a.Start - b.Start })
-	return found
+	return rewritten, found
 }
 
 // findWritten finds personal data written with digits and @.
@@ -154,11 +161,11 @@ func isPhoneNumber(d string) bool { return len(d) == 10 || len(d) == 11 && d[0] 
 // Redact replaces personal data with its kind in brackets ("[card]"); the
 // text is in the form FindPII reads (spoken digits as digits).
 func Redact(text string) (string, bool) {
-	found := FindPII(text)
+	rewritten, found := findPII(text)
 	if len(found) == 0 {
 		return text, false
 	}
-	text = digitsFromWords(text)
+	text = rewritten
 	var b strings.Builder
 	last := 0
 	for _, f := range found {

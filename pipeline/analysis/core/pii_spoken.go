@@ -137,21 +137,16 @@ var inRunStart = func() (out [256]bool) {
 	return out
 }()
 
-// digitsFromWords rewrites runs of four or more spoken digits ("four one
-// five five") as digits ("4155"), as a recognizer writes a card or phone
+// readDigits rewrites runs of four or more spoken digits ("four one five
+// five") as digits ("4155"), as a recognizer writes a card or phone
 // number; other words stay as they are. Inside a run, fillers ("uh") are
 // dropped and confusions ("for", "to") read as digits; at its edges a
 // confusion is read as a digit when that makes a card or phone number of
-// the run. Findings are positions in this form, which Redact rewrites too.
-func digitsFromWords(text string) string {
-	out, _ := readDigits(text)
-	return out
-}
-
-// readDigits is digitsFromWords, with the runs of spoken digits long
-// enough to be a card number though no reading of them passes as one: a
-// recognizer that got one digit wrong, dropped one or heard a word in
-// their midst leaves such a run, and it is a card number all the same.
+// the run. Findings are positions in this form, which Redact rewrites. It
+// also returns the runs long enough to be a card number though no reading
+// of them passes as one: a recognizer that got one digit wrong, dropped
+// one or heard a word in their midst leaves such a run, and it is a card
+// number all the same.
 func readDigits(text string) (string, []Finding) {
 	longest, run, repeat := 0, 0, 1
 	for w := range strings.FieldsSeq(text) {
