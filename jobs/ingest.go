@@ -77,32 +77,50 @@ func (j *Ingest) EveryProcess() {}
 
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
-	counts := map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
-		"classifier_results": 0, "classifier_failures": 0}
-	if err := j.deleteOriginals(ctx, counts); err != nil { // what a crash left
-		return counts, err
-	}
+	counts := &tally{m: map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
+		"classifier_results": 0, "classifier_failures": 0}}
+	err := j.deleteOriginals(ctx, counts) // what a crash left
 	for _, q := range j.Queues {
-		if err := j.drain(ctx, run, q, counts); err != nil {
-			return counts, err
+		if err != nil {
+			break
 		}
+		err = j.drain(ctx, run, q, counts)
 	}
-	return counts, nil
+	return counts.m, err
+}
+
+// tally is a run's counts; the parts of archives are committed, and
+// counted, by the workers that read them.
+type tally struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func (t *tally) add(key string, n int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.m[key] += n
+}
+
+func (t *tally) get(key string) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[key]
 }
 
 // deleteOriginals deletes the staged originals commits recorded as to be
 // deleted.
-func (j *Ingest) deleteOriginals(ctx context.Context, counts map[string]int64) error {
+func (j *Ingest) deleteOriginals(ctx context.Context, counts *tally) error {
 	if j.Originals == nil {
 		return nil
 	}
 	n, err := j.Originals.Delete(ctx)
-	counts["originals_deleted"] += int64(n)
+	counts.add("originals_deleted", int64(n))
 	return err
 }
 
 // drain processes one queue's batches until it is empty.
-func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts map[string]int64) error {
+func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
 	// The first batch is one upload a worker: how many conversations an
 	// upload holds is known once it is processed.
 	limit := min(max(j.Workers, 1), q.BatchSize)
@@ -117,8 +135,9 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if len(claimed) == 0 {
 			return nil
 		}
+		before := counts.get("conversations") + counts.get("conversations_failed")
 		stopRenewing := j.renewWhileProcessing(ctx, claimed)
-		results := j.process(ctx, run.ID, claimed)
+		results := j.process(ctx, run.ID, claimed, counts)
 		stopRenewing()
 		if err := ctx.Err(); err != nil {
 			return err // leases expire; another run takes the uploads over
@@ -126,71 +145,89 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err := j.refuseTakenNames(ctx, results); err != nil {
 			return err
 		}
-		var nConvs, nSegs, nClassifier, nModel int
-		for _, r := range results {
-			nConvs += len(r.Batch.Conversations)
-			nSegs += len(r.Batch.Segments)
-			nClassifier += len(r.Batch.ClassifierResults)
-			nModel += len(r.Batch.ModelResults)
+		if err := j.commit(ctx, run.ID, results, counts); err != nil {
+			return err
 		}
-		limit = nextClaim(q.BatchSize, len(claimed), nConvs)
-		batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs),
-			ClassifierResults: make([]lake.ClassifierResult, 0, nClassifier), ModelResults: make([]lake.ModelResult, 0, nModel)}
-		commit := catalog.IngestCommit{RunID: run.ID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
-		for _, r := range results {
-			batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
-			batch.Segments = append(batch.Segments, r.Batch.Segments...)
-			batch.ClassifierResults = append(batch.ClassifierResults, r.Batch.ClassifierResults...)
-			batch.ModelResults = append(batch.ModelResults, r.Batch.ModelResults...)
-			counts["classifier_results"] += int64(len(r.Batch.ClassifierResults))
-			counts["classifier_failures"] += int64(r.ClassifierFailures)
-			commit.Outcomes = append(commit.Outcomes, r.Outcome)
-			counts["uploads"]++
-			if r.Outcome.Status == catalog.StatusFailedToProcess {
-				counts["uploads_failed"]++
-			}
-			if r.Outcome.Conversation && r.Outcome.Status != catalog.StatusFailedToProcess {
-				counts["conversations"]++
-			}
-			for _, ch := range r.Outcome.Children {
-				if ch.Status == catalog.StatusFailedToProcess {
-					counts["conversations_failed"]++
-				} else {
-					counts["conversations"]++
-				}
-			}
-		}
-		// The lake files are written while the commit transaction does its
-		// row work; it registers them last (both are CPU-bound, and the
-		// transaction alone leaves a core idle).
-		var files []catalog.LakeFile
-		var writeErr error
-		written := make(chan struct{})
-		go func() {
-			defer close(written)
-			if batch.Rows() > 0 {
-				files, writeErr = j.Lake.Write(ctx, run.ID, batch)
-			}
-		}()
-		commit.Files = func() ([]catalog.LakeFile, error) {
-			<-written
-			if writeErr != nil {
-				return nil, fmt.Errorf("write lake: %w", writeErr)
-			}
-			return files, nil
-		}
-		err = j.Uploads.CommitIngest(ctx, commit)
-		<-written
-		counts["lake_files"] += int64(len(files))
-		if writeErr != nil {
-			return fmt.Errorf("write lake: %w", writeErr)
-		}
-		if err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		keepFigures(ctx, j.Figures, j.Log, files, &batch)
+		limit = nextClaim(q.BatchSize, len(claimed), int(counts.get("conversations")+counts.get("conversations_failed")-before))
 		if err := j.deleteOriginals(ctx, counts); err != nil {
 			return err
+		}
+	}
+}
+
+// commit writes the results' rows to the lake and commits them, with
+// their outcomes, in one transaction.
+func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Result, counts *tally) error {
+	var nConvs, nSegs, nClassifier, nModel int
+	for _, r := range results {
+		nConvs += len(r.Batch.Conversations)
+		nSegs += len(r.Batch.Segments)
+		nClassifier += len(r.Batch.ClassifierResults)
+		nModel += len(r.Batch.ModelResults)
+	}
+	batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs),
+		ClassifierResults: make([]lake.ClassifierResult, 0, nClassifier), ModelResults: make([]lake.ModelResult, 0, nModel)}
+	commit := catalog.IngestCommit{RunID: runID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
+	for _, r := range results {
+		batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
+		batch.Segments = append(batch.Segments, r.Batch.Segments...)
+		batch.ClassifierResults = append(batch.ClassifierResults, r.Batch.ClassifierResults...)
+		batch.ModelResults = append(batch.ModelResults, r.Batch.ModelResults...)
+		commit.Outcomes = append(commit.Outcomes, r.Outcome)
+	}
+	// The lake files are written while the commit transaction does its
+	// row work; it registers them last (both are CPU-bound, and the
+	// transaction alone leaves a core idle).
+	var files []catalog.LakeFile
+	var writeErr error
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		if batch.Rows() > 0 {
+			files, writeErr = j.Lake.Write(ctx, runID, batch)
+		}
+	}()
+	commit.Files = func() ([]catalog.LakeFile, error) {
+		<-written
+		if writeErr != nil {
+			return nil, fmt.Errorf("write lake: %w", writeErr)
+		}
+		return files, nil
+	}
+	err := j.Uploads.CommitIngest(ctx, commit)
+	<-written
+	if writeErr != nil {
+		return fmt.Errorf("write lake: %w", writeErr)
+	}
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	counts.add("lake_files", int64(len(files)))
+	for _, r := range results {
+		count(r, counts)
+	}
+	keepFigures(ctx, j.Figures, j.Log, files, &batch)
+	return nil
+}
+
+// count adds a committed result to the run's counts.
+func count(r pipeline.Result, counts *tally) {
+	counts.add("classifier_results", int64(len(r.Batch.ClassifierResults)))
+	counts.add("classifier_failures", int64(r.ClassifierFailures))
+	if !r.Outcome.Partial {
+		counts.add("uploads", 1)
+		if r.Outcome.Status == catalog.StatusFailedToProcess {
+			counts.add("uploads_failed", 1)
+		}
+		if r.Outcome.Conversation && r.Outcome.Status != catalog.StatusFailedToProcess {
+			counts.add("conversations", 1)
+		}
+	}
+	for _, ch := range r.Outcome.Children {
+		if ch.Status == catalog.StatusFailedToProcess {
+			counts.add("conversations_failed", 1)
+		} else {
+			counts.add("conversations", 1)
 		}
 	}
 }
@@ -241,9 +278,12 @@ func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Int
 }
 
 // process runs the claimed uploads through their processors, Workers at a
-// time. A failure — even a panic — fails that upload alone.
-func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.Interaction) []pipeline.Result {
+// time. A failure — even a panic — fails that upload alone; an upload
+// whose part found its lease taken over is left out (its new owner
+// commits it).
+func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.Interaction, counts *tally) []pipeline.Result {
 	results := make([]pipeline.Result, len(claimed))
+	lost := make([]bool, len(claimed))
 	sem := make(chan struct{}, max(j.Workers, 1))
 	var wg sync.WaitGroup
 	for i, up := range claimed {
@@ -252,14 +292,20 @@ func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.In
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = j.processOne(ctx, runID, up)
+			results[i], lost[i] = j.processOne(ctx, runID, up, counts)
 		}()
 	}
 	wg.Wait()
-	return results
+	kept := results[:0]
+	for i, r := range results {
+		if !lost[i] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
-func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction) (res pipeline.Result) {
+func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction, counts *tally) (res pipeline.Result, lost bool) {
 	// The log keeps the whole error; the client reads its reason.
 	fail := func(err error, reason string) pipeline.Result {
 		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", err)
@@ -270,20 +316,46 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 			res = fail(fmt.Errorf("processing crashed: %v", r), pipeline.InternalReason)
 		}
 	}()
+	commitPart := func(ctx context.Context, part pipeline.Result) error {
+		if err := j.analyze(ctx, &part); err != nil {
+			return err
+		}
+		parts := []pipeline.Result{part}
+		clash, err := j.takenNames(ctx, parts)
+		if err != nil {
+			return err
+		}
+		if name, ok := clash[0]; ok {
+			return nameTaken(name)
+		}
+		return j.commit(ctx, runID, parts, counts)
+	}
 	for _, p := range j.Processors {
 		if p.Accepts(up) {
-			r, err := p.Process(ctx, up, runID, j.Open)
+			r, err := p.Process(ctx, up, runID, j.Open, commitPart)
+			if errors.Is(err, catalog.ErrLeaseLost) {
+				j.Log.Warn("an archive's lease was taken over by another worker while it was being committed in parts", "id", up.ID, "org", up.OrgID)
+				return pipeline.Result{}, true
+			}
+			if err == nil {
+				err = j.analyze(ctx, &r)
+			}
 			if err != nil {
-				return fail(err, pipeline.ClientReason(err))
+				return fail(err, pipeline.ClientReason(err)), false
 			}
-			if j.Analyzer != nil {
-				if r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch); err != nil {
-					return fail(err, pipeline.ClientReason(err))
-				}
-			}
-			return r
+			return r, false
 		}
 	}
 	err := errors.New("no processor handles this upload")
-	return fail(err, err.Error())
+	return fail(err, err.Error()), false
+}
+
+// analyze classifies a result's rows (when the job has an Analyzer).
+func (j *Ingest) analyze(ctx context.Context, r *pipeline.Result) error {
+	if j.Analyzer == nil {
+		return nil
+	}
+	var err error
+	r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch)
+	return err
 }

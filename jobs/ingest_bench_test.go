@@ -105,7 +105,7 @@ func BenchmarkIngestCorpus(b *testing.B) {
 			var convs int64
 			start := time.Now()
 			for b.Loop() {
-				res, err := pipeline.Chats{Limits: archive.DefaultLimits}.Process(context.Background(), up, "run", open)
+				res, err := pipeline.Chats{Limits: archive.DefaultLimits}.Process(context.Background(), up, "run", open, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -36,7 +36,9 @@ type env struct {
 	runner *Runner
 }
 
-func newEnv(t testing.TB) *env {
+// newEnv is a catalog, a lake and a runner with the jobs registered;
+// edits change the ingest job before it is registered.
+func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 	t.Helper()
 	ctx := context.Background()
 	cat, bucket, dir := testlake.New(t)
@@ -45,14 +47,18 @@ func newEnv(t testing.TB) *env {
 	org, _ := cat.Orgs.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat.Jobs, "test-worker", log, nil)
-	runner.Register("ingest", &Ingest{
+	ingest := &Ingest{
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
 		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
 		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Figures: reader, Log: log,
-	})
+	}
+	for _, edit := range edits {
+		edit(ingest)
+	}
+	runner.Register("ingest", ingest)
 	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Figures: reader, Log: log})
 	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1})
 	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, org: org, runner: runner}

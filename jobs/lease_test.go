@@ -20,9 +20,9 @@ type heldChats struct {
 	done chan struct{}
 }
 
-func (h heldChats) Process(ctx context.Context, up catalog.Interaction, runID string, open pipeline.Opener) (pipeline.Result, error) {
+func (h heldChats) Process(ctx context.Context, up catalog.Interaction, runID string, open pipeline.Opener, commit pipeline.Parts) (pipeline.Result, error) {
 	<-h.done
-	return h.Chats.Process(ctx, up, runID, open)
+	return h.Chats.Process(ctx, up, runID, open, commit)
 }
 
 // renewals counts the leases' renewals.

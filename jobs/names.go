@@ -15,6 +15,26 @@ import (
 // would claim and fail the same batch again. The upload fails with its
 // reason; the others go on.
 func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result) error {
+	clash, err := j.takenNames(ctx, results)
+	if err != nil {
+		return err
+	}
+	for i, name := range clash {
+		up := results[i].Outcome.Upload
+		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", catalog.ErrFileNameTaken, "fileName", name)
+		results[i] = pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess,
+			Failures: []string{nameTaken(name).Error()}}}
+	}
+	return nil
+}
+
+// nameTaken is the failure of an upload with a chat named name.
+func nameTaken(name string) error {
+	return fmt.Errorf("%w: %s", catalog.ErrFileNameTaken, name)
+}
+
+// takenNames finds, by result, a chat name it cannot have.
+func (j *Ingest) takenNames(ctx context.Context, results []pipeline.Result) (map[int]string, error) {
 	names := map[string][]string{}  // organization → its chats' names in the batch
 	except := map[string][]string{} // organization → its uploads in the batch
 	owner := map[[2]string]int{}    // (organization, name) → the result that claims it
@@ -35,17 +55,11 @@ func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result
 	for org, list := range names {
 		taken, err := j.Uploads.TakenFileNames(ctx, org, list, except[org])
 		if err != nil {
-			return fmt.Errorf("check chat names: %w", err)
+			return nil, fmt.Errorf("check chat names: %w", err)
 		}
 		for _, name := range taken {
 			clash[owner[[2]string{org, name}]] = name
 		}
 	}
-	for i, name := range clash {
-		up := results[i].Outcome.Upload
-		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", catalog.ErrFileNameTaken, "fileName", name)
-		results[i] = pipeline.Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusFailedToProcess,
-			Failures: []string{fmt.Sprintf("%s: %s", catalog.ErrFileNameTaken.Error(), name)}}}
-	}
-	return nil
+	return clash, nil
 }

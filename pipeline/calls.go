@@ -46,7 +46,7 @@ func (Calls) Accepts(up catalog.Interaction) bool { return up.MediaType == catal
 const monoTurnPause = 1000 * time.Millisecond
 
 // Process transcribes a call.
-func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
+func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener, _ Parts) (Result, error) {
 	if up.StagedKey == nil {
 		return Result{}, ourFault(errors.New("the upload has no staged file"))
 	}

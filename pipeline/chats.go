@@ -33,6 +33,9 @@ type Chats struct {
 	// evaluations and workflows still refer to it and its rows of the new
 	// run replace the old ones in every reader (warehouse/lake/current.go).
 	Earlier EarlierChats
+	// PartChats is how many chats a part of an archive holds (PartChats
+	// when zero).
+	PartChats int
 }
 
 // EarlierChats names an archive's chats by file name
@@ -50,7 +53,7 @@ type Directory interface {
 func (Chats) Accepts(up catalog.Interaction) bool { return up.MediaType == catalog.MediaChat }
 
 // Process reads a chat upload.
-func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener) (Result, error) {
+func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string, open Opener, commit Parts) (Result, error) {
 	if up.StagedKey == nil {
 		return Result{}, ourFault(errors.New("the upload has no staged file"))
 	}
@@ -63,7 +66,7 @@ func (p Chats) Process(ctx context.Context, up catalog.Interaction, runID string
 	if !isArchive {
 		return p.single(up, runID, rc)
 	}
-	return p.archive(ctx, up, runID, kind, rc)
+	return p.archive(ctx, up, runID, kind, rc, commit)
 }
 
 // single is a .json/.json_chat upload: one conversation.
@@ -86,9 +89,11 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 // alone. An archive damaged from some point on (cut off, a bad block, a
 // compression bomb) keeps the chats before it, and the damage is recorded
 // as the archive's failure; one damaged from the start, empty, or over a
-// limit fails whole and yields no chats. Entries are read in order by one goroutine and
-// parsed by a pool of them, one per CPU; results keep the archive's order.
-func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader) (Result, error) {
+// limit fails whole and yields no chats. Entries are read in order by one
+// goroutine and parsed by a pool of them, one per CPU. Every PartChats
+// chats are handed to commit as a part while the next ones are read; the
+// Result holds the last ones.
+func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader, commit Parts) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
 	earlier := map[string]string{}
 	if p.Earlier != nil {
@@ -97,12 +102,14 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 			return Result{}, ourFault(fmt.Errorf("the archive's earlier chats: %w", err))
 		}
 	}
-	type slot struct {
-		entry archive.Entry
-		child catalog.Interaction
-		rows  lake.Batch
+	partSize := p.PartChats
+	if partSize <= 0 {
+		partSize = PartChats
 	}
-	var slots []*slot
+	// A failed part stops the walk and the parsing.
+	walkCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	parts := newPartCommitter(walkCtx, up, commit, stop)
 	work := make(chan *slot, 4*runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -110,15 +117,18 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		go func() {
 			defer wg.Done()
 			for sl := range work {
-				sl.child, sl.rows = p.parseEntry(ctx, sl.child, runID, sl.entry)
+				sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
 				sl.entry.Data = nil // done with the bytes
+				sl.part.parsed.Done()
 			}
 		}()
 	}
+	cur := &part{}
+	read := 0
 	seen := map[string]bool{}
 	onEntry := func(e archive.Entry) error {
-		if err := ctx.Err(); err != nil {
-			return err
+		if walkCtx.Err() != nil {
+			return context.Cause(walkCtx)
 		}
 		name := up.FileName + "/" + e.Name
 		if seen[name] {
@@ -130,9 +140,15 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		if !ok {
 			id = catalog.NewID()
 		}
-		sl := &slot{entry: e, child: childOf(up, id, name, e.Name)}
-		slots = append(slots, sl)
+		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), part: cur}
+		cur.slots = append(cur.slots, sl)
+		cur.parsed.Add(1)
+		read++
 		work <- sl
+		if len(cur.slots) >= partSize && commit != nil {
+			parts.hand(cur)
+			cur = &part{}
+		}
 		return nil
 	}
 	w := archive.Walker{Limits: p.Limits}
@@ -145,29 +161,23 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	}
 	close(work)
 	wg.Wait()
+	partErr := parts.wait()
 	switch {
+	case ctx.Err() != nil:
+		return Result{}, ctx.Err()
+	case errors.Is(partErr, catalog.ErrFileNameTaken):
+		return Result{}, partErr
+	case partErr != nil:
+		return Result{}, ourFault(fmt.Errorf("the archive's chats could not all be committed: %w", partErr))
 	case err == nil:
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return Result{}, err
-	case errors.Is(err, archive.ErrCorrupt) && len(slots) > 0:
-		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("the archive is damaged after its first %d files, which were read; the rest could not be: %v", len(slots), err))
+	case errors.Is(err, archive.ErrCorrupt) && read > 0:
+		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("the archive is damaged after its first %d files, which were read; the rest could not be: %v", read, err))
 	default:
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}
-	// Sized once: a large archive has hundreds of thousands of segments.
-	var nConvs, nSegs int
-	for _, sl := range slots {
-		nConvs += len(sl.rows.Conversations)
-		nSegs += len(sl.rows.Segments)
-	}
-	res.Outcome.Children = make([]catalog.Interaction, 0, len(slots))
-	res.Batch.Conversations = make([]lake.Conversation, 0, nConvs)
-	res.Batch.Segments = make([]lake.Segment, 0, nSegs)
-	for _, sl := range slots {
-		res.Outcome.Children = append(res.Outcome.Children, sl.child)
-		res.Batch.Conversations = append(res.Batch.Conversations, sl.rows.Conversations...)
-		res.Batch.Segments = append(res.Batch.Segments, sl.rows.Segments...)
-	}
+	rest := cur.result(up)
+	res.Outcome.Children, res.Batch = rest.Outcome.Children, rest.Batch
+	res.Outcome.Appends = parts.handed > 0
 	for _, s := range skipped {
 		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("skipped %s: %s", s.Name, s.Reason))
 	}

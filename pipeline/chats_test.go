@@ -39,7 +39,7 @@ func TestArchiveOfEmptyEntries(t *testing.T) {
 		w.WriteHeader(&tar.Header{Name: fmt.Sprintf("e/%06d.json", i), Mode: 0o644, Typeflag: tar.TypeReg})
 	}
 	w.Close()
-	res, err := Chats{Limits: archive.DefaultLimits}.Process(context.Background(), upload("empty.tar"), "run", opener(buf.Bytes()))
+	res, err := Chats{Limits: archive.DefaultLimits}.Process(context.Background(), upload("empty.tar"), "run", opener(buf.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestArchiveOfEmptyEntries(t *testing.T) {
 	}
 	// Past the entry limit the archive fails as a whole.
 	_, err = Chats{Limits: archive.Limits{MaxEntries: n - 1, MaxEntryBytes: 1 << 20, MaxTotalBytes: 1 << 30}}.
-		Process(context.Background(), upload("empty.tar"), "run", opener(buf.Bytes()))
+		Process(context.Background(), upload("empty.tar"), "run", opener(buf.Bytes()), nil)
 	if err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("over the entry limit: %v", err)
 	}
@@ -61,14 +61,14 @@ func TestArchiveOfEmptyEntries(t *testing.T) {
 
 func TestSingleChat(t *testing.T) {
 	res, err := Chats{}.Process(context.Background(), upload("one.json"), "run",
-		opener([]byte(`{"messages":[{"participant":"Agent","text":"a","timestamp":"2025-10-03T10:00:00Z"},{"participant":"Customer","text":"b","timestamp":"2025-10-03T10:00:02Z"}]}`)))
+		opener([]byte(`{"messages":[{"participant":"Agent","text":"a","timestamp":"2025-10-03T10:00:00Z"},{"participant":"Customer","text":"b","timestamp":"2025-10-03T10:00:02Z"}]}`)), nil)
 	if err != nil || !res.Outcome.Conversation || *res.Outcome.ChatMessageCount != 2 || len(res.Batch.Segments) != 2 {
 		t.Fatalf("%+v %v", res.Outcome, err)
 	}
 	if s := res.Batch.Segments; s[0].EndMs != 2000 || s[1].StartMs != 2000 {
 		t.Fatalf("timings %+v", s)
 	}
-	if _, err := (Chats{}).Process(context.Background(), upload("bad.json"), "run", opener([]byte(`{}`))); err == nil {
+	if _, err := (Chats{}).Process(context.Background(), upload("bad.json"), "run", opener([]byte(`{}`)), nil); err == nil {
 		t.Fatal("an unreadable chat was accepted")
 	}
 }
@@ -116,7 +116,7 @@ func TestDamagedAndEmptyArchives(t *testing.T) {
 		{"zip cut short", "a.zip", emptyZip[:10], -1, "cannot be processed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Chats{Limits: archive.DefaultLimits}.Process(context.Background(), upload(c.file), "run", opener(c.data))
+			res, err := Chats{Limits: archive.DefaultLimits}.Process(context.Background(), upload(c.file), "run", opener(c.data), nil)
 			if c.chats < 0 {
 				if err == nil || !strings.Contains(err.Error(), c.failure) {
 					t.Fatalf("want the archive to fail (%q): %v, %d children", c.failure, err, len(res.Outcome.Children))

@@ -118,7 +118,7 @@ func TestHostileArchives(t *testing.T) {
 		{"empty", "a.zip", nil, -1, "holds no files"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Chats{Limits: limits}.Process(context.Background(), upload(c.file), "run", opener(c.data))
+			res, err := Chats{Limits: limits}.Process(context.Background(), upload(c.file), "run", opener(c.data), nil)
 			if c.kept < 0 {
 				if err == nil || !strings.Contains(err.Error(), c.reason) {
 					t.Fatalf("want the archive to fail (%q): %v", c.reason, err)

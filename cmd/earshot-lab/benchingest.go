@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -33,13 +34,13 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 	var archives, chats int
-	var keep, baseline string
+	var keep, baseline, format string
 	cmd := &cobra.Command{
 		Use:   "ingest",
 		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
 		Long: `Starts earshot serve on a fresh data directory (the bootstrap organization
 with the starter classifiers imported), uploads --archives tar archives of
---chats generated chats each through the upload API, then times
+--chats generated chats each (--format tar or zip) through the upload API, then times
 ` + "`earshot jobs run ingest`" + ` (the server runs it) and reads the server's peak
 and current resident memory. --baseline runs the same with another earshot
 binary (an earlier release) and prints both.`,
@@ -54,6 +55,9 @@ binary (an earlier release) and prints both.`,
 				binaries = append(binaries, [2]string{"baseline " + filepath.Base(baseline), baseline})
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
+			if format != "tar" && format != "zip" {
+				return fmt.Errorf("--format is tar or zip, not %q", format)
+			}
 			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver CPU\tserver peak RSS\tserver RSS after\t")
 			for _, bin := range binaries {
 				data := keep
@@ -65,7 +69,7 @@ binary (an earlier release) and prints both.`,
 					defer os.RemoveAll(dir)
 					data = dir
 				}
-				res, err := benchIngest(c.Context(), bin[1], data, archives, chats, c.ErrOrStderr())
+				res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, c.ErrOrStderr())
 				if err != nil {
 					return fmt.Errorf("%s: %w", bin[0], err)
 				}
@@ -79,6 +83,7 @@ binary (an earlier release) and prints both.`,
 	}
 	cmd.Flags().IntVar(&archives, "archives", 100, "tar archives uploaded")
 	cmd.Flags().IntVar(&chats, "chats", 100, "generated chats in each archive")
+	cmd.Flags().StringVar(&format, "format", "tar", "archive format: tar or zip")
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
 	return cmd
@@ -90,7 +95,7 @@ type ingestResult struct {
 	peakRSS, rss  int64
 }
 
-func benchIngest(ctx context.Context, self, data string, archives, chats int, log io.Writer) (ingestResult, error) {
+func benchIngest(ctx context.Context, self, data, format string, archives, chats int, log io.Writer) (ingestResult, error) {
 	var res ingestResult
 	server, err := startServer(ctx, self, data, log)
 	if err != nil {
@@ -104,7 +109,7 @@ func benchIngest(ctx context.Context, self, data string, archives, chats int, lo
 	if err != nil {
 		return res, err
 	}
-	if err := uploadArchives(ctx, []string{server.base}, bearer, archives, chats, log); err != nil {
+	if err := uploadArchives(ctx, []string{server.base}, bearer, format, archives, chats, log); err != nil {
 		return res, err
 	}
 	fmt.Fprintln(log, "running earshot jobs run ingest…")
@@ -136,14 +141,14 @@ func importStarter(ctx context.Context, self string, flags []string) error {
 
 // uploadArchives generates the chat archives and uploads them, four at a
 // time, through the servers in turn.
-func uploadArchives(ctx context.Context, bases []string, bearer string, archives, chats int, log io.Writer) error {
-	fmt.Fprintf(log, "uploading %d archives of %d chats…\n", archives, chats)
+func uploadArchives(ctx context.Context, bases []string, bearer, format string, archives, chats int, log io.Writer) error {
+	fmt.Fprintf(log, "uploading %d %s archives of %d chats…\n", archives, format, chats)
 	gen := dialogues.New(2025)
 	start := time.Now().UTC().Add(-time.Hour)
 	bodies := make([][]byte, archives)
 	for a := range bodies {
 		var err error
-		if bodies[a], err = chatArchive(gen, start, a, chats); err != nil {
+		if bodies[a], err = chatArchive(gen, start, format, a, chats); err != nil {
 			return err
 		}
 	}
@@ -155,7 +160,7 @@ func uploadArchives(ctx context.Context, bases []string, bearer string, archives
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[a] = uploadArchive(ctx, bases[a%len(bases)], bearer, fmt.Sprintf("bench-%03d.tar", a), body)
+			errs[a] = uploadArchive(ctx, bases[a%len(bases)], bearer, fmt.Sprintf("bench-%03d.%s", a, format), body)
 		}()
 	}
 	wg.Wait()
@@ -183,22 +188,48 @@ func runIngestJob(ctx context.Context, self string, flags []string) (int64, erro
 	return run.Counts["conversations"], nil
 }
 
-// chatArchive is a tar of chats generated from start on.
-func chatArchive(gen *dialogues.Generator, start time.Time, archive, chats int) ([]byte, error) {
+// chatArchive is a tar (or zip) of chats generated from start on.
+func chatArchive(gen *dialogues.Generator, start time.Time, format string, archive, chats int) ([]byte, error) {
 	var buf bytes.Buffer
-	w := tar.NewWriter(&buf)
+	tw, zw := tar.NewWriter(&buf), zip.NewWriter(&buf)
 	for i := range chats {
 		body, err := gen.Dialogue(start.Add(time.Duration(archive*chats+i) * time.Second)).EarshotJSON(nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := w.WriteHeader(&tar.Header{Name: fmt.Sprintf("chats/%04d.json", i), Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		name := fmt.Sprintf("chats/%04d.json", i)
+		if format == "zip" {
+			err = zipFile(zw, name, body)
+		} else {
+			err = tarFile(tw, name, body)
+		}
+		if err != nil {
 			return nil, err
 		}
-		w.Write(body)
 	}
-	err := w.Close()
+	var err error
+	if format == "zip" {
+		err = zw.Close()
+	} else {
+		err = tw.Close()
+	}
 	return buf.Bytes(), err
+}
+
+func tarFile(w *tar.Writer, name string, body []byte) error {
+	if err := w.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	_, err := w.Write(body)
+	return err
+}
+
+func zipFile(w *zip.Writer, name string, body []byte) error {
+	f, err := w.Create(name)
+	if err == nil {
+		_, err = f.Write(body)
+	}
+	return err
 }
 
 // waitReady waits for /readyz to answer 200.

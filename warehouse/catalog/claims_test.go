@@ -147,3 +147,65 @@ func TestTickClaimedOnce(t *testing.T) {
 		}
 	}
 }
+
+// An archive committed in parts, on each engine: between parts the upload
+// stays claimed and Processing while its chats so far are listed; the
+// final outcome adds the rest and moves the upload. A later run's first
+// part replaces the upload's chats, reusing their ids.
+func TestArchiveCommittedInParts(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	key := "staging/a.tar"
+	up := Interaction{ID: NewID(), OrgID: org.ID, MediaType: MediaChat, Status: StatusProcessing, FileName: "a.tar", StagedKey: &key,
+		ArrivedOn: time.Now().UTC(), LocaleID: 1033, ExtendedMetadata: map[string]string{}, Source: "file", ModifiedOn: time.Now().UTC()}
+	if err := c.Interactions.CreateInteraction(ctx, up, false); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = NewID()
+	}
+	chats := func(from, to int) []Interaction {
+		var out []Interaction
+		for i := from; i < to; i++ {
+			ch := up
+			ch.ID, ch.UploadID, ch.MediaType, ch.Status, ch.FileName = ids[i], &up.ID, MediaProcessedChat, StatusReadyToSample, fmt.Sprintf("a.tar/%d.json", i)
+			out = append(out, ch)
+		}
+		return out
+	}
+	commit := func(o UploadOutcome) {
+		t.Helper()
+		if _, err := c.Interactions.ClaimPending(ctx, "w", []string{MediaChat}, 1, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		o.Upload = up
+		if err := c.Interactions.CommitIngest(ctx, IngestCommit{RunID: NewID(), Owner: "w", Outcomes: []UploadOutcome{o}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := func(wantStatus string, want int) {
+		t.Helper()
+		got, err := c.Interactions.ChatIDs(ctx, org.ID, up.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := c.Interactions.Interaction(ctx, org.ID, up.ID)
+		if err != nil || it.Status != wantStatus || len(got) != want {
+			t.Fatalf("the upload is %s with %d chats (%v), want %s with %d", it.Status, len(got), err, wantStatus, want)
+		}
+	}
+	commit(UploadOutcome{Status: StatusReadyToSample, Partial: true, Children: chats(0, 2)})
+	listed(StatusProcessing, 2)
+	commit(UploadOutcome{Status: StatusReadyToSample, Partial: true, Appends: true, Children: chats(2, 4)})
+	listed(StatusProcessing, 4)
+	commit(UploadOutcome{Status: StatusReadyToSample, Appends: true, Children: chats(4, 5), Failures: []string{"skipped x: a link"}})
+	listed(StatusReadyToSample, 5)
+
+	if _, err := c.db.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, up.ID); err != nil {
+		t.Fatal(err)
+	}
+	commit(UploadOutcome{Status: StatusReadyToSample, Partial: true, Children: chats(0, 2)})
+	listed(StatusProcessing, 2)
+}

@@ -56,6 +56,13 @@ type UploadOutcome struct {
 	// Children are the ProcessedChat records of an archive, each with its
 	// status and (in ProcessFailures) its failure.
 	Children []Interaction
+	// Partial: Children are one part of an archive too large to hold at
+	// once. The upload stays claimed and its own record as it was; later
+	// parts and its final outcome follow, each with Appends.
+	Partial bool
+	// Appends: this run committed earlier parts of the upload; Children add
+	// to theirs instead of replacing the upload's chats.
+	Appends bool
 }
 
 // IngestCommit is everything one ingest batch commits at once.
@@ -78,7 +85,8 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 // CommitIngest makes a batch visible in one transaction: it replaces the
 // archives' chat records, records failures, moves statuses and, last,
 // registers the lake files. Before it, nothing of the batch is visible; after it,
-// all of it. A re-run replaces an upload's chats and current lake rows.
+// all of it. A re-run replaces an upload's chats and current lake rows: an
+// archive committed in parts replaces them with its first part.
 func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) error {
 	var written []LakeFile
 	defer func() { c.manifest.invalidate(orgsOf(written)...) }()
@@ -103,7 +111,7 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		// (nothing replaces them, and their rows are still in the lake).
 		replaced := []string{}
 		for _, o := range ic.Outcomes {
-			if o.Status != StatusFailedToProcess || len(o.Children) > 0 {
+			if !o.Appends && (o.Status != StatusFailedToProcess || len(o.Children) > 0) {
 				replaced = append(replaced, o.Upload.ID)
 			}
 		}
@@ -139,6 +147,9 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 			return err
 		}
 		for _, o := range ic.Outcomes {
+			if o.Partial {
+				continue
+			}
 			var run *string
 			if o.Conversation && o.Status != StatusFailedToProcess {
 				run = &ic.RunID

@@ -12,7 +12,7 @@ import (
 func recordStagedDeletions(ctx context.Context, tx *sql.Tx, outcomes []UploadOutcome) error {
 	var ids []string
 	for _, o := range outcomes {
-		if o.Status != StatusFailedToProcess {
+		if o.Status != StatusFailedToProcess && !o.Partial {
 			ids = append(ids, o.Upload.ID)
 		}
 	}

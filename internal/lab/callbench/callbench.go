@@ -197,7 +197,7 @@ func segmentsOf(ctx context.Context, proc pipeline.Calls, wav []byte) ([]lake.Se
 	up := catalog.Interaction{ID: catalog.NewID(), OrgID: "bench", MediaType: catalog.MediaAudio, FileName: key, StagedKey: &key,
 		LocaleID: 1033, ArrivedOn: time.Now(), ExtendedMetadata: map[string]string{}}
 	open := func(context.Context, string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(wav)), nil }
-	out, err := proc.Process(ctx, up, "bench", open)
+	out, err := proc.Process(ctx, up, "bench", open, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/earshot/earshot/internal/invalid"
+	"github.com/earshot/earshot/internal/lab/memwatch"
 	"github.com/earshot/earshot/pipeline/analysis"
 )
 
@@ -336,10 +337,10 @@ func TestReadLabelledLimit(t *testing.T) {
 	}
 }
 
-// A gzip bomb through the console's limits: refused, with what reading it
-// allocated logged (docs/perf).
+// A gzip bomb through the console's limits: refused, with the memory
+// reading it took logged (docs/perf). Not parallel: the resident set is
+// the process's.
 func TestLabelledGzipBomb(t *testing.T) {
-	t.Parallel()
 	line := []byte(`{"text":"I would like to book a table for two.","labels":["Restaurants"]}` + "\n")
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
@@ -349,13 +350,13 @@ func TestLabelledGzipBomb(t *testing.T) {
 		zw.Write(chunk)
 	}
 	zw.Close()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
+	runtime.GC()
+	stop := memwatch.Start()
 	_, err := ReadLabelled(bytes.NewReader(gz.Bytes()), MaxUploadedLabelled)
-	runtime.ReadMemStats(&after)
+	peak := stop()
 	if err == nil {
 		t.Fatal("a gzip bomb was read")
 	}
-	t.Logf("a %d KiB gzip expanding to %d MiB: %v; %d MiB allocated while reading it",
-		gz.Len()>>10, expanded>>20, err, (after.TotalAlloc-before.TotalAlloc)>>20)
+	t.Logf("a %d KiB gzip expanding to %d MiB: %v; peak resident memory %.0f MiB over the %.0f MiB before",
+		gz.Len()>>10, expanded>>20, err, peak.Growth, peak.Resident-peak.Growth)
 }

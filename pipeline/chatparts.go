@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+
+	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+// slot is one archive entry on its way to a chat record and its rows.
+type slot struct {
+	entry archive.Entry
+	child catalog.Interaction
+	rows  lake.Batch
+	part  *part
+}
+
+// part is a run of an archive's chats in archive order, committed together.
+type part struct {
+	slots []*slot
+	// parsed is done when every slot has its record and rows.
+	parsed sync.WaitGroup
+}
+
+// result is the part's records and rows, in archive order.
+func (pt *part) result(up catalog.Interaction) Result {
+	var nConvs, nSegs int
+	for _, sl := range pt.slots {
+		nConvs += len(sl.rows.Conversations)
+		nSegs += len(sl.rows.Segments)
+	}
+	// Sized once: a part has tens of thousands of segments.
+	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample, Children: make([]catalog.Interaction, 0, len(pt.slots))}}
+	res.Batch.Conversations = make([]lake.Conversation, 0, nConvs)
+	res.Batch.Segments = make([]lake.Segment, 0, nSegs)
+	for _, sl := range pt.slots {
+		res.Outcome.Children = append(res.Outcome.Children, sl.child)
+		res.Batch.Conversations = append(res.Batch.Conversations, sl.rows.Conversations...)
+		res.Batch.Segments = append(res.Batch.Segments, sl.rows.Segments...)
+	}
+	return res
+}
+
+// partCommitter commits an archive's full parts in order, one at a time,
+// while the reader goes on with the next: at most one part waits, so an
+// archive holds the memory of about three parts whatever its size.
+type partCommitter struct {
+	queue  chan *part
+	done   chan error
+	handed int // parts handed over
+}
+
+// newPartCommitter starts committing the parts handed to it with commit;
+// the first failure is passed to fail and the parts after it are dropped.
+func newPartCommitter(ctx context.Context, up catalog.Interaction, commit Parts, fail context.CancelCauseFunc) *partCommitter {
+	pc := &partCommitter{queue: make(chan *part, 1), done: make(chan error, 1)}
+	go func() {
+		var err error
+		appends := false
+		for pt := range pc.queue {
+			pt.parsed.Wait()
+			if err != nil {
+				continue
+			}
+			part := pt.result(up)
+			part.Outcome.Partial, part.Outcome.Appends = true, appends
+			if err = commit(ctx, part); err != nil {
+				fail(err)
+			}
+			appends = true
+		}
+		pc.done <- err
+	}()
+	return pc
+}
+
+// hand queues a full part; it blocks while another one waits.
+func (pc *partCommitter) hand(pt *part) {
+	pc.handed++
+	pc.queue <- pt
+}
+
+// wait waits until every handed part is committed, and tells the first
+// failure.
+func (pc *partCommitter) wait() error {
+	close(pc.queue)
+	return <-pc.done
+}
