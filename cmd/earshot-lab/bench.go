@@ -205,7 +205,7 @@ the calls whose number is gone whole from the redacted turns.`,
 			if err != nil {
 				return err
 			}
-			rows, changed, turns := piibench.Chats(dev)
+			report := piibench.Chats(dev)
 			var results []piibench.CallResult
 			if calls > 0 {
 				t, err := callbench.NewTranscriber(callbench.Config{Engine: sphinx.Engine{ModelDir: cfg.ASRModelDir}})
@@ -221,7 +221,7 @@ the calls whose number is gone whole from the redacted turns.`,
 					results = append(results, res)
 				}
 			}
-			piibench.WriteTable(c.OutOrStdout(), rows, changed, turns, results)
+			piibench.WriteTable(c.OutOrStdout(), report, results)
 			return nil
 		},
 	}

@@ -3,7 +3,8 @@
 // addresses put into customer turns, and on calls spoken by flite in which
 // the customer reads a card number out, transcribed by the real call
 // pipeline. It reports the share of what was put in that redaction
-// removes, and the turns it changed that held nothing.
+// removes (recall), how much of what it found was what was put there
+// (precision), and the turns it changed that held nothing.
 package piibench
 
 import (
@@ -35,12 +36,22 @@ var planted = map[string][]string{
 	"SSN":                      {"123-45-6789", "078 05 1120", "123456789", "one two three four five six seven eight nine"},
 	"email":                    {"jane.doe@example.com", "r.patel+bills@mail.example.org"},
 	"spoken email":             {"jane dot doe at example dot com", "r underscore patel at mail dot example dot org"},
+	"date of birth":            {"march six nineteen ninety five", "03/06/1995", "the 6th of March 1995", "July 14, 1988"},
+}
+
+// expected is the kind redaction should give each form: what a finding in
+// a planted sentence counts as right when it has.
+var expected = map[string]string{
+	"international phone": core.Phone, "exit-code phone": core.Phone, "UK or German national": core.Phone, "US phone": core.Phone,
+	"spoken phone": core.Phone, "card": core.Card, "card with expiry and CVV": core.Card, "SSN": core.SSN, "email": core.Email,
+	"spoken email": core.Email, "date of birth": core.DOB,
 }
 
 // plantedText is the sentence an item is given in.
 var plantedText = map[string]string{
 	"card with expiry and CVV": "My card is %s, it expires %s and the CVV is %s.",
 	"SSN":                      "My social security number is %s.",
+	"date of birth":            "My date of birth is %s.",
 }
 
 // lookAlikes are numbers shaped like personal data that are not: they
@@ -52,7 +63,7 @@ var lookAlikes = map[string][]string{
 
 // kinds in a fixed order.
 var kinds = []string{"international phone", "exit-code phone", "UK or German national", "US phone", "spoken phone", "card",
-	"card with expiry and CVV", "SSN", "email", "spoken email"}
+	"card with expiry and CVV", "SSN", "email", "spoken email", "date of birth"}
 
 // Row is one form's figures: how many were planted and redacted (for a
 // look-alike: kept as it was).
@@ -62,13 +73,32 @@ type Row struct {
 	LookAlike         bool
 }
 
+// Precision is one kind's findings in the planted sentences and the
+// look-alikes, and how many of them were of the form planted there.
+type Precision struct {
+	Kind           string
+	Found, Correct int
+}
+
+// ChatReport is what Chats measured.
+type ChatReport struct {
+	Rows      []Row
+	Precision []Precision
+	// Changed counts, by the kinds found, the dialogues' other turns that
+	// redaction changed (the dialogues hold data of their own:
+	// businesses' phone numbers), out of Turns.
+	Changed map[string]int
+	Turns   int
+}
+
 // Chats plants one item in the first customer turn of each dialogue, in
 // turn through the kinds and their items, redacts every turn, and counts
-// what was removed; changed counts, by the kinds found, the dialogues'
-// other turns that redaction changed (the dialogues hold data of their
-// own: businesses' phone numbers).
-func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, turns int) {
-	changed = map[string]int{}
+// what was removed (recall by form), what was found in the planted
+// sentences and the look-alikes (precision by kind), and the other turns
+// redaction changed.
+func Chats(dialogues []corpus.Dialogue) ChatReport {
+	rep := ChatReport{Changed: map[string]int{}}
+	found, correct := map[string]int{}, map[string]int{}
 	byKind := map[string]*Row{}
 	for _, k := range kinds {
 		byKind[k] = &Row{Kind: k}
@@ -101,16 +131,22 @@ func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, tur
 				if gone {
 					r.Redacted++
 				}
+				for _, f := range core.FindPII(sentence) {
+					found[f.Kind]++
+					if f.Kind == expected[kind] {
+						correct[f.Kind]++
+					}
+				}
 				continue
 			}
-			turns++
+			rep.Turns++
 			for _, f := range core.FindPII(text) {
-				changed[f.Kind]++
+				rep.Changed[f.Kind]++
 			}
 		}
 	}
 	for _, k := range kinds {
-		rows = append(rows, *byKind[k])
+		rep.Rows = append(rep.Rows, *byKind[k])
 	}
 	for _, k := range []string{"order number", "IMEI"} {
 		r := Row{Kind: k, LookAlike: true}
@@ -119,10 +155,16 @@ func Chats(dialogues []corpus.Dialogue) (rows []Row, changed map[string]int, tur
 			if out, _ := core.Redact(text); out == text {
 				r.Redacted++
 			}
+			for _, f := range core.FindPII(text) {
+				found[f.Kind]++
+			}
 		}
-		rows = append(rows, r)
+		rep.Rows = append(rep.Rows, r)
 	}
-	return rows, changed, turns
+	for _, k := range []string{core.Card, core.Phone, core.SSN, core.Email, core.DOB} {
+		rep.Precision = append(rep.Precision, Precision{Kind: k, Found: found[k], Correct: correct[k]})
+	}
+	return rep
 }
 
 // leaksDigits tells whether the redacted text still holds a run of four
@@ -195,6 +237,24 @@ type CallResult struct {
 	// DigitsLeft are the spoken digits of the card number left in the
 	// redacted turns, over all calls.
 	DigitsLeft int
+	// ContextWords are the words around the number that the recognizer
+	// heard ("by card please my card number is"), and ContextLost those
+	// of them that redaction took with it: its precision in calls.
+	ContextWords, ContextLost int
+}
+
+// contextWords are the customer's words around the card number.
+var contextWords = []string{"by", "card", "please", "my", "number", "is"}
+
+// wordCounts counts a text's words that are among list.
+func wordCounts(text string, list []string) map[string]int {
+	out := map[string]int{}
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		if w = strings.Trim(w, ".,"); slices.Contains(list, w) {
+			out[w]++
+		}
+	}
+	return out
 }
 
 // Calls synthesizes n calls in which the customer reads a card number
@@ -236,6 +296,11 @@ func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, te
 				continue
 			}
 			out, _ := core.Redact(s.Text)
+			heard, kept := wordCounts(s.Text, contextWords), wordCounts(out, contextWords)
+			for w, n := range heard {
+				res.ContextWords += n
+				res.ContextLost += max(n-kept[w], 0)
+			}
 			for _, w := range strings.Fields(out) {
 				if slices.Contains(digitWords, strings.ToLower(strings.Trim(w, ".,"))) || strings.ContainsAny(w, "0123456789") {
 					left++
@@ -260,31 +325,36 @@ func (r CallResult) rate() string {
 }
 
 // WriteTable prints the figures.
-func WriteTable(w io.Writer, rows []Row, changed map[string]int, turns int, calls []CallResult) {
+func WriteTable(w io.Writer, rep ChatReport, calls []CallResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sgd-dev chats, by form\tplanted\tredacted\tshare\t")
-	for _, r := range rows {
+	fmt.Fprintln(tw, "sgd-dev chats, by form\tplanted\tredacted (recall)\tshare\t")
+	for _, r := range rep.Rows {
 		if r.LookAlike {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", r.Kind, r.Planted, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Planted, 1)))
 	}
 	fmt.Fprintln(tw, "look-alikes (must stay)\tplanted\tkept\tshare\t")
-	for _, r := range rows {
+	for _, r := range rep.Rows {
 		if r.LookAlike {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", r.Kind, r.Planted, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Planted, 1)))
 		}
 	}
+	fmt.Fprintln(tw, "found in planted sentences and look-alikes, by kind\tfound\tof the form planted\tprecision\t")
+	for _, p := range rep.Precision {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f %%\t\n", p.Kind, p.Found, p.Correct, 100*float64(p.Correct)/float64(max(p.Found, 1)))
+	}
 	tw.Flush()
-	fmt.Fprintf(w, "found in the %d turns without planted data: %v (read them: the dialogues' own data, or false alarms)\n", turns, changed)
+	fmt.Fprintf(w, "found in the %d turns without planted data: %v (read them: the dialogues' own data, or false alarms)\n", rep.Turns, rep.Changed)
 	if len(calls) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "spoken card numbers (flite, PocketSphinx)\tcalls\tredacted whole\tshare\tdigits left\t")
+	fmt.Fprintln(tw, "spoken card numbers (flite, PocketSphinx)\tcalls\tredacted whole (recall)\tshare\tdigits left\twords around it kept (precision)\t")
 	for _, r := range calls {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f %%\t%d\t\n", r.rate(), r.Calls, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Calls, 1)), r.DigitsLeft)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f %%\t%d\t%d of %d\t\n", r.rate(), r.Calls, r.Redacted, 100*float64(r.Redacted)/float64(max(r.Calls, 1)), r.DigitsLeft,
+			r.ContextWords-r.ContextLost, r.ContextWords)
 	}
 	tw.Flush()
 }

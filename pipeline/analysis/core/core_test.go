@@ -295,6 +295,18 @@ func TestFindPII(t *testing.T) {
 		// A card's expiry date and security code go with it.
 		{"card 4111 1111 1111 1111 expires 04/27 and the CVV is 123", "card,card,card"},
 		{"4111111111111111 exp 4/2027 code 9876", "card,card,card"},
+		// A date named as a date of birth, said or written; other dates
+		// stay.
+		{"my date of birth is march six nineteen ninety five", "dob"},
+		{"I was born on the sixth of march nineteen ninety five.", "dob"},
+		{"DOB 03/06/1995", "dob"},
+		{"my birthday is March 6th, 1995 if you need it", "dob"},
+		{"date of birth: 1995-03-06", "dob"},
+		{"born in nineteen eighty", ""}, // a year alone
+		{"my birthday party is next week", ""},
+		{"born and raised in Ohio", ""},
+		{"I fly out on March 6, 1995 was a long time ago", ""},
+		{"the booking is for march sixth", ""},
 	} {
 		var kinds []string
 		for _, f := range FindPII(tt.text) {
@@ -320,6 +332,10 @@ func TestFindPII(t *testing.T) {
 	if got, ok := Redact("it's 4111 1111 1111 1111, expiry 04/27, security code 123, thanks"); !ok ||
 		got != "it's [card], expiry [card], security code [card], thanks" {
 		t.Fatalf("a card with its details: %q", got)
+	}
+	if got, ok := Redact("Sure, my date of birth is march six nineteen ninety five. Anything else?"); !ok ||
+		got != "Sure, my date of birth is [dob]. Anything else?" {
+		t.Fatalf("a date of birth: %q", got)
 	}
 	if got, ok := Redact("nothing here"); ok || got != "nothing here" {
 		t.Fatal(got)

@@ -12,9 +12,10 @@ const (
 	SSN   = "ssn"
 	Phone = "phone"
 	Email = "email"
+	DOB   = "dob"
 )
 
-var piiKinds = []string{Card, SSN, Phone, Email}
+var piiKinds = []string{Card, SSN, Phone, Email, DOB}
 
 // Finding is personal data found in a text, at bytes [Start, End).
 type Finding struct {
@@ -65,7 +66,7 @@ func digitRuns(text string) [][2]int {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // FindPII finds card numbers (Luhn-checked) and their details, social
-// security numbers, phone numbers and e-mail addresses. Spoken digits
+// security numbers, phone numbers, e-mail addresses and dates of birth. Spoken digits
 // ("four one five…") are read as digits first, so calls are covered as
 // chats are; a long spoken run is a card number though the recognizer got
 // some of it wrong.
@@ -82,6 +83,11 @@ func findPII(text string) (string, []Finding) {
 	for _, f := range spoken {
 		covered := slices.ContainsFunc(found, func(g Finding) bool { return g.Start < f.End && f.Start < g.End })
 		if !covered && !identifierBefore(rewritten[:f.Start]) {
+			found = append(found, f)
+		}
+	}
+	for _, f := range datesOfBirth(rewritten) {
+		if !slices.ContainsFunc(found, func(g Finding) bool { return g.Start < f.End && f.Start < g.End }) {
 			found = append(found, f)
 		}
 	}

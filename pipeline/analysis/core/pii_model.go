@@ -35,7 +35,7 @@ func compilePII(def *analysis.Object) (analysis.Engine, error) {
 			}
 		}
 		if !found {
-			return nil, analysis.Invalid("must be one of card, ssn, phone, email", "definition", "kinds", i)
+			return nil, analysis.Invalid("must be one of card, ssn, phone, email, dob", "definition", "kinds", i)
 		}
 	}
 	if p.speaker, err = speakerOf(def); err != nil {
@@ -97,6 +97,8 @@ func findInTurn(c *analysis.Conversation, i int) []Finding {
 	text := c.Turns[i].Text
 	switch {
 	case spokenRun(c.Normalized(), i):
+		return FindPII(text)
+	case mentionsBirth(text):
 		return FindPII(text)
 	case written(text) || strings.Contains(text, " dot ") || strings.Contains(text, " Dot "):
 		return findWritten(text)

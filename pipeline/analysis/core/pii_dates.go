@@ -1,0 +1,106 @@
+package core
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/earshot/earshot/pipeline/analysis/numbers"
+)
+
+// Dates of birth: a date is personal data when its sentence names it as
+// one ("my date of birth is march six nineteen ninety five", "DOB
+// 03/06/1995", "born on the 6th of March, 1995"); other dates (a
+// booking's, a delivery's) are what conversations are about and stay.
+
+// birthContext is what names the date after it as a date of birth, with
+// the words that may stand between ("is", "was", "on the").
+var birthContext = regexp.MustCompile(`(?i)\b(?:date\s+of\s+birth|birth\s*date|birthday|born|d\.?o\.?b)\b\.?(?:[\s:,-]|\b(?:is|was|it's|its|on|in|the)\b)*`)
+
+// monthWords are the months' names and abbreviations.
+var monthWords = setOf([]string{"january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
+
+// ordinalWords are the day ordinals a speaker says ("the sixth", "twenty
+// first").
+var ordinalWords = setOf([]string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+	"eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+	"twentieth", "thirtieth"})
+
+// numberWords are the words of a spoken number, without "and".
+var numberWords = setOf(numbers.Starters)
+
+func setOf(list []string) map[string]bool {
+	set := make(map[string]bool, len(list))
+	for _, w := range list {
+		set[w] = true
+	}
+	return set
+}
+
+// writtenDate is a token that is a date or part of one: 03/06/1995,
+// 1995-03-06, 6th, 1995.
+var writtenDate = regexp.MustCompile(`^(?:\d{1,4}(?:[/.-]\d{1,4}){0,2}|\d{1,2}(?:st|nd|rd|th))$`)
+
+// maxDateTokens bounds how far a date of birth reaches after its context.
+const maxDateTokens = 12
+
+// mentionsBirth is a glance for birthContext's words, which most turns
+// do not have.
+func mentionsBirth(text string) bool {
+	for _, w := range []string{"birth", "Birth", "BIRTH", "born", "Born", "BORN", "dob", "Dob", "DOB", "D.O.B", "d.o.b"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// datesOfBirth finds the dates that birthContext names.
+func datesOfBirth(text string) []Finding {
+	if !mentionsBirth(text) {
+		return nil
+	}
+	var out []Finding
+	for _, m := range birthContext.FindAllStringIndex(text, -1) {
+		if f, ok := dateAt(text, m[1]); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dateAt reads the date that starts at text[start:]: a run of date
+// tokens (months, ordinals, number words, digits, "of", "the"), which
+// holds a month and a number, or a written date.
+func dateAt(text string, start int) (Finding, bool) {
+	i, end := start, start
+	var month, number, written bool
+	for n := 0; n < maxDateTokens; n++ {
+		for i < len(text) && (text[i] == ' ' || text[i] == ',') {
+			i++
+		}
+		j := i
+		for j < len(text) && text[j] != ' ' && text[j] != ',' {
+			j++
+		}
+		tok := strings.ToLower(strings.TrimRight(text[i:j], ".?!;:"))
+		if tok == "" {
+			break
+		}
+		isMonth := monthWords[tok]
+		isNumber := numberWords[tok] || tok == "oh" || tok == "hundred" || ordinalWords[tok]
+		isWritten := writtenDate.MatchString(tok)
+		if !isMonth && !isNumber && !isWritten && tok != "of" && tok != "the" && tok != "and" {
+			break
+		}
+		month, number, written = month || isMonth, number || isNumber || isWritten, written || isWritten && strings.ContainsAny(tok, "/.-")
+		if tok != "of" && tok != "the" && tok != "and" {
+			end = i + len(strings.TrimRight(text[i:j], ".?!;:"))
+		}
+		i = j
+	}
+	if end == start || !(month && number || written) {
+		return Finding{}, false
+	}
+	return Finding{DOB, start, end}, true
+}
