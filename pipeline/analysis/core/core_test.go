@@ -347,6 +347,14 @@ func TestFindPII(t *testing.T) {
 	if res := eval(t, `{"model":"pii","kinds":["card"]}`, c); res.Value != "false" {
 		t.Fatalf("%+v", res)
 	}
+	// A date of birth is found when the classifier names the kind.
+	born := &analysis.Conversation{Turns: []analysis.Turn{{Speaker: "Customer", Text: "Olivia Nguyen, born March 7, 1999."}}}
+	if res := eval(t, `{"model":"pii"}`, born); res.Value != "false" {
+		t.Fatalf("without kinds: %+v", res)
+	}
+	if res := eval(t, `{"model":"pii","kinds":["dob"]}`, born); res.Value != "true" || res.Evidence[0].Text != "[dob]" {
+		t.Fatalf("with dob: %+v", res)
+	}
 }
 
 func TestCompileErrors(t *testing.T) {

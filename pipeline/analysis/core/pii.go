@@ -15,7 +15,14 @@ const (
 	DOB   = "dob"
 )
 
-var piiKinds = []string{Card, SSN, Phone, Email, DOB}
+// piiKinds are the kinds a pii classifier may name; defaultPIIKinds those
+// it finds when it names none (a date of birth is asked for in most
+// identity checks: a classifier finds it only when it names it, and
+// classifiers defined before it keep their meaning).
+var (
+	piiKinds        = []string{Card, SSN, Phone, Email, DOB}
+	defaultPIIKinds = []string{Card, SSN, Phone, Email}
+)
 
 // Finding is personal data found in a text, at bytes [Start, End).
 type Finding struct {

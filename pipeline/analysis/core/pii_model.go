@@ -25,7 +25,7 @@ func compilePII(def *analysis.Object) (analysis.Engine, error) {
 		return nil, err
 	}
 	if len(kinds) == 0 {
-		kinds = piiKinds
+		kinds = defaultPIIKinds
 	}
 	for i, k := range kinds {
 		found := false
