@@ -32,6 +32,12 @@ type BatchAnalyzer interface {
 	Analyze(ctx context.Context, b *lake.Batch) (failed int, err error)
 }
 
+// RecordingSilencer silences a call's recording where its transcript was
+// redacted (pipeline.Recordings).
+type RecordingSilencer interface {
+	Silence(ctx context.Context, r *pipeline.Result) error
+}
+
 // Queue is a kind of upload and how many of them a batch claims: many
 // chats (each takes milliseconds), few calls (each takes seconds to
 // minutes, and the batch must commit well within its lease).
@@ -58,6 +64,9 @@ type Ingest struct {
 	// Analyzer, when set, classifies what the processors produced, in the
 	// same worker and the same commit.
 	Analyzer BatchAnalyzer
+	// Recordings, when set, silences in a call's kept original what the
+	// Analyzer's redaction took out of its transcript, before the commit.
+	Recordings RecordingSilencer
 	// Originals, when set, deletes the staged originals each commit records
 	// as to be deleted (and any a crash left) after it.
 	Originals *StagedOriginals
@@ -339,6 +348,9 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 			}
 			if err == nil {
 				err = j.analyze(ctx, &r)
+			}
+			if err == nil && j.Recordings != nil {
+				err = j.Recordings.Silence(ctx, &r)
 			}
 			if err != nil {
 				return fail(err, pipeline.ClientReason(err)), false

@@ -51,9 +51,10 @@ func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
-		Analyzer: &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
-		Queues:   []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
-		Owner:    "test-worker", Workers: 2, Lease: time.Minute, Figures: reader, Log: log,
+		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
+		Recordings: pipeline.Recordings{Open: bucket.Get, Store: bucket, Privacy: cat.Settings},
+		Queues:     []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
+		Owner:      "test-worker", Workers: 2, Lease: time.Minute, Figures: reader, Log: log,
 	}
 	for _, edit := range edits {
 		edit(ingest)

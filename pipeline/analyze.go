@@ -187,6 +187,10 @@ func redact(s *lake.Segment) {
 	blankWords(s)
 }
 
+// RedactedWord stands in a redacted turn for each timed word that could
+// spell what was redacted.
+const RedactedWord = "[redacted]"
+
 // blankWords blanks a redacted turn's timed words that could spell what
 // was redacted: those that may be part of personal data (digits, spoken
 // digits), and those its text no longer holds (a spoken address's name),
@@ -199,7 +203,7 @@ func blankWords(s *lake.Segment) {
 	for i := range s.Words {
 		key := wordKey(s.Words[i].Word)
 		if core.PIIWord(s.Words[i].Word) || kept[key] == 0 {
-			s.Words[i].Word = "[redacted]"
+			s.Words[i].Word = RedactedWord
 			continue
 		}
 		kept[key]--

@@ -90,6 +90,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		Figures:    lk.reader,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions}, calls},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
+		Recordings: pipeline.Recordings{Open: bucket.Get, Store: bucket, Privacy: cat.Settings},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
 			{MediaTypes: []string{catalog.MediaAudio}, BatchSize: cfg.IngestAudioBatch},
