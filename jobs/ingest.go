@@ -105,10 +105,13 @@ type tally struct {
 	m  map[string]int64
 }
 
-func (t *tally) add(key string, n int64) {
+// merge adds counts to the tally's.
+func (t *tally) merge(counts map[string]int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.m[key] += n
+	for k, n := range counts {
+		t.m[k] += n
+	}
 }
 
 func (t *tally) get(key string) int64 {
@@ -124,7 +127,7 @@ func (j *Ingest) deleteOriginals(ctx context.Context, counts *tally) error {
 		return nil
 	}
 	n, err := j.Originals.Delete(ctx)
-	counts.add("originals_deleted", int64(n))
+	counts.merge(map[string]int64{"originals_deleted": int64(n)})
 	return err
 }
 
@@ -211,32 +214,34 @@ func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Re
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	counts.add("lake_files", int64(len(files)))
+	committed := map[string]int64{"lake_files": int64(len(files))}
 	for _, r := range results {
-		count(r, counts)
+		count(r, committed)
 	}
+	counts.merge(committed)
 	keepFigures(ctx, j.Figures, j.Log, files, &batch)
 	return nil
 }
 
-// count adds a committed result to the run's counts.
-func count(r pipeline.Result, counts *tally) {
-	counts.add("classifier_results", int64(len(r.Batch.ClassifierResults)))
-	counts.add("classifier_failures", int64(r.ClassifierFailures))
+// count adds what a committed result did to counts.
+func count(r pipeline.Result, counts map[string]int64) {
+	counts["classifier_results"] += int64(len(r.Batch.ClassifierResults))
+	counts["classifier_failures"] += int64(r.ClassifierFailures)
+	failed := r.Outcome.Status == catalog.StatusFailedToProcess
 	if !r.Outcome.Partial {
-		counts.add("uploads", 1)
-		if r.Outcome.Status == catalog.StatusFailedToProcess {
-			counts.add("uploads_failed", 1)
+		counts["uploads"]++
+		if failed {
+			counts["uploads_failed"]++
 		}
-		if r.Outcome.Conversation && r.Outcome.Status != catalog.StatusFailedToProcess {
-			counts.add("conversations", 1)
+		if r.Outcome.Conversation && !failed {
+			counts["conversations"]++
 		}
 	}
 	for _, ch := range r.Outcome.Children {
 		if ch.Status == catalog.StatusFailedToProcess {
-			counts.add("conversations_failed", 1)
+			counts["conversations_failed"]++
 		} else {
-			counts.add("conversations", 1)
+			counts["conversations"]++
 		}
 	}
 }

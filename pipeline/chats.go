@@ -124,8 +124,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		}()
 	}
 	cur := &part{}
-	read := 0
-	seen := map[string]bool{}
+	seen := map[string]bool{} // the chats' names: each is read once
 	onEntry := func(e archive.Entry) error {
 		if walkCtx.Err() != nil {
 			return context.Cause(walkCtx)
@@ -143,7 +142,6 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), part: cur}
 		cur.slots = append(cur.slots, sl)
 		cur.parsed.Add(1)
-		read++
 		work <- sl
 		if len(cur.slots) >= partSize && commit != nil {
 			parts.hand(cur)
@@ -170,8 +168,8 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	case partErr != nil:
 		return Result{}, ourFault(fmt.Errorf("the archive's chats could not all be committed: %w", partErr))
 	case err == nil:
-	case errors.Is(err, archive.ErrCorrupt) && read > 0:
-		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("the archive is damaged after its first %d files, which were read; the rest could not be: %v", read, err))
+	case errors.Is(err, archive.ErrCorrupt) && len(seen) > 0:
+		res.Outcome.Failures = append(res.Outcome.Failures, fmt.Sprintf("the archive is damaged after its first %d files, which were read; the rest could not be: %v", len(seen), err))
 	default:
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}

@@ -26,8 +26,12 @@ var ordinalWords = setOf([]string{"first", "second", "third", "fourth", "fifth",
 	"eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
 	"twentieth", "thirtieth"})
 
-// numberWords are the words of a spoken number, without "and".
-var numberWords = setOf(numbers.Starters)
+// numberWords are the words of a spoken number; dateJoiners the words
+// that may stand between a date's parts ("the sixth of march").
+var (
+	numberWords = setOf(numbers.Words)
+	dateJoiners = setOf([]string{"of", "the", "and"})
+)
 
 func setOf(list []string) map[string]bool {
 	set := make(map[string]bool, len(list))
@@ -83,20 +87,22 @@ func dateAt(text string, start int) (Finding, bool) {
 		for j < len(text) && text[j] != ' ' && text[j] != ',' {
 			j++
 		}
-		tok := strings.ToLower(strings.TrimRight(text[i:j], ".?!;:"))
+		word := strings.TrimRight(text[i:j], ".?!;:")
+		tok := strings.ToLower(word)
 		if tok == "" {
 			break
 		}
-		isMonth := monthWords[tok]
-		isNumber := numberWords[tok] || tok == "oh" || tok == "hundred" || ordinalWords[tok]
-		isWritten := writtenDate.MatchString(tok)
-		if !isMonth && !isNumber && !isWritten && tok != "of" && tok != "the" && tok != "and" {
+		if dateJoiners[tok] {
+			i = j
+			continue
+		}
+		isMonth, isWritten := monthWords[tok], writtenDate.MatchString(tok)
+		isNumber := numberWords[tok] || ordinalWords[tok] || isWritten
+		if !isMonth && !isNumber {
 			break
 		}
-		month, number, written = month || isMonth, number || isNumber || isWritten, written || isWritten && strings.ContainsAny(tok, "/.-")
-		if tok != "of" && tok != "the" && tok != "and" {
-			end = i + len(strings.TrimRight(text[i:j], ".?!;:"))
-		}
+		month, number, written = month || isMonth, number || isNumber, written || isWritten && strings.ContainsAny(tok, "/.-")
+		end = i + len(word)
 		i = j
 	}
 	if end == start || !(month && number || written) {
