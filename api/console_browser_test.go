@@ -171,9 +171,12 @@ func TestConsoleInABrowser(t *testing.T) {
 	tag := func(q, value int, module int) string {
 		return `input[name="q-` + form.Modules[module].Questions[q].ID + `"][value="` + form.Modules[module].Questions[q].Tags[value].ID + `"]`
 	}
-	text = do("#evaluation-status", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("ul.queue"),
-		chromedp.Click(`a[href="/console/evaluations/`+evaluation+`"]`), chromedp.WaitVisible("#evaluation-status"))
-	if text != "NotStarted" {
+	// The queue names the form, the agent and the conversation.
+	if row := strings.Join(strings.Fields(do("#evaluations tbody tr", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("#evaluations"))), " "); !strings.HasPrefix(row, "Evaluation 1 Call quality bo Ng "+billing+".json") {
+		t.Errorf("the queue's evaluation: %q", row)
+	}
+	text = do("#evaluation-status", chromedp.Click(`a[href="/console/evaluations/`+evaluation+`"]`), chromedp.WaitVisible("#evaluation-status"))
+	if text != "Not started" {
 		t.Fatalf("the evaluation opens %q", text)
 	}
 	browsertest.Accessible(t, ctx, "..", "evaluation")
@@ -289,15 +292,11 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(`button.seek[data-ms="`+strconv.FormatFloat(last, 'f', -1, 64)+`"]`)); err != nil {
 		t.Fatal(err)
 	}
-	var at []float64
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if at, err = chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.getElementById("player").currentTime, document.getElementById("player").paused ? 1 : 0]`)); err == nil && at[0] > last/1000 && at[1] == 0 {
-			break
-		}
+	playing := func() {
+		t.Helper()
+		browsertest.Until(t, ctx, fmt.Sprintf(`document.getElementById("player").currentTime > %v && !document.getElementById("player").paused`, last/1000), 15*time.Second)
 	}
-	if len(at) != 2 || at[0] < last/1000 || at[1] != 0 {
-		t.Fatalf("after clicking the line at %v ms the player is at %v s (paused %v)", last, at[0], at[1])
-	}
+	playing()
 	browsertest.Shoot(t, ctx, "screenshots", "call")
 	browsertest.Accessible(t, ctx, "..", "call")
 
@@ -306,5 +305,80 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 		.then(r => r.status + " " + r.headers.get("Content-Range") + " " + r.headers.get("Content-Type"))`, chromedp.EvalAwaitPromise))
 	if err != nil || status != "206 bytes 0-99/"+strconv.Itoa(len(call.WAV))+" audio/wav" {
 		t.Errorf("a range of the recording: %q (%v)", status, err)
+	}
+
+	// A reviewer evaluates beside the call: the evaluation's page has the
+	// recording, the transcript (a line plays from its time) and the
+	// results beside the form.
+	var form formView
+	json.Unmarshal(mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, qaForm), http.StatusCreated).Body.Bytes(), &form)
+	evaluation := mustStatus(t, e.jsonReq("POST", "/Evaluations", tok, map[string]any{"formId": form.ID, "conversationId": id, "analyst": "ada"}),
+		http.StatusCreated).id(t)
+	tag := func(module, q, value int) string {
+		return `input[name="q-` + form.Modules[module].Questions[q].ID + `"][value="` + form.Modules[module].Questions[q].Tags[value].ID + `"]`
+	}
+	apiEvaluation := func() map[string]any { return mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t) }
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("#evaluations"),
+		chromedp.Click(`a[href="/console/evaluations/`+evaluation+`"]`), chromedp.WaitVisible(".beside-call button.seek"),
+		chromedp.Click(`.beside-call button.seek[data-ms="`+strconv.FormatFloat(last, 'f', -1, 64)+`"]`)); err != nil {
+		t.Fatal(err)
+	}
+	playing()
+	// A submit with the required questions open is refused, naming them,
+	// and changes nothing.
+	refusal := browsertest.TextAfter(t, ctx, ".beside-form p.error", chromedp.Click(`button[value="submit"]`), chromedp.WaitVisible(".beside-form p.error"))
+	if !strings.Contains(refusal, "Greeted the customer?") || apiEvaluation()["status"] != "NotStarted" {
+		t.Errorf("a refused submit: %q, the evaluation %v", refusal, apiEvaluation()["status"])
+	}
+	// Answers are saved as drafts as they are given.
+	if err := chromedp.Do(ctx, chromedp.Click(tag(0, 0, 0))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Until(t, ctx, `document.getElementById("draft-status").textContent.startsWith("Draft saved")`, 10*time.Second)
+	if v := apiEvaluation(); v["status"] != "InProgress" {
+		t.Errorf("after a draft: %v", v["status"])
+	}
+	browsertest.Shoot(t, ctx, "screenshots", "review")
+	browsertest.Accessible(t, ctx, "..", "review")
+
+	// The session ends mid-form. The reviewer goes on and submits: the
+	// sign-in page says why; signed in again, the form is back with
+	// everything given, and the submit goes through.
+	if _, err := e.sql.Exec(`UPDATE sessions SET expires_on = created_on`); err != nil {
+		t.Fatal(err)
+	}
+	notes := `textarea[name="q-` + form.Modules[1].Questions[1].ID + `"]`
+	notice := browsertest.TextAfter(t, ctx, "p.notice", chromedp.Click(tag(1, 0, 1)), chromedp.SetValue(notes, "Escalate to billing."),
+		chromedp.SetValue("#summary", "Wants a table for two."), chromedp.Click(`button[value="submit"]`), chromedp.WaitVisible("p.notice"))
+	if !strings.Contains(notice, "session has ended") || apiEvaluation()["callSummary"] != "" {
+		t.Errorf("the submit after the session ended: %q; the evaluation %v", notice, apiEvaluation())
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ada"),
+		chromedp.SetValue("#password", "correct horse battery"), chromedp.Submit("#password"), chromedp.WaitVisible("#evaluation-form")); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Until(t, ctx, `document.getElementById("draft-status").textContent.startsWith("Restored")`, 10*time.Second)
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[String(document.querySelector('`+tag(0, 0, 0)+`').checked),
+		String(document.querySelector('`+tag(1, 0, 1)+`').checked), document.querySelector('`+notes+`').value, document.getElementById("summary").value]`))
+	if err != nil || strings.Join(kept, "|") != "true|true|Escalate to billing.|Wants a table for two." {
+		t.Fatalf("the form after signing in again: %q (%v)", kept, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(`button[value="submit"]`), chromedp.WaitNotPresent(`button[value="submit"]`)); err != nil {
+		t.Fatal(err)
+	}
+	var done evaluationBody
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).Body.Bytes(), &done)
+	answered := map[string]string{}
+	for _, q := range done.Questions {
+		for _, a := range q.Answers {
+			answered[q.QuestionText] = deref(a.FillInAnswerValue)
+			for _, tag := range a.AnswerTags {
+				answered[q.QuestionText] += tag.Tag.Value
+			}
+		}
+	}
+	if done.Status != "Completed" || deref(done.CallSummary) != "Wants a table for two." || answered["Greeted the customer?"] != "Yes" ||
+		answered["Resolved the issue?"] != "No" || answered["Notes"] != "Escalate to billing." {
+		t.Errorf("the evaluation submitted after signing in again: %s %v %v", done.Status, deref(done.CallSummary), answered)
 	}
 }

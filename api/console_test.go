@@ -44,7 +44,8 @@ func (e *testEnv) signInCookie(t *testing.T) *http.Cookie {
 func TestConsoleSignIn(t *testing.T) {
 	t.Parallel()
 	// Budgets that do not refill while the test runs.
-	e := newTestEnv(t, Options{SecretGuard: secretguard.NewWith(1.0/3600, secretguard.FailureBurst, 2)})
+	e := newTestEnv(t, Options{SecretGuard: secretguard.NewWith(1.0/3600, secretguard.FailureBurst, 2)},
+		func(d *Deps) { d.Console.PublicURL = "https://earshot.test" })
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
 	hash, _ := oauth.HashSecret("correct horse battery")

@@ -241,6 +241,9 @@ func New(deps Deps, opts Options) (*Server, error) {
 	if deps.Console != nil {
 		deps.Console.Reviews, deps.Console.Quality, deps.Console.Authoring = sh.reviews, sh.qa, sh.authoring
 		deps.Console.Secrets = s.guard
+		if deps.Console.PublicURL == "" {
+			deps.Console.PublicURL = opts.PublicURL
+		}
 		if err := deps.Console.Register(s.engine); err != nil {
 			return nil, fmt.Errorf("console: %w", err)
 		}

@@ -30,6 +30,7 @@ type People interface {
 	SignInState(ctx context.Context, orgName, userName string) (catalog.SignInState, error)
 	StartSession(ctx context.Context, s catalog.Session) error
 	Session(ctx context.Context, tokenHash string) (catalog.Session, error)
+	RenewSession(ctx context.Context, tokenHash string, expiresOn time.Time) error
 	EndSession(ctx context.Context, tokenHash string) error
 	User(ctx context.Context, orgID, id string) (catalog.User, error)
 	access.Directory
@@ -72,8 +73,15 @@ type Console struct {
 	// SSO, when set, offers sign-in through an OpenID Connect provider.
 	SSO *SSO
 	Log *slog.Logger
-	// SessionTTL is how long a session lasts; default 12 hours.
-	SessionTTL time.Duration
+	// SessionIdle ends a session that has not been used for this long
+	// (default 1 hour); SessionMax ends any session this long after its
+	// sign-in (default 12 hours).
+	SessionIdle, SessionMax time.Duration
+	// PublicURL is where browsers reach the server: its scheme decides
+	// whether the cookies are Secure. SecureCookies makes them Secure
+	// whatever it says.
+	PublicURL     string
+	SecureCookies bool
 	// Secrets guards the password checks (set by api.New: the guard of the
 	// token endpoint's client secrets too).
 	Secrets *secretguard.Guard
@@ -86,15 +94,18 @@ var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation"
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
-	if c.SessionTTL == 0 {
-		c.SessionTTL = 12 * time.Hour
+	if c.SessionIdle == 0 {
+		c.SessionIdle = time.Hour
+	}
+	if c.SessionMax == 0 {
+		c.SessionMax = 12 * time.Hour
 	}
 	if c.Secrets == nil {
 		c.Secrets = secretguard.New()
 	}
 	c.pages = map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.ParseFS(web.Templates, "templates/layout.html", "templates/"+name+".html")
+		t, err := template.ParseFS(web.Templates, "templates/layout.html", "templates/call.html", "templates/"+name+".html")
 		if err != nil {
 			return err
 		}
@@ -121,6 +132,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/queue", c.may(access.ReadResults), quality.queue)
 	in.GET("/evaluations/:id", c.may(access.ReadResults), quality.evaluation)
 	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
+	in.POST("/evaluations/:id/draft", c.may(access.PerformEvaluations), quality.draft)
 	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -25,7 +24,7 @@ type conversationRow struct {
 
 func rowOf(it catalog.Interaction) conversationRow {
 	return conversationRow{ID: it.Public(), Name: it.FileName, Arrived: it.ArrivedOn.Format("2006-01-02 15:04"), MediaType: it.MediaType,
-		Agent: agentName(it), Status: it.Status}
+		Agent: agentName(it), Status: statusLabel(it.Status)}
 }
 
 func agentName(it catalog.Interaction) string {
@@ -179,68 +178,36 @@ func (c *Console) resultOptions(ctx context.Context, org string) ([]resultOption
 	return out, nil
 }
 
-type turn struct {
-	At, Speaker, Class string
-	StartMs            int64
-	Parts              []part
+// conversation shows one conversation the viewer may see: its facts and
+// the call as a reviewer reads it (callOf). Any other id is the same
+// not-found page.
+func (c *Console) conversation(ctx *gin.Context) {
+	c.showConversation(ctx, http.StatusOK, "")
 }
 
-// conversation shows one conversation the viewer may see: its transcript
-// by speaker and time with the evidence of its classifiers' results
-// marked, the results, and a form to confirm or correct them. Any other
-// id is the same not-found page.
-func (c *Console) conversation(ctx *gin.Context) {
+// showConversation shows the path's conversation with why a change to it
+// was not made, if one was not.
+func (c *Console) showConversation(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
 	it, ok := c.visible(ctx, v)
 	if !ok {
 		return
 	}
 	row := rowOf(it)
-	data := struct {
+	call, err := c.callOf(ctx.Request.Context(), v, it, "")
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	if problem != "" {
+		call.Problem = problem
+	}
+	c.render(ctx, status, "conversation", struct {
 		page
 		conversationRow
 		ClientCallID string
-		Audio        bool
-		Turns        []turn
-		NoTranscript string
-		Results      []resultView
-		// MayReview offers the review form only to whom the permission
-		// model lets record one here (the change asks it again).
-		MayReview bool
-	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Audio: hasAudio(it),
-		MayReview: v.actor.RequireOn(access.RecordReviews, it.MediaType, it.HierarchyNodeID) == nil}
-	switch {
-	case it.LakeRunID == nil && it.Status == catalog.StatusFailedToProcess:
-		data.NoTranscript = "This conversation could not be processed."
-	case it.LakeRunID == nil:
-		data.NoTranscript = "This conversation is still being processed; its transcript will follow."
-	default:
-		segs, err := c.Transcripts.Transcript(ctx.Request.Context(), v.OrgID, it)
-		if err != nil {
-			c.failed(ctx, err)
-			return
-		}
-		results, err := c.Reviews.Outcomes(ctx.Request.Context(), v.actor, it)
-		if err != nil {
-			c.failed(ctx, err)
-			return
-		}
-		evidence := map[int][]string{} // turn → the spans found in it
-		for _, r := range results {
-			data.Results = append(data.Results, viewOf(r))
-			for _, s := range r.Evidence {
-				evidence[int(s.Turn)] = append(evidence[int(s.Turn)], s.Text)
-			}
-		}
-		for i, s := range segs {
-			data.Turns = append(data.Turns, turn{At: clock(s.StartMs), Speaker: s.Speaker, Class: strings.ToLower(s.Speaker),
-				StartMs: s.StartMs, Parts: marked(s.Text, evidence[i])})
-		}
-		if len(data.Turns) == 0 {
-			data.NoTranscript = "This conversation has no words."
-		}
-	}
-	c.render(ctx, http.StatusOK, "conversation", data)
+		Call         callView
+	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Call: call})
 }
 
 func clock(ms int64) string {

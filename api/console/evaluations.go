@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,17 +21,25 @@ import (
 // calls too (qa.Service): the console and PUT /Evaluations/{id}/Answers
 // decide and score alike.
 type Quality interface {
-	Assigned(ctx context.Context, actor access.Actor, limit int) ([]catalog.Evaluation, error)
-	Evaluation(ctx context.Context, actor access.Actor, id string) (catalog.Evaluation, *quality.Form, error)
+	Assigned(ctx context.Context, actor access.Actor, limit int) ([]qa.Assignment, error)
+	Described(ctx context.Context, actor access.Actor, id string) (qa.Assignment, *quality.Form, error)
 	Answer(ctx context.Context, actor access.Actor, id string, in qa.Answers) (catalog.Evaluation, error)
-	Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error)
+	SubmitAnswers(ctx context.Context, actor access.Actor, id string, in qa.Answers) (catalog.Evaluation, error)
 	Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error)
 	Waiting(ctx context.Context, actor access.Actor, limit int) ([]qa.Waiting, error)
 	WorkflowView(ctx context.Context, actor access.Actor, id string) (qa.WorkflowView, error)
 }
 
+// queueItem is an evaluation in a queue: what it is, of whose
+// conversation and when.
 type queueItem struct {
-	ID, Label, Status, Conversation string
+	ID, Label, Status, Form string
+	Conversation            conversationRow
+}
+
+func queueItemOf(a qa.Assignment) queueItem {
+	return queueItem{ID: a.Evaluation.ID, Label: "Evaluation " + itoa(a.Evaluation.Number), Status: statusLabel(a.Evaluation.Status),
+		Form: a.FormName, Conversation: rowOf(a.Conversation)}
 }
 
 // queue is the viewer's work: the evaluations assigned to them still
@@ -55,7 +64,7 @@ func (c *qualityPages) queue(ctx *gin.Context) {
 	}
 	var workflows []WorkflowItem
 	for _, w := range waiting {
-		workflows = append(workflows, WorkflowItem{ID: w.Workflow.ID, Name: w.TemplateName, Conversation: w.Workflow.ConversationID, Level: w.Workflow.CurrentLevel})
+		workflows = append(workflows, WorkflowItem{ID: w.Workflow.ID, Name: w.TemplateName, Conversation: w.Workflow.ConversationID, Level: w.Workflow.CurrentLevel + 1})
 	}
 	data := struct {
 		page
@@ -63,8 +72,8 @@ func (c *qualityPages) queue(ctx *gin.Context) {
 		Workflows     []WorkflowItem
 		Conversations []conversationRow
 	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}, Workflows: workflows}
-	for _, e := range assigned {
-		data.Evaluations = append(data.Evaluations, queueItem{ID: e.ID, Label: "Evaluation " + itoa(e.Number), Status: e.Status, Conversation: e.ConversationID})
+	for _, a := range assigned {
+		data.Evaluations = append(data.Evaluations, queueItemOf(a))
 	}
 	for _, it := range sampled {
 		data.Conversations = append(data.Conversations, rowOf(it))
@@ -86,8 +95,16 @@ func (c *qualityPages) evaluation(ctx *gin.Context) {
 
 func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem string) {
 	v := viewerFrom(ctx)
-	e, form, ok := c.loadEvaluation(ctx, v)
+	a, form, ok := c.loadEvaluation(ctx, v)
 	if !ok {
+		return
+	}
+	e := a.Evaluation
+	call, err := c.callOf(ctx.Request.Context(), v, a.Conversation, "/console/evaluations/"+e.ID)
+	if c.refused(ctx, v, err) {
+		return
+	} else if err != nil {
+		c.failed(ctx, err)
 		return
 	}
 	answers := map[string]catalog.EvaluationAnswer{}
@@ -100,13 +117,13 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 	}
 	data := struct {
 		page
-		ID, Label, Status, Conversation, Summary, Problem string
-		Score                                             string
-		Open                                              bool
-		Modules                                           []moduleView
-	}{page: page{Title: "Evaluation " + itoa(e.Number), Page: "queue", Viewer: v}, ID: e.ID, Label: "Evaluation " + itoa(e.Number),
-		Status: e.Status, Conversation: e.ConversationID, Summary: deref(e.CallSummary), Problem: problem,
-		Open: e.Status == catalog.EvaluationNotStarted || e.Status == catalog.EvaluationInProgress}
+		queueItem
+		StatusCode, Summary, Problem, Score string
+		Open                                bool
+		Modules                             []moduleView
+		Call                                callView
+	}{page: page{Title: "Evaluation " + itoa(e.Number), Page: "queue", Viewer: v}, queueItem: queueItemOf(a), StatusCode: e.Status,
+		Summary: deref(e.CallSummary), Problem: problem, Call: call, Open: slices.Contains(qa.OpenStatuses, e.Status)}
 	if e.Score != nil {
 		data.Score = fmt.Sprintf("%.1f %%", *e.Score)
 	}
@@ -127,14 +144,8 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 	c.render(ctx, status, "evaluation", data)
 }
 
-// answer saves the form's answers, and submits them when asked.
-func (c *qualityPages) answer(ctx *gin.Context) {
-	v := viewerFrom(ctx)
-	rc := ctx.Request.Context()
-	e, form, ok := c.loadEvaluation(ctx, v)
-	if !ok {
-		return
-	}
+// answersIn are the answers a form sent for the evaluation's questions.
+func answersIn(ctx *gin.Context, form *quality.Form) qa.Answers {
 	answers := []quality.Answer{}
 	for _, m := range form.Modules {
 		for _, q := range m.Questions {
@@ -149,9 +160,23 @@ func (c *qualityPages) answer(ctx *gin.Context) {
 		}
 	}
 	summary := strings.TrimSpace(ctx.PostForm("summary"))
-	_, err := c.Quality.Answer(rc, v.actor, e.ID, qa.Answers{Answers: answers, Summary: &summary})
-	if err == nil && ctx.PostForm("action") == "submit" {
-		_, err = c.Quality.Submit(rc, v.actor, e.ID, false)
+	return qa.Answers{Answers: answers, Summary: &summary}
+}
+
+// answer saves the form's answers, or submits them with them: a submit
+// refused (a required question open) saves nothing.
+func (c *qualityPages) answer(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	a, form, ok := c.loadEvaluation(ctx, v)
+	if !ok {
+		return
+	}
+	id, in := a.Evaluation.ID, answersIn(ctx, form)
+	var err error
+	if ctx.PostForm("action") == "submit" {
+		_, err = c.Quality.SubmitAnswers(ctx.Request.Context(), v.actor, id, in)
+	} else {
+		_, err = c.Quality.Answer(ctx.Request.Context(), v.actor, id, in)
 	}
 	mistake, isMistake := mistakeIn(err)
 	switch {
@@ -159,11 +184,41 @@ func (c *qualityPages) answer(ctx *gin.Context) {
 	case isMistake:
 		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+mistake)
 	case errors.Is(err, qa.ErrClosed):
-		c.showEvaluation(ctx, http.StatusConflict, "This evaluation was already submitted; its answers can no longer change.")
+		c.showEvaluation(ctx, http.StatusConflict, closedSentence)
 	case err != nil:
 		c.failed(ctx, err)
 	default:
-		ctx.Redirect(http.StatusSeeOther, "/console/evaluations/"+e.ID)
+		ctx.Redirect(http.StatusSeeOther, "/console/evaluations/"+id)
+	}
+}
+
+// closedSentence says why a submitted evaluation's answers did not change.
+const closedSentence = "This evaluation was already submitted; its answers can no longer change."
+
+// draft saves the answers given so far, as the page sends them in the
+// background while a reviewer works: 204, or the sentence of why not.
+func (c *qualityPages) draft(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	e, form, err := c.Quality.Described(ctx.Request.Context(), v.actor, ctx.Param("id"))
+	if err == nil {
+		_, err = c.Quality.Answer(ctx.Request.Context(), v.actor, e.Evaluation.ID, answersIn(ctx, form))
+	}
+	mistake, isMistake := mistakeIn(err)
+	var refused *access.Refused
+	switch {
+	case err == nil:
+		ctx.Status(http.StatusNoContent)
+	case isMistake:
+		ctx.String(http.StatusBadRequest, "Not saved: "+mistake)
+	case errors.Is(err, qa.ErrClosed):
+		ctx.String(http.StatusConflict, closedSentence)
+	case errors.As(err, &refused):
+		ctx.String(http.StatusForbidden, refused.Detail)
+	case errors.Is(err, catalog.ErrNotFound):
+		ctx.String(http.StatusNotFound, "No evaluation with this id exists that you may see.")
+	default:
+		c.Log.Error("console: a draft", "err", err)
+		ctx.String(http.StatusInternalServerError, "The draft could not be saved; it is kept in this browser.")
 	}
 }
 
@@ -171,9 +226,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // loadEvaluation reads the path's evaluation and its form, if the viewer
 // may see its conversation, else answers (not found, or a failure).
-func (c *qualityPages) loadEvaluation(ctx *gin.Context, v *viewer) (catalog.Evaluation, *quality.Form, bool) {
-	e, form, err := c.Quality.Evaluation(ctx.Request.Context(), v.actor, ctx.Param("id"))
-	return e, form, c.loaded(ctx, v, err)
+func (c *qualityPages) loadEvaluation(ctx *gin.Context, v *viewer) (qa.Assignment, *quality.Form, bool) {
+	a, form, err := c.Quality.Described(ctx.Request.Context(), v.actor, ctx.Param("id"))
+	return a, form, c.loaded(ctx, v, err)
 }
 
 // loaded answers a failed read of the path's object (not found, or a

@@ -114,7 +114,7 @@ func (c *Console) review(ctx *gin.Context) {
 		}
 	}
 	if len(review.Results) == 0 {
-		ctx.String(http.StatusBadRequest, "Choose Yes or No for at least one classifier to record a review.")
+		c.showConversation(ctx, http.StatusBadRequest, "Not recorded: choose Yes or No for at least one classifier.")
 		return
 	}
 	if _, err := c.Reviews.Record(ctx.Request.Context(), v.actor, it.ID, review); c.refused(ctx, v, err) {
@@ -123,7 +123,11 @@ func (c *Console) review(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
-	ctx.Redirect(http.StatusSeeOther, "/console/conversations/"+it.Public()+"#results")
+	back := "/console/conversations/" + it.Public()
+	if next := ctx.PostForm("next"); next != "" {
+		back = returnTo(next)
+	}
+	ctx.Redirect(http.StatusSeeOther, back+"#results")
 }
 
 // visible reads the path's conversation if the viewer may see it, else

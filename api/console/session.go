@@ -52,11 +52,26 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// setCookie sets a cookie of the console: Secure (browsers keep it on
-// http://localhost too), HttpOnly, SameSite=Strict, for /console.
-func setCookie(ctx *gin.Context, name, value string, maxAge int) {
+// setCookie sets a cookie of the console: HttpOnly, SameSite=Strict, for
+// /console, and Secure where the console is reached over https.
+func (c *Console) setCookie(ctx *gin.Context, name, value string, maxAge int) {
 	http.SetCookie(ctx.Writer, &http.Cookie{Name: name, Value: value, Path: "/console", MaxAge: maxAge,
-		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		Secure: c.secureCookies(ctx), HttpOnly: true, SameSite: http.SameSiteStrictMode})
+}
+
+// secureCookies tells whether the console's cookies are Secure: when its
+// public URL is https, when a setting says so (a TLS proxy in front of a
+// server whose public URL is not set), or when the request came over TLS.
+// Browsers keep Secure cookies over https only (and on localhost): a
+// plain-HTTP installation sets a public URL of http.
+func (c *Console) secureCookies(ctx *gin.Context) bool {
+	return c.SecureCookies || strings.HasPrefix(strings.ToLower(c.PublicURL), "https://") || overHTTPS(ctx)
+}
+
+// overHTTPS tells whether the browser reached the console over https,
+// directly or through a proxy that says so.
+func overHTTPS(ctx *gin.Context) bool {
+	return ctx.Request.TLS != nil || strings.EqualFold(ctx.GetHeader("X-Forwarded-Proto"), "https")
 }
 
 // sameOrigin refuses a change whose Origin (or Referer) names another
@@ -85,22 +100,45 @@ func tokensMatch(a, b string) bool {
 
 type signInData struct {
 	page
-	CSRF, Error, Organization, UserName string
-	SSO                                 string // the identity provider's name; "" when none is set up
+	CSRF, Error, Notice, Organization, UserName string
+	SSO                                         string // the identity provider's name; "" when none is set up
+	Next                                        string // the console page to return to once signed in
 }
 
-// signInPage shows the form.
+// sessionEnded is what the sign-in page says to whom a session ended on.
+const sessionEnded = "Your session has ended; sign in again to go on where you were. Answers you had not saved are kept in this browser and come back on the form."
+
+// signInPage shows the form (saying why when a session ended).
 func (c *Console) signInPage(ctx *gin.Context) {
-	c.signInAgain(ctx, http.StatusOK, "", "", "")
+	notice := ""
+	if ctx.Query("ended") != "" {
+		notice = sessionEnded
+	}
+	c.signInForm(ctx, http.StatusOK, signInData{Notice: notice})
 }
 
-// signInAgain shows the form, with a fresh CSRF token in its cookie, the
-// organization and user name typed, and why the last try failed.
+// signInAgain shows the form again, with the organization and user name
+// typed, and why the last try failed.
 func (c *Console) signInAgain(ctx *gin.Context, status int, org, userName, message string) {
-	token := randomToken()
-	setCookie(ctx, signInCookie, token, 3600)
-	c.render(ctx, status, "sign_in", signInData{page: page{Title: "Sign in"}, CSRF: token, Error: message, Organization: org, UserName: userName, SSO: c.ssoName()})
+	c.signInForm(ctx, status, signInData{Organization: org, UserName: userName, Error: message})
 }
+
+// signInForm shows the form with a fresh CSRF token in its cookie, and the
+// page to return to.
+func (c *Console) signInForm(ctx *gin.Context, status int, d signInData) {
+	d.CSRF = randomToken()
+	c.setCookie(ctx, signInCookie, d.CSRF, 3600)
+	d.page, d.SSO, d.Next = page{Title: "Sign in"}, c.ssoName(), returnTo(ctx.Request.FormValue("next"))
+	c.render(ctx, status, "sign_in", d)
+}
+
+// cookieDropped is why a sign-in came back without its form's cookie when
+// the browser could not keep it: a Secure cookie set over plain HTTP.
+const cookieDropped = "Your browser did not keep the sign-in cookie: this console's cookies are Secure (its public URL is https), " +
+	"and browsers keep them over https only. Open the console at its https address, or start a plain-HTTP installation with --public-url http://…"
+
+// formExpired is why a sign-in came back without the right CSRF token.
+const formExpired = "This sign-in form has expired or did not come from the console; try again."
 
 // badSignIn is the one answer to a wrong organization, user name or
 // password, so that it tells which of them exists to nobody.
@@ -114,12 +152,16 @@ const badSignIn = "The organization, user name or password is not right."
 // user out of the addresses it signs in from.
 func (c *Console) signIn(ctx *gin.Context) {
 	cookie, _ := ctx.Cookie(signInCookie)
-	if !sameOrigin(ctx) || !tokensMatch(cookie, ctx.PostForm("csrf")) {
-		csrfRefused(ctx)
-		return
-	}
 	org, name, password := strings.TrimSpace(ctx.PostForm("organization")), strings.TrimSpace(ctx.PostForm("username")), ctx.PostForm("password")
 	again := func(status int, message string) { c.signInAgain(ctx, status, org, name, message) }
+	switch {
+	case cookie == "" && c.secureCookies(ctx) && !overHTTPS(ctx):
+		again(http.StatusForbidden, cookieDropped)
+		return
+	case !sameOrigin(ctx) || !tokensMatch(cookie, ctx.PostForm("csrf")):
+		again(http.StatusForbidden, formExpired)
+		return
+	}
 	rc := ctx.Request.Context()
 	attempt, err := c.Secrets.Admit(rc, "user:"+strings.ToLower(org)+"/"+strings.ToLower(name), ctx.ClientIP())
 	if err != nil {
@@ -152,7 +194,7 @@ func (c *Console) signIn(ctx *gin.Context) {
 	}
 	attempt.Succeeded()
 	if c.startSession(ctx, st.User) {
-		ctx.Redirect(http.StatusSeeOther, "/console/conversations")
+		ctx.Redirect(http.StatusSeeOther, returnTo(ctx.PostForm("next")))
 	}
 }
 
@@ -174,13 +216,35 @@ func (c *Console) startSession(ctx *gin.Context, u catalog.User) bool {
 	token := randomToken()
 	now := time.Now().UTC()
 	if err := c.People.StartSession(ctx.Request.Context(), catalog.Session{TokenHash: hashToken(token), OrgID: u.OrgID, UserID: u.ID,
-		CSRF: randomToken(), CreatedOn: now, ExpiresOn: now.Add(c.SessionTTL)}); err != nil {
+		CSRF: randomToken(), CreatedOn: now, ExpiresOn: c.sessionEnd(now, now)}); err != nil {
 		c.failed(ctx, err)
 		return false
 	}
-	setCookie(ctx, signInCookie, "", -1)
-	setCookie(ctx, sessionCookie, token, int(c.SessionTTL.Seconds()))
+	c.setCookie(ctx, signInCookie, "", -1)
+	c.setCookie(ctx, sessionCookie, token, int(c.SessionMax.Seconds()))
 	return true
+}
+
+// sessionEnd is when a session started at created ends if it is last
+// used at now: an idle time later, and never past its maximum.
+func (c *Console) sessionEnd(created, now time.Time) time.Time {
+	end := now.Add(c.SessionIdle)
+	if limit := created.Add(c.SessionMax); end.After(limit) {
+		return limit
+	}
+	return end
+}
+
+// renewal is how often at most a session in use is renewed (a write).
+const renewal = time.Minute
+
+// renew moves a session's end on while it is used.
+func (c *Console) renew(ctx context.Context, s catalog.Session) error {
+	end := c.sessionEnd(s.CreatedOn, time.Now().UTC())
+	if end.Sub(s.ExpiresOn) < renewal {
+		return nil
+	}
+	return c.People.RenewSession(ctx, s.TokenHash, end)
 }
 
 // signedIn requires a live session of an active user, and on a change
@@ -190,11 +254,7 @@ func (c *Console) signedIn(ctx *gin.Context) {
 	token, _ := ctx.Cookie(sessionCookie)
 	v, err := c.viewerOf(ctx, token)
 	if errors.Is(err, catalog.ErrNotFound) {
-		if ctx.Request.Method == http.MethodGet {
-			ctx.Redirect(http.StatusSeeOther, "/console/sign-in")
-		} else {
-			ctx.String(http.StatusUnauthorized, "Your session has ended; sign in again.")
-		}
+		c.signInFirst(ctx)
 		ctx.Abort()
 		return
 	}
@@ -219,6 +279,9 @@ func (c *Console) viewerOf(ctx *gin.Context, token string) (*viewer, error) {
 	}
 	s, err := c.People.Session(ctx.Request.Context(), hashToken(token))
 	if err != nil {
+		return nil, err
+	}
+	if err := c.renew(ctx.Request.Context(), s); err != nil {
 		return nil, err
 	}
 	u, err := c.People.User(ctx.Request.Context(), s.OrgID, s.UserID)
@@ -250,6 +313,6 @@ func (c *Console) signOut(ctx *gin.Context) {
 		c.failed(ctx, err)
 		return
 	}
-	setCookie(ctx, sessionCookie, "", -1)
+	c.setCookie(ctx, sessionCookie, "", -1)
 	ctx.Redirect(http.StatusSeeOther, "/console/sign-in")
 }

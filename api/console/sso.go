@@ -81,6 +81,7 @@ const ssoCookie = "earshot_sso"
 // against stolen codes; and the organization chosen.
 type ssoFlight struct {
 	State, Nonce, Verifier, Organization string
+	Next                                 string // the console page to return to
 }
 
 // flightOf reads the flight cookie of a callback and checks the state the
@@ -112,10 +113,10 @@ func (c *Console) ssoStart(ctx *gin.Context) {
 		c.ssoRefused(ctx, http.StatusBadRequest, "", "Name your organization to sign in with "+c.SSO.Name+".")
 		return
 	}
-	f := ssoFlight{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Organization: org}
+	f := ssoFlight{State: randomToken(), Nonce: randomToken(), Verifier: oauth2.GenerateVerifier(), Organization: org, Next: returnTo(ctx.Query("next"))}
 	raw, _ := json.Marshal(f)
 	http.SetCookie(ctx.Writer, &http.Cookie{Name: ssoCookie, Value: base64.RawURLEncoding.EncodeToString(raw), Path: "/console/sso",
-		MaxAge: 600, Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		MaxAge: 600, Secure: c.secureCookies(ctx), HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	ctx.Redirect(http.StatusSeeOther, c.SSO.config.AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)))
 }
 
@@ -133,7 +134,7 @@ func (c *Console) ssoCallback(ctx *gin.Context) {
 		c.ssoRefused(ctx, http.StatusBadRequest, "", "This sign-in was not started here, or took too long. Try again.")
 		return
 	}
-	http.SetCookie(ctx.Writer, &http.Cookie{Name: ssoCookie, Value: "", Path: "/console/sso", MaxAge: -1, Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(ctx.Writer, &http.Cookie{Name: ssoCookie, Value: "", Path: "/console/sso", MaxAge: -1, Secure: c.secureCookies(ctx), HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	if e := ctx.Query("error"); e != "" {
 		c.ssoRefused(ctx, http.StatusUnauthorized, f.Organization, c.SSO.Name+" did not sign you in ("+e+").")
 		return
@@ -183,7 +184,10 @@ func (c *Console) ssoCallback(ctx *gin.Context) {
 	// provider's site, and would not send the Strict session cookie on a
 	// redirect of that navigation; a navigation from this page is
 	// same-site.
-	c.render(ctx, http.StatusOK, "signed_in", page{Title: "Signed in"})
+	c.render(ctx, http.StatusOK, "signed_in", struct {
+		page
+		Next string
+	}{page{Title: "Signed in"}, returnTo(f.Next)})
 }
 
 // ssoRefused shows the sign-in page with why.

@@ -26,23 +26,25 @@ type workflowPage struct {
 	Levels                               []levelView
 	Boss                                 quality.BossModule // the questions and the answers each allows
 	Answered                             []quality.BossQuestion
-	Current                              int  // the level awaiting completion
+	Current                              int  // the level awaiting completion, counted from 1
 	Last                                 bool // the current level is the last: it answers the boss module
 	MayComplete                          bool // the viewer may complete the current level
 }
 
-// levelView is a level: who may complete it, and once done, how.
+// levelView is a level: who may complete it, and once done, how. Number
+// counts levels from 1, as people do.
 type levelView struct {
 	qa.LevelView
 	Assignees string
+	Number    int
 }
 
 // workflowPageOf lays out a workflow for a viewer.
 func workflowPageOf(w qa.WorkflowView, v *viewer) workflowPage {
-	out := workflowPage{ID: w.ID, Name: w.Template.Name, Type: w.Template.WorkflowType, Status: w.Status,
-		Conversation: w.Conversation, Boss: w.Definition.BossModule, Current: w.CurrentLevel}
+	out := workflowPage{ID: w.ID, Name: w.Template.Name, Type: statusLabel(w.Template.WorkflowType), Status: statusLabel(w.Status),
+		Conversation: w.Conversation, Boss: w.Definition.BossModule, Current: w.CurrentLevel + 1}
 	for _, l := range w.Levels {
-		out.Levels = append(out.Levels, levelView{LevelView: l, Assignees: strings.Join(l.Assignees, ", ")})
+		out.Levels = append(out.Levels, levelView{LevelView: l, Assignees: strings.Join(l.Assignees, ", "), Number: l.Level + 1})
 	}
 	if w.Status == catalog.WorkflowOpen {
 		out.Last = w.CurrentLevel == len(w.Definition.Levels)-1
@@ -93,6 +95,10 @@ func (c *qualityPages) advance(ctx *gin.Context) {
 	}
 	outcome := ""
 	if ctx.PostForm("action") == "close" {
+		if ctx.PostForm("confirm-close") != "yes" {
+			c.showWorkflow(ctx, http.StatusBadRequest, "Not closed: tick “Close it without completing the levels left” to close the workflow.")
+			return
+		}
 		outcome = quality.CloseOutcome
 	}
 	_, err = c.Quality.Advance(rc, v.actor, w.ID, v.UserID, outcome, strings.TrimSpace(ctx.PostForm("notes")), boss)

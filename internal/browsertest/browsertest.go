@@ -127,3 +127,18 @@ func TextAfter(t testing.TB, ctx context.Context, sel string, steps ...chromedp.
 	}
 	return text
 }
+
+// Until waits for a JavaScript condition in the page to hold (the page's
+// scripts answer in their own time), failing the test after timeout.
+func Until(t testing.TB, ctx context.Context, condition string, timeout time.Duration) {
+	t.Helper()
+	var last error
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+condition+")"))
+		if err == nil && ok {
+			return
+		}
+		last = err
+	}
+	t.Fatalf("waited %s for %s (%v)", timeout, condition, last)
+}

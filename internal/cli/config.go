@@ -22,15 +22,21 @@ import (
 type Config struct {
 	DataDir string
 	// Catalog is the catalog's address; "" = sqlite://DATA/catalog.db.
-	Catalog        string
-	Addr           string
-	Bucket         string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
-	PublicURL      string // "" = http://ADDR
-	TokenTTL       time.Duration
-	RateLimit      float64
-	RateBurst      int
-	MaxUpload      string // human size, e.g. 2.5GB
-	TrustedProxies []string
+	Catalog   string
+	Addr      string
+	Bucket    string // file://DIR or gs://BUCKET/PREFIX; "" = file://DATA/bucket
+	PublicURL string // "" = http://ADDR
+	TokenTTL  time.Duration
+	// ConsoleIdle and ConsoleSessionMax end console sessions: one unused
+	// for ConsoleIdle, any ConsoleSessionMax after its sign-in.
+	ConsoleIdle, ConsoleSessionMax time.Duration
+	// ConsoleSecureCookies makes the console's cookies Secure whatever the
+	// public URL's scheme (a TLS proxy in front, no public URL set).
+	ConsoleSecureCookies bool
+	RateLimit            float64
+	RateBurst            int
+	MaxUpload            string // human size, e.g. 2.5GB
+	TrustedProxies       []string
 	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
 	SignedURLAllowHTTP bool
 	// SignedURLAllow are address ranges exempt from the guard (a trusted
@@ -87,32 +93,34 @@ const (
 
 func defaultConfig() Config {
 	return Config{
-		DataDir:          "./data",
-		Addr:             "127.0.0.1:8080",
-		TokenTTL:         time.Hour,
-		RateLimit:        50,
-		RateBurst:        100,
-		MaxUpload:        "2.5GB",
-		LogLevel:         "info",
-		Role:             roleAll,
-		ShutdownTimeout:  30 * time.Second,
-		SignedURLTimeout: 10 * time.Minute,
-		ScheduleIngest:   "@every 1m",
-		ScheduleCompact:  "0 2 * * *",
-		ScheduleSample:   "30 1 * * *",
-		ScheduleExport:   "30 2 * * *",
-		ScheduleEmit:     "@every 1m",
-		SampleRate:       0.05,
-		SampleSeed:       "earshot",
-		IngestWorkers:    2,
-		IngestBatch:      200,
-		IngestLease:      10 * time.Minute,
-		IngestAudioBatch: 4,
-		ASREngine:        engineSphinx,
-		ASRSherpaThreads: 1,
-		LLMTimeout:       60 * time.Second,
-		LLMRetries:       3,
-		LLMConcurrency:   4,
+		DataDir:           "./data",
+		Addr:              "127.0.0.1:8080",
+		TokenTTL:          time.Hour,
+		ConsoleIdle:       time.Hour,
+		ConsoleSessionMax: 12 * time.Hour,
+		RateLimit:         50,
+		RateBurst:         100,
+		MaxUpload:         "2.5GB",
+		LogLevel:          "info",
+		Role:              roleAll,
+		ShutdownTimeout:   30 * time.Second,
+		SignedURLTimeout:  10 * time.Minute,
+		ScheduleIngest:    "@every 1m",
+		ScheduleCompact:   "0 2 * * *",
+		ScheduleSample:    "30 1 * * *",
+		ScheduleExport:    "30 2 * * *",
+		ScheduleEmit:      "@every 1m",
+		SampleRate:        0.05,
+		SampleSeed:        "earshot",
+		IngestWorkers:     2,
+		IngestBatch:       200,
+		IngestLease:       10 * time.Minute,
+		IngestAudioBatch:  4,
+		ASREngine:         engineSphinx,
+		ASRSherpaThreads:  1,
+		LLMTimeout:        60 * time.Second,
+		LLMRetries:        3,
+		LLMConcurrency:    4,
 	}
 }
 
@@ -195,6 +203,9 @@ func (c *Config) validate() (maxUploadBytes int64, err error) {
 	n, err := humanize.ParseBytes(c.MaxUpload)
 	if err != nil || n == 0 {
 		return 0, fmt.Errorf("--max-upload %q: want a size such as 2.5GB or 500MiB", c.MaxUpload)
+	}
+	if c.ConsoleIdle < time.Minute || c.ConsoleSessionMax < c.ConsoleIdle || c.ConsoleSessionMax > 30*24*time.Hour {
+		return 0, fmt.Errorf("--console-idle %s, --console-session-max %s: want an idle time of 1m or more, and a maximum from it to 720h", c.ConsoleIdle, c.ConsoleSessionMax)
 	}
 	if c.TokenTTL < time.Minute || c.TokenTTL > 24*time.Hour {
 		return 0, fmt.Errorf("--token-ttl %s: want 1m to 24h", c.TokenTTL)

@@ -44,6 +44,9 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env EARSHOT_ADDR)")
 	f.StringVar(&cfg.PublicURL, "public-url", cfg.PublicURL, "base URL clients reach the API at, the tokens' issuer (default http://ADDR; env EARSHOT_PUBLIC_URL)")
 	f.DurationVar(&cfg.TokenTTL, "token-ttl", cfg.TokenTTL, "access token lifetime (env EARSHOT_TOKEN_TTL)")
+	f.DurationVar(&cfg.ConsoleIdle, "console-idle", cfg.ConsoleIdle, "a console session unused this long ends (env EARSHOT_CONSOLE_IDLE)")
+	f.DurationVar(&cfg.ConsoleSessionMax, "console-session-max", cfg.ConsoleSessionMax, "a console session ends this long after its sign-in, however active (env EARSHOT_CONSOLE_SESSION_MAX)")
+	f.BoolVar(&cfg.ConsoleSecureCookies, "console-secure-cookies", cfg.ConsoleSecureCookies, "Secure console cookies even when --public-url is http (a TLS proxy in front; env EARSHOT_CONSOLE_SECURE_COOKIES)")
 	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
 	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
 	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
@@ -200,7 +203,8 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 	st.Handler, err = api.New(api.Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,
 		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: lk.reader,
-			Figures: lk.reader, Searches: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log},
+			Figures: lk.reader, Searches: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log,
+			SessionIdle: cfg.ConsoleIdle, SessionMax: cfg.ConsoleSessionMax, SecureCookies: cfg.ConsoleSecureCookies},
 		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)

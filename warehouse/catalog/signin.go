@@ -86,6 +86,13 @@ func (c *PeopleStore) Session(ctx context.Context, tokenHash string) (Session, e
 	return s, err
 }
 
+// RenewSession moves a live session's end to expiresOn (a session in
+// use); an ended session stays ended.
+func (c *PeopleStore) RenewSession(ctx context.Context, tokenHash string, expiresOn time.Time) error {
+	_, err := c.db.ExecContext(ctx, `UPDATE sessions SET expires_on = ? WHERE token_hash = ? AND expires_on > ?`, stamp(expiresOn), tokenHash, now())
+	return err
+}
+
 // EndSession signs a session out (and sweeps the expired ones).
 func (c *PeopleStore) EndSession(ctx context.Context, tokenHash string) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {

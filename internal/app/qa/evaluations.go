@@ -33,11 +33,58 @@ func (s Service) Evaluation(ctx context.Context, actor access.Actor, id string) 
 	return list[0], form, err
 }
 
+// Assignment is an evaluation with what a reviewer knows it by: its
+// form's name and its conversation.
+type Assignment struct {
+	Evaluation   catalog.Evaluation
+	FormName     string
+	Conversation catalog.Interaction
+}
+
 // Assigned are the open evaluations assigned to the acting user, of
 // conversations it may read (at most limit).
-func (s Service) Assigned(ctx context.Context, actor access.Actor, limit int) ([]catalog.Evaluation, error) {
-	return s.Evaluations.Evaluations(ctx, actor.OrgID, catalog.EvaluationFilter{AnalystID: actor.UserID, Statuses: OpenStatuses,
+func (s Service) Assigned(ctx context.Context, actor access.Actor, limit int) ([]Assignment, error) {
+	list, err := s.Evaluations.Evaluations(ctx, actor.OrgID, catalog.EvaluationFilter{AnalystID: actor.UserID, Statuses: OpenStatuses,
 		Scope: actor.Scope(), Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	forms := map[string]string{} // form id → name
+	out := make([]Assignment, 0, len(list))
+	for _, e := range list {
+		a, err := s.described(ctx, actor.OrgID, e, forms)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Described is an evaluation the actor may read (as Evaluation) with its
+// form's name and its conversation.
+func (s Service) Described(ctx context.Context, actor access.Actor, id string) (Assignment, *quality.Form, error) {
+	e, form, err := s.Evaluation(ctx, actor, id)
+	if err != nil {
+		return Assignment{}, nil, err
+	}
+	a, err := s.described(ctx, actor.OrgID, e, map[string]string{})
+	return a, form, err
+}
+
+// described reads an evaluation's form name (from names, which it fills)
+// and conversation.
+func (s Service) described(ctx context.Context, orgID string, e catalog.Evaluation, names map[string]string) (Assignment, error) {
+	name, ok := names[e.FormID]
+	if !ok {
+		f, err := s.Evaluations.Form(ctx, orgID, e.FormID)
+		if err != nil {
+			return Assignment{}, err
+		}
+		name, names[e.FormID] = f.Name, f.Name
+	}
+	it, err := s.Conversations.Interaction(ctx, orgID, e.ConversationID)
+	return Assignment{Evaluation: e, FormName: name, Conversation: it}, err
 }
 
 // Answers are what answering an evaluation saves: all its answers
@@ -64,6 +111,27 @@ func (s Service) Answer(ctx context.Context, actor access.Actor, id string, in A
 func (s Service) Submit(ctx context.Context, actor access.Actor, id string, noValue bool) (catalog.Evaluation, error) {
 	return s.change(ctx, actor, id, func(form *quality.Form, e catalog.Evaluation) (catalog.EvaluationChange, error) {
 		return submitChange(form, e, noValue)
+	})
+}
+
+// SubmitAnswers saves an evaluation's answers and submits it at once:
+// Completed when they answer every required question, else an
+// *invalid.Field naming the open ones and nothing is saved.
+func (s Service) SubmitAnswers(ctx context.Context, actor access.Actor, id string, in Answers) (catalog.Evaluation, error) {
+	return s.change(ctx, actor, id, func(form *quality.Form, e catalog.Evaluation) (catalog.EvaluationChange, error) {
+		change, err := answerChange(form, in)
+		if err != nil {
+			return change, err
+		}
+		if change.Answers != nil {
+			e.Answers = change.Answers
+		}
+		submitted, err := submitChange(form, e, false)
+		if err != nil {
+			return submitted, err
+		}
+		change.Status, change.Submitted = submitted.Status, true
+		return change, nil
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/earshot/earshot/internal/app/access"
@@ -161,6 +162,27 @@ func TestEvaluationRules(t *testing.T) {
 	s.eval.Status = catalog.EvaluationCompleted
 	if _, err := (Service{Conversations: s, Evaluations: s}).Submit(ctx, user(t, "ann", "Analyst"), s.eval.ID, false); !errors.Is(err, ErrClosed) {
 		t.Errorf("submitting a completed evaluation: %v", err)
+	}
+}
+
+// Submitting answers at once is all or nothing: a required question left
+// open refuses the submit and saves none of the answers (the evaluation
+// stays NotStarted); answered, they are saved and submitted together.
+func TestSubmitAnswersIsWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStore()
+	s.form.Modules[0].Questions[0].Required = true
+	s.form.Modules[0].Questions = append(s.form.Modules[0].Questions, quality.Question{ID: "note", Text: "Note", Type: quality.TypeFillIn})
+	svc := Service{Conversations: s, Evaluations: s}
+	note := "A note."
+	_, err := svc.SubmitAnswers(ctx, user(t, "ann", "Analyst"), s.eval.ID, Answers{Answers: []quality.Answer{{QuestionID: "note", FillIn: &note}}})
+	if !isField(err) || !strings.Contains(err.Error(), "Q?") || s.saved != 0 || s.eval.Status != catalog.EvaluationNotStarted {
+		t.Fatalf("a submit with the required question open: %v, %d saved, %s", err, s.saved, s.eval.Status)
+	}
+	if _, err := svc.SubmitAnswers(ctx, user(t, "ann", "Analyst"), s.eval.ID, Answers{Answers: []quality.Answer{{QuestionID: "q", TagIDs: []string{"yes"}}}}); err != nil ||
+		s.saved != 1 || s.eval.Status != catalog.EvaluationCompleted {
+		t.Fatalf("a complete submit: %v, %d saved, %s", err, s.saved, s.eval.Status)
 	}
 }
 
