@@ -20,8 +20,9 @@ var oneBrowser = make(chan struct{}, 1)
 
 // Browser starts a headless Chromium with the flags this network needs
 // (no background connections) and a fresh profile, for the test's
-// lifetime. EARSHOT_CHROMIUM names another browser than /usr/bin/chromium.
-func Browser(t testing.TB) context.Context {
+// lifetime, with the extra options given. EARSHOT_CHROMIUM names another
+// browser than /usr/bin/chromium.
+func Browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := os.Getenv("EARSHOT_CHROMIUM")
 	if path == "" {
@@ -38,6 +39,7 @@ func Browser(t testing.TB) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()))
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
@@ -126,6 +128,13 @@ func TextAfter(t testing.TB, ctx context.Context, sel string, steps ...chromedp.
 		t.Fatal(err)
 	}
 	return text
+}
+
+// Resolve makes the browser reach host at this machine's loopback
+// address: a site of its own name, not localhost, which browsers treat as
+// any other site reached over plain HTTP.
+func Resolve(host string) chromedp.ExecAllocatorOption {
+	return chromedp.Flag("host-resolver-rules", "MAP "+host+" 127.0.0.1")
 }
 
 // Until waits for a JavaScript condition in the page to hold (the page's
