@@ -151,3 +151,34 @@ func sentenceOf(page string) string {
 	line, _, _ := strings.Cut(after, "</")
 	return regexp.MustCompile(`[0-9]+`).ReplaceAllString(line, "N")
 }
+
+// Addresses without a session or without a page: / leads to the console,
+// an unknown console address is the console's not-found page (the API's
+// JSON elsewhere), a page asked for leads to sign-in and back, a form sent
+// after its session ended leads to sign-in and back to the page it came
+// from, and a background save gets a 401 its page can tell.
+func TestConsoleAddresses(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	for _, tc := range []struct {
+		method, path   string
+		header         http.Header
+		status         int
+		location, body string
+	}{
+		{"GET", "/", nil, http.StatusSeeOther, "/console", ""},
+		{"GET", "/console/nope", nil, http.StatusNotFound, "", "No page of the console is at this address."},
+		{"GET", "/nope", nil, http.StatusNotFound, "", `"status":404`},
+		{"GET", "/console/evaluations/e1?x=1", nil, http.StatusSeeOther, "/console/sign-in?next=%2Fconsole%2Fevaluations%2Fe1%3Fx%3D1", ""},
+		{"POST", "/console/evaluations/e1", http.Header{"Sec-Fetch-Mode": {"navigate"}, "Referer": {"http://example.com/console/evaluations/e1"}},
+			http.StatusSeeOther, "/console/sign-in?ended=1&next=%2Fconsole%2Fevaluations%2Fe1", ""},
+		{"POST", "/console/evaluations/e1", http.Header{"Referer": {"http://elsewhere.example/console/x"}},
+			http.StatusSeeOther, "/console/sign-in?ended=1&next=%2Fconsole%2Fevaluations%2Fe1", ""},
+		{"POST", "/console/evaluations/e1/draft", http.Header{"Sec-Fetch-Mode": {"cors"}}, http.StatusUnauthorized, "", "Your session has ended"},
+	} {
+		r := e.do(tc.method, tc.path, nil, tc.header)
+		if r.Code != tc.status || r.Header().Get("Location") != tc.location || !strings.Contains(r.Body.String(), tc.body) {
+			t.Errorf("%s %s: %d %q %q", tc.method, tc.path, r.Code, r.Header().Get("Location"), r.Body.String())
+		}
+	}
+}

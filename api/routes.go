@@ -3,6 +3,7 @@ package api
 import (
 	"cmp"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -23,6 +24,10 @@ func (s *Server) routes() *gin.Engine {
 	e.Use(requestID(), accessLog(s.deps.Logger, metrics), recovery(s.deps.Logger),
 		paced(cmp.Or(s.opts.UnauthenticatedPace, defaultUnauthenticatedPace), cmp.Or(s.opts.AuthenticatedPace, defaultAuthenticatedPace)))
 	e.NoRoute(func(c *gin.Context) {
+		if s.deps.Console != nil && strings.HasPrefix(c.Request.URL.Path, "/console/") {
+			s.deps.Console.Unknown(c)
+			return
+		}
 		problem.Write(c, problem.New(http.StatusNotFound, "No operation exists at "+c.Request.Method+" "+c.Request.URL.Path+"; see /swagger/v1/swagger.json for the operations this server offers."))
 	})
 	e.NoMethod(func(c *gin.Context) {

@@ -115,6 +115,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	if err != nil {
 		return err
 	}
+	r.GET("/", func(ctx *gin.Context) { ctx.Redirect(http.StatusSeeOther, "/console") })
 	g := r.Group("/console", c.securityHeaders)
 	g.StaticFS("/static", http.FS(static))
 	g.GET("", func(ctx *gin.Context) { ctx.Redirect(http.StatusSeeOther, "/console/conversations") })
@@ -147,11 +148,22 @@ func (c *Console) Register(r gin.IRouter) error {
 	return nil
 }
 
+// Unknown answers an address under /console that is no page of it.
+func (c *Console) Unknown(ctx *gin.Context) {
+	c.setSecurityHeaders(ctx)
+	c.refuse(ctx, http.StatusNotFound, nil, "Not found", "No page of the console is at this address.")
+}
+
 // securityHeaders keep the pages in their own origin: no framing, no
 // script or style from elsewhere, no referrer beyond it. Forms may lead
 // to the identity provider alone besides (the single sign-on form's
 // redirect, which form-action governs too).
 func (c *Console) securityHeaders(ctx *gin.Context) {
+	c.setSecurityHeaders(ctx)
+	ctx.Next()
+}
+
+func (c *Console) setSecurityHeaders(ctx *gin.Context) {
 	h := ctx.Writer.Header()
 	forms := "'self'"
 	if c.SSO != nil {
@@ -163,7 +175,6 @@ func (c *Console) securityHeaders(ctx *gin.Context) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	ctx.Next()
 }
 
 // The pages of quality work and of classifier authoring are their own

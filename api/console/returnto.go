@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -17,7 +18,7 @@ const home = "/console/conversations"
 func returnTo(next string) string {
 	u, err := url.Parse(next)
 	if err != nil || next == "" || u.Scheme != "" || u.Host != "" || u.User != nil || strings.ContainsAny(next, "\\\r\n") ||
-		strings.HasPrefix(next, "//") || (u.Path != "/console" && !strings.HasPrefix(u.Path, "/console/")) ||
+		strings.HasPrefix(next, "//") || path.Clean(u.Path) != u.Path || !strings.HasPrefix(u.Path, "/console/") ||
 		strings.HasPrefix(u.Path, "/console/sign-") || strings.HasPrefix(u.Path, "/console/sso") {
 		return home
 	}
