@@ -117,7 +117,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	// By team and agent: the customer's one turn, negative.
 	mood := fmt.Sprintf("%.2f", core.Compound("My bill is wrong."))
-	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 " + mood + " 100.0 %", "#agents-table tbody": "A100 1 " + mood + " 100.0 %"} {
+	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 100.0 % " + mood + " 100.0 %", "#agents-table tbody": "A100 1 100.0 % " + mood + " 100.0 %"} {
 		if got := strings.Join(strings.Fields(do(sel)), " "); got != want {
 			t.Errorf("%s: %q, want %q", sel, got, want)
 		}

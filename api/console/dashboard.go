@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -55,6 +56,24 @@ type rateRow struct {
 	Name            string
 	Hits, Evaluated int64
 	Rate            string
+}
+
+// zeroFilled are the days of a range, each with its figures or none: a
+// day without conversations is a day on the charts too.
+func zeroFilled(days []results.Day, start, end time.Time) []results.Day {
+	at := map[string]results.Day{}
+	for _, d := range days {
+		at[d.Date.Format(time.DateOnly)] = d
+	}
+	var out []results.Day
+	for day := start.UTC().Truncate(24 * time.Hour); !day.After(end); day = day.AddDate(0, 0, 1) {
+		d, ok := at[day.Format(time.DateOnly)]
+		if !ok {
+			d = results.Day{Date: day}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // dashboard shows conversations per day, each boolean classifier's hit
@@ -123,7 +142,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 	for i, k := range data.Data.Classifiers {
 		totals[i].Name = k.Name
 	}
-	for _, d := range days {
+	for _, d := range zeroFilled(days, start, end) {
 		f := dayFigures{Date: d.Date.Format(time.DateOnly), Conversations: d.Conversations, Rates: make([]*string, len(ids))}
 		for i, id := range ids {
 			totals[i].Hits += d.Hits[id]
@@ -143,14 +162,15 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		}
 		data.Rates = append(data.Rates, r)
 	}
-	list := scoredOf(all)
-	teams, agents, chart, err := c.groupFigures(ctx.Request.Context(), q, tree, list)
+	cols := columnsOf(all)
+	groups, err := c.groupFigures(ctx.Request.Context(), q, tree, cols, url.Values{"from": {from}, "to": {to}, "team": {data.Team}})
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
-	data.Teams = groupTable{ID: "teams-table", Label: "Team", Headings: headings(list), Rows: teams}
-	data.Agents = groupTable{ID: "agents-table", Label: "Agent", Headings: headings(list), Rows: agents}
-	data.Data.ByTeam = chart
+	query := ctx.Request.URL.Query()
+	data.Teams = sortedTable("team", query, cols, groups.Teams, 0)
+	data.Agents = sortedTable("agent", query, cols, groups.Agents, agentsPerPage)
+	data.Data.ByTeam = groups.Chart
 	c.render(ctx, http.StatusOK, "dashboard", data)
 }

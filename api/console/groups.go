@@ -1,76 +1,232 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
-// Group limits: the teams and agents with the most conversations.
+// Group limits: the teams a chart draws (the busiest), the agents a page
+// of their table shows, and every group a table may reach.
 const (
-	maxTeams  = 30
-	maxAgents = 20
+	maxTeams      = 30
+	agentsPerPage = 25
+	everyGroup    = 1_000_000
 )
 
-// scored is a Core AI Model classifier whose results carry a score the
-// dashboard averages by team and agent: sentiment (the mean VADER
-// compound of the speaker's turns) or a talk measure.
-type scored struct {
-	ID, Name string
-	Measure  string // what its score is, for headings
-	Share    bool   // a share, shown as a percentage
-	Boolean  bool   // yes/no results, whose rate is shown too
+// column is a figure of the by-group tables: a yes/no classifier's rate
+// of yes, or a sentiment or talk model's mean score.
+type column struct {
+	Key, Label   string
+	classifierID string
+	rate         bool // the share of yes results; else the mean score
+	share        bool // a mean that is a share, shown as a percentage
 }
 
-// scoredOf picks the sentiment and talk models among classifiers.
-func scoredOf(all []catalog.Classifier) []scored {
-	var out []scored
+// measureNames are the talk measures as people name them.
+var measureNames = map[string]string{
+	core.TalkShare: "talk share", core.SilenceShare: "silence share", core.OvertalkMs: "overtalk (ms)",
+	core.LongestMonologue: "longest monologue (ms)", core.WordsPerMinute: "words per minute",
+}
+
+// columnsOf are the figures of the organization's active classifiers: the
+// rate of each yes/no phrase rule, the mean of each sentiment and talk
+// model (and its rate when its results are yes/no).
+func columnsOf(all []catalog.Classifier) []column {
+	var out []column
 	for _, k := range all {
-		if k.Type != "Core AI Model" {
+		rate := column{Key: k.ID + ".rate", Label: k.Name + " (% yes)", classifierID: k.ID, rate: true}
+		if k.Type == "Classifier" {
+			out = append(out, rate)
 			continue
 		}
 		var def struct{ Model, Measure, Speaker, Label string }
-		if json.Unmarshal(k.Definition, &def) != nil {
+		if k.Type != "Core AI Model" || json.Unmarshal(k.Definition, &def) != nil {
 			continue
 		}
-		s := scored{ID: k.ID, Name: k.Name, Boolean: def.Label != "" || def.Model == "talk"}
-		speaker := def.Speaker
-		if speaker == "" {
-			speaker = "Any"
-		}
+		speaker := strings.ToLower(cmp.Or(def.Speaker, "anyone"))
+		mean := column{Key: k.ID + ".mean", classifierID: k.ID}
 		switch def.Model {
 		case "sentiment":
-			s.Measure = "mean sentiment of " + speaker + " (−1 to 1)"
+			mean.Label = k.Name + ": mean sentiment of " + speaker + " (−1 to 1)"
 		case "talk":
-			s.Measure = "mean " + def.Measure
-			s.Share = def.Measure == "talkShare" || def.Measure == "silenceShare"
+			mean.Label = k.Name + ": mean " + cmp.Or(measureNames[def.Measure], def.Measure)
+			mean.share = def.Measure == core.TalkShare || def.Measure == core.SilenceShare
 		default:
 			continue
 		}
-		out = append(out, s)
+		out = append(out, mean)
+		if def.Label != "" || def.Model == "talk" {
+			out = append(out, rate)
+		}
 	}
 	return out
 }
 
-// groupTable is a by-group table.
+// value is a group's figure of the column; false when it has none.
+func (col column) value(g results.Group) (float64, bool) {
+	s := g.Scores[col.classifierID]
+	switch {
+	case col.rate && s.Evaluated > 0:
+		return 100 * float64(s.Hits) / float64(s.Evaluated), true
+	case !col.rate && s.Mean != nil && col.share:
+		return 100 * *s.Mean, true
+	case !col.rate && s.Mean != nil:
+		return *s.Mean, true
+	}
+	return 0, false
+}
+
+func (col column) format(v float64, ok bool) string {
+	switch {
+	case !ok:
+		return "—"
+	case col.rate || col.share:
+		return fmt.Sprintf("%.1f %%", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// groupTable is a by-group table: sortable by any column, in pages.
 type groupTable struct {
-	ID, Label string
-	Headings  []string
-	Rows      []groupRow
+	ID, Label, Empty string
+	Headings         []heading
+	Rows             []groupRow
+	Earlier, Later   string // the links of the pages around, if any
+	Page             string // "agents 26–50 of 212"
+}
+
+// heading is a column's heading: a link that sorts by it (lowest first,
+// then highest first), and how the table is sorted by it now.
+type heading struct {
+	Label, Href string
+	Sort        string // "ascending", "descending" or ""
 }
 
 // groupRow is one team's or agent's row of a by-group table.
 type groupRow struct {
 	Name, Link    string
 	Conversations int64
-	Cells         []string
+	Cells         []groupCell
+	values        []float64 // by column; NaN where there is none
 }
 
-// groupChart is what a by-team chart draws: one series a scored
-// classifier, the mean of each team.
+// groupCell is a figure with its column's name (a phone shows each cell
+// on its own line, named).
+type groupCell struct{ Label, Text string }
+
+// rowOf lays out a group's figures.
+func groupRowOf(name string, g results.Group, cols []column) groupRow {
+	row := groupRow{Name: name, Conversations: g.Conversations}
+	for _, col := range cols {
+		v, ok := col.value(g)
+		row.Cells = append(row.Cells, groupCell{col.Label, col.format(v, ok)})
+		if !ok {
+			v = math.NaN()
+		}
+		row.values = append(row.values, v)
+	}
+	return row
+}
+
+// sortedTable sorts rows by the table's sort parameters in query (the
+// prefix's sort, dir and page), pages them when perPage > 0, and makes
+// every link keep the rest of query (the range, the hierarchy filter, the
+// other table's order).
+func sortedTable(prefix string, query url.Values, cols []column, rows []groupRow, perPage int) groupTable {
+	by, desc := query.Get(prefix+"_sort"), query.Get(prefix+"_dir") == "desc"
+	at := -1 // the column sorted by; -1 the name, -2 conversations (the default, busiest first)
+	switch by {
+	case "name":
+	case "", "conversations":
+		by, at, desc = "conversations", -2, by == "" || desc
+	default:
+		at = slices.IndexFunc(cols, func(c column) bool { return c.Key == by })
+		if at < 0 {
+			by, at, desc = "conversations", -2, true
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b groupRow) int {
+		var c int
+		switch at {
+		case -1:
+			c = strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		case -2:
+			c = cmp.Compare(a.Conversations, b.Conversations)
+		default:
+			va, vb := a.values[at], b.values[at]
+			if math.IsNaN(va) || math.IsNaN(vb) { // no figure: last, either way
+				return cmp.Compare(boolInt(math.IsNaN(va)), boolInt(math.IsNaN(vb)))
+			}
+			c = cmp.Compare(va, vb)
+		}
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, strings.Compare(a.Name, b.Name))
+	})
+	link := func(set map[string]string) string {
+		q := url.Values{}
+		for k, v := range query {
+			q[k] = v
+		}
+		for k, v := range set {
+			q.Set(k, v)
+		}
+		return "/console/dashboard?" + q.Encode() + "#" + prefix + "s-table"
+	}
+	t := groupTable{ID: prefix + "s-table", Label: strings.ToUpper(prefix[:1]) + prefix[1:]}
+	sortBy := func(key, label string) heading {
+		h := heading{Label: label, Href: link(map[string]string{prefix + "_sort": key, prefix + "_dir": "asc", prefix + "_page": "1"})}
+		if key == by {
+			h.Sort = map[bool]string{false: "ascending", true: "descending"}[desc]
+			if !desc {
+				h.Href = link(map[string]string{prefix + "_sort": key, prefix + "_dir": "desc", prefix + "_page": "1"})
+			}
+		}
+		return h
+	}
+	t.Headings = append(t.Headings, sortBy("name", t.Label), sortBy("conversations", "Conversations"))
+	for _, col := range cols {
+		t.Headings = append(t.Headings, sortBy(col.Key, col.Label))
+	}
+	t.Rows = rows
+	if perPage > 0 && len(rows) > perPage {
+		page, _ := strconv.Atoi(query.Get(prefix + "_page"))
+		pages := (len(rows) + perPage - 1) / perPage
+		page = min(max(page, 1), pages)
+		from, to := (page-1)*perPage, min(page*perPage, len(rows))
+		t.Rows = rows[from:to]
+		t.Page = fmt.Sprintf("%ss %d–%d of %d", prefix, from+1, to, len(rows))
+		if page > 1 {
+			t.Earlier = link(map[string]string{prefix + "_page": strconv.Itoa(page - 1)})
+		}
+		if page < pages {
+			t.Later = link(map[string]string{prefix + "_page": strconv.Itoa(page + 1)})
+		}
+	}
+	return t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// groupChart is what a by-team chart draws: one series a scored model,
+// the mean of each of the busiest teams.
 type groupChart struct {
 	Teams  []string      `json:"teams"`
 	Series []groupSeries `json:"series"`
@@ -82,82 +238,78 @@ type groupSeries struct {
 	Means []*float64 `json:"means"`
 }
 
-// groupFigures reads the figures by team and by agent.
-func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *catalog.Tree, list []scored) (teams, agents []groupRow, chart groupChart, err error) {
-	ids := make([]string, len(list))
-	for i, s := range list {
-		ids[i] = s.ID
+// byGroup are the dashboard's by-team and by-agent figures.
+type byGroup struct {
+	Teams, Agents []groupRow
+	Chart         groupChart
+}
+
+// groupFigures reads the figures of every team and agent; links lead to
+// their conversations over the dashboard's range (in linkQuery).
+func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
+	var ids []string
+	for _, col := range cols {
+		if !slices.Contains(ids, col.classifierID) {
+			ids = append(ids, col.classifierID)
+		}
 	}
-	byTeam, err := c.Figures.Groups(ctx, q, results.ByTeam, ids, maxTeams)
+	var out byGroup
+	byTeam, err := c.Figures.Groups(ctx, q, results.ByTeam, ids, everyGroup)
 	if err != nil {
-		return nil, nil, chart, err
+		return out, err
 	}
-	byAgent, err := c.Figures.Groups(ctx, q, results.ByAgent, ids, maxAgents)
+	byAgent, err := c.Figures.Groups(ctx, q, results.ByAgent, ids, everyGroup)
 	if err != nil {
-		return nil, nil, chart, err
+		return out, err
 	}
-	chart = groupChart{Teams: []string{}, Series: make([]groupSeries, len(list))}
-	for i, s := range list {
-		chart.Series[i] = groupSeries{Name: s.Name, Share: s.Share, Means: []*float64{}}
+	conversations := func(key, value string) string {
+		lq := url.Values{}
+		for k, v := range linkQuery {
+			lq[k] = v
+		}
+		lq.Set(key, value)
+		return "/console/conversations?" + lq.Encode()
 	}
-	for _, g := range byTeam {
-		row := groupRow{Name: "No team", Conversations: g.Conversations, Cells: cells(g, list)}
+	out.Chart = groupChart{Teams: []string{}, Series: []groupSeries{}}
+	var charted []column
+	for _, col := range cols {
+		if !col.rate {
+			charted = append(charted, col)
+			out.Chart.Series = append(out.Chart.Series, groupSeries{Name: col.Label, Share: col.share, Means: []*float64{}})
+		}
+	}
+	for i, g := range byTeam {
+		row := groupRowOf("No team", g, cols)
 		if n, ok := tree.Node(g.Key); ok {
 			row.Name = n.Name
 			if n.Code != nil {
-				row.Link = "/console/conversations?team=" + *n.Code
+				row.Link = conversations("team", *n.Code)
 			}
 		}
-		teams = append(teams, row)
-		chart.Teams = append(chart.Teams, row.Name)
-		for i, s := range list {
-			chart.Series[i].Means = append(chart.Series[i].Means, g.Scores[s.ID].Mean)
+		out.Teams = append(out.Teams, row)
+		if i >= maxTeams { // the groups come busiest first
+			continue
+		}
+		out.Chart.Teams = append(out.Chart.Teams, row.Name)
+		for j, col := range charted {
+			var mean *float64
+			if v, ok := col.value(g); ok {
+				if col.share {
+					v /= 100
+				}
+				mean = &v
+			}
+			out.Chart.Series[j].Means = append(out.Chart.Series[j].Means, mean)
 		}
 	}
 	for _, g := range byAgent {
-		row := groupRow{Name: g.Key, Conversations: g.Conversations, Cells: cells(g, list)}
+		row := groupRowOf(g.Key, g, cols)
 		if g.Key == "" {
 			row.Name = "No agent"
 		} else {
-			row.Link = "/console/conversations?agent=" + g.Key
+			row.Link = conversations("agent", g.Key)
 		}
-		agents = append(agents, row)
+		out.Agents = append(out.Agents, row)
 	}
-	return teams, agents, chart, nil
-}
-
-// headings are the by-group tables' figure columns.
-func headings(list []scored) []string {
-	var out []string
-	for _, s := range list {
-		out = append(out, s.Name+": "+s.Measure)
-		if s.Boolean {
-			out = append(out, s.Name+": rate")
-		}
-	}
-	return out
-}
-
-// cells are a group's figures, in the order of headings.
-func cells(g results.Group, list []scored) []string {
-	var out []string
-	for _, s := range list {
-		sc := g.Scores[s.ID]
-		mean := "—"
-		switch {
-		case sc.Mean != nil && s.Share:
-			mean = fmt.Sprintf("%.1f %%", 100**sc.Mean)
-		case sc.Mean != nil:
-			mean = fmt.Sprintf("%.2f", *sc.Mean)
-		}
-		out = append(out, mean)
-		if s.Boolean {
-			rate := "—"
-			if sc.Evaluated > 0 {
-				rate = fmt.Sprintf("%.1f %%", 100*float64(sc.Hits)/float64(sc.Evaluated))
-			}
-			out = append(out, rate)
-		}
-	}
-	return out
+	return out, nil
 }

@@ -49,7 +49,7 @@ func Browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Contex
 
 // Shoot saves the page as PNGs at desktop and phone widths into dir
 // (EARSHOT_SCREENSHOTS when set), named name-desktop.png and
-// name-phone.png.
+// name-phone.png, and leaves the page at desktop width.
 func Shoot(t testing.TB, ctx context.Context, dir, name string) {
 	t.Helper()
 	if env := os.Getenv("EARSHOT_SCREENSHOTS"); env != "" {
@@ -72,6 +72,9 @@ func Shoot(t testing.TB, ctx context.Context, dir, name string) {
 		if err := os.WriteFile(filepath.Join(dir, name+"-"+size.label+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
 	}
 }
 

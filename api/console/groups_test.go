@@ -1,0 +1,59 @@
+package console
+
+import (
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// The by-group tables sort by any column (a group without the figure
+// last, either way), page, and keep the rest of the dashboard's query in
+// every link.
+func TestSortedTable(t *testing.T) {
+	t.Parallel()
+	cols := []column{{Key: "k.rate", Label: "K (% yes)", rate: true}}
+	rows := func() []groupRow {
+		return []groupRow{
+			{Name: "b", Conversations: 5, values: []float64{50}},
+			{Name: "a", Conversations: 9, values: []float64{math.NaN()}},
+			{Name: "c", Conversations: 1, values: []float64{0}},
+			{Name: "d", Conversations: 5, values: []float64{100}},
+		}
+	}
+	names := func(tb groupTable) string {
+		var out []string
+		for _, r := range tb.Rows {
+			out = append(out, r.Name)
+		}
+		return strings.Join(out, "")
+	}
+	for _, tc := range []struct {
+		query, want, sorted string
+		perPage             int
+		page                string
+	}{
+		{"", "abdc", "Conversations", 0, ""},
+		{"agent_sort=k.rate&agent_dir=asc", "cbda", "K (% yes)", 0, ""},
+		{"agent_sort=k.rate&agent_dir=desc", "dbca", "K (% yes)", 0, ""},
+		{"agent_sort=name&agent_dir=desc", "dcba", "Agent", 0, ""},
+		{"agent_sort=unknown", "abdc", "Conversations", 0, ""},
+		{"agent_sort=k.rate&agent_dir=asc&agent_page=2", "da", "K (% yes)", 2, "agents 3–4 of 4"},
+		{"agent_page=99", "dc", "Conversations", 2, "agents 3–4 of 4"},
+	} {
+		q, _ := url.ParseQuery(tc.query + "&from=2025-10-01&team=BOS")
+		tb := sortedTable("agent", q, cols, rows(), tc.perPage)
+		sorted := ""
+		for _, h := range tb.Headings {
+			if h.Sort != "" {
+				sorted = h.Label
+			}
+			if !strings.Contains(h.Href, "from=2025-10-01") || !strings.Contains(h.Href, "team=BOS") {
+				t.Errorf("%s: a heading's link drops the dashboard's filters: %s", tc.query, h.Href)
+			}
+		}
+		if got := names(tb); got != tc.want || sorted != tc.sorted || tb.Page != tc.page {
+			t.Errorf("%s: %s sorted by %q, %q; want %s by %q, %q", tc.query, got, sorted, tb.Page, tc.want, tc.sorted, tc.page)
+		}
+	}
+}
