@@ -317,7 +317,9 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	tag := func(module, q, value int) string {
 		return `input[name="q-` + form.Modules[module].Questions[q].ID + `"][value="` + form.Modules[module].Questions[q].Tags[value].ID + `"]`
 	}
-	apiEvaluation := func() map[string]any { return mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t) }
+	apiEvaluation := func() map[string]any {
+		return mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t)
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("#evaluations"),
 		chromedp.Click(`a[href="/console/evaluations/`+evaluation+`"]`), chromedp.WaitVisible(".beside-call button.seek"),
 		chromedp.Click(`.beside-call button.seek[data-ms="`+strconv.FormatFloat(last, 'f', -1, 64)+`"]`)); err != nil {
