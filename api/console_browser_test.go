@@ -99,6 +99,15 @@ func TestConsoleInABrowser(t *testing.T) {
 		}
 	}
 
+	// A word search shows the turn that has the words, marked, and the
+	// conversation's page marks them too.
+	if got := do("#conversations .excerpt mark", chromedp.Navigate(base+"/console/conversations?text=BILL+IS"), chromedp.WaitVisible("#conversations")); got != "bill is" {
+		t.Errorf("the word search's excerpt marks %q", got)
+	}
+	if got := do(".transcript", chromedp.Click("#conversations tbody a"), chromedp.WaitVisible(".transcript")); !strings.Contains(got, "My bill is wrong.") {
+		t.Errorf("the conversation found by words: %q", got)
+	}
+
 	// The dashboard draws its charts from the lake's figures of what ann
 	// may see: today's one conversation, the billing issue found in it.
 	caption := do("#conversations-table caption", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#hits-table"))

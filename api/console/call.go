@@ -34,9 +34,10 @@ type turn struct {
 }
 
 // callOf reads a conversation the viewer may see as a reviewer reads it;
-// back is the page a review returns to. A transcript the lake cannot
+// back is the page a review returns to, and words searched for ("" for
+// none) are marked wherever they are said. A transcript the lake cannot
 // give is said so on the page, not a failure of it.
-func (c *Console) callOf(ctx context.Context, v *viewer, it catalog.Interaction, back string) (callView, error) {
+func (c *Console) callOf(ctx context.Context, v *viewer, it catalog.Interaction, back, words string) (callView, error) {
 	call := callView{ID: it.Public(), CSRF: v.CSRF, Audio: hasAudio(it), Back: back,
 		MayReview: v.actor.RequireOn(access.RecordReviews, it.MediaType, it.HierarchyNodeID) == nil}
 	switch {
@@ -70,7 +71,7 @@ func (c *Console) callOf(ctx context.Context, v *viewer, it catalog.Interaction,
 	}
 	for i, s := range segs {
 		call.Turns = append(call.Turns, turn{At: clock(s.StartMs), Speaker: s.Speaker, Class: strings.ToLower(s.Speaker),
-			StartMs: s.StartMs, Parts: marked(s.Text, evidence[i])})
+			StartMs: s.StartMs, Parts: marked(s.Text, append(evidence[i], words))})
 	}
 	if len(call.Turns) == 0 {
 		call.NoTranscript = "This conversation has no words."

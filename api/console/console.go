@@ -45,6 +45,7 @@ type Organizations interface {
 // Conversations lists and reads conversations (catalog.InteractionStore).
 type Conversations interface {
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+	CountInteractions(ctx context.Context, orgID string, f catalog.InteractionFilter) (int64, error)
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	InternalIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
 }

@@ -20,6 +20,7 @@ const conversationsPage = 50
 
 type conversationRow struct {
 	ID, Name, Arrived, MediaType, Agent, Status string
+	Excerpt                                     []part // the turn a word search found, the words marked
 }
 
 func rowOf(it catalog.Interaction) conversationRow {
@@ -51,34 +52,57 @@ var consoleStatuses = []string{catalog.StatusProcessing, catalog.StatusReadyToSa
 // results and transcript text (results.Reader).
 type Searches interface {
 	Search(ctx context.Context, q results.PageQuery, s results.Search) ([]string, error)
+	Excerpts(ctx context.Context, q results.PageQuery, ids []string, text string) (map[string]string, error)
 }
 
 // resultOption is a choice of the list's classifier result filter.
 type resultOption struct{ Value, Label string }
 
-// listFilters are the list's filters as the form shows them.
+// listFilters are the list's filters as the form shows them, and its
+// order: newest first, or oldest first.
 type listFilters struct {
-	From, To, Status, Agent, Team, Result, Text string
+	From, To, Status, Agent, Team, Result, Text, Order string
 }
 
-func (f listFilters) query(after string) string {
+// oldest is the order of the list from the first to arrive.
+const oldest = "oldest"
+
+// query is the list's address with its filters and a cursor: the page
+// after the conversation of this id, in the list's order.
+func (f listFilters) query(cursor string) string {
 	q := url.Values{"from": {f.From}, "to": {f.To}, "status": {f.Status}, "agent": {f.Agent}, "team": {f.Team},
-		"result": {f.Result}, "text": {f.Text}, "after": {after}}
+		"result": {f.Result}, "text": {f.Text}, "order": {f.Order}}
+	for k, v := range q {
+		if v[0] == "" {
+			delete(q, k)
+		}
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
 	return "/console/conversations?" + q.Encode()
 }
 
-// conversations lists what the viewer may see, in id order (arrival
-// order), in a date range (the last 7 days by default), by status, agent,
-// hierarchy node, a classifier's result and words of the transcript. The
-// last two are answered by the lake (processed conversations only), the
-// rest by the catalog.
+// conversations lists what the viewer may see, newest first (or oldest
+// first), in a date range (the last 7 days by default), by status, agent,
+// hierarchy node, a classifier's result and words of the transcript, with
+// how many there are in all. The last two filters are answered by the
+// lake (processed conversations only), the rest by the catalog.
 func (c *Console) conversations(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	now := time.Now().UTC()
 	lf := listFilters{From: ctx.DefaultQuery("from", now.AddDate(0, 0, -7).Format(time.DateOnly)), To: ctx.DefaultQuery("to", now.Format(time.DateOnly)),
 		Agent: strings.TrimSpace(ctx.Query("agent")), Team: strings.TrimSpace(ctx.Query("team")),
 		Result: ctx.Query("result"), Text: strings.TrimSpace(ctx.Query("text"))}
-	f := catalog.InteractionFilter{Scope: v.scope(), Limit: conversationsPage + 1, AfterID: ctx.Query("after"), AgentCode: lf.Agent}
+	if ctx.Query("order") == oldest {
+		lf.Order = oldest
+	}
+	f := catalog.InteractionFilter{Scope: v.scope(), Limit: conversationsPage + 1, AgentCode: lf.Agent, Newest: lf.Order != oldest}
+	if f.Newest {
+		f.BeforeID = ctx.Query("cursor")
+	} else {
+		f.AfterID = ctx.Query("cursor")
+	}
 	if t, err := dates.Parse(lf.From); err == nil {
 		f.ArrivedFrom = &t
 	}
@@ -108,10 +132,17 @@ func (c *Console) conversations(ctx *gin.Context) {
 	}
 	next := "" // the cursor of the next page, if any
 	var list []catalog.Interaction
+	total := int64(-1) // not counted
 	if lf.Result != "" || lf.Text != "" {
 		list, next, err = c.searched(ctx.Request.Context(), v, f, lf)
-	} else if list, err = c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f); len(list) > conversationsPage {
-		list, next = list[:conversationsPage], list[conversationsPage-1].ID
+		if err == nil && lf.Text == "" && lf.Status == "" {
+			total, err = c.resultTotal(ctx.Request.Context(), v, f, lf)
+		}
+	} else if list, err = c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f); err == nil {
+		if len(list) > conversationsPage {
+			list, next = list[:conversationsPage], list[conversationsPage-1].ID
+		}
+		total, err = c.Conversations.CountInteractions(ctx.Request.Context(), v.OrgID, f)
 	}
 	if err != nil {
 		c.failed(ctx, err)
@@ -120,33 +151,88 @@ func (c *Console) conversations(ctx *gin.Context) {
 	data := struct {
 		page
 		listFilters
-		Statuses      []string
+		Statuses      []statusOption
 		Results       []resultOption
 		Conversations []conversationRow
-		More          bool
-		Next          string
-	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, listFilters: lf, Statuses: consoleStatuses, Results: options, More: next != ""}
+		Total         string
+		Next, Newest  string
+		Oldest        string
+	}{page: page{Title: "Conversations", Page: "conversations", Viewer: v}, listFilters: lf, Results: options}
+	for _, s := range consoleStatuses {
+		data.Statuses = append(data.Statuses, statusOption{s, statusLabel(s)})
+	}
 	if next != "" {
 		data.Next = lf.query(next)
 	}
+	newest, old := lf, lf
+	newest.Order, old.Order = "", oldest
+	data.Newest, data.Oldest = newest.query(""), old.query("")
+	if total >= 0 {
+		data.Total = fmt.Sprintf("%d conversation(s) in all", total)
+	}
+	excerpts := map[string]string{}
+	if q, _, ok := lakeSearch(v, f, lf); ok && lf.Text != "" && len(list) > 0 {
+		ids := make([]string, len(list))
+		for i, it := range list {
+			ids[i] = it.ID
+		}
+		if excerpts, err = c.Searches.Excerpts(ctx.Request.Context(), q, ids, lf.Text); err != nil {
+			c.failed(ctx, err)
+			return
+		}
+	}
 	for _, it := range list {
-		data.Conversations = append(data.Conversations, rowOf(it))
+		row := rowOf(it)
+		if turn, ok := excerpts[it.ID]; ok {
+			row.Excerpt = marked(excerpt(turn, lf.Text), []string{lf.Text})
+		}
+		data.Conversations = append(data.Conversations, row)
 	}
 	c.render(ctx, http.StatusOK, "conversations", data)
 }
+
+// excerptRunes is how much of a turn an excerpt shows around the words.
+const excerptRunes = 80
+
+// excerpt is the part of a turn around the first place it has word (in
+// any case), cut at spaces, with an ellipsis where it was cut.
+func excerpt(turn, word string) string {
+	runes := []rune(turn)
+	if len(runes) <= 2*excerptRunes {
+		return turn
+	}
+	at := strings.Index(strings.ToLower(turn), strings.ToLower(word))
+	if at < 0 || len(strings.ToLower(turn)) != len(turn) {
+		at = 0
+	}
+	center := len([]rune(turn[:at]))
+	from, to := max(center-excerptRunes, 0), min(center+excerptRunes, len(runes))
+	out := strings.TrimSpace(string(runes[from:to]))
+	if from > 0 {
+		if i := strings.IndexByte(out, ' '); i >= 0 && i < 20 {
+			out = out[i+1:]
+		}
+		out = "…" + out
+	}
+	if to < len(runes) {
+		if i := strings.LastIndexByte(out, ' '); i > len(out)-20 {
+			out = out[:i]
+		}
+		out += "…"
+	}
+	return out
+}
+
+// statusOption is a choice of the list's status filter.
+type statusOption struct{ Value, Label string }
 
 // searched is a page of the list when a filter needs the lake: the lake
 // finds the ids, the catalog their records (and the status filter); the
 // next page starts after the lake's last id.
 func (c *Console) searched(ctx context.Context, v *viewer, f catalog.InteractionFilter, lf listFilters) ([]catalog.Interaction, string, error) {
-	q := results.PageQuery{OrgID: v.OrgID, Scope: v.scope(), AfterID: f.AfterID, Limit: conversationsPage + 1, NodeIDs: v.scope().Narrow(f.NodeIDs)}
-	if f.ArrivedFrom == nil || f.ArrivedTo == nil {
+	q, s, ok := lakeSearch(v, f, lf)
+	if !ok {
 		return nil, "", nil
-	}
-	q.Window = results.Window{From: *f.ArrivedFrom, To: *f.ArrivedTo}
-	s := results.Search{Text: lf.Text, AgentCode: lf.Agent}
-	if id, result, ok := strings.Cut(lf.Result, ":"); ok {
-		s.ClassifierID, s.Result = id, result
 	}
 	ids, err := c.Searches.Search(ctx, q, s)
 	if err != nil || len(ids) == 0 {
@@ -157,9 +243,57 @@ func (c *Console) searched(ctx context.Context, v *viewer, f catalog.Interaction
 		ids = ids[:conversationsPage]
 		next = ids[len(ids)-1]
 	}
-	f.IDs, f.ExactIDs, f.AfterID, f.Limit = ids, true, "", len(ids)
+	f.IDs, f.ExactIDs, f.AfterID, f.BeforeID, f.Limit = ids, true, "", "", len(ids)
 	list, err := c.Conversations.Interactions(ctx, v.OrgID, f)
 	return list, next, err
+}
+
+// lakeSearch is the lake's query of the list's filters; false when the
+// range is not one.
+func lakeSearch(v *viewer, f catalog.InteractionFilter, lf listFilters) (results.PageQuery, results.Search, bool) {
+	q := results.PageQuery{OrgID: v.OrgID, Scope: v.scope(), AfterID: f.AfterID, Limit: conversationsPage + 1, NodeIDs: v.scope().Narrow(f.NodeIDs)}
+	if f.ArrivedFrom == nil || f.ArrivedTo == nil {
+		return q, results.Search{}, false
+	}
+	q.Window = results.Window{From: *f.ArrivedFrom, To: *f.ArrivedTo}
+	s := results.Search{Text: lf.Text, AgentCode: lf.Agent, Newest: f.Newest, BeforeID: f.BeforeID}
+	if id, result, ok := strings.Cut(lf.Result, ":"); ok {
+		s.ClassifierID, s.Result = id, result
+	}
+	return q, s, true
+}
+
+// resultTotal counts the conversations a classifier's result finds over
+// the list's range from the figures the jobs keep of each day (the
+// dashboard's): every page's total without reading the lake's rows.
+func (c *Console) resultTotal(ctx context.Context, v *viewer, f catalog.InteractionFilter, lf listFilters) (int64, error) {
+	q, s, ok := lakeSearch(v, f, lf)
+	if !ok {
+		return 0, nil
+	}
+	q.AfterID, q.Limit = "", 0
+	count := func(sc results.Score) int64 {
+		if s.Result == "true" {
+			return sc.Hits
+		}
+		return sc.Evaluated - sc.Hits
+	}
+	if s.AgentCode != "" {
+		groups, err := c.Figures.Groups(ctx, q, results.ByAgent, []string{s.ClassifierID}, everyGroup)
+		var n int64
+		for _, g := range groups {
+			if strings.EqualFold(g.Key, s.AgentCode) {
+				n += count(g.Scores[s.ClassifierID])
+			}
+		}
+		return n, err
+	}
+	days, err := c.Figures.Daily(ctx, q, []string{s.ClassifierID})
+	var n int64
+	for _, d := range days {
+		n += count(results.Score{Evaluated: d.Evaluated[s.ClassifierID], Hits: d.Hits[s.ClassifierID]})
+	}
+	return n, err
 }
 
 // resultOptions are the classifier result filter's choices: yes or no
@@ -194,7 +328,7 @@ func (c *Console) showConversation(ctx *gin.Context, status int, problem string)
 		return
 	}
 	row := rowOf(it)
-	call, err := c.callOf(ctx.Request.Context(), v, it, "")
+	call, err := c.callOf(ctx.Request.Context(), v, it, "", strings.TrimSpace(ctx.Query("mark")))
 	if err != nil {
 		c.failed(ctx, err)
 		return

@@ -100,7 +100,7 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 		return
 	}
 	e := a.Evaluation
-	call, err := c.callOf(ctx.Request.Context(), v, a.Conversation, "/console/evaluations/"+e.ID)
+	call, err := c.callOf(ctx.Request.Context(), v, a.Conversation, "/console/evaluations/"+e.ID, "")
 	if c.refused(ctx, v, err) {
 		return
 	} else if err != nil {

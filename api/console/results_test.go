@@ -2,6 +2,7 @@ package console
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,20 @@ func TestMarked(t *testing.T) {
 	} {
 		if got := marked(tc.text, tc.spans); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("marked(%q, %q) = %+v, want %+v", tc.text, tc.spans, got, tc.want)
+		}
+	}
+}
+
+// An excerpt shows a long turn around the words found, cut at spaces.
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 40) + "the parcel never came " + strings.Repeat("more ", 40)
+	for _, tc := range []struct{ turn, word, want string }{
+		{"Where is my parcel?", "PARCEL", "Where is my parcel?"},
+		{long, "parcel", "…" + strings.TrimSpace(strings.Repeat("word ", 14)) + " the parcel never came " + strings.TrimSpace(strings.Repeat("more ", 12)) + "…"},
+	} {
+		if got := excerpt(tc.turn, tc.word); got != tc.want {
+			t.Errorf("excerpt(%q, %q) =\n%q, want\n%q", tc.turn, tc.word, got, tc.want)
 		}
 	}
 }

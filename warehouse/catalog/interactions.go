@@ -189,12 +189,65 @@ type InteractionFilter struct {
 	IDs                    []string // interactions, and the chats of archives among them
 	ExactIDs               bool     // IDs without the chats of archives
 	AfterID                string   // keyset cursor
-	Limit                  int
-	Scope                  Scope // what the caller may read; nil: all
+	// Newest lists by id from the last (the newest, ids growing with
+	// time), from before BeforeID when it is set.
+	Newest   bool
+	BeforeID string
+	Limit    int
+	Scope    Scope // what the caller may read; nil: all
 }
 
 // Interactions lists an organization's interactions by id.
 func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f InteractionFilter) ([]Interaction, error) {
+	where, args := interactionWhere(orgID, f)
+	if f.AfterID != "" {
+		where, args = append(where, "id > ?"), append(args, f.AfterID)
+	}
+	if f.BeforeID != "" {
+		where, args = append(where, "id < ?"), append(args, f.BeforeID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	order := "id"
+	if f.Newest {
+		order = "id DESC"
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+
+		strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Interaction{}
+	byID := map[string]int{}
+	for rows.Next() {
+		it, err := scanInteraction(rows)
+		if err != nil {
+			return nil, err
+		}
+		it.ProcessFailures = []ProcessFailure{}
+		byID[it.ID] = len(out)
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	return out, c.attachFailures(ctx, orgID, out, byID)
+}
+
+// CountInteractions counts the interactions a filter lists, all pages
+// together (its cursor and limit aside).
+func (c *InteractionStore) CountInteractions(ctx context.Context, orgID string, f InteractionFilter) (int64, error) {
+	where, args := interactionWhere(orgID, f)
+	var n int64
+	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM interactions WHERE `+strings.Join(where, " AND "), args...).Scan(&n)
+	return n, err
+}
+
+// interactionWhere is the condition of a filter, its cursor aside.
+func interactionWhere(orgID string, f InteractionFilter) ([]string, []any) {
 	where := []string{"org_id = ?"}
 	args := []any{orgID}
 	add := func(cond string, a ...any) {
@@ -235,38 +288,11 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 				list(f.IDs), list(f.IDs))
 		}
 	}
-	if f.AfterID != "" {
-		add("id > ?", f.AfterID)
-	}
 	if f.Scope != nil {
 		cond, scopeArgs := f.Scope.where("media_type", "hierarchy_node_id")
 		add(cond, scopeArgs...)
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Interaction{}
-	byID := map[string]int{}
-	for rows.Next() {
-		it, err := scanInteraction(rows)
-		if err != nil {
-			return nil, err
-		}
-		it.ProcessFailures = []ProcessFailure{}
-		byID[it.ID] = len(out)
-		out = append(out, it)
-	}
-	if err := rows.Err(); err != nil || len(out) == 0 {
-		return out, err
-	}
-	return out, c.attachFailures(ctx, orgID, out, byID)
+	return where, args
 }
 
 func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {

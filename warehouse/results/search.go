@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -17,18 +18,54 @@ type Search struct {
 	Text string
 	// AgentCode: conversations of the agent of this code, in any case.
 	AgentCode string
+	// Newest lists from the newest conversation back, before BeforeID
+	// when it is set (q.AfterID is then not read).
+	Newest   bool
+	BeforeID string
+}
+
+// Search lists the ids of the conversations of q that s finds, at most
+// q.Limit: oldest first after q.AfterID, or newest first. Newest first
+// reads windows from the end of q's back, each twice as long as the one
+// before, until the page is full: a page of recent conversations reads
+// their days alone, however long the range.
+func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
+	if !s.Newest {
+		return r.searchWindow(ctx, q, s)
+	}
+	var ids []string
+	limit := q.Limit
+	for span, end := 24*time.Hour, q.To; !end.Before(q.From) && len(ids) < limit; span *= 2 {
+		w := q
+		w.To, w.From = end, end.Add(-span+time.Nanosecond)
+		if w.From.Before(q.From) {
+			w.From = q.From
+		}
+		w.Limit = limit - len(ids)
+		found, err := r.searchWindow(ctx, w, s)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, found...)
+		end = w.From.Add(-time.Nanosecond)
+	}
+	return ids, nil
 }
 
 // Search gives the ids of the processed conversations q may see that
 // arrived in its window and match s, in id order after q.AfterID, at most
 // q.Limit: the current rows by the rule of Daily.
-func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
+// searchWindow is one query of Search, over q's window.
+func (r *Reader) searchWindow(ctx context.Context, q PageQuery, s Search) ([]string, error) {
 	conv, args, ok, err := r.figureConversations(ctx, q, `agent_code`)
 	if err != nil || !ok {
 		return nil, err
 	}
 	with := `WITH conv AS (` + conv + `)`
-	where := ` WHERE c.conversation_id > ?`
+	where, order, cursor := ` WHERE c.conversation_id > ?`, ``, []any{q.AfterID}
+	if s.Newest {
+		where, order, cursor = ` WHERE (? = '' OR c.conversation_id < ?)`, ` DESC`, []any{s.BeforeID, s.BeforeID}
+	}
 	var tail []any
 	if s.AgentCode != "" {
 		where += ` AND lower(c.agent_code) = lower(?)`
@@ -58,8 +95,8 @@ func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, e
 			WHERE contains(lower(t.text), lower(?)))`
 		tail = append(tail, text)
 	}
-	args = append(append(append(args, q.AfterID), tail...), q.Limit)
-	rows, err := r.Lake.QueryContext(ctx, with+` SELECT c.conversation_id FROM conv c`+where+` ORDER BY c.conversation_id LIMIT ?`, args...)
+	args = append(append(append(args, cursor...), tail...), q.Limit)
+	rows, err := r.Lake.QueryContext(ctx, with+` SELECT c.conversation_id FROM conv c`+where+` ORDER BY c.conversation_id`+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -73,4 +110,42 @@ func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, e
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// Excerpts are, for each of the conversations of ids in q's window, the
+// first turn of its current transcript that contains text (in any case).
+func (r *Reader) Excerpts(ctx context.Context, q PageQuery, ids []string, text string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 || strings.TrimSpace(text) == "" {
+		return out, nil
+	}
+	conv, args, ok, err := r.figureConversations(ctx, q, `agent_code`)
+	if err != nil || !ok {
+		return out, err
+	}
+	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: q.OrgID, Table: "transcript_segments", From: q.From, To: q.To})
+	if err != nil || len(files) == 0 {
+		return out, err
+	}
+	list, err := r.Lake.Files(ctx, catalog.Paths(files))
+	if err != nil {
+		return out, err
+	}
+	rows, err := r.Lake.QueryContext(ctx, `WITH conv AS (`+conv+`)
+		SELECT t.conversation_id, arg_min(t.text, t.segment_index) FROM read_parquet(`+list+`, hive_partitioning = false) t
+		JOIN conv k ON k.conversation_id = t.conversation_id AND k.run_id = t.run_id
+		WHERE list_contains(?, t.conversation_id) AND contains(lower(t.text), lower(?))
+		GROUP BY t.conversation_id`, append(args, ids, strings.TrimSpace(text))...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, turn string
+		if err := rows.Scan(&id, &turn); err != nil {
+			return nil, err
+		}
+		out[id] = turn
+	}
+	return out, rows.Err()
 }

@@ -50,5 +50,22 @@ func TestSearchMatchesEveryRow(t *testing.T) {
 		if !slices.Equal(got, want) || len(want) < tc.least {
 			t.Fatalf("%s: Search found %d conversations, every row gives %d", tc.name, len(got), len(want))
 		}
+		// Newest first, page after page: the same, from the last.
+		got, q.AfterID = nil, ""
+		for before := ""; ; {
+			ids, err := r.Search(ctx, q, Search{ClassifierID: classifier, Result: "true", AgentCode: tc.agent, Newest: true, BeforeID: before})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ids...)
+			if len(ids) < q.Limit {
+				break
+			}
+			before = ids[len(ids)-1]
+		}
+		slices.Reverse(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: newest first, Search found %d conversations, every row gives %d", tc.name, len(got), len(want))
+		}
 	}
 }
