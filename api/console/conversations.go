@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -234,6 +235,17 @@ func (c *Console) searched(ctx context.Context, v *viewer, f catalog.Interaction
 	if !ok {
 		return nil, "", nil
 	}
+	if s.Newest && s.BeforeID != "" {
+		// The page goes on from the cursor's arrival: the windows read
+		// back from there, not from the range's end.
+		cursor, err := c.Conversations.Interaction(ctx, v.OrgID, s.BeforeID)
+		if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+			return nil, "", err
+		}
+		if err == nil && cursor.ArrivedOn.Before(q.To) {
+			q.To = cursor.ArrivedOn
+		}
+	}
 	ids, err := c.Searches.Search(ctx, q, s)
 	if err != nil || len(ids) == 0 {
 		return nil, "", err
@@ -243,7 +255,11 @@ func (c *Console) searched(ctx context.Context, v *viewer, f catalog.Interaction
 		ids = ids[:conversationsPage]
 		next = ids[len(ids)-1]
 	}
+	// The lake applied the range, hierarchy and agent filters: the catalog
+	// reads the records by their ids (with the viewer's scope and the
+	// status filter, which only it knows), not by a scan of the range.
 	f.IDs, f.ExactIDs, f.AfterID, f.BeforeID, f.Limit = ids, true, "", "", len(ids)
+	f.ArrivedFrom, f.ArrivedTo, f.NodeIDs, f.AgentCode = nil, nil, nil, ""
 	list, err := c.Conversations.Interactions(ctx, v.OrgID, f)
 	return list, next, err
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/earshot/earshot/internal/cli"
@@ -16,12 +17,12 @@ import (
 	"github.com/earshot/earshot/warehouse/results"
 )
 
-// dashboardCase is one benchmarked console dashboard: its page and the
-// lake queries it makes.
+// dashboardCase is one benchmarked console page: its address and the
+// lake queries it makes, which give the items it counts.
 type dashboardCase struct {
-	name  string
-	query string // the page's query string
-	q     results.PageQuery
+	name   string
+	path   string // the page's path and query string
+	direct func() (int, error)
 }
 
 // measureDashboards times the console's dashboard over HTTP (a signed-in
@@ -65,14 +66,37 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 		return "from=" + w.From.Format(time.DateOnly) + "&to=" + w.To.Format(time.DateOnly)
 	}
 	w14, w92 := window(start, 14), window(first, int(last.Sub(first).Hours()/24)+1)
-	cases := []dashboardCase{
-		{"Dashboard, 14 days", dates(w14), results.PageQuery{OrgID: org, Window: w14}},
-		{"Dashboard, 14 days, hierarchy R1", dates(w14) + "&team=R1", results.PageQuery{OrgID: org, Window: w14, NodeIDs: tree.Descendants(r1.ID)}},
-		{"Dashboard, all 92 days", dates(w92), results.PageQuery{OrgID: org, Window: w92}},
+	figures := append(slices.Clip(boolean), scored...)
+	dashboard := func(name, query string, q results.PageQuery) dashboardCase {
+		return dashboardCase{name, "/console/dashboard?" + query, func() (int, error) {
+			days, err := st.Reader.Daily(ctx, q, boolean)
+			if err != nil {
+				return 0, err
+			}
+			conversations := 0
+			for _, d := range days {
+				conversations += int(d.Conversations)
+			}
+			if _, err := st.Reader.Groups(ctx, q, results.ByTeam, figures, 1_000_000); err != nil {
+				return 0, err
+			}
+			_, err = st.Reader.Groups(ctx, q, results.ByAgent, figures, 1_000_000)
+			return conversations, err
+		}}
 	}
+	cases := []dashboardCase{
+		dashboard("Dashboard, 14 days", dates(w14), results.PageQuery{OrgID: org, Window: w14}),
+		dashboard("Dashboard, 14 days, hierarchy R1", dates(w14)+"&team=R1", results.PageQuery{OrgID: org, Window: w14, NodeIDs: tree.Descendants(r1.ID)}),
+		dashboard("Dashboard, all 92 days", dates(w92), results.PageQuery{OrgID: org, Window: w92}),
+	}
+	lists, err := listCases(ctx, st, org, boolean[0], w92, dates(w92))
+	if err != nil {
+		return nil, err
+	}
+	cases = append(cases, lists...)
 	var out []queryTiming
 	for _, c := range cases {
-		target := base + "/console/dashboard?" + c.query
+		target := base + c.path
 		began := time.Now() // the first request reads the days' kept figures, or the lake
 		if err := getDashboard(ctx, target, cookie); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
@@ -82,29 +106,48 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		var conversations int64
-		direct, err := timeRuns(runs, func() error {
-			days, err := st.Reader.Daily(ctx, c.q, boolean)
-			if err != nil {
-				return err
-			}
-			conversations = 0
-			for _, d := range days {
-				conversations += d.Conversations
-			}
-			if _, err := st.Reader.Groups(ctx, c.q, results.ByTeam, scored, 30); err != nil {
-				return err
-			}
-			_, err = st.Reader.Groups(ctx, c.q, results.ByAgent, scored, 20)
+		var items int
+		direct, err := timeRuns(runs, func() (err error) {
+			items, err = c.direct()
 			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s queries: %w", c.name, err)
 		}
 		out = append(out, queryTiming{name: c.name, first: first, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), items: int(conversations)})
+			directP50: pct(direct, 50), directP99: pct(direct, 99), items: items})
 	}
 	return out, nil
+}
+
+// listCases are the console's conversation list filtered by a yes/no
+// classifier's result over the whole range: newest first (the list's
+// order), a deep page of it (from a conversation halfway back), and
+// oldest first (the order it had before, which reads the whole range).
+// Beside each, the lake's search alone.
+func listCases(ctx context.Context, st *cli.Stack, org, classifier string, w results.Window, dates string) ([]dashboardCase, error) {
+	mid := w.From.Add(w.To.Sub(w.From) / 2)
+	halfway, err := st.Catalog.Interactions.Interactions(ctx, org, catalog.InteractionFilter{ArrivedTo: &mid, Newest: true, Limit: 1})
+	if err != nil || len(halfway) == 0 {
+		return nil, fmt.Errorf("no conversation halfway through the range: %v", err)
+	}
+	path := "/console/conversations?" + dates + "&result=" + classifier + ":true"
+	search := func(s results.Search) func() (int, error) {
+		q := results.PageQuery{OrgID: org, Window: w, Limit: 51}
+		if s.BeforeID != "" {
+			q.To = halfway[0].ArrivedOn // as the console reads on from a cursor
+		}
+		return func() (int, error) {
+			s.ClassifierID, s.Result = classifier, "true"
+			ids, err := st.Reader.Search(ctx, q, s)
+			return min(len(ids), 50), err
+		}
+	}
+	return []dashboardCase{
+		{"Conversations by a result, 92 days, newest first", path, search(results.Search{Newest: true})},
+		{"… deep page (halfway back)", path + "&cursor=" + halfway[0].ID, search(results.Search{Newest: true, BeforeID: halfway[0].ID})},
+		{"… oldest first (the order before)", path + "&order=oldest", search(results.Search{})},
+	}, nil
 }
 
 // benchSession signs an administrator of the organization in (a user

@@ -51,9 +51,11 @@ filter; beside each, the same page's lake queries run directly in DuckDB on
 the same files (no catalog check, JSON or HTTP). Then the console's
 dashboard over 14 days (all, hierarchy R1) and all 92 days, as a signed-in
 administrator, beside its figure queries alone (conversations per day, hit
-rates, sentiment and talk by team and by agent); their "items" are the
-conversations counted. It reads the first organization earshot bench gen
-created.`,
+rates, every team's and agent's figures); their "items" are the
+conversations counted. Then the console's conversation list filtered by a
+classifier's result over all 92 days: newest first, a deep page, and
+oldest first, beside the lake's search alone. It reads the first
+organization earshot bench gen created.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile != "" {

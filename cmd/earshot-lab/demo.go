@@ -76,6 +76,7 @@ type demoFacts struct {
 	Base, DataDir, ClientID, ClientSecret string
 	Chats, Calls, Processed, Failed       int
 	Classifiers                           []catalog.Classifier
+	Evaluations                           int
 	ModelIDs, StartDate, From, To         string
 	CallID, ConversationID                string
 	ConsoleUser, ConsolePassword          string
@@ -168,6 +169,18 @@ func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io
 	if facts.ConversationID, err = conversationOf(ctx, api, facts.CallID, ids[0]); err != nil {
 		return "", err
 	}
+	reviewed := []string{facts.ConversationID} // the QA work waiting in the console's queue
+	if len(structure.ChatIDs) > 0 && structure.ChatIDs[0] != facts.CallID {
+		chat, err := conversationOf(ctx, api, structure.ChatIDs[0], ids[0])
+		if err != nil {
+			return "", err
+		}
+		reviewed = append(reviewed, chat)
+	}
+	if err := api.Quality(ctx, reviewed); err != nil {
+		return "", fmt.Errorf("the demo's QA work: %w", err)
+	}
+	facts.Evaluations = len(reviewed)
 	var text bytes.Buffer
 	err = demoNotes.Execute(&text, facts)
 	return text.String(), err
@@ -220,6 +233,7 @@ Earshot demo: organization "demo" with {{.Processed}} processed conversations ({
 Serve the API (make run does): {{.Earshot}} serve --data {{.DataDir}} --addr {{.Addr}}
 
 # The web console: {{.Base}}/console — organization "demo", user {{.ConsoleUser}}, password {{.ConsolePassword}}
+# ({{.Evaluations}} evaluations of the "Call quality" form wait in its Queue; the Dashboard sorts agents by any classifier)
 
 # A token for the demo's API client (client_credentials; valid one hour):
 export EARSHOT=` + "{{.Base}}" + `

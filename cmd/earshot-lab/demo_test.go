@@ -35,6 +35,9 @@ func TestDemoThenServe(t *testing.T) {
 	if want := "earshot serve --data " + data + " --addr " + addr; !strings.Contains(notes, want) {
 		t.Fatalf("the demo does not print %q:\n%s", want, notes)
 	}
+	if want := `2 evaluations of the "Call quality" form wait in its Queue`; !strings.Contains(notes, want) {
+		t.Errorf("the demo has no QA work for the console (%q):\n%s", want, notes)
+	}
 	stop := clitest.StartServeOn(t, func() *cobra.Command { return cli.Root(labCommands...) }, addr, "--data", data, "--schedule-ingest", "off")
 	defer stop()
 
