@@ -235,15 +235,19 @@ func (c *Console) searched(ctx context.Context, v *viewer, f catalog.Interaction
 	if !ok {
 		return nil, "", nil
 	}
-	if s.Newest && s.BeforeID != "" {
-		// The page goes on from the cursor's arrival: the windows read
-		// back from there, not from the range's end.
-		cursor, err := c.Conversations.Interaction(ctx, v.OrgID, s.BeforeID)
+	if cursorID := s.BeforeID + q.AfterID; cursorID != "" {
+		// The page goes on from the cursor's arrival: the lake's windows
+		// are read from there, not from the range's end.
+		cursor, err := c.Conversations.Interaction(ctx, v.OrgID, cursorID)
 		if err != nil && !errors.Is(err, catalog.ErrNotFound) {
 			return nil, "", err
 		}
-		if err == nil && cursor.ArrivedOn.Before(q.To) {
+		switch {
+		case err != nil:
+		case s.Newest && cursor.ArrivedOn.Before(q.To):
 			q.To = cursor.ArrivedOn
+		case !s.Newest && cursor.ArrivedOn.After(q.From):
+			q.From = cursor.ArrivedOn
 		}
 	}
 	ids, err := c.Searches.Search(ctx, q, s)

@@ -123,8 +123,7 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 // listCases are the console's conversation list filtered by a yes/no
 // classifier's result over the whole range: newest first (the list's
 // order), a deep page of it (from a conversation halfway back), and
-// oldest first (the order it had before, which reads the whole range).
-// Beside each, the lake's search alone.
+// oldest first. Beside each, the lake's search alone.
 func listCases(ctx context.Context, st *cli.Stack, org, classifier string, w results.Window, dates string) ([]dashboardCase, error) {
 	mid := w.From.Add(w.To.Sub(w.From) / 2)
 	halfway, err := st.Catalog.Interactions.Interactions(ctx, org, catalog.InteractionFilter{ArrivedTo: &mid, Newest: true, Limit: 1})
@@ -146,7 +145,7 @@ func listCases(ctx context.Context, st *cli.Stack, org, classifier string, w res
 	return []dashboardCase{
 		{"Conversations by a result, 92 days, newest first", path, search(results.Search{Newest: true})},
 		{"… deep page (halfway back)", path + "&cursor=" + halfway[0].ID, search(results.Search{Newest: true, BeforeID: halfway[0].ID})},
-		{"… oldest first (the order before)", path + "&order=oldest", search(results.Search{})},
+		{"… oldest first", path + "&order=oldest", search(results.Search{})},
 	}, nil
 }
 

@@ -24,37 +24,49 @@ type Search struct {
 	BeforeID string
 }
 
-// Search lists the ids of the conversations of q that s finds, at most
-// q.Limit: oldest first after q.AfterID, or newest first. Newest first
-// reads windows from the end of q's back, each twice as long as the one
-// before, until the page is full: a page of recent conversations reads
-// their days alone, however long the range.
+// Search lists the ids of the processed conversations q may see that
+// arrived in its window and match s (their current rows, by the rule of
+// Daily), at most q.Limit: oldest first after q.AfterID, or newest first
+// before s.BeforeID. Ids grow with arrival, so it reads windows from one
+// end of q's, each twice as long as the one before, until the page is
+// full: a page near either end reads its days alone, however long the
+// range; a caller going on from a cursor starts the range at its arrival.
 func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
-	if !s.Newest {
-		return r.searchWindow(ctx, q, s)
-	}
 	var ids []string
 	limit := q.Limit
-	for span, end := 24*time.Hour, q.To; !end.Before(q.From) && len(ids) < limit; span *= 2 {
-		w := q
-		w.To, w.From = end, end.Add(-span+time.Nanosecond)
-		if w.From.Before(q.From) {
-			w.From = q.From
+	for span, w := 24*time.Hour, q; !w.To.Before(w.From) && len(ids) < limit; span *= 2 {
+		page := w
+		if s.Newest {
+			page.From = maxTime(w.To.Add(-span+time.Nanosecond), w.From)
+			w.To = page.From.Add(-time.Nanosecond)
+		} else {
+			page.To = minTime(w.From.Add(span-time.Nanosecond), w.To)
+			w.From = page.To.Add(time.Nanosecond)
 		}
-		w.Limit = limit - len(ids)
-		found, err := r.searchWindow(ctx, w, s)
+		page.Limit = limit - len(ids)
+		found, err := r.searchWindow(ctx, page, s)
 		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, found...)
-		end = w.From.Add(-time.Nanosecond)
 	}
 	return ids, nil
 }
 
-// Search gives the ids of the processed conversations q may see that
-// arrived in its window and match s, in id order after q.AfterID, at most
-// q.Limit: the current rows by the rule of Daily.
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 // searchWindow is one query of Search, over q's window.
 func (r *Reader) searchWindow(ctx context.Context, q PageQuery, s Search) ([]string, error) {
 	conv, args, ok, err := r.figureConversations(ctx, q, `agent_code`)
