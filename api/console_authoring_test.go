@@ -82,8 +82,11 @@ func TestConsoleClassifierAuthoring(t *testing.T) {
 	if got := strings.Join(strings.Fields(counts), " "); got != "2 1 0" {
 		t.Errorf("the dry run's evaluated, hits, errors: %q", got)
 	}
-	if hits := do("#dry-run-hits"); hits != parcel {
-		t.Errorf("the dry run's hits: %q, want %s", hits, parcel)
+	// Its hits are named as the list names conversations, with when and
+	// whose they are.
+	hits, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#dry-run-hits li")].map(li => li.querySelector("a").getAttribute("href") + " " + li.textContent)`))
+	if err != nil || len(hits) != 1 || !strings.HasPrefix(hits[0], "/console/conversations/"+parcel+" ") || strings.Count(hits[0], " · ") != 2 {
+		t.Errorf("the dry run's hits: %q (%v), want %s, named", hits, err, parcel)
 	}
 	browsertest.Shoot(t, ctx, "screenshots", "classifier")
 	browsertest.Accessible(t, ctx, "..", "classifier")

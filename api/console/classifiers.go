@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,7 @@ type classifierForm struct {
 	Error, Notice                                     string
 	From, To                                          string
 	Run                                               *classifiers.DryRun
+	Hits                                              []conversationRow // some conversations the dry run hits
 }
 
 // MayAuthor reports whether the viewer's role changes classifiers (the
@@ -200,8 +202,42 @@ func (c *classifierPages) dryRun(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
 		run, err := c.Authoring.DryRun(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
 		f.Run = &run
+		if err == nil {
+			f.Hits, err = c.rowsOf(ctx.Request.Context(), f.Viewer, run.Samples)
+		}
 		return err
 	})
+}
+
+// rowsOf are the list rows of conversations by their public ids, in the
+// order given.
+func (c *Console) rowsOf(ctx context.Context, v *viewer, public []string) ([]conversationRow, error) {
+	if len(public) == 0 {
+		return nil, nil
+	}
+	internal, err := c.Conversations.InternalIDs(ctx, v.OrgID, public)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(public))
+	for i, id := range public {
+		ids[i] = cmp.Or(internal[id], id)
+	}
+	list, err := c.Conversations.Interactions(ctx, v.OrgID, catalog.InteractionFilter{IDs: ids, ExactIDs: true, Scope: v.scope(), Limit: len(ids)})
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]conversationRow{}
+	for _, it := range list {
+		byID[it.ID] = rowOf(it)
+	}
+	var out []conversationRow
+	for _, id := range ids {
+		if row, ok := byID[id]; ok {
+			out = append(out, row)
+		}
+	}
+	return out, nil
 }
 
 // reclassify starts re-classifying a range with the current version.
