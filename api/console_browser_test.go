@@ -126,7 +126,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	// By team and agent: the customer's one turn, negative.
 	mood := fmt.Sprintf("%.2f", core.Compound("My bill is wrong."))
-	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 100.0 % " + mood + " 100.0 %", "#agents-table tbody": "A100 1 100.0 % " + mood + " 100.0 %"} {
+	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 — 100.0 % " + mood + " 100.0 %", "#agents-table tbody": "A100 1 — 100.0 % " + mood + " 100.0 %"} {
 		if got := strings.Join(strings.Fields(do(sel)), " "); got != want {
 			t.Errorf("%s: %q, want %q", sel, got, want)
 		}
@@ -199,6 +199,12 @@ func TestConsoleInABrowser(t *testing.T) {
 	if v := mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t); v["status"] != "Completed" || v["score"] != 35.0 ||
 		v["callSummary"] != "Billing dispute." {
 		t.Errorf("the API's evaluation: %v", v)
+	}
+	// The dashboard has the agent's and the team's QA score now.
+	for sel, want := range map[string]string{"#teams-table tbody": "Billing 1 35.0 % 100.0 %", "#agents-table tbody": "A100 1 35.0 % 100.0 %"} {
+		if got := strings.Join(strings.Fields(do(sel, chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible(sel))), " "); !strings.HasPrefix(got, want) {
+			t.Errorf("%s after the evaluation: %q, want %q…", sel, got, want)
+		}
 	}
 
 	// A review workflow over the evaluation waits for ann; she completes

@@ -113,6 +113,7 @@ type QualityStore interface {
 	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
 	Evaluation(ctx context.Context, orgID, id string) (catalog.Evaluation, error)
 	SaveEvaluation(ctx context.Context, orgID, id string, ch catalog.EvaluationChange) (catalog.Evaluation, error)
+	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 
 // WorkflowStore is what the handlers need of review workflows

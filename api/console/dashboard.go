@@ -162,8 +162,8 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		}
 		data.Rates = append(data.Rates, r)
 	}
-	cols := columnsOf(all)
-	groups, err := c.groupFigures(ctx.Request.Context(), q, tree, cols, url.Values{"from": {from}, "to": {to}, "team": {data.Team}})
+	cols := append([]column{qaColumn}, columnsOf(all)...)
+	groups, err := c.groupFigures(ctx.Request.Context(), v, q, tree, cols, url.Values{"from": {from}, "to": {to}, "team": {data.Team}})
 	if err != nil {
 		c.failed(ctx, err)
 		return

@@ -28,6 +28,7 @@ type Quality interface {
 	Advance(ctx context.Context, actor access.Actor, id, completer, outcome, notes string, boss []quality.BossQuestion) (catalog.Workflow, error)
 	Waiting(ctx context.Context, actor access.Actor, limit int) ([]qa.Waiting, error)
 	WorkflowView(ctx context.Context, actor access.Actor, id string) (qa.WorkflowView, error)
+	Scores(ctx context.Context, actor access.Actor, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 
 // queueItem is an evaluation in a queue: what it is, of whose

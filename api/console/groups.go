@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -31,7 +32,15 @@ type column struct {
 	classifierID string
 	rate         bool // the share of yes results; else the mean score
 	share        bool // a mean that is a share, shown as a percentage
+	percent      bool // a mean that is a percentage already
 }
+
+// qaScores is where a group's QA score is kept among its classifiers'
+// scores: the mean of its submitted evaluations.
+const qaScores = "qa"
+
+// qaColumn is the by-group tables' QA score.
+var qaColumn = column{Key: "qa.mean", Label: "QA score (evaluations)", classifierID: qaScores, percent: true}
 
 // measureNames are the talk measures as people name them.
 var measureNames = map[string]string{
@@ -81,6 +90,8 @@ func (col column) value(g results.Group) (float64, bool) {
 		return 100 * float64(s.Hits) / float64(s.Evaluated), true
 	case !col.rate && s.Mean != nil && col.share:
 		return 100 * *s.Mean, true
+	case col.percent && s.Mean != nil:
+		return *s.Mean, true
 	case !col.rate && s.Mean != nil:
 		return *s.Mean, true
 	}
@@ -91,10 +102,31 @@ func (col column) format(v float64, ok bool) string {
 	switch {
 	case !ok:
 		return "—"
-	case col.rate || col.share:
+	case col.rate || col.share || col.percent:
 		return fmt.Sprintf("%.1f %%", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// trend is how a group's figure moved from the period before: "▲ 4.0"
+// (points, for percentages) or "▼ 0.12"; "" when either has none.
+func (col column) trend(now, before results.Group) string {
+	v, ok := col.value(now)
+	was, wasOK := col.value(before)
+	if !ok || !wasOK {
+		return ""
+	}
+	format := "%.2f"
+	if col.rate || col.share || col.percent {
+		format = "%.1f"
+	}
+	switch d := v - was; {
+	case d > 0:
+		return "▲ " + fmt.Sprintf(format, d)
+	case d < 0:
+		return "▼ " + fmt.Sprintf(format, -d)
+	}
+	return "= " + fmt.Sprintf(format, 0.0)
 }
 
 // groupTable is a by-group table: sortable by any column, in pages.
@@ -122,15 +154,16 @@ type groupRow struct {
 }
 
 // groupCell is a figure with its column's name (a phone shows each cell
-// on its own line, named).
-type groupCell struct{ Label, Text string }
+// on its own line, named) and its move since the period before.
+type groupCell struct{ Label, Text, Trend string }
 
-// rowOf lays out a group's figures.
-func groupRowOf(name string, g results.Group, cols []column) groupRow {
+// groupRowOf lays out a group's figures, and their trends from the same
+// group in the period before.
+func groupRowOf(name string, g, before results.Group, cols []column) groupRow {
 	row := groupRow{Name: name, Conversations: g.Conversations}
 	for _, col := range cols {
 		v, ok := col.value(g)
-		row.Cells = append(row.Cells, groupCell{col.Label, col.format(v, ok)})
+		row.Cells = append(row.Cells, groupCell{col.Label, col.format(v, ok), col.trend(g, before)})
 		if !ok {
 			v = math.NaN()
 		}
@@ -244,23 +277,23 @@ type byGroup struct {
 	Chart         groupChart
 }
 
-// groupFigures reads the figures of every team and agent; links lead to
-// their conversations over the dashboard's range (in linkQuery).
-func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
-	var ids []string
-	for _, col := range cols {
-		if !slices.Contains(ids, col.classifierID) {
-			ids = append(ids, col.classifierID)
-		}
-	}
+// groupFigures reads the figures of every team and agent, and of the
+// period of the same length before, for their trends; links lead to their
+// conversations over the dashboard's range (in linkQuery).
+func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
+	before := q
+	span := q.To.Sub(q.From) + time.Nanosecond
+	before.From, before.To = q.From.Add(-span), q.To.Add(-span)
 	var out byGroup
-	byTeam, err := c.Figures.Groups(ctx, q, results.ByTeam, ids, everyGroup)
-	if err != nil {
-		return out, err
-	}
-	byAgent, err := c.Figures.Groups(ctx, q, results.ByAgent, ids, everyGroup)
-	if err != nil {
-		return out, err
+	var figures [2][2][]results.Group // [now, before][teams, agents]
+	for i, w := range []results.PageQuery{q, before} {
+		for j, by := range []results.GroupBy{results.ByTeam, results.ByAgent} {
+			groups, err := c.groupsWithScores(ctx, v, w, by, cols)
+			if err != nil {
+				return out, err
+			}
+			figures[i][j] = groups
+		}
 	}
 	conversations := func(key, value string) string {
 		lq := url.Values{}
@@ -273,13 +306,14 @@ func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *c
 	out.Chart = groupChart{Teams: []string{}, Series: []groupSeries{}}
 	var charted []column
 	for _, col := range cols {
-		if !col.rate {
+		if !col.rate && !col.percent {
 			charted = append(charted, col)
 			out.Chart.Series = append(out.Chart.Series, groupSeries{Name: col.Label, Share: col.share, Means: []*float64{}})
 		}
 	}
-	for i, g := range byTeam {
-		row := groupRowOf("No team", g, cols)
+	teamsBefore, agentsBefore := byKey(figures[1][0]), byKey(figures[1][1])
+	for i, g := range figures[0][0] {
+		row := groupRowOf("No team", g, teamsBefore[g.Key], cols)
 		if n, ok := tree.Node(g.Key); ok {
 			row.Name = n.Name
 			if n.Code != nil {
@@ -302,8 +336,8 @@ func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *c
 			out.Chart.Series[j].Means = append(out.Chart.Series[j].Means, mean)
 		}
 	}
-	for _, g := range byAgent {
-		row := groupRowOf(g.Key, g, cols)
+	for _, g := range figures[0][1] {
+		row := groupRowOf(g.Key, g, agentsBefore[g.Key], cols)
 		if g.Key == "" {
 			row.Name = "No agent"
 		} else {
@@ -312,4 +346,40 @@ func (c *Console) groupFigures(ctx context.Context, q results.PageQuery, tree *c
 		out.Agents = append(out.Agents, row)
 	}
 	return out, nil
+}
+
+// groupsWithScores are every group's figures over q's window, with each
+// group's QA score among its scores (qaScores).
+func (c *Console) groupsWithScores(ctx context.Context, v *viewer, q results.PageQuery, by results.GroupBy, cols []column) ([]results.Group, error) {
+	var ids []string
+	for _, col := range cols {
+		if col.classifierID != qaScores && !slices.Contains(ids, col.classifierID) {
+			ids = append(ids, col.classifierID)
+		}
+	}
+	groups, err := c.Figures.Groups(ctx, q, by, ids, everyGroup)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := c.Quality.Scores(ctx, v.actor, catalog.ScoreQuery{ArrivedFrom: q.From, ArrivedTo: q.To, NodeIDs: q.NodeIDs, ByAgent: by == results.ByAgent})
+	if err != nil {
+		return nil, err
+	}
+	at := byKey(groups)
+	for _, s := range scores {
+		if g, ok := at[s.Key]; ok {
+			mean := s.Mean
+			g.Scores[qaScores] = results.Score{Evaluated: s.Evaluations, Mean: &mean}
+		}
+	}
+	return groups, nil
+}
+
+// byKey finds groups by their key.
+func byKey(groups []results.Group) map[string]results.Group {
+	out := make(map[string]results.Group, len(groups))
+	for _, g := range groups {
+		out[g.Key] = g
+	}
+	return out
 }

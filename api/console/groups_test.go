@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/earshot/earshot/warehouse/results"
 )
 
 // The by-group tables sort by any column (a group without the figure
@@ -54,6 +56,34 @@ func TestSortedTable(t *testing.T) {
 		}
 		if got := names(tb); got != tc.want || sorted != tc.sorted || tb.Page != tc.page {
 			t.Errorf("%s: %s sorted by %q, %q; want %s by %q, %q", tc.query, got, sorted, tb.Page, tc.want, tc.sorted, tc.page)
+		}
+	}
+}
+
+// A figure's trend is its move from the period before, in points for
+// percentages; none when either period has no figure.
+func TestTrend(t *testing.T) {
+	t.Parallel()
+	rate := column{classifierID: "k", rate: true}
+	mean := column{classifierID: "m"}
+	group := func(hits, evaluated int64, m *float64) results.Group {
+		return results.Group{Scores: map[string]results.Score{"k": {Hits: hits, Evaluated: evaluated}, "m": {Mean: m}}}
+	}
+	up, down := 0.5, 0.25
+	for _, tc := range []struct {
+		col         column
+		now, before results.Group
+		want        string
+	}{
+		{rate, group(3, 4, nil), group(1, 2, nil), "▲ 25.0"},
+		{rate, group(1, 4, nil), group(1, 2, nil), "▼ 25.0"},
+		{rate, group(1, 2, nil), group(2, 4, nil), "= 0.0"},
+		{rate, group(1, 2, nil), group(0, 0, nil), ""},
+		{mean, group(0, 0, &down), group(0, 0, &up), "▼ 0.25"},
+		{mean, group(0, 0, &up), group(0, 0, nil), ""},
+	} {
+		if got := tc.col.trend(tc.now, tc.before); got != tc.want {
+			t.Errorf("%+v then %+v: %q, want %q", tc.before.Scores, tc.now.Scores, got, tc.want)
 		}
 	}
 }

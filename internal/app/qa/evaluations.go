@@ -87,6 +87,16 @@ func (s Service) described(ctx context.Context, orgID string, e catalog.Evaluati
 	return Assignment{Evaluation: e, FormName: name, Conversation: it}, err
 }
 
+// Scores are the mean scores of the submitted evaluations the actor may
+// read, by agent code or hierarchy node, of the conversations of q.
+func (s Service) Scores(ctx context.Context, actor access.Actor, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error) {
+	if err := actor.Require(access.ReadResults); err != nil {
+		return nil, err
+	}
+	q.Scope, q.NodeIDs = actor.Scope(), actor.Scope().Narrow(q.NodeIDs)
+	return s.Evaluations.ScoresBy(ctx, actor.OrgID, q)
+}
+
 // Answers are what answering an evaluation saves: all its answers
 // (replacing the earlier ones; nil keeps them), its call summary and its
 // customer type (nil keeps them).

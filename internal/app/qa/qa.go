@@ -30,6 +30,7 @@ type Evaluations interface {
 	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
 	Form(ctx context.Context, orgID, id string) (catalog.EvaluationForm, error)
 	SaveEvaluation(ctx context.Context, orgID, id string, change catalog.EvaluationChange) (catalog.Evaluation, error)
+	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 
 // Workflows are the review workflows and their templates

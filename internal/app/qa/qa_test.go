@@ -56,6 +56,10 @@ func (s *store) SaveEvaluation(_ context.Context, _, _ string, ch catalog.Evalua
 	return s.eval, nil
 }
 
+func (s *store) ScoresBy(context.Context, string, catalog.ScoreQuery) ([]catalog.ScoreGroup, error) {
+	return nil, nil
+}
+
 func (s *store) Workflows(_ context.Context, org string, f catalog.WorkflowFilter) ([]catalog.Workflow, error) {
 	if org != s.flow.OrgID || !f.Scope.Allows(s.conv.MediaType, s.conv.HierarchyNodeID) {
 		return nil, nil
