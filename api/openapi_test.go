@@ -35,7 +35,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	for _, rt := range e.srv.engine.Routes() {
-		if !isConsole(rt.Path) { // pages, not operations
+		if !isConsole(rt.Path) && rt.Path != "/" { // pages (and the way to them), not operations
 			routed = append(routed, rt.Method+" "+ginToOpenAPIPath(rt.Path))
 		}
 	}

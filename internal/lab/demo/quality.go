@@ -32,7 +32,7 @@ func (a API) Quality(ctx context.Context, conversations []string) error {
 			return fmt.Errorf("assign an evaluation: %w", err)
 		}
 	}
-	_, err = a.create(ctx, "/Workflows/Templates", map[string]any{"name": "Reconsideration",
+	_, err = a.create(ctx, "/Workflows/Templates", map[string]any{"name": "Supervisor review",
 		"levels": []map[string]any{{"assignees": []string{"sam.supervisor"}}, {"assignees": []string{ConsoleUser}}},
 		"bossModule": map[string]any{"name": "Calibration",
 			"questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}})
