@@ -325,10 +325,18 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	// A reviewer evaluates beside the call: the evaluation's page has the
 	// recording, the transcript (a line plays from its time) and the
 	// results beside the form.
+	// The administrator assigns it from the conversation's page, to herself.
 	var form formView
 	json.Unmarshal(mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, qaForm), http.StatusCreated).Body.Bytes(), &form)
-	evaluation := mustStatus(t, e.jsonReq("POST", "/Evaluations", tok, map[string]any{"formId": form.ID, "conversationId": id, "analyst": "ada"}),
-		http.StatusCreated).id(t)
+	assigned := browsertest.TextAfter(t, ctx, "#assign .notice", chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("#assign-form"),
+		chromedp.SetValue("#assign-form", form.ID), chromedp.SetValue("#assign-analyst", "ada"), chromedp.Click(`#assign button[type="submit"]`),
+		chromedp.WaitVisible("#assign .notice"))
+	var listed []map[string]any
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations", tok, nil), 200).Body.Bytes(), &listed)
+	if !strings.HasPrefix(assigned, "Evaluation 1 assigned") || len(listed) != 1 {
+		t.Fatalf("assigned from the console: %q; the API lists %v", assigned, listed)
+	}
+	evaluation := listed[0]["id"].(string)
 	tag := func(module, q, value int) string {
 		return `input[name="q-` + form.Modules[module].Questions[q].ID + `"][value="` + form.Modules[module].Questions[q].Tags[value].ID + `"]`
 	}

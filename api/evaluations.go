@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/internal/app/qa"
@@ -139,36 +138,11 @@ func (s *qualityAPI) assignEvaluation(c *gin.Context) error {
 		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	if _, err := s.deps.Quality.Form(ctx, org, *formID); err != nil {
-		return fieldNotFound(err, "formId", "is not an evaluation form of your organization.")
-	}
 	own, err := s.internalID(ctx, org, *conversationID)
 	if err != nil {
 		return err
 	}
-	it, err := s.deps.Interactions.Interaction(ctx, org, own)
-	if err == nil && !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID) {
-		err = catalog.ErrNotFound
-	}
-	if err != nil {
-		return fieldNotFound(err, "conversationId", "is not a conversation of your organization.")
-	}
-	if it.LakeRunID == nil {
-		return problem.Field("conversationId", "is not processed yet: a conversation is evaluated once it is ReadyToSample or Sampled.",
-			"The conversation is not processed yet; assign its evaluation once it is ReadyToSample or Sampled.")
-	}
-	user, err := s.activeUser(ctx, org, *analyst)
-	if err != nil {
-		return fieldNotFound(err, "analyst", "is not an active user of your organization (give a user id or user name).")
-	}
-	agent := it.AgentID
-	if agentID != nil {
-		if _, err := s.deps.People.Agent(ctx, org, *agentID); err != nil {
-			return fieldNotFound(err, "agentId", "is not an agent of your organization.")
-		}
-		agent = agentID
-	}
-	e, err := s.deps.Quality.CreateEvaluation(ctx, catalog.Evaluation{OrgID: org, FormID: *formID, ConversationID: it.ID, AgentID: agent, AnalystID: user.ID})
+	e, err := s.qa.Assign(ctx, actorOf(ctx), qa.NewAssignment{FormID: *formID, ConversationID: own, Analyst: *analyst, AgentID: agentID})
 	if err != nil {
 		return err
 	}
@@ -176,16 +150,9 @@ func (s *qualityAPI) assignEvaluation(c *gin.Context) error {
 }
 
 // activeUser is the organization's active user with that user name or
-// id (ErrNotFound when none is).
+// id (ErrNotFound when none is): qa.Service.ActiveUser.
 func (s *shared) activeUser(ctx context.Context, org, key string) (catalog.User, error) {
-	u, err := s.deps.People.UserByName(ctx, org, key)
-	if _, parseErr := uuid.Parse(key); errors.Is(err, catalog.ErrNotFound) && parseErr == nil {
-		u, err = s.deps.People.User(ctx, org, key)
-	}
-	if err == nil && u.Disabled {
-		err = catalog.ErrNotFound
-	}
-	return u, err
+	return s.qa.ActiveUser(ctx, org, key)
 }
 
 // fieldNotFound is a reference that names nothing as a 400 on the field;

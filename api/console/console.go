@@ -139,6 +139,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)
 	in.POST("/conversations/:id/review", c.may(access.RecordReviews), c.review)
+	in.POST("/conversations/:id/assign", c.may(access.ManageEvaluations), c.assign)
 	in.GET("/conversations/:id/audio", c.may(access.ReadConversations), c.audio)
 	in.GET("/classifiers", c.may(access.ManageClassifiers), authoring.classifiers)
 	in.POST("/classifiers/train", c.may(access.ManageClassifiers), authoring.train)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"strconv"
 	"errors"
 	"fmt"
 	"net/http"
@@ -347,6 +348,13 @@ func (c *Console) showConversation(ctx *gin.Context, status int, problem string)
 	if !ok {
 		return
 	}
+	c.renderConversation(ctx, status, it, problem, "")
+}
+
+// renderConversation shows a conversation the viewer may see, with why a
+// review (problem) or an assignment (assignProblem) was not made.
+func (c *Console) renderConversation(ctx *gin.Context, status int, it catalog.Interaction, problem, assignProblem string) {
+	v := viewerFrom(ctx)
 	row := rowOf(it)
 	call, err := c.callOf(ctx.Request.Context(), v, it, "", strings.TrimSpace(ctx.Query("mark")))
 	if err != nil {
@@ -356,12 +364,24 @@ func (c *Console) showConversation(ctx *gin.Context, status int, problem string)
 	if problem != "" {
 		call.Problem = problem
 	}
+	assign, err := c.assignOf(ctx.Request.Context(), v, it)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	if assign != nil {
+		assign.Problem = assignProblem
+		if n, err := strconv.Atoi(ctx.Query("assigned")); err == nil {
+			assign.Notice = "Evaluation " + itoa(n) + " assigned; it waits in its reviewer's queue."
+		}
+	}
 	c.render(ctx, status, "conversation", struct {
 		page
 		conversationRow
 		ClientCallID string
 		Call         callView
-	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Call: call})
+		Assign       *assignView
+	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Call: call, Assign: assign})
 }
 
 func clock(ms int64) string {

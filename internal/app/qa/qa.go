@@ -30,6 +30,8 @@ type Evaluations interface {
 	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
 	Form(ctx context.Context, orgID, id string) (catalog.EvaluationForm, error)
 	SaveEvaluation(ctx context.Context, orgID, id string, change catalog.EvaluationChange) (catalog.Evaluation, error)
+	CreateEvaluation(ctx context.Context, e catalog.Evaluation) (catalog.Evaluation, error)
+	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
 	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 
@@ -48,6 +50,7 @@ type Service struct {
 	Evaluations   Evaluations
 	Workflows     Workflows
 	Users         Users
+	People        People
 }
 
 // ErrClosed: the evaluation was submitted, or the workflow closed; its

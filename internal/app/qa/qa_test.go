@@ -56,6 +56,13 @@ func (s *store) SaveEvaluation(_ context.Context, _, _ string, ch catalog.Evalua
 	return s.eval, nil
 }
 
+func (s *store) CreateEvaluation(_ context.Context, e catalog.Evaluation) (catalog.Evaluation, error) {
+	s.saved++
+	return e, nil
+}
+
+func (s *store) Forms(context.Context, string) ([]catalog.EvaluationForm, error) { return nil, nil }
+
 func (s *store) ScoresBy(context.Context, string, catalog.ScoreQuery) ([]catalog.ScoreGroup, error) {
 	return nil, nil
 }
