@@ -2,11 +2,11 @@ package console
 
 import (
 	"context"
-	"strconv"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
