@@ -107,6 +107,11 @@ func TestConsoleClassifierAuthoring(t *testing.T) {
 		t.Fatalf("re-classifying: %q", notice)
 	}
 	e.jobs.Wait()
+	// Its page follows it to its end.
+	if status := do("#job-status", chromedp.Click("p.notice a"), chromedp.WaitVisible("#job-status")); status != "Succeeded" {
+		t.Errorf("the re-classification's page: %q", status)
+	}
+	browsertest.Accessible(t, ctx, "..", "job")
 	var items []struct {
 		ConversationID string
 		ModelResults   []struct {

@@ -242,6 +242,9 @@ func New(deps Deps, opts Options) (*Server, error) {
 	if deps.Console != nil {
 		deps.Console.Reviews, deps.Console.Quality, deps.Console.Authoring = sh.reviews, sh.qa, sh.authoring
 		deps.Console.Secrets = s.guard
+		if deps.Console.Jobs == nil {
+			deps.Console.Jobs = deps.JobRuns
+		}
 		if deps.Console.PublicURL == "" {
 			deps.Console.PublicURL = opts.PublicURL
 		}

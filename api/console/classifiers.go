@@ -54,6 +54,7 @@ type classifierForm struct {
 	From, To                                          string
 	Run                                               *classifiers.DryRun
 	Hits                                              []conversationRow // some conversations the dry run hits
+	Job                                               string            // the re-classification started, whose page the notice links
 }
 
 // MayAuthor reports whether the viewer's role changes classifiers (the
@@ -63,26 +64,27 @@ func (v *viewer) MayAuthor() bool { return v.actor.Allows(access.ManageClassifie
 // classifiers lists the organization's classifiers.
 func (c *classifierPages) classifiers(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	c.listClassifiers(ctx, v, http.StatusOK, "", "")
+	c.listClassifiers(ctx, v, http.StatusOK, "", "", "")
 }
 
-// listClassifiers renders the list with an error or a notice.
-func (c *classifierPages) listClassifiers(ctx *gin.Context, v *viewer, status int, message, notice string) {
+// listClassifiers renders the list with an error or a notice, and the job
+// it started ("" for none).
+func (c *classifierPages) listClassifiers(ctx *gin.Context, v *viewer, status int, message, notice, job string) {
 	list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
 	if err != nil {
 		c.failed(ctx, err)
 		return
 	}
 	c.render(ctx, status, "classifiers", classifiersPage{page: page{Title: "Classifiers", Page: "classifiers", Viewer: v},
-		Classifiers: list, Categories: analysis.Categories, Error: message, Notice: notice})
+		Classifiers: list, Categories: analysis.Categories, Error: message, Notice: notice, Job: job})
 }
 
 // classifiersPage is the list of classifiers with the training form.
 type classifiersPage struct {
 	page
-	Classifiers   []catalog.Classifier
-	Categories    []string
-	Error, Notice string
+	Classifiers        []catalog.Classifier
+	Categories         []string
+	Error, Notice, Job string // Job: the training started, whose page the notice links
 }
 
 // classifier shows a classifier's form (or a new phrase rule's), with
@@ -244,8 +246,8 @@ func (c *Console) rowsOf(ctx context.Context, v *viewer, public []string) ([]con
 func (c *classifierPages) reclassify(ctx *gin.Context) {
 	c.rerun(ctx, func(f *classifierForm, from, to time.Time) error {
 		job, err := c.Authoring.Reclassify(ctx.Request.Context(), f.Viewer.actor, f.ID, from, to)
-		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + ": job " + job.ID +
-			" (its progress at GET /Jobs/" + job.ID + ")."
+		f.Notice = "Re-classifying " + f.From + " to " + f.To + " with version " + fmt.Sprint(f.Version) + "."
+		f.Job = job.ID
 		return err
 	})
 }

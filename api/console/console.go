@@ -67,6 +67,7 @@ type Console struct {
 	Classifiers   Classifiers
 	Hierarchies   Hierarchies
 	Originals     Originals
+	Jobs          Jobs // set by api.New when not given
 	// The use cases the API calls too (set by api.New).
 	Reviews   Reviews
 	Quality   Quality
@@ -91,7 +92,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "classifiers", "classifier", "not_found"}
+var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "classifiers", "classifier", "job", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -144,6 +145,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/classifiers", c.may(access.ManageClassifiers), authoring.classifiers)
 	in.POST("/classifiers/train", c.may(access.ManageClassifiers), authoring.train)
 	in.GET("/classifiers/:id", c.may(access.ManageClassifiers), authoring.classifier)
+	in.GET("/jobs/:id", c.may(access.ManageClassifiers), c.job)
 	in.POST("/classifiers/:id", c.may(access.ManageClassifiers), authoring.saveClassifier)
 	in.POST("/classifiers/:id/dry-run", c.may(access.ManageClassifiers), authoring.dryRun)
 	in.POST("/classifiers/:id/reclassify", c.may(access.ManageClassifiers), authoring.reclassify)

@@ -13,6 +13,8 @@ var statusNames = map[string]string{
 	catalog.StatusReadyToSample:   "Processed",
 	catalog.StatusSampled:         "Sampled for QA",
 	catalog.StatusFailedToProcess: "Could not be processed",
+	// Job runs' statuses.
+	"running": "Running", "succeeded": "Succeeded", "failed": "Failed",
 }
 
 // statusLabel is a status as a person reads it: its name above, else its

@@ -22,7 +22,7 @@ import (
 // job starts.
 func (c *classifierPages) train(ctx *gin.Context) {
 	v := viewerFrom(ctx)
-	again := func(status int, message, notice string) { c.listClassifiers(ctx, v, status, message, notice) }
+	again := func(status int, message, notice string) { c.listClassifiers(ctx, v, status, message, notice, "") }
 	header, err := ctx.FormFile("labels")
 	if err != nil {
 		again(http.StatusBadRequest, "Choose a labelled file (JSON Lines) to train from.", "")
@@ -72,7 +72,7 @@ func (c *classifierPages) train(ctx *gin.Context) {
 	case err != nil:
 		c.failed(ctx, err)
 	default:
-		again(http.StatusOK, "", fmt.Sprintf("Training %d classifier(s) from %d conversation(s): job %s (its progress at GET /Jobs/%s). "+
-			"Each is installed by its label's name when the job ends.", len(labels), len(labelled), job.ID, job.ID))
+		c.listClassifiers(ctx, v, http.StatusOK, "", fmt.Sprintf("Training %d classifier(s) from %d conversation(s). "+
+			"Each is installed by its label's name when the job ends.", len(labels), len(labelled)), job.ID)
 	}
 }
