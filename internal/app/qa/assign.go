@@ -36,7 +36,11 @@ func (s Service) Assign(ctx context.Context, actor access.Actor, in NewAssignmen
 		return catalog.Evaluation{}, err
 	}
 	org := actor.OrgID
-	if _, err := s.Evaluations.Form(ctx, org, in.FormID); err != nil {
+	err := validID(in.FormID)
+	if err == nil {
+		_, err = s.Evaluations.Form(ctx, org, in.FormID)
+	}
+	if err != nil {
 		return catalog.Evaluation{}, named(err, "formId", "is not an evaluation form of your organization.")
 	}
 	it, err := s.Conversations.Interaction(ctx, org, in.ConversationID)

@@ -230,3 +230,32 @@ func isField(err error) bool {
 	_, ok := invalid.As(err)
 	return ok
 }
+
+// An assignment is refused whole, naming the reference that names
+// nothing: a form id that is no id, a conversation out of the actor's
+// reach; a role that does not manage evaluations is refused.
+func TestAssignRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		actor access.Actor
+		in    NewAssignment
+		field string // "" for an *access.Refused
+	}{
+		{"a form id that is no id", user(t, "sue", "Supervisor"), NewAssignment{FormID: "x'; --", ConversationID: "c1", Analyst: "ann"}, "formId"},
+		{"an analyst's role", user(t, "ann", "Analyst"), NewAssignment{FormID: "01a218cd-e8c3-780b-b1a4-b22bfebfb250", ConversationID: "c1", Analyst: "ann"}, ""},
+		{"another organization's conversation", access.Organization("other"), NewAssignment{FormID: "01a218cd-e8c3-780b-b1a4-b22bfebfb250", ConversationID: "c1", Analyst: "ann"}, "conversationId"},
+	} {
+		s := newStore()
+		_, err := Service{Conversations: s, Evaluations: s}.Assign(ctx, tc.actor, tc.in)
+		var refused *access.Refused
+		f, isField := invalid.As(err)
+		switch {
+		case tc.field == "" && !errors.As(err, &refused), tc.field != "" && (!isField || f.Path != tc.field):
+			t.Errorf("%s: %v", tc.name, err)
+		case s.saved != 0:
+			t.Errorf("%s: refused, yet %d changes written", tc.name, s.saved)
+		}
+	}
+}
