@@ -213,7 +213,19 @@ func TestConsoleInABrowser(t *testing.T) {
 	template := mustStatus(t, e.jsonReq("POST", "/Workflows/Templates", tok, map[string]any{"name": "Reconsideration",
 		"levels": []map[string]any{{"assignees": []string{"ann"}}}, "bossModule": map[string]any{"name": "Calibration",
 			"questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}}), http.StatusCreated).id(t)
-	workflow := mustStatus(t, e.jsonReq("POST", "/Workflows", tok, map[string]any{"templateId": template, "evaluationId": evaluation}), http.StatusCreated).json(t)["workflowId"].(string)
+	// The supervisor sends the evaluation for review from its page.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/evaluations/"+evaluation), chromedp.WaitVisible("#send-for-review"),
+		chromedp.SetValue("#review-template", template), chromedp.Click(`#send-for-review button`), chromedp.WaitVisible("#workflow-status")); err != nil {
+		t.Fatal(err)
+	}
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil || !strings.HasPrefix(at, "/console/workflows/") {
+		t.Fatalf("after sending for review: %q (%v)", at, err)
+	}
+	workflow := strings.TrimPrefix(at, "/console/workflows/")
+	if v := mustStatus(t, e.jsonReq("GET", "/Evaluations/"+evaluation, tok, nil), 200).json(t); v["status"] != "PendingReview" {
+		t.Errorf("the evaluation sent for review: %v", v["status"])
+	}
 	closed := do("#workflow-status", chromedp.Navigate(base+"/console/queue"), chromedp.WaitVisible("ul.queue"),
 		chromedp.Click(`a[href="/console/workflows/`+workflow+`"]`), chromedp.WaitVisible(`input[name="boss-0"][value="Yes"]`),
 		chromedp.Click(`input[name="boss-0"][value="Yes"]`), chromedp.SetValue("#notes", "Fair evaluation."),

@@ -198,34 +198,15 @@ func (s *qualityAPI) startWorkflow(c *gin.Context) error {
 		return p
 	}
 	ctx, org := c.Request.Context(), orgID(c)
-	if _, err := s.deps.Workflows.Template(ctx, org, *templateID); err != nil {
-		return fieldNotFound(err, "templateId", "is not a workflow template of your organization.")
-	}
-	w := catalog.Workflow{OrgID: org, TemplateID: *templateID}
-	if evaluationID != nil {
-		list, err := s.deps.Quality.Evaluations(ctx, org, catalog.EvaluationFilter{IDs: []string{*evaluationID}, Scope: reads(ctx), Limit: 1})
-		if err != nil {
-			return err
-		}
-		if len(list) == 0 {
-			return fieldNotFound(catalog.ErrNotFound, "evaluationId", "is not an evaluation of your organization.")
-		}
-		w.ConversationID, w.EvaluationID = list[0].ConversationID, evaluationID
-	} else {
+	in := qa.NewWorkflow{TemplateID: *templateID, EvaluationID: evaluationID}
+	if evaluationID == nil {
 		own, err := s.internalID(ctx, org, *conversationID)
 		if err != nil {
 			return err
 		}
-		it, err := s.deps.Interactions.Interaction(ctx, org, own)
-		if err == nil && (it.LakeRunID == nil || !reads(ctx).Allows(it.MediaType, it.HierarchyNodeID)) {
-			err = catalog.ErrNotFound
-		}
-		if err != nil {
-			return fieldNotFound(err, "conversationId", "is not a processed conversation of your organization.")
-		}
-		w.ConversationID = it.ID
+		in.ConversationID = &own
 	}
-	started, err := s.deps.Workflows.StartWorkflow(ctx, w)
+	started, err := s.qa.StartWorkflow(ctx, actorOf(ctx), in)
 	switch {
 	case errors.Is(err, catalog.ErrWorkflowExists):
 		return problem.New(http.StatusConflict, "The conversation already has a workflow of this template.")

@@ -68,3 +68,48 @@ func (c *Console) assign(ctx *gin.Context) {
 		ctx.Redirect(http.StatusSeeOther, "/console/conversations/"+it.Public()+"?assigned="+strconv.Itoa(e.Number)+"#assign")
 	}
 }
+
+// reviewOf is the form that sends a Completed evaluation for review, for
+// whom manages evaluations: the templates to choose from (nil when it
+// does not apply).
+func (c *Console) reviewOf(ctx context.Context, v *viewer, e catalog.Evaluation) ([]option, error) {
+	if e.Status != catalog.EvaluationCompleted || !v.actor.Allows(access.ManageEvaluations) {
+		return nil, nil
+	}
+	templates, err := c.Quality.Templates(ctx, v.actor)
+	var refused *access.Refused
+	if errors.As(err, &refused) {
+		return nil, nil
+	}
+	var out []option
+	for _, t := range templates {
+		out = append(out, option{t.ID, t.Name})
+	}
+	return out, err
+}
+
+// sendForReview starts a review workflow of the template chosen over the
+// evaluation, by the use case POST /Workflows calls too, and shows it.
+func (c *qualityPages) sendForReview(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	a, _, ok := c.loadEvaluation(ctx, v)
+	if !ok {
+		return
+	}
+	id := a.Evaluation.ID
+	w, err := c.Quality.StartWorkflow(ctx.Request.Context(), v.actor, qa.NewWorkflow{TemplateID: ctx.PostForm("template"), EvaluationID: &id})
+	mistake, isMistake := mistakeIn(err)
+	switch {
+	case c.refused(ctx, v, err):
+	case isMistake:
+		c.showEvaluation(ctx, http.StatusBadRequest, "Not sent for review: "+mistake)
+	case errors.Is(err, catalog.ErrWorkflowExists):
+		c.showEvaluation(ctx, http.StatusConflict, "This conversation already has a workflow of this template.")
+	case errors.Is(err, catalog.ErrEvaluationClosed):
+		c.showEvaluation(ctx, http.StatusConflict, "Only a Completed evaluation is sent for review; this one is no longer Completed.")
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/workflows/"+w.ID)
+	}
+}

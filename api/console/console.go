@@ -136,6 +136,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/evaluations/:id", c.may(access.ReadResults), quality.evaluation)
 	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
 	in.POST("/evaluations/:id/draft", c.may(access.PerformEvaluations), quality.draft)
+	in.POST("/evaluations/:id/review", c.may(access.ManageEvaluations), quality.sendForReview)
 	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)

@@ -31,6 +31,8 @@ type Quality interface {
 	Scores(ctx context.Context, actor access.Actor, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 	Choices(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, []catalog.User, error)
 	Assign(ctx context.Context, actor access.Actor, in qa.NewAssignment) (catalog.Evaluation, error)
+	Templates(ctx context.Context, actor access.Actor) ([]catalog.WorkflowTemplate, error)
+	StartWorkflow(ctx context.Context, actor access.Actor, in qa.NewWorkflow) (catalog.Workflow, error)
 }
 
 // queueItem is an evaluation in a queue: what it is, of whose
@@ -110,6 +112,11 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 		c.failed(ctx, err)
 		return
 	}
+	templates, err := c.reviewOf(ctx.Request.Context(), v, e)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
 	answers := map[string]catalog.EvaluationAnswer{}
 	for _, a := range e.Answers {
 		answers[a.QuestionID] = a
@@ -125,8 +132,9 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 		Open                                bool
 		Modules                             []moduleView
 		Call                                callView
+		Templates                           []option // to send it for review
 	}{page: page{Title: "Evaluation " + itoa(e.Number), Page: "queue", Viewer: v}, queueItem: queueItemOf(a), StatusCode: e.Status,
-		Summary: deref(e.CallSummary), Problem: problem, Call: call, Open: slices.Contains(qa.OpenStatuses, e.Status)}
+		Summary: deref(e.CallSummary), Problem: problem, Call: call, Open: slices.Contains(qa.OpenStatuses, e.Status), Templates: templates}
 	if e.Score != nil {
 		data.Score = fmt.Sprintf("%.1f %%", *e.Score)
 	}

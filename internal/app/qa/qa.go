@@ -41,6 +41,8 @@ type Workflows interface {
 	Workflows(ctx context.Context, orgID string, f catalog.WorkflowFilter) ([]catalog.Workflow, error)
 	Workflow(ctx context.Context, orgID, id string) (catalog.Workflow, error)
 	Template(ctx context.Context, orgID, id string) (catalog.WorkflowTemplate, error)
+	Templates(ctx context.Context, orgID string) ([]catalog.WorkflowTemplate, error)
+	StartWorkflow(ctx context.Context, w catalog.Workflow) (catalog.Workflow, error)
 	SaveProgress(ctx context.Context, w catalog.Workflow, fromLevel int, progress json.RawMessage, closed bool) error
 }
 

@@ -83,6 +83,15 @@ func (s *store) Template(context.Context, string, string) (catalog.WorkflowTempl
 	return catalog.WorkflowTemplate{Definition: def}, err
 }
 
+func (s *store) Templates(context.Context, string) ([]catalog.WorkflowTemplate, error) {
+	return nil, nil
+}
+
+func (s *store) StartWorkflow(_ context.Context, w catalog.Workflow) (catalog.Workflow, error) {
+	s.saved++
+	return w, nil
+}
+
 func (s *store) SaveProgress(_ context.Context, _ catalog.Workflow, _ int, progress json.RawMessage, _ bool) error {
 	s.saved++
 	s.flow.Progress = progress
