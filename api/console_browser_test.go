@@ -337,9 +337,28 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 	// A reviewer evaluates beside the call: the evaluation's page has the
 	// recording, the transcript (a line plays from its time) and the
 	// results beside the form.
-	// The administrator assigns it from the conversation's page, to herself.
-	var form formView
-	json.Unmarshal(mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, qaForm), http.StatusCreated).Body.Bytes(), &form)
+	// The administrator writes the QA form in the console (qaForm, as an
+	// outline; a mistake first, refused naming its line), then assigns
+	// the call's evaluation from its page, to herself.
+	outline := "# Opening\nGreeted the customer? | required | weight 2 | Yes=1, No=0, N/A\n" +
+		"Showed empathy? | weight 3 | category Soft skills | Always=2, Sometimes=1, Never=0\n" +
+		"# Wrap-up\nResolved the issue? | required | weight 5 | Yes=1, No=0\nNotes | fill-in"
+	refusedForm := browsertest.TextAfter(t, ctx, "#new-form-heading ~ p.error", chromedp.Navigate(base+"/console/forms"), chromedp.WaitVisible("#outline"),
+		chromedp.SetValue("#form-name", "Call quality"), chromedp.SetValue("#outline", "# Opening\nGreeted? | weight two | Yes=1"),
+		chromedp.Click(`#new-form button[type="submit"]`), chromedp.WaitVisible("#new-form-heading ~ p.error"))
+	if !strings.Contains(refusedForm, "line 2 has a weight that is no number") {
+		t.Errorf("a form with a mistake: %q", refusedForm)
+	}
+	created := browsertest.TextAfter(t, ctx, "p.notice", chromedp.SetValue("#outline", outline), chromedp.Click(`#new-form button[type="submit"]`),
+		chromedp.WaitVisible("p.notice"))
+	browsertest.Shoot(t, ctx, "screenshots", "forms")
+	browsertest.Accessible(t, ctx, "..", "forms")
+	var forms []formView
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations/Forms", tok, nil), 200).Body.Bytes(), &forms)
+	if !strings.Contains(created, "Call quality") || len(forms) != 1 || len(forms[0].Modules) != 2 || len(forms[0].Modules[1].Questions) != 2 {
+		t.Fatalf("the form written in the console: %q; the API has %+v", created, forms)
+	}
+	form := forms[0]
 	assigned := browsertest.TextAfter(t, ctx, "#assign .notice", chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("#assign-form"),
 		chromedp.SetValue("#assign-form", form.ID), chromedp.SetValue("#assign-analyst", "ada"), chromedp.Click(`#assign button[type="submit"]`),
 		chromedp.WaitVisible("#assign .notice"))

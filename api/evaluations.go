@@ -65,12 +65,7 @@ func (s *qualityAPI) createForm(c *gin.Context) error {
 	if p := body.Problem(); p != nil {
 		return p
 	}
-	if err := def.Prepare(catalog.NewID); err != nil {
-		return missing(err, "")
-	}
-	definition, _ := json.Marshal(def)
-	form, err := s.deps.Quality.CreateForm(c.Request.Context(), catalog.EvaluationForm{OrgID: orgID(c), Name: *name,
-		Description: deref(description), Definition: definition})
+	form, err := s.qa.CreateForm(c.Request.Context(), actorOf(c.Request.Context()), *name, deref(description), def)
 	if err != nil {
 		return missing(err, "")
 	}

@@ -92,7 +92,7 @@ type Console struct {
 }
 
 // pageNames are the pages, each web/templates/NAME.html in the layout.
-var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "classifiers", "classifier", "job", "not_found"}
+var pageNames = []string{"sign_in", "signed_in", "conversations", "conversation", "dashboard", "queue", "evaluation", "workflow", "classifiers", "classifier", "job", "forms", "not_found"}
 
 // Register mounts the console under /console on r.
 func (c *Console) Register(r gin.IRouter) error {
@@ -137,6 +137,8 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
 	in.POST("/evaluations/:id/draft", c.may(access.PerformEvaluations), quality.draft)
 	in.POST("/evaluations/:id/review", c.may(access.ManageEvaluations), quality.sendForReview)
+	in.GET("/forms", c.may(access.ManageEvaluations), quality.forms)
+	in.POST("/forms", c.may(access.ManageEvaluations), quality.createForm)
 	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)

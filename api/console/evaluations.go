@@ -33,6 +33,8 @@ type Quality interface {
 	Assign(ctx context.Context, actor access.Actor, in qa.NewAssignment) (catalog.Evaluation, error)
 	Templates(ctx context.Context, actor access.Actor) ([]catalog.WorkflowTemplate, error)
 	StartWorkflow(ctx context.Context, actor access.Actor, in qa.NewWorkflow) (catalog.Workflow, error)
+	Forms(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, error)
+	CreateForm(ctx context.Context, actor access.Actor, name, description string, def quality.Form) (catalog.EvaluationForm, error)
 }
 
 // queueItem is an evaluation in a queue: what it is, of whose

@@ -32,6 +32,7 @@ type Evaluations interface {
 	SaveEvaluation(ctx context.Context, orgID, id string, change catalog.EvaluationChange) (catalog.Evaluation, error)
 	CreateEvaluation(ctx context.Context, e catalog.Evaluation) (catalog.Evaluation, error)
 	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
+	CreateForm(ctx context.Context, f catalog.EvaluationForm) (catalog.EvaluationForm, error)
 	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 

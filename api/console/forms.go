@@ -1,0 +1,100 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// MayManageQA reports whether the viewer's role manages evaluation forms,
+// assignments and workflows.
+func (v *viewer) MayManageQA() bool { return v.actor.Allows(access.ManageEvaluations) }
+
+// formsPage is the organization's evaluation forms and the editor of a
+// new one.
+type formsPage struct {
+	page
+	Forms                      []formRow
+	Name, Description, Outline string
+	Error, Notice              string
+}
+
+// formRow is a form as the list shows it.
+type formRow struct {
+	Name, Description, Created string
+	Modules, Questions         int
+	Active                     bool
+}
+
+// forms lists the organization's evaluation forms, with the editor of a
+// new one.
+func (c *qualityPages) forms(ctx *gin.Context) {
+	notice := ""
+	if name := ctx.Query("created"); name != "" {
+		notice = "Form “" + name + "” created: assign its evaluations from a conversation's page."
+	}
+	c.showForms(ctx, http.StatusOK, formsPage{Outline: formTextExample, Notice: notice})
+}
+
+func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
+	v := viewerFrom(ctx)
+	list, err := c.Quality.Forms(ctx.Request.Context(), v.actor)
+	if c.refused(ctx, v, err) {
+		return
+	} else if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
+	for _, f := range list {
+		p.Forms = append(p.Forms, formRowOf(f))
+	}
+	c.render(ctx, status, "forms", p)
+}
+
+func formRowOf(f catalog.EvaluationForm) formRow {
+	row := formRow{Name: f.Name, Description: f.Description, Created: f.CreatedOn.UTC().Format("2006-01-02"), Active: f.IsActive}
+	var def quality.Form
+	if err := json.Unmarshal(f.Definition, &def); err == nil {
+		row.Modules = len(def.Modules)
+		for _, m := range def.Modules {
+			row.Questions += len(m.Questions)
+		}
+	}
+	return row
+}
+
+// createForm creates a form from the editor's outline (parseFormText), by
+// the use case POST /Evaluations/Forms calls too.
+func (c *qualityPages) createForm(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	p := formsPage{Name: strings.TrimSpace(ctx.PostForm("name")), Description: strings.TrimSpace(ctx.PostForm("description")),
+		Outline: ctx.PostForm("outline")}
+	def, err := parseFormText(p.Outline)
+	if err == nil && p.Name == "" {
+		p.Error = "Not created: name the form."
+		c.showForms(ctx, http.StatusBadRequest, p)
+		return
+	}
+	if err == nil {
+		_, err = c.Quality.CreateForm(ctx.Request.Context(), v.actor, p.Name, p.Description, def)
+	}
+	mistake, isMistake := mistakeIn(err)
+	switch {
+	case c.refused(ctx, v, err):
+	case isMistake:
+		p.Error = "Not created: " + mistake
+		c.showForms(ctx, http.StatusBadRequest, p)
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/forms?created="+url.QueryEscape(p.Name))
+	}
+}

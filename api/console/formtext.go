@@ -1,0 +1,107 @@
+package console
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/earshot/earshot/internal/invalid"
+	"github.com/earshot/earshot/pipeline/quality"
+)
+
+// formTextExample is what the form editor starts from: the outline a
+// form is written in.
+const formTextExample = `# Opening
+Greeted the customer? | required | weight 2 | Yes=1, No=0, N/A
+Verified the customer's identity? | required | weight 3 | Yes=1, No=0
+# Resolution
+Resolved the issue? | required | weight 5 | Yes=1, No=0
+Notes | fill-in`
+
+// parseFormText reads a form written as an outline: "# Name" starts a
+// module; each other line is a question, its text then, after "|",
+// "required", "weight N", "multiple" (several answers), "fill-in" (a
+// text answer), "category NAME" and its answers, "Value=score" or a bare
+// value (not scored), separated by commas. Blank lines are skipped. A
+// mistake is an *invalid.Field naming its line; the form's own rules
+// (quality.Form.Prepare) are checked after.
+func parseFormText(text string) (quality.Form, error) {
+	var f quality.Form
+	for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		at := fmt.Sprintf("line %d", n+1)
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "#"):
+			f.Modules = append(f.Modules, quality.Module{Name: strings.TrimSpace(strings.TrimPrefix(line, "#"))})
+		case len(f.Modules) == 0:
+			return f, invalid.At(at, "is a question before any module: start with a line such as “# Opening”.")
+		default:
+			q, err := questionOf(line)
+			if err != nil {
+				return f, invalid.At(at, err.Error())
+			}
+			m := &f.Modules[len(f.Modules)-1]
+			m.Questions = append(m.Questions, q)
+		}
+	}
+	if len(f.Modules) == 0 {
+		return f, invalid.At("form", "has no module: start with a line such as “# Opening”.")
+	}
+	return f, nil
+}
+
+// questionOf reads one question line.
+func questionOf(line string) (quality.Question, error) {
+	parts := strings.Split(line, "|")
+	q := quality.Question{Text: strings.TrimSpace(parts[0]), Type: quality.TypeTags, Weight: 1}
+	for _, p := range parts[1:] {
+		p = strings.TrimSpace(p)
+		word, rest, _ := strings.Cut(p, " ")
+		switch strings.ToLower(word) {
+		case "":
+		case "required":
+			q.Required = true
+		case "multiple":
+			q.MultiSelect = true
+		case "fill-in":
+			q.Type, q.Weight = quality.TypeFillIn, 0
+		case "category":
+			q.Category = strings.TrimSpace(rest)
+		case "weight":
+			w, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err != nil {
+				return q, fmt.Errorf("has a weight that is no number: %q.", rest)
+			}
+			q.Weight = w
+		default:
+			tags, err := tagsOf(p)
+			if err != nil {
+				return q, err
+			}
+			q.Tags = append(q.Tags, tags...)
+		}
+	}
+	return q, nil
+}
+
+// tagsOf reads a question's answers: "Yes=1, No=0, N/A".
+func tagsOf(list string) ([]quality.Tag, error) {
+	var out []quality.Tag
+	for _, a := range strings.Split(list, ",") {
+		value, score, scored := strings.Cut(a, "=")
+		t := quality.Tag{Value: strings.TrimSpace(value)}
+		if scored {
+			s, err := strconv.ParseFloat(strings.TrimSpace(score), 64)
+			if err != nil {
+				return nil, fmt.Errorf("has an answer whose score is no number: %q.", strings.TrimSpace(a))
+			}
+			t.ScoredValue = &s
+		}
+		if t.Value == "" {
+			return nil, fmt.Errorf("has an empty answer in %q.", list)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
