@@ -210,9 +210,26 @@ func TestConsoleInABrowser(t *testing.T) {
 	// A review workflow over the evaluation waits for ann; she completes
 	// its one level, answering its boss module: the workflow closes and
 	// the evaluation's review is complete, as the API shows.
-	template := mustStatus(t, e.jsonReq("POST", "/Workflows/Templates", tok, map[string]any{"name": "Reconsideration",
-		"levels": []map[string]any{{"assignees": []string{"ann"}}}, "bossModule": map[string]any{"name": "Calibration",
-			"questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}}), http.StatusCreated).id(t)
+	// The supervisor writes the review workflow's template in the console
+	// (a level for a user who does not exist first: refused, naming them).
+	templateNotice := func(levels, wait string) string {
+		t.Helper()
+		return do(wait, chromedp.Navigate(base+"/console/forms"), chromedp.WaitVisible("#new-template"),
+			chromedp.SetValue("#template-name", "Reconsideration"), chromedp.SetValue("#levels", levels),
+			chromedp.SetValue("#questions", "Action plan established | No, Yes"), chromedp.Click(`#new-template button[type="submit"]`), chromedp.WaitVisible(wait))
+	}
+	if refused := templateNotice("nobody.here", "#new-template ~ p.error, #templates-heading ~ p.error"); !strings.Contains(refused, `"nobody.here" is not an active user`) {
+		t.Errorf("a template for a user who does not exist: %q", refused)
+	}
+	if created := templateNotice("ann", "p.notice"); !strings.Contains(created, "Reconsideration") {
+		t.Errorf("the template written in the console: %q", created)
+	}
+	var templates []map[string]any
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Workflows/Templates", tok, nil), 200).Body.Bytes(), &templates)
+	if len(templates) != 1 {
+		t.Fatalf("the API's templates: %v", templates)
+	}
+	template := templates[0]["id"].(string)
 	// The supervisor sends the evaluation for review from its page.
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/evaluations/"+evaluation), chromedp.WaitVisible("#send-for-review"),
 		chromedp.SetValue("#review-template", template), chromedp.Click(`#send-for-review button`), chromedp.WaitVisible("#workflow-status")); err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -105,26 +104,11 @@ func (s *qualityAPI) createTemplate(c *gin.Context) error {
 	if p := body.Problem(); p != nil {
 		return p
 	}
-	if err := def.Check(catalog.NewID); err != nil {
-		return missing(err, "")
+	in := qa.NewTemplate{Name: *name, Definition: def, StartOnSampled: deref(onSampled)}
+	if typ != nil {
+		in.Type = *typ
 	}
-	ctx, org := c.Request.Context(), orgID(c)
-	for i, level := range def.Levels {
-		for j, key := range level.Assignees {
-			u, err := s.activeUser(ctx, org, key)
-			if err != nil {
-				return fieldNotFound(err, "levels["+strconv.Itoa(i)+"].assignees", strconv.Quote(key)+" is not an active user of your organization.")
-			}
-			def.Levels[i].Assignees[j] = u.ID
-		}
-	}
-	definition, _ := json.Marshal(def)
-	if typ == nil {
-		review := "Review"
-		typ = &review
-	}
-	t, err := s.deps.Workflows.CreateTemplate(ctx, catalog.WorkflowTemplate{OrgID: org, Name: *name, WorkflowType: *typ,
-		Definition: definition, StartOnSampled: deref(onSampled)})
+	t, err := s.qa.CreateTemplate(c.Request.Context(), actorOf(c.Request.Context()), in)
 	if err != nil {
 		return missing(err, "")
 	}

@@ -139,6 +139,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/evaluations/:id/review", c.may(access.ManageEvaluations), quality.sendForReview)
 	in.GET("/forms", c.may(access.ManageEvaluations), quality.forms)
 	in.POST("/forms", c.may(access.ManageEvaluations), quality.createForm)
+	in.POST("/forms/templates", c.may(access.ManageEvaluations), quality.createTemplate)
 	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)

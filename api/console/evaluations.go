@@ -35,6 +35,7 @@ type Quality interface {
 	StartWorkflow(ctx context.Context, actor access.Actor, in qa.NewWorkflow) (catalog.Workflow, error)
 	Forms(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, error)
 	CreateForm(ctx context.Context, actor access.Actor, name, description string, def quality.Form) (catalog.EvaluationForm, error)
+	CreateTemplate(ctx context.Context, actor access.Actor, in qa.NewTemplate) (catalog.WorkflowTemplate, error)
 }
 
 // queueItem is an evaluation in a queue: what it is, of whose

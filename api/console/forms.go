@@ -9,6 +9,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
+	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/quality"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -24,7 +26,27 @@ type formsPage struct {
 	Forms                      []formRow
 	Name, Description, Outline string
 	Error, Notice              string
+	Templates                  []templateRow
+	Template                   templateInput // the new template's editor
 }
+
+// templateRow is a review workflow template as the list shows it.
+type templateRow struct {
+	Name, Type, Boss string
+	Levels           int
+	OnSampled        bool
+}
+
+// templateInput is the new template's editor: its levels and boss
+// questions as lines (parseLevels, parseBossQuestions).
+type templateInput struct {
+	Name, Levels, Boss, Questions, Error string
+	OnSampled                            bool
+}
+
+// templateExample is what the template editor starts from.
+var templateExample = templateInput{Levels: "sam.supervisor\nanyone", Boss: "Calibration",
+	Questions: "Action plan established? | No, Yes"}
 
 // formRow is a form as the list shows it.
 type formRow struct {
@@ -40,7 +62,10 @@ func (c *qualityPages) forms(ctx *gin.Context) {
 	if name := ctx.Query("created"); name != "" {
 		notice = "Form “" + name + "” created: assign its evaluations from a conversation's page."
 	}
-	c.showForms(ctx, http.StatusOK, formsPage{Outline: formTextExample, Notice: notice})
+	if name := ctx.Query("template"); name != "" {
+		notice = "Workflow template “" + name + "” created: send a Completed evaluation for review from its page."
+	}
+	c.showForms(ctx, http.StatusOK, formsPage{Outline: formTextExample, Notice: notice, Template: templateExample})
 }
 
 func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
@@ -52,11 +77,28 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 		c.failed(ctx, err)
 		return
 	}
+	templates, err := c.Quality.Templates(ctx.Request.Context(), v.actor)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
 	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
 	for _, f := range list {
 		p.Forms = append(p.Forms, formRowOf(f))
 	}
+	for _, t := range templates {
+		p.Templates = append(p.Templates, templateRowOf(t))
+	}
 	c.render(ctx, status, "forms", p)
+}
+
+func templateRowOf(t catalog.WorkflowTemplate) templateRow {
+	row := templateRow{Name: t.Name, Type: t.WorkflowType, OnSampled: t.StartOnSampled}
+	var def quality.Workflow
+	if err := json.Unmarshal(t.Definition, &def); err == nil {
+		row.Levels, row.Boss = len(def.Levels), def.BossModule.Name
+	}
+	return row
 }
 
 func formRowOf(f catalog.EvaluationForm) formRow {
@@ -96,5 +138,36 @@ func (c *qualityPages) createForm(ctx *gin.Context) {
 		c.failed(ctx, err)
 	default:
 		ctx.Redirect(http.StatusSeeOther, "/console/forms?created="+url.QueryEscape(p.Name))
+	}
+}
+
+// createTemplate creates a review workflow template from the editor, by
+// the use case POST /Workflows/Templates calls too.
+func (c *qualityPages) createTemplate(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	in := templateInput{Name: strings.TrimSpace(ctx.PostForm("template-name")), Levels: ctx.PostForm("levels"), Boss: strings.TrimSpace(ctx.PostForm("boss")),
+		Questions: ctx.PostForm("questions"), OnSampled: ctx.PostForm("on-sampled") == "yes"}
+	levels, err := parseLevels(in.Levels)
+	var questions []quality.BossQuestion
+	if err == nil {
+		questions, err = parseBossQuestions(in.Questions)
+	}
+	if err == nil && in.Name == "" {
+		err = invalid.At("name", "is required: name the template.")
+	}
+	if err == nil {
+		_, err = c.Quality.CreateTemplate(ctx.Request.Context(), v.actor, qa.NewTemplate{Name: in.Name, StartOnSampled: in.OnSampled,
+			Definition: quality.Workflow{Levels: levels, BossModule: quality.BossModule{Name: in.Boss, Questions: questions}}})
+	}
+	mistake, isMistake := mistakeIn(err)
+	switch {
+	case c.refused(ctx, v, err):
+	case isMistake:
+		in.Error = "Not created: " + mistake
+		c.showForms(ctx, http.StatusBadRequest, formsPage{Outline: formTextExample, Template: in})
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/forms?template="+url.QueryEscape(in.Name)+"#templates-heading")
 	}
 }

@@ -59,3 +59,31 @@ func FuzzParseFormText(f *testing.F) {
 		}
 	})
 }
+
+func TestParseTemplateText(t *testing.T) {
+	t.Parallel()
+	levels, err := parseLevels("sam.supervisor, ana.analyst\n\nanyone\n")
+	if err != nil || len(levels) != 2 || strings.Join(levels[0].Assignees, "+") != "sam.supervisor+ana.analyst" || len(levels[1].Assignees) != 0 {
+		t.Errorf("levels: %+v %v", levels, err)
+	}
+	if _, err := parseLevels("sam,,ana"); err == nil || !strings.Contains(err.Error(), "line 1 has an empty user name") {
+		t.Errorf("an empty user name: %v", err)
+	}
+	questions, err := parseBossQuestions("Action plan established? | No, Yes\nFair? | Yes")
+	if err != nil || len(questions) != 2 || questions[0].QuestionText != "Action plan established?" || strings.Join(questions[0].Answers, "+") != "No+Yes" {
+		t.Errorf("questions: %+v %v", questions, err)
+	}
+	if _, err := parseBossQuestions("\nFair?"); err == nil || !strings.Contains(err.Error(), "line 2 has no answers") {
+		t.Errorf("a question without answers: %v", err)
+	}
+}
+
+// Whatever is typed, the template's parsers answer or refuse, never
+// panic.
+func FuzzParseTemplateText(f *testing.F) {
+	f.Add("sam, ana\nanyone", "Fair? | Yes, No")
+	f.Fuzz(func(t *testing.T, levels, questions string) {
+		parseLevels(levels)
+		parseBossQuestions(questions)
+	})
+}

@@ -1,8 +1,10 @@
 package qa
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/pipeline/quality"
@@ -33,4 +35,41 @@ func (s Service) Forms(ctx context.Context, actor access.Actor) ([]catalog.Evalu
 		return nil, err
 	}
 	return s.Evaluations.Forms(ctx, actor.OrgID)
+}
+
+// NewTemplate is a review workflow template to create: its levels name
+// their assignees by user name or id (none: anyone).
+type NewTemplate struct {
+	Name, Type     string // Type "" is Review
+	Definition     quality.Workflow
+	StartOnSampled bool
+}
+
+// CreateTemplate creates a workflow template, if the actor manages
+// evaluations: the definition is checked by the workflow's rules
+// (quality.Workflow.Check), and each assignee must be an active user (an
+// *invalid.Field naming the level).
+func (s Service) CreateTemplate(ctx context.Context, actor access.Actor, in NewTemplate) (catalog.WorkflowTemplate, error) {
+	if err := actor.Require(access.ManageEvaluations); err != nil {
+		return catalog.WorkflowTemplate{}, err
+	}
+	def := in.Definition
+	if err := def.Check(catalog.NewID); err != nil {
+		return catalog.WorkflowTemplate{}, err
+	}
+	for i, level := range def.Levels {
+		for j, key := range level.Assignees {
+			u, err := s.ActiveUser(ctx, actor.OrgID, key)
+			if err != nil {
+				return catalog.WorkflowTemplate{}, named(err, "levels["+strconv.Itoa(i)+"].assignees", strconv.Quote(key)+" is not an active user of your organization.")
+			}
+			def.Levels[i].Assignees[j] = u.ID
+		}
+	}
+	definition, err := json.Marshal(def)
+	if err != nil {
+		return catalog.WorkflowTemplate{}, err
+	}
+	return s.Workflows.CreateTemplate(ctx, catalog.WorkflowTemplate{OrgID: actor.OrgID, Name: in.Name, WorkflowType: cmp.Or(in.Type, "Review"),
+		Definition: definition, StartOnSampled: in.StartOnSampled})
 }

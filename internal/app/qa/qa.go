@@ -43,6 +43,7 @@ type Workflows interface {
 	Workflow(ctx context.Context, orgID, id string) (catalog.Workflow, error)
 	Template(ctx context.Context, orgID, id string) (catalog.WorkflowTemplate, error)
 	Templates(ctx context.Context, orgID string) ([]catalog.WorkflowTemplate, error)
+	CreateTemplate(ctx context.Context, t catalog.WorkflowTemplate) (catalog.WorkflowTemplate, error)
 	StartWorkflow(ctx context.Context, w catalog.Workflow) (catalog.Workflow, error)
 	SaveProgress(ctx context.Context, w catalog.Workflow, fromLevel int, progress json.RawMessage, closed bool) error
 }
