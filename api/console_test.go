@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/secretguard"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // consoleForm posts a form to the console with the cookies given.
@@ -179,6 +181,44 @@ func TestConsoleAddresses(t *testing.T) {
 		r := e.do(tc.method, tc.path, nil, tc.header)
 		if r.Code != tc.status || r.Header().Get("Location") != tc.location || !strings.Contains(r.Body.String(), tc.body) {
 			t.Errorf("%s %s: %d %q %q", tc.method, tc.path, r.Code, r.Header().Get("Location"), r.Body.String())
+		}
+	}
+}
+
+// QA sampling started from the console samples the organization now, by
+// the server's rate and seed, to whom manages evaluations; a server whose
+// sampling is off says so; an agent is refused.
+func TestConsoleSampleNow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, role string
+		rate       float64
+		status     int
+		want       string // in the Location, or the page
+	}{
+		{"a supervisor", "Supervisor", 1, http.StatusSeeOther, "/console/queue?sampled=2&started=0"},
+		{"sampling off", "Supervisor", 0, http.StatusBadRequest, "QA sampling is off on this server"},
+		{"an agent", "Agent", 1, http.StatusForbidden, "Your role does not allow"},
+	} {
+		e := newTestEnv(t, Options{Sampling: qa.Sampling{Rate: tc.rate, Seed: "s"}})
+		tok := e.token(t)
+		f := buildOrg(t, e, tok, "")
+		for _, name := range []string{"a.json", "b.json"} {
+			mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", f.team), file(name,
+				`{"messages":[{"participant":"Agent","text":"Hello.","timestamp":"2025-10-03T10:00:00Z"}]}`)), 200)
+		}
+		e.runIngest(t)
+		u := e.matrixUser(t, tok, tc.role, "Edit", f.site)
+		r := e.consoleForm("/console/queue/sample", url.Values{"csrf": {u.csrf}}, u.session)
+		if r.Code != tc.status || !strings.Contains(r.Header().Get("Location")+r.Body.String(), tc.want) {
+			t.Errorf("%s: %d %s %.300s", tc.name, r.Code, r.Header().Get("Location"), r.Body.String())
+		}
+		sampled, err := e.cat.Interactions.Interactions(context.Background(), e.org.ID, catalog.InteractionFilter{Status: catalog.StatusSampled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 2, false: 0}[r.Code == http.StatusSeeOther]; len(sampled) != want {
+			t.Errorf("%s: %d conversations sampled, want %d", tc.name, len(sampled), want)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/app/classifiers"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/internal/secretguard"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -66,6 +67,7 @@ type InteractionStore interface {
 	CreateInteraction(ctx context.Context, it catalog.Interaction, applyNodeToAgent bool) error
 	Interaction(ctx context.Context, orgID, id string) (catalog.Interaction, error)
 	Interactions(ctx context.Context, orgID string, f catalog.InteractionFilter) ([]catalog.Interaction, error)
+	SampleQA(ctx context.Context, rate float64, seed, orgID string) (moved, started int64, err error)
 	PatchInteraction(ctx context.Context, orgID, id string, p catalog.InteractionPatch) (catalog.Interaction, error)
 	IDTaken(ctx context.Context, orgID, id string) (bool, error)
 	InternalIDs(ctx context.Context, orgID string, ids []string) (map[string]string, error)
@@ -207,6 +209,9 @@ type Options struct {
 	// SecretGuard guards the secret and password checks; nil: the default
 	// budgets (secretguard.New).
 	SecretGuard *secretguard.Guard
+	// Sampling is the QA sampling's rate and seed, for an organization's
+	// sampling started from the console (the sample job's settings).
+	Sampling qa.Sampling
 }
 
 // Server is the HTTP API: the engine, the conventions every operation

@@ -10,7 +10,7 @@ import (
 
 // QASampler draws the QA sample (catalog.InteractionStore).
 type QASampler interface {
-	SampleQA(ctx context.Context, rate float64, seed string) (moved, workflows int64, err error)
+	SampleQA(ctx context.Context, rate float64, seed, orgID string) (moved, workflows int64, err error)
 }
 
 // Sample is the QA sampling job: it moves a share of each agent's
@@ -30,7 +30,7 @@ func (j *Sample) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 	if j.Rate < 0 || j.Rate > 1 {
 		return nil, fmt.Errorf("the sample rate %v is not between 0 and 1", j.Rate)
 	}
-	moved, workflows, err := j.Sampler.SampleQA(ctx, j.Rate, j.Seed)
+	moved, workflows, err := j.Sampler.SampleQA(ctx, j.Rate, j.Seed, "")
 	if err == nil && moved > 0 {
 		j.Log.Info("sampled conversations for QA", "moved", moved, "rate", j.Rate, "workflows", workflows)
 	}

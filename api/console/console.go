@@ -133,6 +133,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/conversations", c.may(access.ReadConversations), c.conversations)
 	in.GET("/dashboard", c.may(access.ReadResults), c.dashboard)
 	in.GET("/queue", c.may(access.ReadResults), quality.queue)
+	in.POST("/queue/sample", c.may(access.ManageEvaluations), quality.sample)
 	in.GET("/evaluations/:id", c.may(access.ReadResults), quality.evaluation)
 	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
 	in.POST("/evaluations/:id/draft", c.may(access.PerformEvaluations), quality.draft)

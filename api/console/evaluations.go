@@ -36,6 +36,7 @@ type Quality interface {
 	Forms(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, error)
 	CreateForm(ctx context.Context, actor access.Actor, name, description string, def quality.Form) (catalog.EvaluationForm, error)
 	CreateTemplate(ctx context.Context, actor access.Actor, in qa.NewTemplate) (catalog.WorkflowTemplate, error)
+	SampleNow(ctx context.Context, actor access.Actor) (moved, started int64, err error)
 }
 
 // queueItem is an evaluation in a queue: what it is, of whose
@@ -53,6 +54,16 @@ func queueItemOf(a qa.Assignment) queueItem {
 // queue is the viewer's work: the evaluations assigned to them still
 // open, and the sampled conversations they may see.
 func (c *qualityPages) queue(ctx *gin.Context) {
+	notice := ""
+	if moved, err := strconv.Atoi(ctx.Query("sampled")); err == nil {
+		started, _ := strconv.Atoi(ctx.Query("started"))
+		notice = fmt.Sprintf("Sampled %d conversation(s) for QA now, as the nightly sampling does; %d review workflow(s) started.", moved, started)
+	}
+	c.showQueue(ctx, http.StatusOK, notice, "")
+}
+
+// showQueue shows the queue with a notice or why a change was not made.
+func (c *qualityPages) showQueue(ctx *gin.Context, status int, notice, problem string) {
 	v := viewerFrom(ctx)
 	rc := ctx.Request.Context()
 	assigned, err := c.Quality.Assigned(rc, v.actor, conversationsPage)
@@ -76,17 +87,35 @@ func (c *qualityPages) queue(ctx *gin.Context) {
 	}
 	data := struct {
 		page
-		Evaluations   []queueItem
-		Workflows     []WorkflowItem
-		Conversations []conversationRow
-	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}, Workflows: workflows}
+		Evaluations     []queueItem
+		Workflows       []WorkflowItem
+		Conversations   []conversationRow
+		Notice, Problem string
+	}{page: page{Title: "Your queue", Page: "queue", Viewer: v}, Workflows: workflows, Notice: notice, Problem: problem}
 	for _, a := range assigned {
 		data.Evaluations = append(data.Evaluations, queueItemOf(a))
 	}
 	for _, it := range sampled {
 		data.Conversations = append(data.Conversations, rowOf(it))
 	}
-	c.render(ctx, http.StatusOK, "queue", data)
+	c.render(ctx, status, "queue", data)
+}
+
+// sample samples the viewer's organization for QA now, by the use case
+// the nightly job's rule is (qa.Service.SampleNow), and shows the queue.
+func (c *qualityPages) sample(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	moved, started, err := c.Quality.SampleNow(ctx.Request.Context(), v.actor)
+	mistake, isMistake := mistakeIn(err)
+	switch {
+	case c.refused(ctx, v, err):
+	case isMistake:
+		c.showQueue(ctx, http.StatusBadRequest, "", "Not sampled: "+mistake)
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, fmt.Sprintf("/console/queue?sampled=%d&started=%d", moved, started))
+	}
 }
 
 // questionView is a form's question with the evaluation's answer.

@@ -37,9 +37,9 @@ func parseFormText(text string) (quality.Form, error) {
 		case len(f.Modules) == 0:
 			return f, invalid.At(at, "is a question before any module: start with a line such as “# Opening”.")
 		default:
-			q, err := questionOf(line)
-			if err != nil {
-				return f, invalid.At(at, err.Error())
+			q, mistake := questionOf(line)
+			if mistake != "" {
+				return f, invalid.At(at, mistake)
 			}
 			m := &f.Modules[len(f.Modules)-1]
 			m.Questions = append(m.Questions, q)
@@ -51,8 +51,8 @@ func parseFormText(text string) (quality.Form, error) {
 	return f, nil
 }
 
-// questionOf reads one question line.
-func questionOf(line string) (quality.Question, error) {
+// questionOf reads one question line, or says what is wrong with it.
+func questionOf(line string) (quality.Question, string) {
 	parts := strings.Split(line, "|")
 	q := quality.Question{Text: strings.TrimSpace(parts[0]), Type: quality.TypeTags, Weight: 1}
 	for _, p := range parts[1:] {
@@ -71,22 +71,23 @@ func questionOf(line string) (quality.Question, error) {
 		case "weight":
 			w, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
 			if err != nil {
-				return q, fmt.Errorf("has a weight that is no number: %q.", rest)
+				return q, fmt.Sprintf("has a weight that is no number: %q.", rest)
 			}
 			q.Weight = w
 		default:
-			tags, err := tagsOf(p)
-			if err != nil {
-				return q, err
+			tags, mistake := tagsOf(p)
+			if mistake != "" {
+				return q, mistake
 			}
 			q.Tags = append(q.Tags, tags...)
 		}
 	}
-	return q, nil
+	return q, ""
 }
 
-// tagsOf reads a question's answers: "Yes=1, No=0, N/A".
-func tagsOf(list string) ([]quality.Tag, error) {
+// tagsOf reads a question's answers ("Yes=1, No=0, N/A"), or says what
+// is wrong with them.
+func tagsOf(list string) ([]quality.Tag, string) {
 	var out []quality.Tag
 	for _, a := range strings.Split(list, ",") {
 		value, score, scored := strings.Cut(a, "=")
@@ -94,14 +95,14 @@ func tagsOf(list string) ([]quality.Tag, error) {
 		if scored {
 			s, err := strconv.ParseFloat(strings.TrimSpace(score), 64)
 			if err != nil {
-				return nil, fmt.Errorf("has an answer whose score is no number: %q.", strings.TrimSpace(a))
+				return nil, fmt.Sprintf("has an answer whose score is no number: %q.", strings.TrimSpace(a))
 			}
 			t.ScoredValue = &s
 		}
 		if t.Value == "" {
-			return nil, fmt.Errorf("has an empty answer in %q.", list)
+			return nil, fmt.Sprintf("has an empty answer in %q.", list)
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return out, ""
 }

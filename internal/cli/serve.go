@@ -21,6 +21,7 @@ import (
 	"github.com/earshot/earshot/api/console"
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/app/classifiers"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -74,7 +75,8 @@ func serve(ctx context.Context, cfg *Config) error {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
-		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload, HealthOnly: cfg.Role == roleJobs})
+		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload, HealthOnly: cfg.Role == roleJobs,
+		Sampling: qa.Sampling{Rate: cfg.SampleRate, Seed: cfg.SampleSeed}})
 	if err != nil {
 		return err
 	}

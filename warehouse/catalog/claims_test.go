@@ -82,11 +82,15 @@ func TestClaimsCommitAndSampling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	moved, started, err := c.Interactions.SampleQA(ctx, 0.22, "seed")
+	// Another organization's sampling leaves this one's conversations.
+	if moved, started, err := c.Interactions.SampleQA(ctx, 0.22, "seed", NewID()); err != nil || moved != 0 || started != 0 {
+		t.Fatalf("another organization's sampling moved %d, started %d (%v)", moved, started, err)
+	}
+	moved, started, err := c.Interactions.SampleQA(ctx, 0.22, "seed", org.ID)
 	if err != nil || moved != 2*5 || started != moved { // ceil(0.22 × 20) for each agent
 		t.Fatalf("sampled %d, started %d workflows (%v), want 10 and 10", moved, started, err)
 	}
-	if again, workflows, err := c.Interactions.SampleQA(ctx, 0.22, "seed"); err != nil || again != 0 || workflows != 0 {
+	if again, workflows, err := c.Interactions.SampleQA(ctx, 0.22, "seed", ""); err != nil || again != 0 || workflows != 0 {
 		t.Fatalf("a second sampling moved %d and started %d (%v)", again, workflows, err)
 	}
 	workflows, err := c.Workflows.Workflows(ctx, org.ID, WorkflowFilter{Limit: 100})

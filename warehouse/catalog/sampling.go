@@ -14,7 +14,8 @@ import (
 // per week. Each conversation it samples gets a workflow of every review
 // workflow template that asks for one, in the same transaction. It returns
 // how many conversations it moved and how many workflows it started.
-func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed string) (moved, started int64, err error) {
+// orgID narrows it to one organization ("" samples every one).
+func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed, orgID string) (moved, started int64, err error) {
 	// The Monday of the arrival's ISO week, and ceil(wanted), as each
 	// engine writes them.
 	week, atLeast := `date(arrived_on, '-6 days', 'weekday 1')`, `CAST(wanted AS INTEGER) + (wanted > CAST(wanted AS INTEGER))`
@@ -27,7 +28,7 @@ func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed stri
 				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
 				       `+week+` AS week, md5(CAST(? AS TEXT) || id) AS draw
 				FROM interactions
-				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL),
+				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL AND (? = '' OR org_id = ?)),
 			groups AS (
 				SELECT org_id, agent, week, count(*) * CAST(? AS DOUBLE PRECISION) AS wanted,
 				       count(*) FILTER (WHERE status = 'Sampled') AS sampled
@@ -41,7 +42,7 @@ func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed stri
 				WHERE p.status = 'ReadyToSample' AND g.missing > 0)
 			UPDATE interactions SET status = 'Sampled', modified_on = ?
 			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)
-			RETURNING org_id, id`, seed, rate, now())
+			RETURNING org_id, id`, seed, orgID, orgID, rate, now())
 		if err != nil {
 			return err
 		}

@@ -55,6 +55,8 @@ type Service struct {
 	Workflows     Workflows
 	Users         Users
 	People        People
+	Sampler       Sampler
+	Sampling      Sampling
 }
 
 // ErrClosed: the evaluation was submitted, or the workflow closed; its
