@@ -69,14 +69,19 @@ func TestConsoleClassifierAuthoring(t *testing.T) {
 		chromedp.Click(`a[href="/console/classifiers/new"]`), chromedp.WaitVisible("#definition"))
 	browsertest.Accessible(t, ctx, "..", "classifier-new")
 	broken := `{"groups":[{"rules":[{"phrases":[]}]}]}`
-	if text := do("p.error", chromedp.SetValue("#name", "Parcel question"), chromedp.SetValue("#definition", broken),
+	if text := do("p.error", chromedp.SetValue("#name", "Parcel question"), chromedp.Click("#editor-json"), chromedp.SetValue("#definition", broken),
 		chromedp.Click(`#definition ~ button[type="submit"]`), chromedp.WaitVisible("p.error")); !strings.Contains(text, "invalid at") {
 		t.Fatalf("a broken definition: %q", text)
 	}
-	rule := `{"groups":[{"rules":[{"phrases":["where is my parcel"],"speaker":"Customer"}]}]}`
-	saved := do("p.notice", chromedp.SetValue("#definition", rule), chromedp.Click(`#definition ~ button[type="submit"]`), chromedp.WaitVisible("#dry-run-heading"))
+	// Written as phrases instead, no JSON.
+	saved := do("p.notice", chromedp.Click("#editor-phrases"), chromedp.SetValue("#phrases", "where is my parcel\nmy parcel never came"),
+		chromedp.SetValue("#speaker", "Customer"), chromedp.Click(`#definition ~ button[type="submit"]`), chromedp.WaitVisible("#dry-run-heading"))
 	if saved != "Saved as version 1." {
 		t.Fatalf("after saving: %q", saved)
+	}
+	if phrases, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("phrases").value + "|" + document.getElementById("speaker").value`)); err != nil ||
+		phrases != "where is my parcel\nmy parcel never came|Customer" {
+		t.Errorf("the saved rule's phrases: %q (%v)", phrases, err)
 	}
 	counts := do("#dry-run tbody", chromedp.Click(`form[aria-label="Dry run"] button[type="submit"]`), chromedp.WaitVisible("#dry-run"))
 	if got := strings.Join(strings.Fields(counts), " "); got != "2 1 0" {

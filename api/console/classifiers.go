@@ -55,6 +55,18 @@ type classifierForm struct {
 	Run                                               *classifiers.DryRun
 	Hits                                              []conversationRow // some conversations the dry run hits
 	Job                                               string            // the re-classification started, whose page the notice links
+	// The phrases editor: the rule's phrases one a line and its speaker;
+	// JSONEditor when the definition says more than it can show.
+	Phrases, Speaker string
+	Speakers         []string
+	JSONEditor       bool
+}
+
+// withEditors fills the phrases editor from the definition.
+func (f *classifierForm) withEditors() {
+	f.Speakers = speakers
+	phrases, speaker, ok := simplePhrases(f.Definition)
+	f.Phrases, f.Speaker, f.JSONEditor = strings.Join(phrases, "\n"), speaker, !ok
 }
 
 // MayAuthor reports whether the viewer's role changes classifiers (the
@@ -105,6 +117,7 @@ func (c *classifierPages) formOf(ctx *gin.Context, v *viewer, id string) (classi
 		Category: "Topics", Definition: exampleRule, Categories: analysis.Categories,
 		From: now.AddDate(0, 0, -7).Format(time.DateOnly), To: now.Format(time.DateOnly)}
 	if id == "new" {
+		f.withEditors()
 		return f, true
 	}
 	k, err := c.Authoring.Classifier(ctx.Request.Context(), v.actor, id)
@@ -123,6 +136,7 @@ func (c *classifierPages) formOf(ctx *gin.Context, v *viewer, id string) (classi
 	if ctx.Query("saved") != "" {
 		f.Notice = fmt.Sprintf("Saved as version %d.", k.Version)
 	}
+	f.withEditors()
 	return f, true
 }
 
@@ -149,6 +163,11 @@ func (c *classifierPages) saveClassifier(ctx *gin.Context) {
 	in := catalog.ClassifierInput{Name: &f.Name, Description: &f.Description, CategoryName: &f.Category, IsActive: &f.Active}
 	if !f.Trained {
 		f.Definition = ctx.PostForm("definition")
+		if ctx.PostForm("editor") != "json" {
+			f.Definition = phrasesDefinition(ctx.PostForm("phrases"), ctx.PostForm("speaker"))
+		}
+		f.withEditors()
+		f.JSONEditor = ctx.PostForm("editor") == "json"
 		if !json.Valid([]byte(f.Definition)) {
 			f.Error = "The definition is not JSON: check its brackets, quotes and commas."
 			c.render(ctx, http.StatusBadRequest, "classifier", f)
