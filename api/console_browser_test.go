@@ -376,6 +376,21 @@ func TestConsolePlaysACallFromATranscriptLine(t *testing.T) {
 		t.Fatalf("the form written in the console: %q; the API has %+v", created, forms)
 	}
 	form := forms[0]
+	// Changed: a new form that starts from this one's outline; the old one
+	// stops being offered, then is offered again.
+	if err := chromedp.Do(ctx, chromedp.Click(`#forms a[href^="/console/forms?from="]`), chromedp.WaitVisible(`#new-form-heading ~ p.notice, main > p.notice`)); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[document.getElementById("form-name").value, document.getElementById("outline").value]`))
+	if err != nil || copied[0] != "Call quality (changed)" || copied[1] != outline {
+		t.Errorf("editing the form as a new one starts from %q (%v)", copied, err)
+	}
+	for _, want := range []string{"No", "Yes"} {
+		if err := chromedp.Do(ctx, chromedp.Click(`#forms form.inline button`)); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Until(t, ctx, `document.querySelector('#forms td[data-label="Offered"]') && document.querySelector('#forms td[data-label="Offered"]').textContent === "`+want+`"`, 10*time.Second)
+	}
 	assigned := browsertest.TextAfter(t, ctx, "#assign .notice", chromedp.Navigate(base+"/console/conversations/"+id), chromedp.WaitVisible("#assign-form"),
 		chromedp.SetValue("#assign-form", form.ID), chromedp.SetValue("#assign-analyst", "ada"), chromedp.Click(`#assign button[type="submit"]`),
 		chromedp.WaitVisible("#assign .notice"))

@@ -116,6 +116,7 @@ type QualityStore interface {
 	Evaluation(ctx context.Context, orgID, id string) (catalog.Evaluation, error)
 	SaveEvaluation(ctx context.Context, orgID, id string, ch catalog.EvaluationChange) (catalog.Evaluation, error)
 	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
+	SetFormActive(ctx context.Context, orgID, id string, active bool) error
 }
 
 // WorkflowStore is what the handlers need of review workflows

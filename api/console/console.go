@@ -141,6 +141,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.GET("/forms", c.may(access.ManageEvaluations), quality.forms)
 	in.POST("/forms", c.may(access.ManageEvaluations), quality.createForm)
 	in.POST("/forms/templates", c.may(access.ManageEvaluations), quality.createTemplate)
+	in.POST("/forms/:id/active", c.may(access.ManageEvaluations), quality.setFormActive)
 	in.GET("/workflows/:id", c.may(access.ReadResults), quality.workflow)
 	in.POST("/workflows/:id", c.may(access.PerformEvaluations), quality.advance)
 	in.GET("/conversations/:id", c.may(access.ReadConversations), c.conversation)

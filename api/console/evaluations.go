@@ -36,6 +36,7 @@ type Quality interface {
 	Forms(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, error)
 	CreateForm(ctx context.Context, actor access.Actor, name, description string, def quality.Form) (catalog.EvaluationForm, error)
 	CreateTemplate(ctx context.Context, actor access.Actor, in qa.NewTemplate) (catalog.WorkflowTemplate, error)
+	SetFormActive(ctx context.Context, actor access.Actor, id string, active bool) error
 	SampleNow(ctx context.Context, actor access.Actor) (moved, started int64, err error)
 }
 

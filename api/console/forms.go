@@ -50,7 +50,7 @@ var templateExample = templateInput{Levels: "sam.supervisor\nanyone", Boss: "Cal
 
 // formRow is a form as the list shows it.
 type formRow struct {
-	Name, Description, Created string
+	ID, Name, Description, Created string
 	Modules, Questions         int
 	Active                     bool
 }
@@ -65,7 +65,39 @@ func (c *qualityPages) forms(ctx *gin.Context) {
 	if name := ctx.Query("template"); name != "" {
 		notice = "Workflow template “" + name + "” created: send a Completed evaluation for review from its page."
 	}
-	c.showForms(ctx, http.StatusOK, formsPage{Outline: formTextExample, Notice: notice, Template: templateExample})
+	p := formsPage{Outline: formTextExample, Notice: notice, Template: templateExample}
+	if from := ctx.Query("from"); from != "" {
+		// A changed form is a new one: the editor starts from this one's.
+		v := viewerFrom(ctx)
+		list, err := c.Quality.Forms(ctx.Request.Context(), v.actor)
+		if c.refused(ctx, v, err) {
+			return
+		} else if err != nil {
+			c.failed(ctx, err)
+			return
+		}
+		for _, f := range list {
+			var def quality.Form
+			if f.ID == from && json.Unmarshal(f.Definition, &def) == nil {
+				p.Name, p.Description, p.Outline = f.Name+" (changed)", f.Description, formText(def)
+				p.Notice = "A changed copy of “" + f.Name + "”: create it, then stop offering the old one (its evaluations keep it)."
+			}
+		}
+	}
+	c.showForms(ctx, http.StatusOK, p)
+}
+
+// setFormActive offers a form for new evaluations or stops offering it.
+func (c *qualityPages) setFormActive(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	err := c.Quality.SetFormActive(ctx.Request.Context(), v.actor, ctx.Param("id"), ctx.PostForm("active") == "yes")
+	switch {
+	case c.refused(ctx, v, err):
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/forms#forms")
+	}
 }
 
 func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
@@ -102,7 +134,7 @@ func templateRowOf(t catalog.WorkflowTemplate) templateRow {
 }
 
 func formRowOf(f catalog.EvaluationForm) formRow {
-	row := formRow{Name: f.Name, Description: f.Description, Created: f.CreatedOn.UTC().Format("2006-01-02"), Active: f.IsActive}
+	row := formRow{ID: f.ID, Name: f.Name, Description: f.Description, Created: f.CreatedOn.UTC().Format("2006-01-02"), Active: f.IsActive}
 	var def quality.Form
 	if err := json.Unmarshal(f.Definition, &def); err == nil {
 		row.Modules = len(def.Modules)

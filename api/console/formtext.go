@@ -106,3 +106,42 @@ func tagsOf(list string) ([]quality.Tag, string) {
 	}
 	return out, ""
 }
+
+// formText writes a form as the outline parseFormText reads: a changed
+// form starts from its predecessor's.
+func formText(f quality.Form) string {
+	var b strings.Builder
+	for _, m := range f.Modules {
+		fmt.Fprintf(&b, "# %s\n", m.Name)
+		for _, q := range m.Questions {
+			parts := []string{q.Text}
+			if q.Required {
+				parts = append(parts, "required")
+			}
+			if q.Type == quality.TypeFillIn {
+				parts = append(parts, "fill-in")
+			} else if q.Weight != 1 {
+				parts = append(parts, "weight "+strconv.FormatFloat(q.Weight, 'f', -1, 64))
+			}
+			if q.MultiSelect {
+				parts = append(parts, "multiple")
+			}
+			if q.Category != "" {
+				parts = append(parts, "category "+q.Category)
+			}
+			var tags []string
+			for _, t := range q.Tags {
+				if t.ScoredValue != nil {
+					tags = append(tags, t.Value+"="+strconv.FormatFloat(*t.ScoredValue, 'f', -1, 64))
+				} else {
+					tags = append(tags, t.Value)
+				}
+			}
+			if len(tags) > 0 {
+				parts = append(parts, strings.Join(tags, ", "))
+			}
+			fmt.Fprintln(&b, strings.Join(parts, " | "))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -87,3 +87,15 @@ func FuzzParseTemplateText(f *testing.F) {
 		parseBossQuestions(questions)
 	})
 }
+
+// A form written back as an outline reads as the same form.
+func TestFormTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	f, err := parseFormText(formTextExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := formText(f); got != formTextExample {
+		t.Errorf("written back:\n%s\nwant\n%s", got, formTextExample)
+	}
+}

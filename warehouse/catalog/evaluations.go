@@ -107,6 +107,19 @@ func scanForm(s scanner) (EvaluationForm, error) {
 	return f, err
 }
 
+// SetFormActive offers a form for new evaluations, or stops offering it
+// (its evaluations keep it).
+func (c *EvaluationStore) SetFormActive(ctx context.Context, orgID, id string, active bool) error {
+	res, err := c.db.ExecContext(ctx, `UPDATE evaluation_forms SET is_active = ?, modified_on = ? WHERE org_id = ? AND id = ?`, active, now(), orgID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // Forms lists an organization's forms by name.
 func (c *EvaluationStore) Forms(ctx context.Context, orgID string) ([]EvaluationForm, error) {
 	return queryAll(ctx, c.db, scanForm, `SELECT `+formColumns+` FROM evaluation_forms WHERE org_id = ? ORDER BY name, id`, orgID)

@@ -28,6 +28,19 @@ func (s Service) CreateForm(ctx context.Context, actor access.Actor, name, descr
 	return s.Evaluations.CreateForm(ctx, catalog.EvaluationForm{OrgID: actor.OrgID, Name: name, Description: description, Definition: definition})
 }
 
+// SetFormActive offers a form for new evaluations or stops offering it, if
+// the actor manages evaluations; a form is never changed once made (its
+// evaluations were answered on it): a changed form is a new one.
+func (s Service) SetFormActive(ctx context.Context, actor access.Actor, id string, active bool) error {
+	if err := actor.Require(access.ManageEvaluations); err != nil {
+		return err
+	}
+	if err := validID(id); err != nil {
+		return err
+	}
+	return s.Evaluations.SetFormActive(ctx, actor.OrgID, id, active)
+}
+
 // Forms are the organization's evaluation forms, to whom manages
 // evaluations.
 func (s Service) Forms(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, error) {

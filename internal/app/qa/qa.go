@@ -33,6 +33,7 @@ type Evaluations interface {
 	CreateEvaluation(ctx context.Context, e catalog.Evaluation) (catalog.Evaluation, error)
 	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
 	CreateForm(ctx context.Context, f catalog.EvaluationForm) (catalog.EvaluationForm, error)
+	SetFormActive(ctx context.Context, orgID, id string, active bool) error
 	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 }
 

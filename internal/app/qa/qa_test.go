@@ -68,6 +68,8 @@ func (s *store) CreateForm(_ context.Context, f catalog.EvaluationForm) (catalog
 	return f, nil
 }
 
+func (s *store) SetFormActive(context.Context, string, string, bool) error { return nil }
+
 func (s *store) ScoresBy(context.Context, string, catalog.ScoreQuery) ([]catalog.ScoreGroup, error) {
 	return nil, nil
 }
