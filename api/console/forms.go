@@ -51,8 +51,8 @@ var templateExample = templateInput{Levels: "sam.supervisor\nanyone", Boss: "Cal
 // formRow is a form as the list shows it.
 type formRow struct {
 	ID, Name, Description, Created string
-	Modules, Questions         int
-	Active                     bool
+	Modules, Questions             int
+	Active                         bool
 }
 
 // forms lists the organization's evaluation forms, with the editor of a
