@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -281,9 +280,7 @@ type byGroup struct {
 // period of the same length before, for their trends; links lead to their
 // conversations over the dashboard's range (in linkQuery).
 func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
-	before := q
-	span := q.To.Sub(q.From) + time.Nanosecond
-	before.From, before.To = q.From.Add(-span), q.To.Add(-span)
+	before := periodBefore(q)
 	var out byGroup
 	var figures [2][2][]results.Group // [now, before][teams, agents]
 	for i, w := range []results.PageQuery{q, before} {
@@ -346,6 +343,14 @@ func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQue
 		out.Agents = append(out.Agents, row)
 	}
 	return out, nil
+}
+
+// periodBefore is the window of as many whole days just before q's: a
+// window of whole days reads the days' kept figures, any other the lake.
+func periodBefore(q results.PageQuery) results.PageQuery {
+	days := int(math.Round(q.To.Sub(q.From).Hours() / 24))
+	q.From, q.To = q.From.AddDate(0, 0, -days), q.To.AddDate(0, 0, -days)
+	return q
 }
 
 // groupsWithScores are every group's figures over q's window, with each

@@ -31,7 +31,8 @@ func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQue
 	if q.ByAgent {
 		key = "coalesce(i.agent_code, '')"
 	}
-	where := []string{"e.org_id = ?", "e.submitted_on IS NOT NULL", "e.score IS NOT NULL", "e.status <> ?", "i.arrived_on >= ?", "i.arrived_on <= ?"}
+	where := []string{"i.org_id = e.org_id", "i.id = e.conversation_id", "e.org_id = ?", "e.submitted_on IS NOT NULL", "e.score IS NOT NULL",
+		"e.status <> ?", "i.arrived_on >= ?", "i.arrived_on <= ?"}
 	args := []any{orgID, EvaluationNoValue, stamp(q.ArrivedFrom), stamp(q.ArrivedTo)}
 	if q.NodeIDs != nil {
 		where, args = append(where, anyOf("i.hierarchy_node_id")), append(args, list(q.NodeIDs))
@@ -44,7 +45,9 @@ func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQue
 		var g ScoreGroup
 		err := s.Scan(&g.Key, &g.Evaluations, &g.Mean)
 		return g, err
-	}, `SELECT `+key+`, count(*), avg(e.score) FROM evaluations e
-		JOIN interactions i ON i.org_id = e.org_id AND i.id = e.conversation_id
+	}, // From the evaluations to their conversations (SQLite keeps a CROSS
+		// JOIN's order): the other way round reads every conversation of
+		// the window to find the few evaluated.
+		`SELECT `+key+`, count(*), avg(e.score) FROM evaluations e CROSS JOIN interactions i
 		WHERE `+strings.Join(where, " AND ")+` GROUP BY 1`, args...)
 }
