@@ -163,11 +163,12 @@ func (c *classifierPages) saveClassifier(ctx *gin.Context) {
 	in := catalog.ClassifierInput{Name: &f.Name, Description: &f.Description, CategoryName: &f.Category, IsActive: &f.Active}
 	if !f.Trained {
 		f.Definition = ctx.PostForm("definition")
-		if ctx.PostForm("editor") != "json" {
+		byPhrases := ctx.PostForm("editor") == "phrases" // else the JSON definition
+		if byPhrases {
 			f.Definition = phrasesDefinition(ctx.PostForm("phrases"), ctx.PostForm("speaker"))
 		}
 		f.withEditors()
-		f.JSONEditor = ctx.PostForm("editor") == "json"
+		f.JSONEditor = !byPhrases
 		if !json.Valid([]byte(f.Definition)) {
 			f.Error = "The definition is not JSON: check its brackets, quotes and commas."
 			c.render(ctx, http.StatusBadRequest, "classifier", f)
