@@ -53,6 +53,20 @@ func (s *Server) newSCIM() (http.Handler, error) {
 // its ServiceProviderConfig says that ETags are supported (If-Match is
 // checked), which the library cannot say.
 func (s *Server) scimHandler(c *gin.Context) {
+	if err := scimRequest(c.Request); err != nil {
+		c.Status(http.StatusBadRequest)
+		return
+	}
+	if c.Request.Method == http.MethodGet && strings.HasSuffix(c.Request.URL.Path, "/Users") {
+		rec := httptest.NewRecorder()
+		s.scim.ServeHTTP(rec, c.Request)
+		for k, vs := range rec.Header() {
+			c.Writer.Header()[k] = vs
+		}
+		c.Writer.Header().Del("Content-Length") // the body changes
+		c.Data(rec.Code, rec.Header().Get("Content-Type"), scimListResponse(rec))
+		return
+	}
 	if !strings.HasSuffix(c.Request.URL.Path, "/ServiceProviderConfig") {
 		s.scim.ServeHTTP(c.Writer, c.Request)
 		return

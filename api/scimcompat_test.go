@@ -1,0 +1,80 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// The string booleans Entra ID sends become booleans, by attribute name
+// and by a PATCH operation's path; other strings and non-JSON stay.
+func TestSCIMStringBooleans(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"active":"False","userName":"u"}`:                                      `{"active":false,"userName":"u"}`,
+		`{"emails":[{"value":"a@b.c","primary":"True"}]}`:                        `{"emails":[{"primary":true,"value":"a@b.c"}]}`,
+		`{"Operations":[{"op":"Replace","path":"active","value":"False"}]}`:      `{"Operations":[{"op":"Replace","path":"active","value":false}]}`,
+		`{"Operations":[{"op":"replace","value":{"active":"true"}}]}`:            `{"Operations":[{"op":"replace","value":{"active":true}}]}`,
+		`{"Operations":[{"op":"Replace","path":"displayName","value":"False"}]}`: `{"Operations":[{"op":"Replace","path":"displayName","value":"False"}]}`,
+		`{"active":"maybe"}`: `{"active":"maybe"}`,
+		`not json`:           `not json`,
+	} {
+		if got := string(scimStringBooleans([]byte(in))); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
+
+// Issue 41's first, third and seventh failures, as the clients send them:
+// a page through users by startIndex (Okta), its itemsPerPage the number
+// returned; a deactivation with a string boolean (Entra ID), then a
+// reactivation.
+func TestSCIMClientForms(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	tok := e.scimToken(t)
+	var ids []string
+	for i := range 5 {
+		r := mustStatus(t, e.scim(t, tok, "POST", "/scim/v2/Users", fmt.Sprintf(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],
+			"userName":"user%d@example.com","name":{"givenName":"G%d","familyName":"F%d"},"emails":[{"value":"user%d@example.com","type":"work","primary":true}],
+			"active":"True"}`, i, i, i, i)), http.StatusCreated)
+		ids = append(ids, r.json(t)["id"].(string))
+	}
+	all := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/Users?count=100", ""), 200).json(t)
+	total := int(all["totalResults"].(float64))
+	seen := map[string]bool{}
+	for start := 1; start <= total; start += 2 {
+		page := mustStatus(t, e.scim(t, tok, "GET", fmt.Sprintf("/scim/v2/Users?startIndex=%d&count=2", start), ""), 200).json(t)
+		resources, _ := page["Resources"].([]any)
+		if int(page["startIndex"].(float64)) != start || int(page["itemsPerPage"].(float64)) != len(resources) || len(resources) != min(2, total-start+1) {
+			t.Fatalf("the page from %d: startIndex %v, itemsPerPage %v, %d resources", start, page["startIndex"], page["itemsPerPage"], len(resources))
+		}
+		for _, r := range resources {
+			seen[r.(map[string]any)["id"].(string)] = true
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("paging by startIndex saw %d users of %d", len(seen), total)
+	}
+	for _, active := range []string{"False", "True"} {
+		mustStatus(t, e.scim(t, tok, "PATCH", "/scim/v2/Users/"+ids[0], `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+			"Operations":[{"op":"Replace","path":"active","value":"`+active+`"}]}`), 200)
+		if got := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/Users/"+ids[0], ""), 200).json(t)["active"]; got != (active == "True") {
+			t.Errorf("after active %q: active %v", active, got)
+		}
+	}
+}
+
+// Whatever a client sends, the booleans' rewrite answers a body, JSON
+// when it was JSON, and never panics.
+func FuzzSCIMStringBooleans(f *testing.F) {
+	f.Add([]byte(`{"Operations":[{"op":"Replace","path":"active","value":"False"}],"emails":[{"primary":"true"}]}`))
+	f.Add([]byte(`[[[{"path":{"active":"true"},"value":"TRUE"}]]]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out := scimStringBooleans(body)
+		if json.Valid(body) && !json.Valid(out) {
+			t.Fatalf("%s became %s", body, out)
+		}
+	})
+}
