@@ -318,6 +318,18 @@ func applyPatch(attrs map[string]any, op scim.PatchOperation) error {
 			return scimerrors.ScimErrorBadRequest("an operation without a path needs an object value")
 		}
 		for k, v := range values {
+			if strings.Contains(k, "[") {
+				// A key that is a path with a value filter (Entra ID's
+				// `emails[type eq "work"].value`): the operation of that path.
+				p, err := filter.ParsePath([]byte(k))
+				if err != nil {
+					return scimerrors.ScimErrorBadRequest(fmt.Sprintf("the value's attribute %s is not a path: %v", k, err))
+				}
+				if err := applyPatch(attrs, scim.PatchOperation{Op: op.Op, Path: &p, Value: v}); err != nil {
+					return err
+				}
+				continue
+			}
 			if sub, ok := v.(map[string]any); ok && scimNames[strings.ToLower(k)] == "name" {
 				for sk, sv := range sub {
 					setSub(attrs, "name", sk, sv)

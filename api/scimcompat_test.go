@@ -78,3 +78,21 @@ func FuzzSCIMStringBooleans(f *testing.F) {
 		}
 	})
 }
+
+// Issue 41's fourth failure: Entra ID's path-less Replace whose value's
+// key is a path with a value filter changes the e-mail address.
+func TestSCIMPathKeysInAValue(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	tok := e.scimToken(t)
+	id := mustStatus(t, e.scim(t, tok, "POST", "/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],
+		"userName":"ryan@example.com","name":{"givenName":"Ryan","familyName":"Leenay"},"emails":[{"value":"ryan@example.com","type":"work","primary":true}]}`),
+		http.StatusCreated).json(t)["id"].(string)
+	mustStatus(t, e.scim(t, tok, "PATCH", "/scim/v2/Users/"+id, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+		"Operations":[{"op":"Replace","value":{"emails[type eq \"work\"].value":"ryan.leenay@example.com","name.familyName":"Leenay-Ng"}}]}`), 200)
+	got := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/Users/"+id, ""), 200).json(t)
+	emails, _ := got["emails"].([]any)
+	if len(emails) != 1 || emails[0].(map[string]any)["value"] != "ryan.leenay@example.com" || got["name"].(map[string]any)["familyName"] != "Leenay-Ng" {
+		t.Errorf("after the path-keyed replace: %v", got)
+	}
+}
