@@ -97,14 +97,21 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 		}
 		return pids
 	}
-	cut := listeners()
+	// Both listen (a listener that reconnected a moment ago may not have
+	// sent its LISTEN yet): wait for them, then cut both.
+	var cut []int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if cut = listeners(); len(cut) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(cut) != 2 {
+		t.Fatalf("%d listening connections to cut (want A's and B's)", len(cut))
+	}
 	for _, pid := range cut {
 		if _, err := a.db.ExecContext(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if len(cut) != 2 {
-		t.Fatalf("cut %d listening connections (want A's and B's)", len(cut))
 	}
 	// The listeners wait a second before they reconnect: then two new ones listen.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
