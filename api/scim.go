@@ -49,38 +49,59 @@ func (s *Server) newSCIM() (http.Handler, error) {
 	return http.StripPrefix("/scim", srv), nil
 }
 
-// scimHandler answers every SCIM route through the protocol server;
-// its ServiceProviderConfig says that ETags are supported (If-Match is
-// checked), which the library cannot say.
+// scimHandler answers every SCIM route through the protocol server, the
+// request made into what it reads (scimRequest) and, where the library
+// says less or otherwise than RFC 7644, its answer rewritten
+// (scimRewrite).
 func (s *Server) scimHandler(c *gin.Context) {
 	if err := scimRequest(c.Request); err != nil {
 		c.Status(http.StatusBadRequest)
 		return
 	}
-	if c.Request.Method == http.MethodGet && strings.HasSuffix(c.Request.URL.Path, "/Users") {
-		rec := httptest.NewRecorder()
-		s.scim.ServeHTTP(rec, c.Request)
-		for k, vs := range rec.Header() {
-			c.Writer.Header()[k] = vs
-		}
-		c.Writer.Header().Del("Content-Length") // the body changes
-		c.Data(rec.Code, rec.Header().Get("Content-Type"), scimListResponse(rec))
-		return
-	}
-	if !strings.HasSuffix(c.Request.URL.Path, "/ServiceProviderConfig") {
+	rewrite := scimRewrite(c.Request)
+	if rewrite == nil {
 		s.scim.ServeHTTP(c.Writer, c.Request)
 		return
 	}
 	rec := httptest.NewRecorder()
 	s.scim.ServeHTTP(rec, c.Request)
+	for k, vs := range rec.Header() {
+		c.Writer.Header()[k] = vs
+	}
+	c.Writer.Header().Del("Content-Length") // the body changes
+	body := rec.Body.Bytes()
+	if rec.Code == http.StatusOK {
+		body = rewrite(body)
+	}
+	c.Data(rec.Code, rec.Header().Get("Content-Type"), body)
+}
+
+// scimRewrite is how a request's successful answer is rewritten, or nil
+// when it is not: a list of users gets its itemsPerPage (scimListBody);
+// the ServiceProviderConfig says that ETags are supported (If-Match is
+// checked), which the library cannot say.
+func scimRewrite(r *http.Request) func([]byte) []byte {
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/Users"):
+		return scimListBody
+	case strings.HasSuffix(r.URL.Path, "/ServiceProviderConfig"):
+		return scimWithETags
+	}
+	return nil
+}
+
+// scimWithETags is a ServiceProviderConfig that says ETags are supported.
+func scimWithETags(body []byte) []byte {
 	var config map[string]any
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &config) != nil {
-		c.Data(rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
-		return
+	if json.Unmarshal(body, &config) != nil {
+		return body
 	}
 	config["etag"] = map[string]bool{"supported": true}
-	body, _ := json.Marshal(config)
-	c.Data(http.StatusOK, "application/scim+json", body)
+	out, err := json.Marshal(config)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // scimUsers is the SCIM resource handler of the caller's organization's

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 )
@@ -113,25 +112,25 @@ func scimRequest(r *http.Request) error {
 	return nil
 }
 
-// scimListResponse sets a list response's itemsPerPage to the number of
+// scimListBody sets a list response's itemsPerPage to the number of
 // resources it returns (RFC 7644 §3.4.2), which the library sets to the
 // count asked for.
-func scimListResponse(rec *httptest.ResponseRecorder) []byte {
+func scimListBody(body []byte) []byte {
 	var list map[string]any
-	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &list) != nil {
-		return rec.Body.Bytes()
+	if json.Unmarshal(body, &list) != nil {
+		return body
+	}
+	if _, isList := list["totalResults"]; !isList {
+		return body
 	}
 	resources, ok := list["Resources"].([]any)
-	if _, isList := list["totalResults"]; !isList {
-		return rec.Body.Bytes()
-	}
 	list["itemsPerPage"] = len(resources)
 	if !ok {
 		list["Resources"] = []any{}
 	}
-	body, err := json.Marshal(list)
+	out, err := json.Marshal(list)
 	if err != nil {
-		return rec.Body.Bytes()
+		return body
 	}
-	return body
+	return out
 }

@@ -261,6 +261,18 @@ func (c *Console) refused(ctx *gin.Context, v *viewer, err error) bool {
 	return true
 }
 
+// stopped answers err when there is one — a refusal or a reach as
+// refused answers it, else a failure — and is false when there is none.
+func (c *Console) stopped(ctx *gin.Context, v *viewer, err error) bool {
+	if err == nil {
+		return false
+	}
+	if !c.refused(ctx, v, err) {
+		c.failed(ctx, err)
+	}
+	return true
+}
+
 // failed answers an internal failure without its details.
 func (c *Console) failed(ctx *gin.Context, err error) {
 	c.Log.Error("console", "path", ctx.Request.URL.Path, "err", err)

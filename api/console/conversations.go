@@ -203,8 +203,9 @@ func excerpt(turn, word string) string {
 	if len(runes) <= 2*excerptRunes {
 		return turn
 	}
-	at := strings.Index(strings.ToLower(turn), strings.ToLower(word))
-	if at < 0 || len(strings.ToLower(turn)) != len(turn) {
+	lower := strings.ToLower(turn)
+	at := strings.Index(lower, strings.ToLower(word))
+	if at < 0 || len(lower) != len(turn) { // casing moved byte offsets: from the start
 		at = 0
 	}
 	center := len([]rune(turn[:at]))

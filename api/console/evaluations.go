@@ -139,10 +139,7 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 	}
 	e := a.Evaluation
 	call, err := c.callOf(ctx.Request.Context(), v, a.Conversation, "/console/evaluations/"+e.ID, "")
-	if c.refused(ctx, v, err) {
-		return
-	} else if err != nil {
-		c.failed(ctx, err)
+	if c.stopped(ctx, v, err) {
 		return
 	}
 	templates, err := c.reviewOf(ctx.Request.Context(), v, e)

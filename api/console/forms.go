@@ -28,6 +28,9 @@ type formsPage struct {
 	Error, Notice              string
 	Templates                  []templateRow
 	Template                   templateInput // the new template's editor
+	// from is the form whose outline the editor starts from: a changed
+	// form is a new one.
+	from string
 }
 
 // templateRow is a review workflow template as the list shows it.
@@ -65,26 +68,7 @@ func (c *qualityPages) forms(ctx *gin.Context) {
 	if name := ctx.Query("template"); name != "" {
 		notice = "Workflow template “" + name + "” created: send a Completed evaluation for review from its page."
 	}
-	p := formsPage{Outline: formTextExample, Notice: notice, Template: templateExample}
-	if from := ctx.Query("from"); from != "" {
-		// A changed form is a new one: the editor starts from this one's.
-		v := viewerFrom(ctx)
-		list, err := c.Quality.Forms(ctx.Request.Context(), v.actor)
-		if c.refused(ctx, v, err) {
-			return
-		} else if err != nil {
-			c.failed(ctx, err)
-			return
-		}
-		for _, f := range list {
-			var def quality.Form
-			if f.ID == from && json.Unmarshal(f.Definition, &def) == nil {
-				p.Name, p.Description, p.Outline = f.Name+" (changed)", f.Description, formText(def)
-				p.Notice = "A changed copy of “" + f.Name + "”: create it, then stop offering the old one (its evaluations keep it)."
-			}
-		}
-	}
-	c.showForms(ctx, http.StatusOK, p)
+	c.showForms(ctx, http.StatusOK, formsPage{Outline: formTextExample, Notice: notice, Template: templateExample, from: ctx.Query("from")})
 }
 
 // setFormActive offers a form for new evaluations or stops offering it.
@@ -103,20 +87,21 @@ func (c *qualityPages) setFormActive(ctx *gin.Context) {
 func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 	v := viewerFrom(ctx)
 	list, err := c.Quality.Forms(ctx.Request.Context(), v.actor)
-	if c.refused(ctx, v, err) {
-		return
-	} else if err != nil {
-		c.failed(ctx, err)
+	if c.stopped(ctx, v, err) {
 		return
 	}
 	templates, err := c.Quality.Templates(ctx.Request.Context(), v.actor)
-	if err != nil {
-		c.failed(ctx, err)
+	if c.stopped(ctx, v, err) {
 		return
 	}
 	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
 	for _, f := range list {
 		p.Forms = append(p.Forms, formRowOf(f))
+		var def quality.Form
+		if f.ID == p.from && json.Unmarshal(f.Definition, &def) == nil {
+			p.Name, p.Description, p.Outline = f.Name+" (changed)", f.Description, formText(def)
+			p.Notice = "A changed copy of “" + f.Name + "”: create it, then stop offering the old one (its evaluations keep it)."
+		}
 	}
 	for _, t := range templates {
 		p.Templates = append(p.Templates, templateRowOf(t))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -208,10 +209,7 @@ func sortedTable(prefix string, query url.Values, cols []column, rows []groupRow
 		return cmp.Or(c, strings.Compare(a.Name, b.Name))
 	})
 	link := func(set map[string]string) string {
-		q := url.Values{}
-		for k, v := range query {
-			q[k] = v
-		}
+		q := maps.Clone(query)
 		for k, v := range set {
 			q.Set(k, v)
 		}
@@ -293,10 +291,7 @@ func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQue
 		}
 	}
 	conversations := func(key, value string) string {
-		lq := url.Values{}
-		for k, v := range linkQuery {
-			lq[k] = v
-		}
+		lq := maps.Clone(linkQuery)
 		lq.Set(key, value)
 		return "/console/conversations?" + lq.Encode()
 	}

@@ -32,10 +32,7 @@ type count struct {
 func (c *Console) job(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	run, err := c.Jobs.OrgJobRun(ctx.Request.Context(), v.OrgID, ctx.Param("id"))
-	if c.refused(ctx, v, err) {
-		return
-	} else if err != nil {
-		c.failed(ctx, err)
+	if c.stopped(ctx, v, err) {
 		return
 	}
 	name := jobNames[run.Job]

@@ -100,10 +100,7 @@ func (c *Console) review(ctx *gin.Context) {
 		return
 	}
 	current, err := c.Reviews.Outcomes(ctx.Request.Context(), v.actor, it)
-	if c.refused(ctx, v, err) {
-		return
-	} else if err != nil {
-		c.failed(ctx, err)
+	if c.stopped(ctx, v, err) {
 		return
 	}
 	review := catalog.Review{EventType: catalog.EventHumanReview, Reviewer: v.UserName}
