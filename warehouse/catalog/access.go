@@ -44,9 +44,10 @@ func (c *PeopleStore) Grants(ctx context.Context, orgID, userID string) ([]Grant
 		orgID, userID)
 }
 
-// SetGrant gives a user its own grant on a node; no permissions removes
-// the user's grant there (the node then follows the nearest grant above
-// it). The caller checks the level and permission names.
+// SetGrant gives a user its own grant on a node, in place of any its
+// groups give there; no permissions removes the user's grant there (the
+// node then follows what its groups give there, else the nearest grant
+// above it). The caller checks the level and permission names.
 func (c *PeopleStore) SetGrant(ctx context.Context, orgID, userID, nodeID, level string, permissions []string) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {
 		if err := exists(ctx, tx, `SELECT 1 FROM users WHERE org_id = ? AND id = ?`, orgID, userID); err != nil {
@@ -59,7 +60,7 @@ func (c *PeopleStore) SetGrant(ctx context.Context, orgID, userID, nodeID, level
 			return err
 		}
 		if len(permissions) == 0 {
-			return nil
+			return syncGroupAccess(ctx, tx, orgID, []string{userID}) // a group's grant there comes back
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO user_hierarchy (org_id, user_id, node_id, access_level, permissions, modified_on)
 			VALUES (?, ?, ?, ?, ?, ?)`, orgID, userID, nodeID, level, strList(permissions), now())

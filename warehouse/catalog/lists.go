@@ -92,3 +92,22 @@ func queryPairs(ctx context.Context, q querier, query string, args ...any) (map[
 func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
 	return queryAll(ctx, q, func(s scanner) (v string, err error) { return v, s.Scan(&v) }, query, args...)
 }
+
+// rawJSON reads a JSON text column as it is (NULL reads as an empty
+// object).
+type rawJSON json.RawMessage
+
+// Scan keeps a copy of the column's text: a driver may reuse its buffer.
+func (j *rawJSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = rawJSON("{}")
+	case string:
+		*j = rawJSON(v)
+	case []byte:
+		*j = rawJSON(append([]byte(nil), v...))
+	default:
+		return fmt.Errorf("a JSON column holds %T, want JSON text", src)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"net/mail"
 	"slices"
@@ -29,6 +30,11 @@ type User struct {
 	CreatedOn            time.Time  `json:"createdOn"`
 	ModifiedOn           time.Time  `json:"modifiedOn"`
 	AgentID              *string    `json:"agentId"` // the agent linked to this user, if any
+	// SCIMAttributes are the SCIM attributes Earshot has no field for
+	// (displayName, title, the enterprise extension …), as a JSON object.
+	SCIMAttributes json.RawMessage `json:"-"`
+	// RoleFromGroups: the role was given by a group the user is in.
+	RoleFromGroups bool `json:"-"`
 }
 
 // UserInput is a create or an update: nil fields are left as they are (on
@@ -37,16 +43,18 @@ type UserInput struct {
 	UserName, FirstName, LastName, Email        *string
 	PhoneNumber, RoleName, SAMLProviderUserCode *string
 	Disabled, EmailConfirmed                    *bool
+	SCIMAttributes                              json.RawMessage // nil: left as it is
 }
 
 const userColumns = `u.id, u.org_id, u.user_name, u.first_name, u.last_name, u.email, u.phone_number,
 	u.email_confirmed, u.disabled, u.role_name, u.saml_provider_user_code, u.last_login, u.created_on, u.modified_on,
-	(SELECT min(a.id) FROM agents a WHERE a.org_id = u.org_id AND a.user_id = u.id)`
+	(SELECT min(a.id) FROM agents a WHERE a.org_id = u.org_id AND a.user_id = u.id), u.scim_attributes, u.role_from_groups`
 
 func scanUser(s scanner) (User, error) {
 	var u User
 	err := s.Scan(&u.ID, &u.OrgID, &u.UserName, &u.FirstName, &u.LastName, &u.Email, &u.PhoneNumber,
-		&u.EmailConfirmed, &u.Disabled, &u.RoleName, &u.SAMLProviderUserCode, &u.LastLogin, &u.CreatedOn, &u.ModifiedOn, &u.AgentID)
+		&u.EmailConfirmed, &u.Disabled, &u.RoleName, &u.SAMLProviderUserCode, &u.LastLogin, &u.CreatedOn, &u.ModifiedOn, &u.AgentID,
+		(*rawJSON)(&u.SCIMAttributes), &u.RoleFromGroups)
 	u.CreatedOn, u.ModifiedOn = u.CreatedOn.UTC(), u.ModifiedOn.UTC()
 	if u.LastLogin != nil {
 		t := u.LastLogin.UTC()
@@ -80,13 +88,17 @@ func (c *PeopleStore) userWhere(ctx context.Context, q querier, orgID, cond stri
 	return u, err
 }
 
-// CreateUser adds a user. userName and email must be new to the
-// organization (case-insensitively); roleName must name an active role.
+// CreateUser adds a user. userName and email (when given) must be new to
+// the organization (case-insensitively); roleName must name an active
+// role. Names and email left out are empty.
 func (c *PeopleStore) CreateUser(ctx context.Context, orgID string, in UserInput) (User, error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	if in.RoleName == nil {
 		role := DefaultRole
 		in.RoleName = &role
+	}
+	if in.SCIMAttributes == nil {
+		in.SCIMAttributes = json.RawMessage("{}")
 	}
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
 		if err := checkUserInput(ctx, tx, orgID, "", in); err != nil {
@@ -94,11 +106,12 @@ func (c *PeopleStore) CreateUser(ctx context.Context, orgID string, in UserInput
 		}
 		t := now()
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, org_id, user_name, user_name_key, first_name, last_name,
-			email, email_key, phone_number, email_confirmed, disabled, role_name, saml_provider_user_code, created_on, modified_on)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, orgID, *in.UserName, strings.ToLower(*in.UserName), *in.FirstName, *in.LastName,
-			*in.Email, strings.ToLower(*in.Email), in.PhoneNumber, deref(in.EmailConfirmed), deref(in.Disabled),
-			*in.RoleName, in.SAMLProviderUserCode, t, t)
+			email, email_key, phone_number, email_confirmed, disabled, role_name, saml_provider_user_code, created_on, modified_on,
+			scim_attributes)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, orgID, *in.UserName, strings.ToLower(*in.UserName), deref(in.FirstName), deref(in.LastName),
+			deref(in.Email), emailKey(deref(in.Email)), in.PhoneNumber, deref(in.EmailConfirmed), deref(in.Disabled),
+			*in.RoleName, in.SAMLProviderUserCode, t, t, string(in.SCIMAttributes))
 		return uniqueAs(err, "userName", "A user with this userName or email already exists in the organization.")
 	})
 	if err != nil {
@@ -121,7 +134,9 @@ func (c *PeopleStore) UpdateUser(ctx context.Context, orgID, id string, in UserI
 		set(&cur.FirstName, in.FirstName)
 		set(&cur.LastName, in.LastName)
 		set(&cur.Email, in.Email)
-		set(&cur.RoleName, in.RoleName)
+		if in.RoleName != nil && *in.RoleName != cur.RoleName {
+			cur.RoleName, cur.RoleFromGroups = *in.RoleName, false
+		}
 		set(&cur.Disabled, in.Disabled)
 		set(&cur.EmailConfirmed, in.EmailConfirmed)
 		if in.PhoneNumber != nil {
@@ -130,11 +145,15 @@ func (c *PeopleStore) UpdateUser(ctx context.Context, orgID, id string, in UserI
 		if in.SAMLProviderUserCode != nil {
 			cur.SAMLProviderUserCode = in.SAMLProviderUserCode
 		}
+		if in.SCIMAttributes != nil {
+			cur.SCIMAttributes = in.SCIMAttributes
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE users SET user_name = ?, user_name_key = ?, first_name = ?, last_name = ?,
 			email = ?, email_key = ?, phone_number = ?, email_confirmed = ?, disabled = ?, role_name = ?,
-			saml_provider_user_code = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
-			cur.UserName, strings.ToLower(cur.UserName), cur.FirstName, cur.LastName, cur.Email, strings.ToLower(cur.Email),
-			cur.PhoneNumber, cur.EmailConfirmed, cur.Disabled, cur.RoleName, cur.SAMLProviderUserCode, now(), orgID, id)
+			saml_provider_user_code = ?, scim_attributes = ?, role_from_groups = ?, modified_on = ? WHERE org_id = ? AND id = ?`,
+			cur.UserName, strings.ToLower(cur.UserName), cur.FirstName, cur.LastName, cur.Email, emailKey(cur.Email),
+			cur.PhoneNumber, cur.EmailConfirmed, cur.Disabled, cur.RoleName, cur.SAMLProviderUserCode, string(cur.SCIMAttributes),
+			cur.RoleFromGroups, now(), orgID, id)
 		return uniqueAs(err, "userName", "A user with this userName or email already exists in the organization.")
 	})
 	if err != nil {
@@ -197,6 +216,16 @@ func activeUsers(ctx context.Context, q querier, orgID string, ids []string) (ma
 	return out, rows.Err()
 }
 
+// emailKey is an e-mail address's unique key: none for no address, so
+// that any number of users may have none.
+func emailKey(email string) *string {
+	if email == "" {
+		return nil
+	}
+	key := strings.ToLower(email)
+	return &key
+}
+
 // ValidEmail tells whether s is a bare e-mail address (no display name).
 func ValidEmail(s string) bool {
 	addr, err := mail.ParseAddress(s)
@@ -228,7 +257,7 @@ func uniqueAs(err error, field, message string) error {
 
 // DeleteUser removes a user of the organization and every reference to
 // it: its agent and managed agents are unlinked, it leaves the hierarchy's
-// contact lists, and its hierarchy grants go. Evaluations it made keep its
+// contact lists and its groups, and its hierarchy grants go. Evaluations it made keep its
 // id as their analyst.
 func (c *PeopleStore) DeleteUser(ctx context.Context, orgID, id string) error {
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
@@ -243,6 +272,7 @@ func (c *PeopleStore) DeleteUser(ctx context.Context, orgID, id string) error {
 			`UPDATE agents SET user_id = NULL WHERE org_id = ? AND user_id = ?`,
 			`UPDATE agents SET manager_id = NULL WHERE org_id = ? AND manager_id = ?`,
 			`DELETE FROM user_hierarchy WHERE org_id = ? AND user_id = ?`,
+			`DELETE FROM user_group_members WHERE org_id = ? AND user_id = ?`,
 			`DELETE FROM sessions WHERE org_id = ? AND user_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, statement, orgID, id); err != nil {
