@@ -17,6 +17,9 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add("remove", "name.givenName", `null`)
 	f.Add("replace", "", `{"active":false,"name":{"givenName":"B"}}`)
 	f.Add("remove", `emails[primary eq true]`, `null`)
+	f.Add("Add", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager", `{"value":"m1"}`)
+	f.Add("replace", "", `{"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"department":"Sales"}}`)
+	f.Add("remove", "members", `[{"value":"u1"}]`)
 	f.Fuzz(func(t *testing.T, op, path, value string) {
 		var v any
 		if json.Unmarshal([]byte(value), &v) != nil {
@@ -32,7 +35,7 @@ func FuzzApplyPatch(f *testing.F) {
 		}
 		attrs := scim.ResourceAttributes{"userName": "u", "name": map[string]any{"givenName": "A", "familyName": "B"},
 			"emails": []any{map[string]any{"value": "a@example.com", "type": "work", "primary": true}}, "active": true}
-		if applyPatch(attrs, operation) == nil {
+		if applyPatch(attrs, operation, userSchemas) == nil {
 			scimUsers{}.input(attrs) // must read whatever the patch left
 		}
 	})

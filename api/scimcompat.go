@@ -35,11 +35,17 @@ func scimQuery(q url.Values) url.Values {
 // strings ("True", "false": Entra ID does unless told otherwise).
 var scimBooleans = map[string]bool{"active": true, "primary": true}
 
-// scimStringBooleans turns the string booleans of a SCIM body into
-// booleans: in a resource, and in a PATCH operation's value (by its path,
-// or as a value's attribute). Anything else, and any body that is not
-// JSON, is left as it is for the library to judge.
-func scimStringBooleans(body []byte) []byte {
+// scimSingleValued are the single-valued complex attributes a client may
+// send as a list of one (Entra ID's enterprise manager).
+var scimSingleValued = map[string]bool{"manager": true}
+
+// scimClientBody makes what clients send of a SCIM body into what RFC
+// 7643 says: string booleans into booleans, a single-valued attribute
+// sent as a list of one into that one; in a resource, and in a PATCH
+// operation's value (by its path, or as a value's attribute). Anything
+// else, and any body that is not JSON, is left as it is for the library
+// to judge.
+func scimClientBody(body []byte) []byte {
 	var doc any
 	if json.Unmarshal(body, &doc) != nil {
 		return body
@@ -58,6 +64,10 @@ func scimStringBooleans(body []byte) []byte {
 				x[k] = walk(child, at)
 			}
 		case []any:
+			if len(x) == 1 && scimSingleValued[strings.ToLower(lastAttribute(key))] {
+				changed = true
+				return walk(x[0], key)
+			}
 			for i, child := range x {
 				x[i] = walk(child, key)
 			}
@@ -95,42 +105,74 @@ func lastAttribute(path string) string {
 	return path
 }
 
-// scimRequest makes a request into what the library reads.
-func scimRequest(r *http.Request) error {
+// scimRequest makes a request into what the library reads, and returns
+// the body it now has.
+func scimRequest(r *http.Request) ([]byte, error) {
 	if r.URL.RawQuery != "" {
 		r.URL.RawQuery = scimQuery(r.URL.Query()).Encode()
 	}
 	if r.Body == nil || r.Method == http.MethodGet || r.Method == http.MethodDelete {
-		return nil
+		return nil, nil
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	body = scimStringBooleans(body)
+	body = scimClientBody(body)
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	return nil
+	return body, nil
+}
+
+// scimResponse rewrites a successful answer: a list gets its itemsPerPage
+// (scimListBody); the ServiceProviderConfig says that ETags are supported
+// (If-Match is checked), which the library cannot say; the resources are
+// cut to the attributes or excludedAttributes asked for (scimProject).
+func scimResponse(r *http.Request, body []byte) []byte {
+	switch {
+	case r.Method == http.MethodGet && (strings.HasSuffix(r.URL.Path, "/Users") || strings.HasSuffix(r.URL.Path, "/Groups")):
+		body = scimListBody(body)
+	case strings.HasSuffix(r.URL.Path, "/ServiceProviderConfig"):
+		body = scimWithETags(body)
+	}
+	q := r.URL.Query()
+	if q.Has("attributes") || q.Has("excludedAttributes") {
+		body = scimProject(body, scimNames(q["attributes"]), scimNames(q["excludedAttributes"]))
+	}
+	return body
+}
+
+// scimWithETags is a ServiceProviderConfig that says ETags are supported.
+func scimWithETags(body []byte) []byte {
+	return rewriteJSON(body, func(config map[string]any) { config["etag"] = map[string]bool{"supported": true} })
+}
+
+// rewriteJSON is a JSON object's body changed by change; a body that is
+// not one is left as it is.
+func rewriteJSON(body []byte, change func(map[string]any)) []byte {
+	var doc map[string]any
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	change(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // scimListBody sets a list response's itemsPerPage to the number of
 // resources it returns (RFC 7644 §3.4.2), which the library sets to the
 // count asked for.
 func scimListBody(body []byte) []byte {
-	var list map[string]any
-	if json.Unmarshal(body, &list) != nil {
-		return body
-	}
-	if _, isList := list["totalResults"]; !isList {
-		return body
-	}
-	resources, ok := list["Resources"].([]any)
-	list["itemsPerPage"] = len(resources)
-	if !ok {
-		list["Resources"] = []any{}
-	}
-	out, err := json.Marshal(list)
-	if err != nil {
-		return body
-	}
-	return out
+	return rewriteJSON(body, func(list map[string]any) {
+		if _, isList := list["totalResults"]; !isList {
+			return
+		}
+		resources, ok := list["Resources"].([]any)
+		list["itemsPerPage"] = len(resources)
+		if !ok {
+			list["Resources"] = []any{}
+		}
+	})
 }

@@ -20,7 +20,7 @@ func TestSCIMStringBooleans(t *testing.T) {
 		`{"active":"maybe"}`: `{"active":"maybe"}`,
 		`not json`:           `not json`,
 	} {
-		if got := string(scimStringBooleans([]byte(in))); got != want {
+		if got := string(scimClientBody([]byte(in))); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
 	}
@@ -68,11 +68,11 @@ func TestSCIMClientForms(t *testing.T) {
 
 // Whatever a client sends, the booleans' rewrite answers a body, JSON
 // when it was JSON, and never panics.
-func FuzzSCIMStringBooleans(f *testing.F) {
+func FuzzSCIMClientBody(f *testing.F) {
 	f.Add([]byte(`{"Operations":[{"op":"Replace","path":"active","value":"False"}],"emails":[{"primary":"true"}]}`))
 	f.Add([]byte(`[[[{"path":{"active":"true"},"value":"TRUE"}]]]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out := scimStringBooleans(body)
+		out := scimClientBody(body)
 		if json.Valid(body) && !json.Valid(out) {
 			t.Fatalf("%s became %s", body, out)
 		}

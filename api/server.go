@@ -45,6 +45,14 @@ type PeopleStore interface {
 	CreateUser(ctx context.Context, orgID string, in catalog.UserInput) (catalog.User, error)
 	UpdateUser(ctx context.Context, orgID, id string, in catalog.UserInput) (catalog.User, error)
 	DeleteUser(ctx context.Context, orgID, id string) error
+	SetPassword(ctx context.Context, orgID, userID, hash string) error
+
+	Groups(ctx context.Context, orgID string) ([]catalog.Group, error)
+	Group(ctx context.Context, orgID, id string) (catalog.Group, error)
+	UserGroups(ctx context.Context, orgID, userID string) ([]catalog.Group, error)
+	CreateGroup(ctx context.Context, orgID string, in catalog.GroupInput) (catalog.Group, error)
+	ReplaceGroup(ctx context.Context, orgID, id string, in catalog.GroupInput, version time.Time) (catalog.Group, error)
+	DeleteGroup(ctx context.Context, orgID, id string) error
 
 	Hierarchy(ctx context.Context, orgID string) (*catalog.Tree, error)
 	CreateNode(ctx context.Context, orgID string, in catalog.NodeInput) (catalog.Node, error)
@@ -225,6 +233,8 @@ type Server struct {
 	// guard guards every secret check (tokens, the console's sign-in).
 	guard *secretguard.Guard
 	scim  http.Handler // the SCIM 2.0 protocol server
+	// scimProbe is the same protocol over handlers that change nothing.
+	scimProbe http.Handler
 
 	people        peopleAPI
 	conversations conversationsAPI
@@ -241,7 +251,7 @@ func New(deps Deps, opts Options) (*Server, error) {
 	s := &Server{shared: sh, guard: cmp.Or(opts.SecretGuard, secretguard.New()), people: peopleAPI{sh}, conversations: conversationsAPI{sh}, results: resultsAPI{sh},
 		quality: qualityAPI{sh}, classifiers: classifiersAPI{sh}, delivery: deliveryAPI{sh}}
 	var err error
-	if s.scim, err = s.newSCIM(); err != nil {
+	if s.scim, s.scimProbe, err = s.newSCIM(); err != nil {
 		return nil, fmt.Errorf("scim: %w", err)
 	}
 	s.engine = s.routes()

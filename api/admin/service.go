@@ -305,10 +305,7 @@ func (s *Service) SetUserPassword(ctx context.Context, orgID, userName, password
 	if password == "" {
 		password = oauth.NewClientSecret()
 	}
-	if len(password) < 8 {
-		return UserPassword{}, fmt.Errorf("%w: a password needs at least 8 characters", ErrInvalid)
-	}
-	hash, err := oauth.HashSecret(password)
+	hash, err := oauth.HashPassword(password)
 	if err != nil {
 		return UserPassword{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

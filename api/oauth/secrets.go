@@ -33,6 +33,19 @@ func HashSecret(secret string) (string, error) {
 	return string(h), err
 }
 
+// minPasswordBytes is the shortest console password.
+const minPasswordBytes = 8
+
+// HashPassword is a console password's bcrypt hash: a password has 8 to
+// 72 bytes.
+func HashPassword(password string) (string, error) {
+	if len(password) < minPasswordBytes || len(password) > maxSecretBytes {
+		return "", errors.New("a password needs 8 to 72 bytes")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	return string(h), err
+}
+
 // dummyHash is compared against when a client is unknown, so that an
 // unknown client id costs the same time as a wrong secret. Made on first
 // use: a bcrypt hash is a noticeable share of a CLI command's start.
