@@ -124,12 +124,15 @@ func (s *Server) routes() *gin.Engine {
 
 	// SCIM 2.0 provisioning: tokens with scope scim.
 	scim := e.Group("/scim/v2", s.provisioning, may(access.ManageUsers), newRateLimiter(s.opts.RatePerSec, s.opts.RateBurst, byClientID).middleware)
-	for _, path := range []string{"/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id", "/Users"} {
+	for _, path := range []string{"/ServiceProviderConfig", "/ResourceTypes", "/ResourceTypes/:id", "/Schemas", "/Schemas/:id"} {
 		scim.GET(path, s.scimHandler)
 	}
-	scim.POST("/Users", s.scimHandler)
-	for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		scim.Handle(method, "/Users/:id", s.scimHandler)
+	for _, resources := range []string{"/Users", "/Groups"} {
+		scim.GET(resources, s.scimHandler)
+		scim.POST(resources, s.scimHandler)
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			scim.Handle(method, resources+"/:id", s.scimHandler)
+		}
 	}
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/elimity-com/scim"
@@ -165,13 +166,9 @@ func (scimUsers) input(attrs scim.ResourceAttributes) (scimUserInput, error) {
 		in.passwordHash = hash
 	}
 	extra := maps.Clone(attrs)
-	for k := range extra {
-		for _, own := range scimUserFields {
-			if strings.EqualFold(k, own) {
-				delete(extra, k)
-			}
-		}
-	}
+	maps.DeleteFunc(extra, func(k string, v any) bool {
+		return v == nil || slices.ContainsFunc(scimUserFields, func(own string) bool { return strings.EqualFold(k, own) })
+	})
 	raw, err := json.Marshal(extra)
 	if err != nil {
 		return in, err
