@@ -35,6 +35,9 @@ type Operations interface {
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
 	SetUserPassword(ctx context.Context, orgID, userName, password string) (UserPassword, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
+	GroupMappings(ctx context.Context, orgID string) ([]catalog.GroupMapping, error)
+	SetGroupMapping(ctx context.Context, orgID string, m catalog.GroupMapping) (catalog.GroupMapping, error)
+	DeleteGroupMapping(ctx context.Context, orgID, group string) error
 	RunJob(ctx context.Context, name string) (catalog.JobRun, error)
 	OperatorAccess(ctx context.Context, orgID string) (APIAccess, error)
 	JobRuns(ctx context.Context, job string, limit int) ([]catalog.JobRun, error)

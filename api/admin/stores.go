@@ -37,12 +37,16 @@ type OrgStore interface {
 	DeleteClient(ctx context.Context, id string) error
 }
 
-// UserStore keeps an organization's users (catalog.PeopleStore).
+// UserStore keeps an organization's users and what its groups mean
+// (catalog.PeopleStore).
 type UserStore interface {
 	Users(ctx context.Context, orgID string, active *bool) ([]catalog.User, error)
 	CreateUser(ctx context.Context, orgID string, in catalog.UserInput) (catalog.User, error)
 	UserByName(ctx context.Context, orgID, userName string) (catalog.User, error)
 	SetPassword(ctx context.Context, orgID, userID, hash string) error
+	GroupMappings(ctx context.Context, orgID string) ([]catalog.GroupMapping, error)
+	SetGroupMapping(ctx context.Context, orgID string, m catalog.GroupMapping) (catalog.GroupMapping, error)
+	DeleteGroupMapping(ctx context.Context, orgID, group string) error
 }
 
 // ClassifierStore keeps classifier definitions (catalog.ClassifierStore).

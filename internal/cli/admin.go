@@ -55,7 +55,7 @@ func withAdmin(cfg *Config, fn func(ctx context.Context, a admin.Operations, arg
 }
 
 func adminCommand(cfg *Config) *cobra.Command {
-	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations (with their audio and privacy settings), API clients, users and classifiers (works while the server runs)"}
+	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations (with their audio and privacy settings), API clients, users, what their groups grant and classifiers (works while the server runs)"}
 
 	org := &cobra.Command{Use: "org", Short: "Organizations"}
 	org.AddCommand(&cobra.Command{
@@ -125,7 +125,7 @@ func adminCommand(cfg *Config) *cobra.Command {
 	}
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, scopes, deleteClient)
 
-	cmd.AddCommand(org, client, userCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
+	cmd.AddCommand(org, client, userCommand(cfg), groupCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
 	return cmd
 }
 

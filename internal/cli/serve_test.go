@@ -191,6 +191,29 @@ func TestAdminCommands(t *testing.T) {
 			if err != nil || !strings.Contains(out, `"userName": "ann"`) {
 				t.Fatalf("user list: %v %s", err, out)
 			}
+			// Group mappings: set, refused naming the field, listed, ended.
+			out, err = run(t, "admin", "group", "map", "--data", data, "--org", "globex", "--group", "Earshot Supervisors", "--role", "Supervisor")
+			if err != nil || !strings.Contains(out, `"roleName": "Supervisor"`) {
+				t.Fatalf("group map: %v %s", err, out)
+			}
+			if _, err := run(t, "admin", "group", "map", "--data", data, "--org", "globex", "--group", "QA", "--access", "nope=View:Chat"); err == nil ||
+				!strings.Contains(err.Error(), "access[0].nodeId") {
+				t.Fatalf("a mapping to an unknown node: %v", err)
+			}
+			if _, err := run(t, "admin", "group", "map", "--data", data, "--org", "globex", "--group", "QA", "--access", "nope"); err == nil ||
+				!strings.Contains(err.Error(), "NODE_ID=LEVEL") {
+				t.Fatalf("an access that is no NODE_ID=LEVEL:MEDIA: %v", err)
+			}
+			if out, err = run(t, "admin", "group", "list", "--data", data, "--org", "globex"); err != nil || !strings.Contains(out, "Earshot Supervisors") ||
+				strings.Contains(out, `"QA"`) {
+				t.Fatalf("group list: %v %s", err, out)
+			}
+			if _, err = run(t, "admin", "group", "unmap", "--data", data, "--org", "globex", "--group", "earshot supervisors"); err != nil {
+				t.Fatal(err)
+			}
+			if out, _ = run(t, "admin", "group", "list", "--data", data, "--org", "globex"); strings.Contains(out, "Earshot Supervisors") {
+				t.Fatalf("an ended mapping is listed: %s", out)
+			}
 			// Speech settings: shown, changed, refused when a file is missing.
 			if out, err = run(t, "admin", "org", "audio", "--data", data, "globex"); err != nil || !strings.Contains(out, `"agentChannel": 0`) {
 				t.Fatalf("audio show: %v %s", err, out)
