@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
@@ -35,6 +37,7 @@ type Operations interface {
 	CreateUser(ctx context.Context, orgID string, in NewUser) (catalog.User, error)
 	SetUserPassword(ctx context.Context, orgID, userName, password string) (UserPassword, error)
 	ListUsers(ctx context.Context, orgID string) ([]catalog.User, error)
+	ProvisioningToken(ctx context.Context, clientID string, days int) (ProvisioningAccess, error)
 	GroupMappings(ctx context.Context, orgID string) ([]catalog.GroupMapping, error)
 	SetGroupMapping(ctx context.Context, orgID string, m catalog.GroupMapping) (catalog.GroupMapping, error)
 	DeleteGroupMapping(ctx context.Context, orgID, group string) error
@@ -77,6 +80,7 @@ type Service struct {
 	jobs        JobRunner
 	tokens      TokenIssuer
 	baseURL     string
+	publicURL   string
 	classifiers ClassifierImporter
 	keyring     KeyReloader
 }
@@ -84,11 +88,15 @@ type Service struct {
 // TokenIssuer signs access tokens.
 type TokenIssuer interface {
 	IssueForOperator(orgID, scope string) (string, error)
+	IssueForProvisioning(client catalog.APIClient, lifetime time.Duration) (string, error)
 }
 
 // SetAPI lets the service hand operators a token for the API at baseURL
-// (earshot ingest uploads through it).
-func (s *Service) SetAPI(tokens TokenIssuer, baseURL string) { s.tokens, s.baseURL = tokens, baseURL }
+// (earshot ingest uploads through it), and identity providers a
+// provisioning token for the API at publicURL.
+func (s *Service) SetAPI(tokens TokenIssuer, baseURL, publicURL string) {
+	s.tokens, s.baseURL, s.publicURL = tokens, baseURL, publicURL
+}
 
 // APIAccess is a short-lived token for one organization and where the API is.
 type APIAccess struct {
@@ -106,6 +114,38 @@ func (s *Service) OperatorAccess(ctx context.Context, orgID string) (APIAccess, 
 	}
 	tok, err := s.tokens.IssueForOperator(orgID, oauth.Scope)
 	return APIAccess{Token: tok, BaseURL: s.baseURL}, err
+}
+
+// ProvisioningAccess is what an identity provider's provisioning is set
+// up with: the SCIM base URL and a long-lived bearer token.
+type ProvisioningAccess struct {
+	SCIMURL   string    `json:"scimUrl"`
+	Token     string    `json:"token"`
+	ExpiresOn time.Time `json:"expiresOn"`
+}
+
+// ProvisioningToken issues a client's provisioning token (scope scim,
+// living days), for an identity provider that keeps one bearer token. The
+// client must be allowed the scim scope; rotating, disabling or deleting
+// it, or changing its scopes, ends the token.
+func (s *Service) ProvisioningToken(ctx context.Context, clientID string, days int) (ProvisioningAccess, error) {
+	if s.tokens == nil {
+		return ProvisioningAccess{}, fmt.Errorf("%w: this process serves no API; start earshot serve first", ErrInvalid)
+	}
+	client, err := s.stores.Orgs.Client(ctx, clientID)
+	if err != nil {
+		return ProvisioningAccess{}, err
+	}
+	if client.Disabled || !slices.Contains(client.Scopes, oauth.ProvisioningScope) {
+		return ProvisioningAccess{}, fmt.Errorf("%w: the client must be enabled and allowed the scim scope (earshot admin client scopes %s acxapi scim)",
+			ErrInvalid, clientID)
+	}
+	lifetime := time.Duration(days) * 24 * time.Hour
+	tok, err := s.tokens.IssueForProvisioning(client, lifetime)
+	if err != nil {
+		return ProvisioningAccess{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return ProvisioningAccess{SCIMURL: s.publicURL + "/scim/v2", Token: tok, ExpiresOn: time.Now().UTC().Add(lifetime).Truncate(time.Second)}, nil
 }
 
 // NewService works on the catalog's stores and runs its jobs.

@@ -41,6 +41,7 @@ func operations(svc *Service) map[string]operation {
 		"CreateUser":         op2(svc.CreateUser),
 		"SetUserPassword":    op3(svc.SetUserPassword),
 		"ListUsers":          op1(svc.ListUsers),
+		"ProvisioningToken":  op2(svc.ProvisioningToken),
 		"GroupMappings":      op1(svc.GroupMappings),
 		"SetGroupMapping":    op2(svc.SetGroupMapping),
 		"DeleteGroupMapping": op2(noResult(svc.DeleteGroupMapping)),
@@ -300,6 +301,10 @@ func (r *Remote) SetUserPassword(ctx context.Context, orgID, userName, password 
 
 func (r *Remote) CreateUser(ctx context.Context, orgID string, u NewUser) (catalog.User, error) {
 	return remote[catalog.User](ctx, r, "CreateUser", orgID, u)
+}
+
+func (r *Remote) ProvisioningToken(ctx context.Context, clientID string, days int) (ProvisioningAccess, error) {
+	return remote[ProvisioningAccess](ctx, r, "ProvisioningToken", clientID, days)
 }
 
 func (r *Remote) ListUsers(ctx context.Context, orgID string) ([]catalog.User, error) {

@@ -207,6 +207,14 @@ func TestVerifyRejects(t *testing.T) {
 	noIssueTime.IssuedAt = nil
 	noID := good()
 	noID.ID = ""
+	// A provisioning token lives long only with scope scim alone, a
+	// client's generation, and within the longest provisioning life.
+	provisioning := func(scope string, life time.Duration, gen *int) *Claims {
+		c := good()
+		c.Scope, c.Generation, c.ExpiresAt = scope, gen, jwt.NewNumericDate(now.Add(life))
+		return c
+	}
+	year := 365 * 24 * time.Hour
 	pubDER := keys.Signing().Private.PublicKey.N.Bytes()
 	kid := keys.Signing().ID
 
@@ -230,6 +238,10 @@ func TestVerifyRejects(t *testing.T) {
 		"a client without its token generation": sign(jwt.SigningMethodRS256, keys.Signing().Private, noGeneration, kid),
 		"no issue time":                         sign(jwt.SigningMethodRS256, keys.Signing().Private, noIssueTime, kid),
 		"no token id":                           sign(jwt.SigningMethodRS256, keys.Signing().Private, noID, kid),
+		"a year-long token of the API":          sign(jwt.SigningMethodRS256, keys.Signing().Private, provisioning(Scope, year, &generation), kid),
+		"a year-long token of scim and the API": sign(jwt.SigningMethodRS256, keys.Signing().Private, provisioning("scim acxapi", year, &generation), kid),
+		"a year-long scim token of no client":   sign(jwt.SigningMethodRS256, keys.Signing().Private, provisioning("scim", year, nil), kid),
+		"a scim token past the longest life":    sign(jwt.SigningMethodRS256, keys.Signing().Private, provisioning("scim", MaxProvisioningLifetime+time.Second, &generation), kid),
 	}
 	for name, token := range cases {
 		if _, err := tokens.Verify(token); !errors.Is(err, ErrInvalidToken) {
@@ -240,7 +252,7 @@ func TestVerifyRejects(t *testing.T) {
 	// passes, and so does the operator's token, which has no generation.
 	operator := good()
 	operator.Subject, operator.Generation = OperatorSubject, nil
-	for _, claims := range []*Claims{good(), operator} {
+	for _, claims := range []*Claims{good(), operator, provisioning("scim", MaxProvisioningLifetime, &generation)} {
 		if _, err := tokens.Verify(sign(jwt.SigningMethodRS256, keys.Signing().Private, claims, kid)); err != nil {
 			t.Fatalf("control token %s refused: %v", claims.Subject, err)
 		}

@@ -15,6 +15,14 @@ import (
 // Scope is the one scope the API knows; every operation needs it.
 const Scope = "acxapi"
 
+// ProvisioningScope is the scope of SCIM provisioning (/scim/v2).
+const ProvisioningScope = "scim"
+
+// MaxProvisioningLifetime is the longest life of a provisioning token
+// (IssueForProvisioning): identity providers keep one bearer token, and
+// cannot ask for a new one as API clients do.
+const MaxProvisioningLifetime = 2 * 365 * 24 * time.Hour
+
 // Claims are the claims of an Earshot access token (CONTRACT §2).
 type Claims struct {
 	Org   string `json:"org"`
@@ -83,7 +91,23 @@ func (t *Tokens) IssueForClient(client catalog.APIClient, scope string) (string,
 	return t.issue(client.ID, client.OrgID, scope, &gen)
 }
 
+// IssueForProvisioning signs a token of scope scim only, for an identity
+// provider's provisioning (Okta, Entra ID), that lives for lifetime (at
+// most MaxProvisioningLifetime) under the client's token generation: the
+// client's rotation, disabling, deletion or new scopes end it.
+func (t *Tokens) IssueForProvisioning(client catalog.APIClient, lifetime time.Duration) (string, error) {
+	if lifetime <= 0 || lifetime > MaxProvisioningLifetime {
+		return "", fmt.Errorf("a provisioning token lives for up to %d days", int(MaxProvisioningLifetime.Hours()/24))
+	}
+	gen := client.TokenGeneration
+	return t.issueFor(client.ID, client.OrgID, ProvisioningScope, &gen, lifetime)
+}
+
 func (t *Tokens) issue(clientID, orgID, scope string, gen *int) (string, error) {
+	return t.issueFor(clientID, orgID, scope, gen, t.ttl)
+}
+
+func (t *Tokens) issueFor(clientID, orgID, scope string, gen *int, lifetime time.Duration) (string, error) {
 	now := t.now().UTC().Truncate(time.Second)
 	claims := Claims{
 		Org:        orgID,
@@ -93,7 +117,7 @@ func (t *Tokens) issue(clientID, orgID, scope string, gen *int) (string, error) 
 			Issuer:    t.issuer,
 			Subject:   clientID,
 			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(t.ttl)),
+			ExpiresAt: jwt.NewNumericDate(now.Add(lifetime)),
 			ID:        uuid.Must(uuid.NewV7()).String(),
 		},
 	}
@@ -106,8 +130,9 @@ func (t *Tokens) issue(clientID, orgID, scope string, gen *int) (string, error) 
 // Verify checks a token's signature, algorithm, issuer and lifetime and
 // returns its claims. A token this server would not have issued is
 // refused even when its signature holds (a leaked key's forgeries): a
-// lifetime longer than the server's, no issue time or token id, a client's
-// token without its token generation. Every failure wraps
+// lifetime longer than the server's (a client's provisioning token of scope
+// scim alone: longer than MaxProvisioningLifetime), no issue time or token
+// id, a client's token without its token generation. Every failure wraps
 // ErrInvalidToken.
 func (t *Tokens) Verify(token string) (*Claims, error) {
 	var claims Claims
@@ -123,12 +148,21 @@ func (t *Tokens) Verify(token string) (*Claims, error) {
 		return nil, fmt.Errorf("%w: no subject or organization", ErrInvalidToken)
 	case claims.IssuedAt == nil || claims.ID == "":
 		return nil, fmt.Errorf("%w: no issue time or token id", ErrInvalidToken)
-	case claims.ExpiresAt.Sub(claims.IssuedAt.Time) > t.ttl:
+	case claims.ExpiresAt.Sub(claims.IssuedAt.Time) > t.longestLife(&claims):
 		return nil, fmt.Errorf("%w: a lifetime longer than this server issues", ErrInvalidToken)
 	case claims.Generation == nil && claims.Subject != OperatorSubject:
 		return nil, fmt.Errorf("%w: a client's token without its token generation", ErrInvalidToken)
 	}
 	return &claims, nil
+}
+
+// longestLife is the longest lifetime this server issues a token like
+// claims: a client's provisioning token lives longer than the others.
+func (t *Tokens) longestLife(claims *Claims) time.Duration {
+	if claims.Scope == ProvisioningScope && claims.Generation != nil {
+		return max(t.ttl, MaxProvisioningLifetime)
+	}
+	return t.ttl
 }
 
 // BearerToken extracts the token of an "Authorization: Bearer <token>"

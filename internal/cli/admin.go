@@ -123,7 +123,17 @@ func adminCommand(cfg *Config) *cobra.Command {
 			return map[string]any{"clientId": args[0], "scopes": args[1:]}, nil
 		}),
 	}
-	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, scopes, deleteClient)
+	var days int
+	scimToken := &cobra.Command{
+		Use:   "scim-token CLIENT_ID [--days N]",
+		Short: "Issue a long-lived provisioning token (scope scim) for an identity provider's SCIM setup; rotating the client ends it",
+		Args:  cobra.ExactArgs(1),
+		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
+			return a.ProvisioningToken(ctx, args[0], days)
+		}),
+	}
+	scimToken.Flags().IntVar(&days, "days", 365, "how many days the token lives (at most 730)")
+	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, scopes, scimToken, deleteClient)
 
 	cmd.AddCommand(org, client, userCommand(cfg), groupCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
 	return cmd

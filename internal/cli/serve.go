@@ -110,7 +110,7 @@ func serve(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	st.admin.SetAPI(st.Tokens, "http://"+ln.Addr().String())
+	st.admin.SetAPI(st.Tokens, "http://"+ln.Addr().String(), cfg.ClientURL())
 	stopAdmin, err := admin.Listen(ctx, cfg.adminSocket(), admin.Handler(st.admin))
 	if err != nil {
 		ln.Close()

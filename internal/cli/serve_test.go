@@ -133,8 +133,10 @@ func TestAdminCommands(t *testing.T) {
 	for _, withServer := range []bool{false, true} {
 		t.Run(fmt.Sprint("server running=", withServer), func(t *testing.T) {
 			data := t.TempDir()
+			var addr string
 			if withServer {
-				_, stop := startServe(t, "--data", data)
+				var stop func() error
+				addr, stop = startServe(t, "--data", data)
 				defer stop()
 			}
 			out, err := run(t, "admin", "--data", data, "org", "create", "globex")
@@ -190,6 +192,53 @@ func TestAdminCommands(t *testing.T) {
 			out, err = run(t, "admin", "user", "list", "--data", data, "--org", org.ID)
 			if err != nil || !strings.Contains(out, `"userName": "ann"`) {
 				t.Fatalf("user list: %v %s", err, out)
+			}
+			// A provisioning token for an identity provider: only for a
+			// client allowed scim, only from a running server; it reaches
+			// /scim/v2 until the client is rotated.
+			scimClient, _ := run(t, "admin", "client", "create", "--data", data, "--org", "globex")
+			var sc map[string]string
+			json.Unmarshal([]byte(scimClient), &sc)
+			if _, err := run(t, "admin", "client", "scim-token", "--data", data, sc["client_id"]); err == nil ||
+				!strings.Contains(err.Error(), map[bool]string{true: "scim scope", false: "earshot serve"}[withServer]) {
+				t.Fatalf("a scim token for a client without the scope: %v", err)
+			}
+			if _, err := run(t, "admin", "client", "scopes", "--data", data, sc["client_id"], "acxapi", "scim"); err != nil {
+				t.Fatal(err)
+			}
+			out, err = run(t, "admin", "client", "scim-token", "--data", data, sc["client_id"], "--days", "400")
+			if !withServer {
+				if err == nil || !strings.Contains(err.Error(), "earshot serve") {
+					t.Fatalf("a scim token without a server: %v %s", err, out)
+				}
+			} else {
+				var access struct{ SCIMURL, Token string }
+				json.Unmarshal([]byte(out), &access)
+				if err != nil || !strings.HasSuffix(access.SCIMURL, "/scim/v2") || access.Token == "" {
+					t.Fatalf("scim token: %v %s", err, out)
+				}
+				status := func() int {
+					req, _ := http.NewRequest("GET", "http://"+addr+"/scim/v2/Users", nil)
+					req.Header.Set("Authorization", "Bearer "+access.Token)
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Body.Close()
+					return res.StatusCode
+				}
+				if got := status(); got != http.StatusOK {
+					t.Fatalf("GET /scim/v2/Users with the provisioning token: %d", got)
+				}
+				if _, err := run(t, "admin", "client", "rotate", "--data", data, sc["client_id"]); err != nil {
+					t.Fatal(err)
+				}
+				if got := status(); got != http.StatusUnauthorized {
+					t.Fatalf("the provisioning token after its client's rotation: %d", got)
+				}
+			}
+			if _, err := run(t, "admin", "client", "scim-token", "--data", data, sc["client_id"], "--days", "900"); err == nil {
+				t.Fatal("a provisioning token of 900 days was issued")
 			}
 			// Group mappings: set, refused naming the field, listed, ended.
 			out, err = run(t, "admin", "group", "map", "--data", data, "--org", "globex", "--group", "Earshot Supervisors", "--role", "Supervisor")
