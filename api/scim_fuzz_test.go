@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/elimity-com/scim"
@@ -37,6 +38,28 @@ func FuzzApplyPatch(f *testing.F) {
 			"emails": []any{map[string]any{"value": "a@example.com", "type": "work", "primary": true}}, "active": true}
 		if applyPatch(attrs, operation, userSchemas) == nil {
 			scimUsers{}.input(attrs) // must read whatever the patch left
+		}
+	})
+}
+
+// FuzzSCIMProject cuts any answer to any attributes and
+// excludedAttributes a client names: JSON stays JSON, id stays, never a
+// panic.
+func FuzzSCIMProject(f *testing.F) {
+	f.Add([]byte(`{"id":"1","userName":"u","name":{"givenName":"A"},"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"department":"D"}}`),
+		"userName,name.givenName,urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department", "")
+	f.Add([]byte(`{"Resources":[{"id":"1","members":[]}],"totalResults":1}`), "", "members,id")
+	f.Fuzz(func(t *testing.T, body []byte, attributes, excluded string) {
+		out := scimProject(body, scimNames([]string{attributes}), scimNames([]string{excluded}))
+		var in, got map[string]any
+		if json.Unmarshal(body, &in) != nil {
+			return
+		}
+		if json.Unmarshal(out, &got) != nil {
+			t.Fatalf("%s became %s", body, out)
+		}
+		if id, ok := in["id"]; ok && fmt.Sprint(got["id"]) != fmt.Sprint(id) {
+			t.Fatalf("id %v became %v", id, got["id"])
 		}
 	})
 }

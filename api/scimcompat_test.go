@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 )
 
@@ -94,5 +95,58 @@ func TestSCIMPathKeysInAValue(t *testing.T) {
 	emails, _ := got["emails"].([]any)
 	if len(emails) != 1 || emails[0].(map[string]any)["value"] != "ryan.leenay@example.com" || got["name"].(map[string]any)["familyName"] != "Leenay-Ng" {
 		t.Errorf("after the path-keyed replace: %v", got)
+	}
+}
+
+// Membership changes of one group sent at once, without If-Match (as
+// identity providers send them), are all kept; the discovery documents
+// name Groups and the enterprise extension; paging past the end, a count
+// of 0 and excludedAttributes on a list answer as RFC 7644 says.
+func TestSCIMGroupsAtOnceAndDiscovery(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	tok := e.scimToken(t)
+	group := mustStatus(t, e.scim(t, tok, "POST", "/scim/v2/Groups", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:Group"],"displayName":"Team"}`),
+		http.StatusCreated).json(t)["id"].(string)
+	const members = 8
+	ids := make([]string, members)
+	for i := range ids {
+		ids[i] = mustStatus(t, e.scim(t, tok, "POST", "/scim/v2/Users", fmt.Sprintf(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"m%d"}`, i)),
+			http.StatusCreated).json(t)["id"].(string)
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, members)
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = e.scim(t, tok, "PATCH", "/scim/v2/Groups/"+group, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+				"Operations":[{"op":"add","path":"members","value":[{"value":"`+id+`"}]}]}`).Code
+		}()
+	}
+	wg.Wait()
+	got, _ := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/Groups/"+group, ""), 200).json(t)["members"].([]any)
+	if len(got) != members {
+		t.Errorf("%d members after %d additions at once (statuses %v)", len(got), members, codes)
+	}
+
+	for _, path := range []string{"/scim/v2/ResourceTypes/Group", "/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group",
+		"/scim/v2/Schemas/urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"} {
+		mustStatus(t, e.scim(t, tok, "GET", path, ""), 200)
+	}
+	if ext := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/ResourceTypes/User", ""), 200).json(t)["schemaExtensions"]; ext == nil {
+		t.Error("the User resource type names no schema extension")
+	}
+	for query, want := range map[string][2]int{ // totalResults, resources returned
+		"startIndex=20&count=5":             {members, 0},
+		"count=0":                           {members, 0},
+		"startIndex=0&count=3":              {members, 3},
+		"count=2&excludedAttributes=emails": {members, 2},
+	} {
+		page := mustStatus(t, e.scim(t, tok, "GET", "/scim/v2/Users?"+query, ""), 200).json(t)
+		resources, _ := page["Resources"].([]any)
+		if int(page["totalResults"].(float64)) != want[0] || len(resources) != want[1] || int(page["itemsPerPage"].(float64)) != want[1] {
+			t.Errorf("%s: %v", query, page)
+		}
 	}
 }

@@ -135,7 +135,7 @@ func (h scimGroups) Delete(r *http.Request, id string) error {
 // scimPatchTries bounds how often a group's PATCH is applied again to a
 // group another request changed meanwhile (membership changes of one
 // group arrive together).
-const scimPatchTries = 5
+const scimPatchTries = 10
 
 // Patch applies every operation to the group's attributes and saves them
 // at the version read, again on a newer version while another change
