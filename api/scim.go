@@ -41,12 +41,13 @@ func scimResourceTypes(users, groups scim.ResourceHandler) []scim.ResourceType {
 
 // newSCIM is the SCIM protocol server, mounted at /scim/v2, and a probe:
 // the same protocol over handlers that change nothing, which says which
-// operation of a refused PATCH the library refused (scimcompat.go).
+// operation of a refused PATCH the library refused (scimrefusal.go).
 func (s *Server) newSCIM() (served, probe http.Handler, err error) {
 	config := scim.ServiceProviderConfig{
 		DocumentationURI: optional.NewString(s.opts.PublicURL + "/swagger/v1/swagger.json"),
 		AuthenticationSchemes: []scim.AuthenticationScheme{{Type: scim.AuthenticationTypeOauthBearerToken, Name: "OAuth Bearer Token",
-			Description: "A token of POST /connect/token (client credentials) with scope scim.", Primary: true}},
+			Description: "A token of scope scim: of POST /connect/token (client credentials), or long-lived of earshot admin client scim-token.",
+			Primary:     true}},
 		MaxResults: maxPageSize, SupportFiltering: true, SupportPatch: true,
 	}
 	for _, h := range []*http.Handler{&served, &probe} {

@@ -57,6 +57,17 @@ func (c *PeopleStore) UserGroups(ctx context.Context, orgID, userID string) ([]G
 		" AND g.id IN (SELECT group_id FROM user_group_members WHERE org_id = ? AND user_id = ?)", []any{orgID, userID})
 }
 
+// lockedGroup reads a group for a change, once no other transaction
+// changes it: the no-op update takes the row's lock (PostgreSQL) or the
+// database's (SQLite), so the version read is the one the change
+// replaces.
+func (c *PeopleStore) lockedGroup(ctx context.Context, tx *sql.Tx, orgID, id string) (Group, error) {
+	if _, err := tx.ExecContext(ctx, `UPDATE user_groups SET modified_on = modified_on WHERE org_id = ? AND id = ?`, orgID, id); err != nil {
+		return Group{}, err
+	}
+	return c.group(ctx, tx, orgID, id)
+}
+
 func (c *PeopleStore) group(ctx context.Context, q querier, orgID, id string) (Group, error) {
 	groups, err := c.groupsWhere(ctx, q, orgID, " AND g.id = ?", []any{id})
 	if err != nil {
@@ -133,7 +144,7 @@ func (c *PeopleStore) CreateGroup(ctx context.Context, orgID string, in GroupInp
 // renamed group, get what their groups now grant.
 func (c *PeopleStore) ReplaceGroup(ctx context.Context, orgID, id string, in GroupInput, version time.Time) (Group, error) {
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		cur, err := c.group(ctx, tx, orgID, id)
+		cur, err := c.lockedGroup(ctx, tx, orgID, id)
 		if err != nil {
 			return err
 		}
@@ -168,7 +179,7 @@ func (c *PeopleStore) ReplaceGroup(ctx context.Context, orgID, id string, in Gro
 // DeleteGroup removes a group; its members lose what it granted.
 func (c *PeopleStore) DeleteGroup(ctx context.Context, orgID, id string) error {
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		cur, err := c.group(ctx, tx, orgID, id)
+		cur, err := c.lockedGroup(ctx, tx, orgID, id)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -152,5 +153,49 @@ func TestGroupMistakesNameTheirField(t *testing.T) {
 	}
 	if gs, _ := c.People.Groups(ctx, org.ID); len(gs) != 1 {
 		t.Errorf("groups after refusals: %+v", gs)
+	}
+}
+
+// Replacements of one group at once, each at the version it read, never
+// lose one another: a replacement of an old version is ErrChanged, and
+// applied again to the new one it keeps every member.
+func TestGroupReplacementsAtOnceLoseNothing(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	g, err := c.People.CreateGroup(ctx, org.ID, GroupInput{DisplayName: "Team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const users = 6
+	errs := make(chan error, users)
+	for i := range users {
+		name := fmt.Sprintf("u%d", i)
+		u, err := c.People.CreateUser(ctx, org.ID, UserInput{UserName: &name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				cur, err := c.People.Group(ctx, org.ID, g.ID)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = c.People.ReplaceGroup(ctx, org.ID, g.ID, GroupInput{DisplayName: "Team", Members: append(memberIDs(cur), u.ID)}, cur.ModifiedOn)
+				if !errors.Is(err, ErrChanged) {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for range users {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, _ = c.People.Group(ctx, org.ID, g.ID); len(g.Members) != users {
+		t.Errorf("%d members after %d additions at once", len(g.Members), users)
 	}
 }
