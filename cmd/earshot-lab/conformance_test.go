@@ -87,7 +87,15 @@ var extensions = map[string][]string{
 	"GET /scim/v2/ResourceTypes":         {"schemas"},
 	"GET /scim/v2/Schemas":               {"schemas", "Resources.schemas"},
 	"GET /scim/v2/Schemas/{SchemaUri}":   {"schemas"},
-	"GET /scim/v2/Users":                 {"schemas"},
+	"GET /scim/v2/Users":                 {"schemas", "Resources.name.formatted"},
+	// SCIM: the attributes an identity provider sends beyond the
+	// document's User (RFC 7643's name.formatted, displayName, the
+	// enterprise extension, groups …) are kept and returned (issue 41);
+	// the test's user has a formatted name.
+	"POST /scim/v2/Users":           {"name.formatted"},
+	"GET /scim/v2/Users/{UserId}":   {"name.formatted"},
+	"PUT /scim/v2/Users/{UserId}":   {"name.formatted"},
+	"PATCH /scim/v2/Users/{UserId}": {"name.formatted"},
 	// Workflows: their template, current level and start.
 	"GET /Workflows": {"templateId", "currentLevel", "createdOn"},
 	// §9: a node's parent; an agent's hierarchy nodes.
@@ -384,11 +392,11 @@ func TestConformanceWithVendorDocument(t *testing.T) {
 		{op: "POST /Interactions", body: jsonBody(map[string]any{"startDate": "2025-10-01", "endDate": "2025-10-02"})},
 		{op: "GET /Interactions/{AmdID}", target: "/Interactions/00000000-0000-0000-0000-000000000000"},
 		{op: "GET /Receipts", target: "/Receipts?StartDate=" + today + "&EndDate=" + today},
-		{op: "GET /scim/v2/ResourceTypes/{ResourceTypeId}", target: "/scim/v2/ResourceTypes/Group", provisioning: true},
-		{op: "POST /scim/v2/Users", provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"nomail","name":{"givenName":"N","familyName":"M"}}`)},
+		{op: "GET /scim/v2/ResourceTypes/{ResourceTypeId}", target: "/scim/v2/ResourceTypes/Nothing", provisioning: true},
+		{op: "POST /scim/v2/Users", provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"name":{"givenName":"N","familyName":"M"}}`)},
 		{op: "POST /scim/v2/Users", provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"jsmith",
 			"name":{"givenName":"Jo","familyName":"Smith"},"emails":[{"value":"jsmith2@example.com"}]}`)},
-		{op: "PUT /scim/v2/Users/{UserId}", target: "/scim/v2/Users/" + scimUser, provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"x"}`)},
+		{op: "PUT /scim/v2/Users/{UserId}", target: "/scim/v2/Users/" + scimUser, provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":" "}`)},
 		{op: "PATCH /scim/v2/Users/{UserId}", target: "/scim/v2/Users/" + scimUser, provisioning: true, body: []byte(`{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
 			"operations":[{"op":"replace","path":"emails[value co \"x\"].value","value":"y"}]}`)},
 		{op: "DELETE /scim/v2/Users/{UserId}", target: "/scim/v2/Users/" + scimUser, provisioning: true},
