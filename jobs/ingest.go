@@ -18,6 +18,7 @@ import (
 type Uploads interface {
 	ClaimPending(ctx context.Context, owner string, mediaTypes []string, limit int, lease time.Duration) ([]catalog.Interaction, error)
 	RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error)
+	ReleaseLeases(ctx context.Context, owner string, ids []string) (int, error)
 	CommitIngest(ctx context.Context, ic catalog.IngestCommit) error
 	TakenFileNames(ctx context.Context, orgID string, names, except []string) ([]string, error)
 }
@@ -149,15 +150,10 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		}
 		before := counts.get("conversations") + counts.get("conversations_failed")
 		stopRenewing := j.renewWhileProcessing(ctx, claimed)
-		results := j.process(ctx, run.ID, claimed, counts)
+		err = j.processAndCommit(ctx, run.ID, claimed, counts)
 		stopRenewing()
-		if err := ctx.Err(); err != nil {
-			return err // leases expire; another run takes the uploads over
-		}
-		if err := j.refuseTakenNames(ctx, results); err != nil {
-			return err
-		}
-		if err := j.commit(ctx, run.ID, results, counts); err != nil {
+		if err != nil {
+			j.release(ctx, claimed)
 			return err
 		}
 		limit = nextClaim(q.BatchSize, len(claimed), int(counts.get("conversations")+counts.get("conversations_failed")-before))
@@ -165,6 +161,41 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			return err
 		}
 	}
+}
+
+// processAndCommit processes a batch and commits it; a stop (ctx) before
+// the commit commits nothing.
+func (j *Ingest) processAndCommit(ctx context.Context, runID string, claimed []catalog.Interaction, counts *tally) error {
+	results := j.process(ctx, runID, claimed, counts)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := j.refuseTakenNames(ctx, results); err != nil {
+		return err
+	}
+	return j.commit(ctx, runID, results, counts)
+}
+
+// releaseTimeout bounds the release of a stopped batch's claims, which
+// runs when the job's own context has ended.
+const releaseTimeout = 5 * time.Second
+
+// release gives back the claims of a batch that did not commit (a stop, a
+// failure), so that the next run takes its uploads at once rather than
+// when their leases run out; a release that fails leaves them to expire.
+func (j *Ingest) release(ctx context.Context, claimed []catalog.Interaction) {
+	ids := make([]string, len(claimed))
+	for i, up := range claimed {
+		ids[i] = up.ID
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	n, err := j.Uploads.ReleaseLeases(ctx, j.Owner, ids)
+	if err != nil {
+		j.Log.Warn("the claims of a batch that did not commit could not be released; they expire with their lease", "uploads", len(ids), "err", err)
+		return
+	}
+	j.Log.Info("released the claims of a batch that did not commit", "uploads", n)
 }
 
 // commit writes the results' rows to the lake and commits them, with
@@ -254,9 +285,9 @@ func nextClaim(batchSize, claimed, convs int) int {
 }
 
 // renewWhileProcessing extends the batch's leases every third of a lease
-// until stopped, so that a batch of long calls is not taken over while it
-// is being worked on; a worker that dies stops renewing and its uploads
-// are taken over when the lease runs out.
+// until stopped (after its commit), so that a batch of long calls is not
+// taken over while it is being worked on; a worker that dies stops
+// renewing and its uploads are taken over when the lease runs out.
 func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Interaction) (stop func()) {
 	ids := make([]string, len(claimed))
 	for i, up := range claimed {

@@ -114,7 +114,7 @@ func defaultConfig() Config {
 		SampleSeed:        "earshot",
 		IngestWorkers:     2,
 		IngestBatch:       200,
-		IngestLease:       10 * time.Minute,
+		IngestLease:       30 * time.Second,
 		IngestAudioBatch:  4,
 		ASREngine:         engineSphinx,
 		ASRSherpaThreads:  1,

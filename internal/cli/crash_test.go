@@ -117,14 +117,19 @@ type crashServer struct {
 	cmd    *exec.Cmd
 	bearer string
 	ready  time.Duration // how long the last start took to answer /readyz 200
+	lease  string        // --ingest-lease; "" is 2s
 }
 
 func (s *crashServer) start() {
 	t := s.t
 	t.Helper()
 	s.addr = freeAddr(t)
+	lease := s.lease
+	if lease == "" {
+		lease = "2s"
+	}
 	s.cmd = child(t, nil, "serve", "--data", s.data, "--addr", s.addr, "--log-level", "warn",
-		"--ingest-batch", "1", "--ingest-lease", "2s", "--schedule-ingest", "@every 1s", "--schedule-compact", "@every 3s",
+		"--ingest-batch", "1", "--ingest-lease", lease, "--schedule-ingest", "@every 1s", "--schedule-compact", "@every 3s",
 		"--schedule-sample", "off", "--schedule-export", "off")
 	began := time.Now()
 	if err := s.cmd.Start(); err != nil {

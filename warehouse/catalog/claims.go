@@ -52,6 +52,19 @@ func (c *InteractionStore) RenewLeases(ctx context.Context, owner string, ids []
 	return int(n), err
 }
 
+// ReleaseLeases gives back owner's leases on the given uploads (still
+// pending), so that any worker claims them at once; it reports how many
+// it released.
+func (c *InteractionStore) ReleaseLeases(ctx context.Context, owner string, ids []string) (int, error) {
+	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_owner = NULL, lease_expires = NULL
+		WHERE `+anyOf("id")+` AND lease_owner = ? AND status = 'Processing'`, list(ids), owner)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 // PendingCount is how many uploads wait for the ingest job (the queue depth).
 func (c *InteractionStore) PendingCount(ctx context.Context) (int64, error) {
 	var n int64
