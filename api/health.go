@@ -13,21 +13,31 @@ func (s *Server) healthz(c *gin.Context) error {
 	return nil
 }
 
-// readyz is GET /readyz: the catalog and object storage both answer.
+// readyz is GET /readyz: the catalog and object storage both answer, and
+// the data's disk has room (when Space is set): "unavailable" or "low"
+// otherwise, the reason in the log.
 func (s *Server) readyz(c *gin.Context) error {
 	checks := map[string]Pinger{"catalog": s.deps.Catalog, "storage": s.deps.Storage}
+	if s.deps.Space != nil {
+		checks["space"] = s.deps.Space
+	}
 	results := gin.H{}
 	ready := true
 	for name, dep := range checks {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), readyTimeout)
 		err := dep.Ping(ctx)
 		cancel()
+		switch {
+		case err == nil:
+			results[name] = "ok"
+		case name == "space":
+			results[name] = "low"
+		default:
+			results[name] = "unavailable"
+		}
 		if err != nil {
 			ready = false
 			s.deps.Logger.Warn("readiness check failed", "check", name, "err", err)
-			results[name] = "unavailable"
-		} else {
-			results[name] = "ok"
 		}
 	}
 	status, word := http.StatusOK, "ready"

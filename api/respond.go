@@ -155,8 +155,14 @@ func readUpdate(c *gin.Context) (string, *reqbody.Object, error) {
 	return id, body, err
 }
 
-// internal logs an unexpected error and returns the 500 to answer with.
+// internal logs an unexpected error and returns the 500 to answer with;
+// an outage (a full disk, a catalog out of reach) is a 503 that says so,
+// with when to retry.
 func (s *shared) internal(c *gin.Context, err error) *problem.Problem {
+	if p := outage(err); p != nil {
+		s.deps.Logger.Warn("unavailable", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
+		return p
+	}
 	s.deps.Logger.Error("internal error", "err", err, "route", c.FullPath(), "request_id", c.GetString(problem.TraceIDKey))
 	return problem.New(http.StatusInternalServerError, "The server could not complete this request; report the traceId to the operator.")
 }

@@ -185,11 +185,14 @@ type Deps struct {
 	// Evaluations bound dry runs (the reclassify job takes the same slots).
 	Evaluations classifiers.Slots
 	Storage     Storage
-	SignedURLs  SignedURLs
-	Keys        PublishedKeys
-	Tokens      *oauth.Tokens
-	Registry    *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
-	Logger      *slog.Logger
+	// Space, when set, is /readyz's check of the free space left where
+	// the data is written.
+	Space      Pinger
+	SignedURLs SignedURLs
+	Keys       PublishedKeys
+	Tokens     *oauth.Tokens
+	Registry   *prometheus.Registry // /metrics serves it; HTTP metrics are added to it
+	Logger     *slog.Logger
 }
 
 // PublishedKeys are the token verification keys /.well-known/jwks.json

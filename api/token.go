@@ -113,6 +113,12 @@ func (s *Server) token(c *gin.Context) {
 	}
 	if err != nil {
 		attempt.Abandoned()
+		if p := outage(err); p != nil {
+			s.deps.Logger.Warn("token: client lookup", "err", err)
+			c.Header("Retry-After", p.Header.Get("Retry-After"))
+			fail(http.StatusServiceUnavailable, "temporarily_unavailable", p.Detail)
+			return
+		}
 		s.deps.Logger.Error("token: client lookup", "err", err)
 		fail(http.StatusInternalServerError, "server_error", "The server could not check the client; try again.")
 		return

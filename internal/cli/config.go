@@ -36,7 +36,10 @@ type Config struct {
 	RateLimit            float64
 	RateBurst            int
 	MaxUpload            string // human size, e.g. 2.5GB
-	TrustedProxies       []string
+	// MinFreeSpace is the free space under which /readyz says the data
+	// directory's disk is low (human size; 0: no check).
+	MinFreeSpace   string
+	TrustedProxies []string
 	// SignedURLAllowHTTP accepts http:// signed URLs (development only).
 	SignedURLAllowHTTP bool
 	// SignedURLAllow are address ranges exempt from the guard (a trusted
@@ -101,6 +104,7 @@ func defaultConfig() Config {
 		RateLimit:         50,
 		RateBurst:         100,
 		MaxUpload:         "2.5GB",
+		MinFreeSpace:      "256MiB",
 		LogLevel:          "info",
 		Role:              roleAll,
 		ShutdownTimeout:   30 * time.Second,
@@ -203,6 +207,9 @@ func (c *Config) validate() (maxUploadBytes int64, err error) {
 	n, err := humanize.ParseBytes(c.MaxUpload)
 	if err != nil || n == 0 {
 		return 0, fmt.Errorf("--max-upload %q: want a size such as 2.5GB or 500MiB", c.MaxUpload)
+	}
+	if _, err := humanize.ParseBytes(c.MinFreeSpace); err != nil {
+		return 0, fmt.Errorf("--min-free-space %q: want a size such as 256MiB or 1GB, or 0 for no check", c.MinFreeSpace)
 	}
 	if c.ConsoleIdle < time.Minute || c.ConsoleSessionMax < c.ConsoleIdle || c.ConsoleSessionMax > 30*24*time.Hour {
 		return 0, fmt.Errorf("--console-idle %s, --console-session-max %s: want an idle time of 1m or more, and a maximum from it to 720h", c.ConsoleIdle, c.ConsoleSessionMax)

@@ -118,6 +118,7 @@ type crashServer struct {
 	bearer string
 	ready  time.Duration // how long the last start took to answer /readyz 200
 	lease  string        // --ingest-lease; "" is 2s
+	args   []string      // more flags of serve
 }
 
 func (s *crashServer) start() {
@@ -131,6 +132,7 @@ func (s *crashServer) start() {
 	s.cmd = child(t, nil, "serve", "--data", s.data, "--addr", s.addr, "--log-level", "warn",
 		"--ingest-batch", "1", "--ingest-lease", lease, "--schedule-ingest", "@every 1s", "--schedule-compact", "@every 3s",
 		"--schedule-sample", "off", "--schedule-export", "off")
+	s.cmd.Args = append(s.cmd.Args, s.args...)
 	began := time.Now()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -464,11 +464,23 @@ func uploadChats(addr, bearer, name string, archive []byte) error {
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", name, err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("upload %s: %s", name, resp.Status)
+		answer, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("upload %s: %w", name, &uploadRefusal{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(answer)})
 	}
 	return nil
+}
+
+// uploadRefusal is an upload's answer other than 200.
+type uploadRefusal struct {
+	status     int
+	retryAfter string
+	body       string
+}
+
+func (r *uploadRefusal) Error() string {
+	return fmt.Sprintf("%d (Retry-After %q): %s", r.status, r.retryAfter, r.body)
 }
 
 // list pages through the records of a media type.

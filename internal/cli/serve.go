@@ -51,6 +51,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client, 0 = unlimited (env EARSHOT_RATE_LIMIT)")
 	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "requests a client may burst above the rate (env EARSHOT_RATE_BURST)")
 	f.StringVar(&cfg.MaxUpload, "max-upload", cfg.MaxUpload, "largest accepted upload (env EARSHOT_MAX_UPLOAD)")
+	f.StringVar(&cfg.MinFreeSpace, "min-free-space", cfg.MinFreeSpace, "/readyz is 503 while the data directory's disk has less free space (0: no check) (env EARSHOT_MIN_FREE_SPACE)")
 	f.StringSliceVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (env EARSHOT_TRUSTED_PROXIES)")
 	f.BoolVar(&cfg.SignedURLAllowHTTP, "signed-url-allow-http", cfg.SignedURLAllowHTTP, "accept plain http:// signedUrl values (development only; env EARSHOT_SIGNED_URL_ALLOW_HTTP)")
 	f.StringSliceVar(&cfg.SignedURLAllow, "signed-url-allow", cfg.SignedURLAllow, "address ranges (CIDR) signed URLs and emission endpoints may reach despite the guard: a trusted internal store (env EARSHOT_SIGNED_URL_ALLOW)")
@@ -207,7 +208,8 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 		Console: &console.Console{People: cat.People, Organizations: cat.Orgs, Conversations: cat.Interactions, Transcripts: lk.reader,
 			Figures: lk.reader, Searches: lk.reader, Classifiers: cat.Classifiers, Hierarchies: cat.People, Originals: bucket, SSO: sso, Log: log,
 			SessionIdle: cfg.ConsoleIdle, SessionMax: cfg.ConsoleSessionMax, SecureCookies: cfg.ConsoleSecureCookies},
-		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
+		Results: lk.reader, Compiler: cfg.classifierCompiler(), Jobs: st.runner, Evaluations: evaluations, Storage: bucket, Space: cfg.spaceCheck(),
+		Keys: keys, Tokens: st.Tokens, Registry: registry, Logger: log,
 		SignedURLs: cfg.signedURLs(opts.MaxUploadBytes),
 	}, opts)
 	if err != nil {

@@ -29,6 +29,8 @@ type Cluster struct {
 	Dir string
 	bin string
 	run func(name string, args ...string) *exec.Cmd
+	// settings are the server's options (pg_ctl -o).
+	settings string
 	// watchdog stops the cluster and removes Dir when lifeline closes:
 	// by Stop, or by the kernel when this process ends, however it ends.
 	watchdog *exec.Cmd
@@ -105,13 +107,13 @@ func start(durable bool) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	settings := "-c listen_addresses='' -k " + dir + " -c max_connections=200"
+	c.settings = "-c listen_addresses='' -k " + dir + " -c max_connections=200"
 	if !durable {
-		settings += " -c fsync=off"
+		c.settings += " -c fsync=off"
 	}
 	for _, step := range [][]string{
 		{"initdb", "-D", c.data(), "-U", "earshot", "-A", "trust", "-E", "UTF8", "--no-sync"},
-		{"pg_ctl", "-D", c.data(), "-l", filepath.Join(dir, "server.log"), "-w", "-o", settings, "start"},
+		c.startCommand(),
 		{"createdb", "-h", dir, "-U", "earshot", "earshot"},
 	} {
 		if out, err := c.cmd(step[0], step[1:]...).CombinedOutput(); err != nil {
@@ -142,6 +144,28 @@ func (c *Cluster) watch() error {
 		return fmt.Errorf("pgtest: the cluster's watchdog: %w", err)
 	}
 	c.lifeline = w
+	return nil
+}
+
+func (c *Cluster) startCommand() []string {
+	return []string{"pg_ctl", "-D", c.data(), "-l", filepath.Join(c.Dir, "server.log"), "-w", "-o", c.settings, "start"}
+}
+
+// StopServer stops the server (a fast shutdown: its connections are cut),
+// keeping its data, as an operator's restart begins.
+func (c *Cluster) StopServer() error {
+	if out, err := c.cmd("pg_ctl", "-D", c.data(), "-m", "fast", "-w", "stop").CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// StartServer starts a stopped server again on the same data.
+func (c *Cluster) StartServer() error {
+	start := c.startCommand()
+	if out, err := c.cmd(start[0], start[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl start: %v\n%s", err, out)
+	}
 	return nil
 }
 
