@@ -157,7 +157,7 @@ func (r *Runner) Wait() { r.background.Wait() }
 // execute runs a recorded run and records its end.
 func (r *Runner) execute(ctx context.Context, j Job, run catalog.JobRun) (catalog.JobRun, error) {
 	name := run.Job
-	r.log.Info("job started", "job", name, "run", run.ID)
+	r.log.Debug("job started", "job", name, "run", run.ID)
 	counts, runErr := j.Run(ctx, run)
 	run, err := r.rec.FinishJobRun(context.WithoutCancel(ctx), run, counts, runErr)
 	if err != nil {
@@ -167,8 +167,23 @@ func (r *Runner) execute(ctx context.Context, j Job, run catalog.JobRun) (catalo
 	for k, v := range counts {
 		r.counts.WithLabelValues(name, k).Add(float64(v))
 	}
-	r.log.Info("job finished", "job", name, "run", run.ID, "status", run.Status, "counts", counts, "err", runErr)
+	r.log.Log(ctx, finishLevel(counts, runErr), "job finished", "job", name, "run", run.ID, "status", run.Status, "counts", counts, "err", runErr)
 	return run, runErr
+}
+
+// finishLevel is the level a run's end is logged at: an error for a
+// failure, debug for a run that found nothing to do (a schedule's ticks
+// would fill the log), info for one that did something.
+func finishLevel(counts map[string]int64, err error) slog.Level {
+	if err != nil {
+		return slog.LevelError
+	}
+	for _, n := range counts {
+		if n != 0 {
+			return slog.LevelInfo
+		}
+	}
+	return slog.LevelDebug
 }
 
 // EveryProcess is a job every process runs on its own schedule, because

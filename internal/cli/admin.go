@@ -28,7 +28,7 @@ func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), erro
 	if err != nil {
 		return nil, nil, err
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := newLogger(os.Stderr, slog.LevelWarn, cfg.LogFormat)
 	runner := newJobRunner(cfg, stg.cat, stg.lake, stg.bucket, newEvaluationSlots(), log, nil)
 	svc := admin.NewService(admin.CatalogStores(stg.cat), runner)
 	svc.SetClassifiers(classifiers.Service{Store: stg.cat.Classifiers, Compiler: cfg.classifierCompiler()})

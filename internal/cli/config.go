@@ -81,6 +81,8 @@ type Config struct {
 	// compiler is made from the LLM settings on first use (classifierCompiler).
 	compiler        *registry.Compiler
 	LogLevel        string
+	// LogFormat is auto (text on a terminal, JSON otherwise), text or json.
+	LogFormat string
 	ShutdownTimeout time.Duration
 	// Role is what serve does: all, api or jobs.
 	Role string
@@ -106,6 +108,7 @@ func defaultConfig() Config {
 		MaxUpload:         "2.5GB",
 		MinFreeSpace:      "256MiB",
 		LogLevel:          "info",
+		LogFormat:         "auto",
 		Role:              roleAll,
 		ShutdownTimeout:   30 * time.Second,
 		SignedURLTimeout:  10 * time.Minute,
@@ -231,6 +234,9 @@ func (c *Config) validate() (maxUploadBytes int64, err error) {
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return 0, err
+	}
+	if c.LogFormat != "auto" && c.LogFormat != "text" && c.LogFormat != "json" {
+		return 0, fmt.Errorf("--log-format %q: want auto, text or json", c.LogFormat)
 	}
 	if _, err := c.guardExemptions(); err != nil {
 		return 0, err

@@ -145,7 +145,7 @@ func OpenIngestTarget(ctx context.Context, cfg *Config, orgRef string) (*IngestT
 		return nil, err
 	}
 	base := "http://" + ln.Addr().String()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := newLogger(os.Stderr, slog.LevelWarn, cfg.LogFormat)
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: base, MaxUploadBytes: maxUpload})
 	if err != nil {
 		ln.Close()

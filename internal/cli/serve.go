@@ -63,6 +63,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringVar(&cfg.OIDCClaim, "oidc-claim", cfg.OIDCClaim, "what names the user: email (matched to users' e-mail) or preferred_username (matched to user names) (env EARSHOT_OIDC_CLAIM)")
 	f.StringVar(&cfg.Role, "role", cfg.Role, "what this process does: all (the API and the scheduled jobs), api (the API only), jobs (the scheduled jobs only; --addr then serves /healthz, /readyz and /metrics) (env EARSHOT_ROLE)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
+	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "auto (text on a terminal, JSON lines otherwise), text or json (env EARSHOT_LOG_FORMAT)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
 }
@@ -73,7 +74,7 @@ func serve(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	level, _ := parseLevel(cfg.LogLevel)
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := newLogger(os.Stderr, level, cfg.LogFormat)
 
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
 		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload, HealthOnly: cfg.Role == roleJobs,
