@@ -79,10 +79,10 @@ type Config struct {
 	LLMTimeout                 time.Duration
 	LLMRetries, LLMConcurrency int
 	// compiler is made from the LLM settings on first use (classifierCompiler).
-	compiler        *registry.Compiler
-	LogLevel        string
+	compiler *registry.Compiler
+	LogLevel string
 	// LogFormat is auto (text on a terminal, JSON otherwise), text or json.
-	LogFormat string
+	LogFormat       string
 	ShutdownTimeout time.Duration
 	// Role is what serve does: all, api or jobs.
 	Role string
