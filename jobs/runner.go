@@ -32,6 +32,7 @@ type Recorder interface {
 	StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (catalog.JobRun, error)
 	FinishJobRun(ctx context.Context, r catalog.JobRun, counts map[string]int64, runErr error) (catalog.JobRun, error)
 	ClaimTick(ctx context.Context, job string, tick time.Time, owner string) (bool, error)
+	Heartbeat(ctx context.Context, owner string) error
 }
 
 // ErrUnknownJob names a job that does not exist.
@@ -54,12 +55,15 @@ type Runner struct {
 	// server's lifetime.
 	base       context.Context
 	background sync.WaitGroup
+	// heartbeat is how often a running run's process beats.
+	heartbeat time.Duration
 }
 
 // NewRunner makes a runner; owner names this process in job runs and leases.
 func NewRunner(rec Recorder, owner string, log *slog.Logger, reg prometheus.Registerer) *Runner {
 	r := &Runner{rec: rec, owner: owner, log: log, jobs: map[string]Job{}, active: map[string]bool{}, base: context.Background(),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_runs_total", Help: "Job runs by job and outcome."}, []string{"job", "status"}),
+		heartbeat: HeartbeatInterval,
+		runs:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_runs_total", Help: "Job runs by job and outcome."}, []string{"job", "status"}),
 		counts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "earshot_job_items_total",
 			Help: "What job runs counted, by job and counter (conversations processed, failed, ...)."}, []string{"job", "counter"}),
 	}
@@ -158,7 +162,9 @@ func (r *Runner) Wait() { r.background.Wait() }
 func (r *Runner) execute(ctx context.Context, j Job, run catalog.JobRun) (catalog.JobRun, error) {
 	name := run.Job
 	r.log.Debug("job started", "job", name, "run", run.ID)
+	stopBeating := r.beat(ctx)
 	counts, runErr := j.Run(ctx, run)
+	stopBeating()
 	run, err := r.rec.FinishJobRun(context.WithoutCancel(ctx), run, counts, runErr)
 	if err != nil {
 		return run, fmt.Errorf("record job end: %w", err)

@@ -87,11 +87,7 @@ func serve(ctx context.Context, cfg *Config) error {
 	// waits for them first.
 	st.runner.SetBase(ctx)
 	defer st.runner.Wait()
-	if host, err := os.Hostname(); err == nil {
-		if n, err := st.Catalog.Jobs.FailInterruptedRuns(ctx, host, workerName()); err != nil || n > 0 {
-			log.Warn("job runs of a stopped process marked failed", "runs", n, "err", err)
-		}
-	}
+	go jobs.WatchInterrupted(ctx, st.Catalog.Jobs, log)
 	if cfg.Role != roleAPI {
 		stopJobs, err := st.runner.Schedule(ctx, cfg.schedules())
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 )
 
 func strp(s string) *string { return &s }
@@ -99,16 +100,25 @@ func TestPrivacySettings(t *testing.T) {
 	}
 }
 
+// A run is interrupted when its process stopped beating, on whatever
+// host: runs of a process that beats, or that started since, stay.
 func TestFailInterruptedRuns(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
 	dead, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "box:100", "o", json.RawMessage(`{}`))
-	mine, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "box:200", "o", json.RawMessage(`{}`))
-	other, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "otherbox:100", "o", json.RawMessage(`{}`))
-	if n, err := c.Jobs.FailInterruptedRuns(ctx, "box", "box:200"); err != nil || n != 1 {
+	alive, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "box:200", "o", json.RawMessage(`{}`))
+	elsewhere, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "otherbox:100", "o", json.RawMessage(`{}`))
+	since := time.Now()
+	for _, owner := range []string{"box:200", "otherbox:100"} {
+		if err := c.Jobs.Heartbeat(ctx, owner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	young, _ := c.Jobs.StartJobRunFor(ctx, "reclassify", "box:300", "o", json.RawMessage(`{}`))
+	if n, err := c.Jobs.FailInterruptedRuns(ctx, since); err != nil || n != 1 {
 		t.Fatalf("%d %v", n, err)
 	}
-	for id, want := range map[string]string{dead.ID: "failed", mine.ID: "running", other.ID: "running"} {
+	for id, want := range map[string]string{dead.ID: "failed", alive.ID: "running", elsewhere.ID: "running", young.ID: "running"} {
 		r, err := c.Jobs.OrgJobRun(ctx, "o", id)
 		if err != nil || r.Status != want {
 			t.Errorf("%s: %s %v, want %s", id, r.Status, err, want)

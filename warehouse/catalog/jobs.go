@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 )
@@ -67,18 +68,35 @@ func (c *JobStore) StartJobRunFor(ctx context.Context, job, owner, orgID string,
 	return r, err
 }
 
-// FailInterruptedRuns marks as failed the runs still "running" that a
-// process of this host started and that is no longer alive (owner
-// "HOST:PID" with another PID than alive's): a server killed in the middle
-// of a reclassification. It returns how many it marked.
-func (c *JobStore) FailInterruptedRuns(ctx context.Context, host, alive string) (int64, error) {
-	res, err := c.db.ExecContext(ctx, `UPDATE job_runs SET status = 'failed', ended_on = ?,
-		error = 'interrupted: the process running it stopped; start it again'
-		WHERE status = 'running' AND substr(owner, 1, length(?)) = ? AND owner <> ?`, now(), host+":", host+":", alive)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+// Heartbeat records that owner (a process running jobs) is alive now.
+func (c *JobStore) Heartbeat(ctx context.Context, owner string) error {
+	_, err := c.db.ExecContext(ctx, `INSERT INTO process_heartbeats (owner, beat_on) VALUES (?, ?)
+		ON CONFLICT (owner) DO UPDATE SET beat_on = excluded.beat_on`, owner, now())
+	return err
+}
+
+// FailInterruptedRuns marks as failed the runs still "running" that
+// started before since and whose owner has not beaten since then (its
+// process stopped in the middle: a server killed during a
+// reclassification), on any host; it forgets heartbeats a day old. It
+// returns how many runs it marked.
+func (c *JobStore) FailInterruptedRuns(ctx context.Context, since time.Time) (int64, error) {
+	var n int64
+	err := c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE job_runs SET status = 'failed', ended_on = ?,
+			error = 'interrupted: the process running it stopped; start it again'
+			WHERE status = 'running' AND started_on < ?
+			  AND owner NOT IN (SELECT owner FROM process_heartbeats WHERE beat_on >= ?)`, now(), stamp(since), stamp(since))
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM process_heartbeats WHERE beat_on < ?`, stamp(since).Add(-24*time.Hour))
+		return err
+	})
+	return n, err
 }
 
 // UpdateJobRunCounts records a running job's counts so far (its progress).
