@@ -245,9 +245,9 @@ func (u *uploadRequest) readFile(ctx context.Context, part *multipart.Part) *pro
 	return nil
 }
 
-// stagingKey is staging/{org}/{yyyy}/{mm}/{dd}/{id}/{FileName}.
+// stagingKey is where the upload's file is staged (catalog.StagedKey).
 func (u *uploadRequest) stagingKey() string {
-	return fmt.Sprintf("staging/%s/%s/%s/%s", u.org, u.arrived.Format("2006/01/02"), u.id, u.meta.FileName)
+	return catalog.StagedKey(u.org, u.arrived, u.id, u.meta.FileName)
 }
 
 // stage streams r to object storage, counting and hashing it.

@@ -32,8 +32,10 @@ type env struct {
 	reader *results.Reader
 	lake   *lakedb.DB
 	bucket *blob.Local
-	org    catalog.Organization
-	runner *Runner
+	// bucketDir is the local bucket's directory.
+	bucketDir string
+	org       catalog.Organization
+	runner    *Runner
 }
 
 // newEnv is a catalog, a lake and a runner with the jobs registered;
@@ -62,7 +64,8 @@ func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 	runner.Register("ingest", ingest)
 	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Figures: reader, Log: log})
 	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1})
-	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket, org: org, runner: runner}
+	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket,
+		bucketDir: filepath.Join(dir, "bucket"), org: org, runner: runner}
 }
 
 // stage stores a file and records it as a pending Chat upload.
@@ -77,11 +80,11 @@ func (e *env) stageAs(t testing.TB, mediaType, fileName string, data []byte, edi
 	t.Helper()
 	ctx := context.Background()
 	id := catalog.NewID()
-	key := "staging/" + e.org.ID + "/" + id + "/" + fileName
+	now := time.Now().UTC()
+	key := catalog.StagedKey(e.org.ID, now, id, fileName)
 	if _, err := e.bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
 	it := catalog.Interaction{ID: id, OrgID: e.org.ID, MediaType: mediaType, Status: catalog.StatusProcessing,
 		FileName: fileName, StagedKey: &key, FileSizeBytes: int64(len(data)), ArrivedOn: now, LocaleID: 1033,
 		ExtendedMetadata: map[string]string{"queue": "billing"}, Source: "file", ModifiedOn: now}

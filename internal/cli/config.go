@@ -55,6 +55,7 @@ type Config struct {
 	ScheduleSample  string
 	ScheduleExport  string
 	ScheduleEmit    string
+	ScheduleJanitor string
 	// SampleRate is the QA sampling share per agent per week; SampleSeed
 	// makes its choice repeatable.
 	SampleRate    float64
@@ -117,6 +118,7 @@ func defaultConfig() Config {
 		ScheduleSample:    "30 1 * * *",
 		ScheduleExport:    "30 2 * * *",
 		ScheduleEmit:      "@every 1m",
+		ScheduleJanitor:   "45 3 * * *",
 		SampleRate:        0.05,
 		SampleSeed:        "earshot",
 		IngestWorkers:     2,

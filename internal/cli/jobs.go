@@ -104,6 +104,11 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	runner.Register("emit", &jobs.Emit{Queue: cat.Emissions, Post: cfg.endpointGuard(),
 		Item:  api.ResultItems(api.Deps{Interactions: cat.Interactions, Classifiers: cat.Classifiers, Reviews: cat.Reviews, Results: lk.reader}),
 		Owner: owner, Log: log})
+	janitor := &jobs.Janitor{Staged: bucket, Names: cat.Interactions, Log: log}
+	if temp, ok := bucket.(jobs.TempSweeper); ok {
+		janitor.Temp = temp
+	}
+	runner.Register("janitor", janitor)
 	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: lk.reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers},
 		Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: log, Slots: evaluations})
 	return runner
@@ -112,7 +117,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 func jobsCommand(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "Run jobs and see their runs (works while the server runs)"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export, emit; reclassify and train take their parameters through the API)", Args: cobra.ExactArgs(1),
+		Use: "run NAME", Short: "Run a job once now (jobs: ingest, compact, sample, export, emit, janitor; reclassify and train take their parameters through the API)", Args: cobra.ExactArgs(1),
 		RunE: withAdmin(cfg, func(ctx context.Context, a admin.Operations, args []string) (any, error) {
 			return a.RunJob(ctx, args[0])
 		}),
@@ -139,6 +144,7 @@ func scheduleFlags(cmd *cobra.Command, cfg *Config) {
 	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
 	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
 	f.StringVar(&cfg.ScheduleEmit, "schedule-emit", cfg.ScheduleEmit, `cron schedule of the emit job (result sets delivered to organizations' endpoints), "off" to disable (env EARSHOT_SCHEDULE_EMIT)`)
+	f.StringVar(&cfg.ScheduleJanitor, "schedule-janitor", cfg.ScheduleJanitor, `cron schedule of the janitor (temporary files and staged uploads that interrupted work left), "off" to disable (env EARSHOT_SCHEDULE_JANITOR)`)
 }
 
 // JobFlags are the settings of the jobs, on every command that may run them.

@@ -220,7 +220,7 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 // cron specifications.
 func (cfg *Config) schedules() map[string]string {
 	return map[string]string{"ingest": cfg.ScheduleIngest, "compact": cfg.ScheduleCompact, "sample": cfg.ScheduleSample, "export": cfg.ScheduleExport,
-		"emit": cfg.ScheduleEmit}
+		"emit": cfg.ScheduleEmit, "janitor": cfg.ScheduleJanitor}
 }
 
 // OpenCatalog opens the catalog. A data directory that has only the

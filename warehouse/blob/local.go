@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Local is a Bucket in a local directory. Objects are written to a temporary
@@ -240,3 +241,29 @@ func (l *Local) Ping(context.Context) error {
 }
 
 func (l *Local) Close() error { return nil }
+
+// SweepTemp removes the temporary files of writes that never finished (a
+// process killed mid-upload, an upload cut off at shutdown) untouched
+// since before, and reports how many files and bytes it removed. A write
+// in progress touches its file as it goes, so it is never swept.
+func (l *Local) SweepTemp(before time.Time) (files int, bytes int64, err error) {
+	dir := filepath.Join(l.root, localTempDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(before) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files, bytes, err
+		}
+		files, bytes = files+1, bytes+info.Size()
+	}
+	return files, bytes, nil
+}
