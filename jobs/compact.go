@@ -20,6 +20,8 @@ type CompactManifest interface {
 	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
 	LakePaths(ctx context.Context) ([]string, error)
+	RetiredBy(ctx context.Context, t time.Time) ([]string, error)
+	ForgetRetired(ctx context.Context, paths []string) error
 }
 
 // DayRuns gives each conversation of an organization's day its current
@@ -46,8 +48,10 @@ const OrphanAge = time.Hour
 
 // Compact merges each partition's files into one sorted file, keeping only
 // every conversation's current rows (superseded runs and chats removed by a
-// re-run are dropped), swaps the manifest entries in one transaction and
-// then deletes the old files.
+// re-run are dropped), and swaps the manifest entries in one transaction.
+// The old files are retired, not deleted: a catalog backup taken before the
+// swap still names them, so they are deleted once older than the backup
+// window.
 type Compact struct {
 	Manifest   CompactManifest
 	Runs       DayRuns
@@ -58,12 +62,15 @@ type Compact struct {
 	// Figures, when set, keeps the dashboards' figures of the compacted
 	// days, once they are compacted in both tables.
 	Figures FigureKeeper
-	Log     *slog.Logger
+	// BackupWindow is how long replaced files are kept (0: deleted by the
+	// run that replaced them).
+	BackupWindow time.Duration
+	Log          *slog.Logger
 }
 
 // Run compacts every partition with more than one file.
 func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
-	counts := map[string]int64{"partitions": 0, "files_removed": 0, "files_written": 0, "rows": 0}
+	counts := map[string]int64{"partitions": 0, "files_retired": 0, "files_removed": 0, "files_written": 0, "rows": 0}
 	parts, err := j.Manifest.CompactionCandidates(ctx)
 	if err != nil {
 		return counts, err
@@ -96,18 +103,38 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 		written = append(written, files...)
 		for _, old := range p.Paths { // no reader can open them any more
 			lake.Evict(j.Cache, old)
-			if err := j.Bucket.Delete(ctx, old); err != nil {
-				j.Log.Warn("compact: old file not deleted", "path", old, "err", err)
-			}
 		}
 		counts["partitions"]++
-		counts["files_removed"] += int64(len(p.Paths))
+		counts["files_retired"] += int64(len(p.Paths))
 		counts["files_written"] += int64(len(files))
 		counts["rows"] += int64(batch.Rows())
+	}
+	deleted, err := j.deleteRetired(ctx)
+	counts["files_removed"] = deleted
+	if err != nil {
+		return counts, err
 	}
 	removed, err := j.removeOrphans(ctx)
 	counts["orphans_removed"] = removed
 	return counts, err
+}
+
+// deleteRetired deletes the files retired longer ago than the backup
+// window: no backup that young names them.
+func (j *Compact) deleteRetired(ctx context.Context) (int64, error) {
+	paths, err := j.Manifest.RetiredBy(ctx, time.Now().Add(-j.BackupWindow))
+	if err != nil || len(paths) == 0 {
+		return 0, err
+	}
+	var gone []string
+	for _, p := range paths {
+		if err := j.Bucket.Delete(ctx, p); err != nil && !errors.Is(err, blob.ErrNotFound) {
+			j.Log.Warn("compact: retired file not deleted", "path", p, "err", err)
+			continue
+		}
+		gone = append(gone, p)
+	}
+	return int64(len(gone)), j.Manifest.ForgetRetired(ctx, gone)
 }
 
 // removeOrphans deletes lake files no manifest entry names — left by runs

@@ -136,6 +136,7 @@ func adminCommand(cfg *Config) *cobra.Command {
 	client.AddCommand(create, list, setDisabledCommand(cfg, "disable", true), setDisabledCommand(cfg, "enable", false), rotate, scopes, scimToken, deleteClient)
 
 	cmd.AddCommand(org, client, userCommand(cfg), groupCommand(cfg), classifiersCommand(cfg), keysCommand(cfg), catalogCommand())
+	cmd.AddCommand(backupCommands(cfg)...)
 	return cmd
 }
 

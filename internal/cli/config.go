@@ -56,6 +56,9 @@ type Config struct {
 	ScheduleExport  string
 	ScheduleEmit    string
 	ScheduleJanitor string
+	// BackupWindow is how long compaction keeps the lake files it
+	// replaced, so that a backup that young restores whole.
+	BackupWindow time.Duration
 	// SampleRate is the QA sampling share per agent per week; SampleSeed
 	// makes its choice repeatable.
 	SampleRate    float64
@@ -119,6 +122,7 @@ func defaultConfig() Config {
 		ScheduleExport:    "30 2 * * *",
 		ScheduleEmit:      "@every 1m",
 		ScheduleJanitor:   "45 3 * * *",
+		BackupWindow:      7 * 24 * time.Hour,
 		SampleRate:        0.05,
 		SampleSeed:        "earshot",
 		IngestWorkers:     2,

@@ -97,7 +97,8 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		},
 		Owner: owner, Workers: cfg.IngestWorkers, Lease: cfg.IngestLease, Log: log,
 	})
-	runner.Register("compact", &jobs.Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Figures: lk.reader, Log: log})
+	runner.Register("compact", &jobs.Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: lk.engine, Lake: writer, Bucket: bucket, Cache: cache, Figures: lk.reader,
+		BackupWindow: cfg.BackupWindow, Log: log})
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
 	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Figures: lk.reader, Log: log, Slots: evaluations})
@@ -144,6 +145,7 @@ func scheduleFlags(cmd *cobra.Command, cfg *Config) {
 	f.StringVar(&cfg.ScheduleSample, "schedule-sample", cfg.ScheduleSample, `cron schedule of the QA sampling job, "off" to disable (env EARSHOT_SCHEDULE_SAMPLE)`)
 	f.StringVar(&cfg.ScheduleExport, "schedule-export", cfg.ScheduleExport, `cron schedule of the export job (catalog snapshots for analysts), "off" to disable (env EARSHOT_SCHEDULE_EXPORT)`)
 	f.StringVar(&cfg.ScheduleEmit, "schedule-emit", cfg.ScheduleEmit, `cron schedule of the emit job (result sets delivered to organizations' endpoints), "off" to disable (env EARSHOT_SCHEDULE_EMIT)`)
+	f.DurationVar(&cfg.BackupWindow, "backup-window", cfg.BackupWindow, "how long compaction keeps the lake files it replaced, so that a backup (earshot admin backup) this recent restores whole (env EARSHOT_BACKUP_WINDOW)")
 	f.StringVar(&cfg.ScheduleJanitor, "schedule-janitor", cfg.ScheduleJanitor, `cron schedule of the janitor (temporary files and staged uploads that interrupted work left), "off" to disable (env EARSHOT_SCHEDULE_JANITOR)`)
 }
 

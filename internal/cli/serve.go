@@ -33,7 +33,7 @@ import (
 func serveCommand(cfg *Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export, emit)",
+		Short: "Serve the API and run the scheduled jobs (ingest, compact, sample, export, emit, janitor)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)

@@ -232,6 +232,10 @@ func (c *ManifestStore) SwapLakeFiles(ctx context.Context, runID string, old []s
 			return err
 		}
 		t := now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO retired_lake_files (path, retired_on)
+			SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, t, list(old)); err != nil { // WHERE: SQLite reads ON as a join's otherwise
+			return err
+		}
 		var rows [][]any
 		for _, f := range replacements {
 			if f.Table == tableConversations && len(old) > 0 {
@@ -252,9 +256,21 @@ func (c *ManifestStore) AddLakeFiles(ctx context.Context, runID string, files []
 	return c.SwapLakeFiles(ctx, runID, nil, files)
 }
 
-// LakePaths lists every file of the manifest.
+// LakePaths lists every file of the manifest, and the retired files
+// compaction has not deleted yet: the lake files that are no orphans.
 func (c *ManifestStore) LakePaths(ctx context.Context) ([]string, error) {
-	return queryStrings(ctx, c.db, `SELECT path FROM lake_files ORDER BY path`)
+	return queryStrings(ctx, c.db, `SELECT path FROM lake_files UNION SELECT path FROM retired_lake_files ORDER BY 1`)
+}
+
+// RetiredBy lists the files compaction retired at or before t.
+func (c *ManifestStore) RetiredBy(ctx context.Context, t time.Time) ([]string, error) {
+	return queryStrings(ctx, c.db, `SELECT path FROM retired_lake_files WHERE retired_on <= ? ORDER BY path`, stamp(t))
+}
+
+// ForgetRetired forgets retired files once they are deleted.
+func (c *ManifestStore) ForgetRetired(ctx context.Context, paths []string) error {
+	_, err := c.db.ExecContext(ctx, `DELETE FROM retired_lake_files WHERE `+anyOf("path"), list(paths))
+	return err
 }
 
 const tableConversations = "conversations"
