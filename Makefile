@@ -15,6 +15,12 @@ TEST_TIMEOUT ?= 30m
 # bench-query: a generated lake of this many conversations, kept between runs.
 QUERY_LAKE ?= /tmp/earshot-query-lake
 QUERY_SIZE ?= 10000000
+# The release version: the tag at HEAD (v1.2.3), else the last tag and the
+# commits since (v1.2.3-4-gabc1234), else v0.0.0-dev+HASH; earshot version
+# prints it, and the Debian package's version is it without the v.
+VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null || echo "v0.0.0-dev+$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)")
+LDFLAGS   := -X github.com/earshot/earshot/internal/cli.version=$(VERSION)
+NFPM      := github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 # Build tags: TAGS=sherpa compiles in the optional sherpa-onnx speech engine.
 TAGS      ?=
 # Every go command needs duckdb_arrow: the query API reads the lake through
@@ -37,7 +43,7 @@ FUZZ_TARGETS := ./internal/contract/dates:FuzzParse ./api/oauth:FuzzBearer ./api
                 ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./pipeline/analysis/trained:FuzzReadLabelled ./pipeline/analysis/numbers:FuzzRead ./api:FuzzAppendJSONString \
                 ./pipeline/quality:FuzzFormAndAnswers ./jobs:FuzzAcknowledgement ./api:FuzzApplyPatch ./api:FuzzSCIMClientBody ./api:FuzzSCIMProject ./api/console:FuzzFlightOf ./api/console:FuzzParseFormText ./api/console:FuzzParseTemplateText ./warehouse/results:FuzzDecodeFigures
 
-.PHONY: all deps build run test unit fuzz bench bench-ingest bench-query lint clean
+.PHONY: all deps build run test unit fuzz bench bench-ingest bench-query lint clean package package-check
 
 all: build
 
@@ -60,8 +66,17 @@ deps:
 
 ## build: compile bin/earshot and, beside it, bin/earshot-lab (TAGS=sherpa adds the sherpa-onnx engine)
 build:
-	$(GO) build -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/earshot
-	$(GO) build -tags '$(BUILD_TAGS)' -o $(LAB) ./cmd/earshot-lab
+	$(GO) build -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/earshot
+	$(GO) build -tags '$(BUILD_TAGS)' -ldflags '$(LDFLAGS)' -o $(LAB) ./cmd/earshot-lab
+
+## package: the Debian package dist/earshot_VERSION_ARCH.deb (nfpm; packaging/)
+package: build
+	rm -rf dist && mkdir -p dist
+	VERSION='$(patsubst v%,%,$(VERSION))' ARCH=$$(dpkg --print-architecture) $(GO) run $(NFPM) package --config packaging/nfpm.yaml --packager deb --target dist/
+
+## package-check: build the package, install it with dpkg, verify its unit and serve as the unit would (CI; changes the machine)
+package-check: deps package
+	bash packaging/check.sh dist/earshot_*.deb '$(VERSION)'
 
 ## run: build, load the demo into a fresh data dir (skipped when it has data), and serve on http://127.0.0.1:8080
 run: deps build

@@ -17,9 +17,16 @@ func versionCommand() *cobra.Command {
 	}
 }
 
-// buildVersion is the module's version this binary was built from, or
-// "devel".
+// version is the release version the build set (make build: -ldflags
+// -X …/internal/cli.version=v1.2.3).
+var version string
+
+// buildVersion is the release version the build set, else the module's
+// version this binary was built from, else "devel".
 func buildVersion() string {
+	if version != "" {
+		return version
+	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
 		return info.Main.Version
 	}
