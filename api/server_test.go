@@ -125,7 +125,7 @@ func newTestEnv(t testing.TB, opts Options, mods ...func(*Deps)) *testEnv {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := jobs.NewRunner(cat.Jobs, "api-test", logger, nil)
 	evaluations := pipeline.NewSlots(1, 2)
-	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger, Slots: evaluations})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Compiler: registry.Compiler{}, Log: logger, Slots: evaluations})
 	runner.Register("train", &jobs.Train{Source: pipeline.TrainingSource{Records: cat.Interactions, Transcripts: reader, Reviews: cat.Reviews, Classifiers: cat.Classifiers}, Classifiers: cat.Classifiers, Progress: cat.Jobs, Log: logger, Slots: evaluations})
 	deps := Deps{
 		Catalog: cat, Orgs: cat.Orgs, People: cat.People, Interactions: cat.Interactions, Classifiers: cat.Classifiers, JobRuns: cat.Jobs, Reviews: cat.Reviews, Quality: cat.Evaluations, Workflows: cat.Workflows, Emissions: cat.Emissions,

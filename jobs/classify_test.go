@@ -3,11 +3,15 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 	"github.com/earshot/earshot/warehouse/lakedb"
 )
 
@@ -248,5 +252,45 @@ func TestRedactionDeletesProcessedOriginals(t *testing.T) {
 	}
 	if run, err := e.runner.Run(ctx, "ingest"); err != nil || run.Counts["originals_deleted"] != 1 || staged(again) {
 		t.Fatalf("the recorded deletion: %+v %v, still staged %v", run.Counts, err, staged(again))
+	}
+}
+
+// A reclassification whose process dies after its last page committed is
+// reported succeeded, not interrupted: the last page commits with the
+// run's end. One that dies before is reported interrupted.
+func TestReclassifyEndsWithItsLastPage(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	cl, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput("Topic", "Classifier", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stage(t, "a.txt", []byte(textChat))
+	e.stage(t, "b.json", []byte(ccaiChat))
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().UTC()
+	params, _ := json.Marshal(catalog.ReclassifyParams{ClassifierID: cl.ID, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)})
+	// The job's own work, without the runner's recording of its end: the
+	// process is killed right after the job returns.
+	finished, _ := e.cat.Jobs.StartJobRunFor(ctx, "reclassify", "killed-host:1", e.org.ID, params)
+	job := &Reclassify{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Interactions: e.cat.Interactions, Manifest: e.cat.Manifest,
+		Transcripts: e.reader, Lake: &lake.Writer{Bucket: e.bucket}, Compiler: registry.Compiler{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Page: 1}
+	if _, err := job.Run(ctx, finished); err != nil {
+		t.Fatal(err)
+	}
+	cut, _ := e.cat.Jobs.StartJobRunFor(ctx, "reclassify", "killed-host:2", e.org.ID, params)
+	if _, err := e.cat.Jobs.FailInterruptedRuns(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{finished.ID: "succeeded", cut.ID: "failed"} {
+		run, err := e.cat.Jobs.OrgJobRun(ctx, e.org.ID, id)
+		if err != nil || run.Status != want {
+			t.Errorf("%s: %s (%v), want %s", id, run.Status, err, want)
+		}
+	}
+	if run, _ := e.cat.Jobs.OrgJobRun(ctx, e.org.ID, finished.ID); run.Counts["conversations"] != 2 || run.EndedOn == nil {
+		t.Errorf("the finished run's record: %+v", run)
 	}
 }

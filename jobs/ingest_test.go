@@ -63,7 +63,7 @@ func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 	}
 	runner.Register("ingest", ingest)
 	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Figures: reader, Log: log})
-	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1})
+	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1})
 	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket,
 		bucketDir: filepath.Join(dir, "bucket"), org: org, runner: runner}
 }

@@ -19,9 +19,10 @@ type ClassifierGetter interface {
 	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
 }
 
-// ManifestAdder registers new lake files (catalog.ManifestStore).
+// ManifestAdder registers a run's new lake files with its counts, and its
+// end with its last files (catalog.ManifestStore).
 type ManifestAdder interface {
-	AddLakeFiles(ctx context.Context, runID string, files []catalog.LakeFile) error
+	AddRunFiles(ctx context.Context, runID string, files []catalog.LakeFile, counts map[string]int64, done bool) error
 }
 
 // Progress records a running job's counts (catalog.JobStore).
@@ -40,7 +41,6 @@ type Reclassify struct {
 	Hierarchy    pipeline.HierarchySource
 	Interactions pipeline.Records
 	Manifest     ManifestAdder
-	Progress     Progress
 	Transcripts  pipeline.Transcripts
 	Lake         LakeWriter
 	Compiler     registry.Compiler
@@ -98,16 +98,10 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	// page's files join the same days' clusters.
 	var written []catalog.LakeFile
 	defer func() { keepFigures(ctx, j.Figures, j.Log, written, nil) }()
-	err = pipeline.EachProcessed(ctx, j.Interactions, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored) (bool, error) {
-		files, err := j.page(ctx, run.ID, org, set, tree, convs, counts)
-		if err != nil {
-			return false, err
-		}
+	err = pipeline.EachProcessed(ctx, j.Interactions, j.Transcripts, org, p.From, p.To, page, func(convs []pipeline.Stored, last bool) (bool, error) {
+		files, err := j.page(ctx, run.ID, org, set, tree, convs, counts, last)
 		written = append(written, files...)
-		if err := j.Progress.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
-			j.Log.Warn("reclassify progress not recorded", "run", run.ID, "err", err)
-		}
-		return true, nil
+		return true, err
 	})
 	if err != nil {
 		return counts, err
@@ -115,9 +109,11 @@ func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]in
 	return counts, nil
 }
 
-// page classifies, writes and commits one page of conversations, and
-// says which files it committed.
-func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored, counts map[string]int64) ([]catalog.LakeFile, error) {
+// page classifies, writes and commits one page of conversations with the
+// run's counts (the last page: with the run's end), and says which files
+// it committed.
+func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.Set, tree *catalog.Tree, convs []pipeline.Stored,
+	counts map[string]int64, last bool) ([]catalog.LakeFile, error) {
 	var b lake.Batch
 	now := time.Now().UTC()
 	var outcomes []registry.Outcome
@@ -134,17 +130,17 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 			b.ModelResults = append(b.ModelResults, mr)
 		}
 	}
-	if len(b.ClassifierResults) == 0 {
-		return nil, nil
-	}
-	files, err := j.Lake.Write(ctx, runID, b)
-	if err != nil {
-		return nil, fmt.Errorf("write lake: %w", err)
-	}
-	if err := j.Manifest.AddLakeFiles(ctx, runID, files); err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
+	var files []catalog.LakeFile
+	if len(b.ClassifierResults) > 0 {
+		var err error
+		if files, err = j.Lake.Write(ctx, runID, b); err != nil {
+			return nil, fmt.Errorf("write lake: %w", err)
+		}
 	}
 	counts["classifier_results"] += int64(len(b.ClassifierResults))
 	counts["lake_files"] += int64(len(files))
+	if err := j.Manifest.AddRunFiles(ctx, runID, files, counts, last); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
 	return files, nil
 }

@@ -101,7 +101,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		BackupWindow: cfg.BackupWindow, Log: log})
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Progress: cat.Jobs, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Figures: lk.reader, Log: log, Slots: evaluations})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Figures: lk.reader, Log: log, Slots: evaluations})
 	runner.Register("emit", &jobs.Emit{Queue: cat.Emissions, Post: cfg.endpointGuard(),
 		Item:  api.ResultItems(api.Deps{Interactions: cat.Interactions, Classifiers: cat.Classifiers, Reviews: cat.Reviews, Results: lk.reader}),
 		Owner: owner, Log: log})

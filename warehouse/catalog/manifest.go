@@ -211,42 +211,73 @@ var ErrManifestChanged = errors.New("the partition's files changed during compac
 // successors in one transaction: readers see either the old files or the
 // new ones, never both or neither.
 func (c *ManifestStore) SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []LakeFile) error {
+	defer c.invalidateFor(replacements)
+	return c.inTx(ctx, func(tx *sql.Tx) error { return c.swap(ctx, tx, runID, old, replacements) })
+}
+
+// invalidateFor drops the cached manifests a swap of replacements changes.
+func (c *ManifestStore) invalidateFor(replacements []LakeFile) {
 	if len(replacements) == 0 {
-		defer c.manifest.invalidateAll() // whose the old files were is not known here
-	} else {
-		defer c.manifest.invalidate(orgsOf(replacements)...) // a partition's successors are its organization's
+		c.manifest.invalidateAll() // whose the old files were is not known here
+		return
+	}
+	c.manifest.invalidate(orgsOf(replacements)...) // a partition's successors are its organization's
+}
+
+// swap is SwapLakeFiles in the caller's transaction.
+func (c *ManifestStore) swap(ctx context.Context, tx *sql.Tx, runID string, old []string, replacements []LakeFile) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE `+anyOf("path"), list(old)).Scan(&n); err != nil {
+		return err
+	}
+	if n != len(old) {
+		return ErrManifestChanged
+	}
+	inherited, err := completeInAll(ctx, tx, old)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE `+anyOf("path"), list(old)); err != nil {
+		return err
+	}
+	t := now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO retired_lake_files (path, retired_on)
+		SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, t, list(old)); err != nil { // WHERE: SQLite reads ON as a join's otherwise
+		return err
+	}
+	var rows [][]any
+	for _, f := range replacements {
+		if f.Table == tableConversations && len(old) > 0 {
+			f.CompleteClassifiers = inherited
+		}
+		rows = append(rows, lakeFileRow(f, runID, t))
+	}
+	if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows); err != nil {
+		return err
+	}
+	return c.changed(ctx, tx, domainManifest, orgsOf(replacements)...)
+}
+
+// AddRunFiles lists a running job's new files in the manifest and records
+// its counts in the same transaction; done records the run succeeded there
+// too, so that a run whose work all committed is never taken for an
+// interrupted one.
+func (c *ManifestStore) AddRunFiles(ctx context.Context, runID string, files []LakeFile, counts map[string]int64, done bool) error {
+	defer c.invalidateFor(files)
+	data, err := json.Marshal(counts)
+	if err != nil {
+		return err
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM lake_files WHERE `+anyOf("path"), list(old)).Scan(&n); err != nil {
+		if err := c.swap(ctx, tx, runID, nil, files); err != nil {
 			return err
 		}
-		if n != len(old) {
-			return ErrManifestChanged
+		if done {
+			_, err = tx.ExecContext(ctx, `UPDATE job_runs SET counts = ?, status = 'succeeded', ended_on = ? WHERE id = ?`, string(data), now(), runID)
+		} else {
+			_, err = tx.ExecContext(ctx, `UPDATE job_runs SET counts = ? WHERE id = ? AND status = 'running'`, string(data), runID)
 		}
-		inherited, err := completeInAll(ctx, tx, old)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_files WHERE `+anyOf("path"), list(old)); err != nil {
-			return err
-		}
-		t := now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO retired_lake_files (path, retired_on)
-			SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, t, list(old)); err != nil { // WHERE: SQLite reads ON as a join's otherwise
-			return err
-		}
-		var rows [][]any
-		for _, f := range replacements {
-			if f.Table == tableConversations && len(old) > 0 {
-				f.CompleteClassifiers = inherited
-			}
-			rows = append(rows, lakeFileRow(f, runID, t))
-		}
-		if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, rows); err != nil {
-			return err
-		}
-		return c.changed(ctx, tx, domainManifest, orgsOf(replacements)...)
+		return err
 	})
 }
 

@@ -60,7 +60,7 @@ func (s Service) DryRun(ctx context.Context, actor access.Actor, id string, from
 	}
 	out := DryRun{Classifier: cl, From: from, To: to, Samples: []string{}}
 	scope := actor.Scope()
-	err = pipeline.EachProcessed(ctx, s.Conversations, s.Transcripts, actor.OrgID, from, to, dryRunPageSize, func(convs []pipeline.Stored) (bool, error) {
+	err = pipeline.EachProcessed(ctx, s.Conversations, s.Transcripts, actor.OrgID, from, to, dryRunPageSize, func(convs []pipeline.Stored, _ bool) (bool, error) {
 		for _, conv := range convs {
 			if !scope.Allows(conv.MediaType, conv.HierarchyNodeID) {
 				continue
