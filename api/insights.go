@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/earshot/earshot/internal/timing"
 	"net/http"
 	"slices"
 	"strconv"
@@ -86,7 +87,9 @@ func (s *resultsAPI) postInsights(c *gin.Context) error {
 
 // insights answers GET and POST /Conversations/Insights.
 func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
+	stop := timing.Start(c.Request.Context(), "params")
 	req, p := s.readInsightsRequest(c, get)
+	stop()
 	if p != nil {
 		return p
 	}
@@ -119,7 +122,10 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 		if req.narrowed {
 			narrow = req.ids
 		}
-		counted.Go(func() { total, countErr = s.deps.Results.Count(ctx, req.page, narrow) })
+		counted.Go(func() {
+			defer timing.Start(ctx, "count")()
+			total, countErr = s.deps.Results.Count(ctx, req.page, narrow)
+		})
 	}
 	convs, more, err := s.deps.Results.Page(ctx, req.page, fetch)
 	counted.Wait()

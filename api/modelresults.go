@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/earshot/earshot/internal/timing"
 	"maps"
 	"slices"
 	"strings"
@@ -166,15 +167,20 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	after := errs.guid(get, "lastId")
 	withUnprocessed := errs.boolean(get, "includeUnprocessedMedia", false)
 	ctx := c.Request.Context()
+	stop := timing.Start(ctx, "params")
 	nodes, scope, err := s.visibleNodes(ctx, orgID(c), errs, "", nil, "hierarchyCodes", csv(get("hierarchyCodes")))
 	if err != nil {
+		stop()
 		return err
 	}
 	models, err := s.checkedModels(c, get, errs)
 	if err != nil {
+		stop()
 		return err
 	}
-	if after, err = s.internalID(ctx, orgID(c), after); err != nil {
+	after, err = s.internalID(ctx, orgID(c), after)
+	stop()
+	if err != nil {
 		return err
 	}
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
@@ -210,7 +216,10 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	if len(items) > limit {
 		items = items[:limit]
 	}
-	if err := s.attachReceipts(ctx, q.OrgID, items); err != nil {
+	stop = timing.Start(ctx, "receipts")
+	err = s.attachReceipts(ctx, q.OrgID, items)
+	stop()
+	if err != nil {
 		return err
 	}
 	if err := s.publicModelResults(ctx, q.OrgID, items); err != nil {

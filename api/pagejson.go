@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/earshot/earshot/internal/timing"
 	"net/http"
 	"sync"
 	"unicode/utf8"
@@ -26,7 +27,10 @@ var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // writePage answers a result page: a JSON array of its items.
 func writePage[T jsonItem](c *gin.Context, items []T) {
 	buf := pageBuffers.Get().(*[]byte)
+	stop := timing.Start(c.Request.Context(), "encode")
 	*buf = appendPage((*buf)[:0], items)
+	stop()
+	writeServerTiming(c)
 	c.Data(http.StatusOK, "application/json; charset=utf-8", *buf) // written out before it returns
 	pageBuffers.Put(buf)
 }

@@ -1,6 +1,10 @@
 package api
 
-import "context"
+import (
+	"context"
+
+	"github.com/earshot/earshot/internal/timing"
+)
 
 // A TextMedia upload may choose its conversation's id (CONTRACT §4). The
 // conversation keeps Earshot's own time-ordered id everywhere inside — the
@@ -39,7 +43,9 @@ func (s *shared) internalID(ctx context.Context, org, id string) (string, error)
 // publicIDs gives the id the API shows for each of the conversations' own
 // ids.
 func (s *shared) publicIDs(ctx context.Context, org string, ids []string) (func(string) string, error) {
+	stop := timing.Start(ctx, "ids")
 	chosen, err := s.deps.Interactions.PublicIDs(ctx, org, ids)
+	stop()
 	if err != nil {
 		return nil, err
 	}

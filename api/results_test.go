@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"github.com/earshot/earshot/internal/timing"
 	"net/http"
 	"slices"
 	"strconv"
@@ -182,6 +183,13 @@ func TestModelResultsRules(t *testing.T) {
 	}
 	// An empty list is no filter; a repeated model is named once.
 	whole := e.get("/ModelResults?modelIds=" + models + "&pageSize=5")
+	// The page says where its time went (Server-Timing).
+	steps := timing.Parse(whole.Header().Get("Server-Timing"))
+	for _, step := range []string{"params", "files", "lake", "verify", "fetch", "ids", "receipts", "encode"} {
+		if _, ok := steps[step]; !ok {
+			t.Errorf("Server-Timing %q lacks %s", whole.Header().Get("Server-Timing"), step)
+		}
+	}
 	if r := e.get("/ModelResults?modelIds=" + models + "&pageSize=5&hierarchyCodes="); r.Code != 200 || r.Body.String() != whole.Body.String() {
 		t.Errorf("hierarchyCodes= filtered: %d %.200s", r.Code, r.Body)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/earshot/earshot/internal/timing"
 	"io"
 	"log/slog"
 	"net"
@@ -81,6 +82,8 @@ organization earshot bench gen created.`,
 			}
 			tw.Flush()
 			fmt.Fprintln(cmd.OutOrStdout(), "targets: p50 ≤ 25 ms, p99 ≤ 100 ms, HTTP ≤ 1.3× DuckDB")
+			fmt.Fprintln(cmd.OutOrStdout())
+			printSteps(cmd.OutOrStdout(), timings)
 			return nil
 		},
 	}
@@ -97,6 +100,33 @@ type queryTiming struct {
 	httpP50, httpP99     time.Duration
 	directP50, directP99 time.Duration
 	items                int
+	// steps are an API page's steps (its Server-Timing), p50 each.
+	steps map[string]time.Duration
+}
+
+// pageSteps are the steps of an API page, in the order they run; fetch
+// runs beside verify, and a first Insights page's count beside the page.
+var pageSteps = []string{"params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "receipts", "encode"}
+
+// printSteps prints where each API page's time goes: its steps' p50s, and
+// the rest of the HTTP p50 (authentication, routing, laying out the items,
+// sending the body and reading it, HTTP itself).
+func printSteps(w io.Writer, timings []queryTiming) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "API page, p50 per step	HTTP	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
+	for _, q := range timings {
+		if len(q.steps) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", q.name, ms(q.httpP50))
+		for _, s := range pageSteps {
+			fmt.Fprintf(tw, "%s\t", ms(q.steps[s]))
+		}
+		inside := q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
+			q.steps["ids"] + q.steps["receipts"] + q.steps["encode"]
+		fmt.Fprintf(tw, "%s\t\n", ms(max(q.httpP50-inside, 0)))
+	}
+	tw.Flush()
 }
 
 // measureQueries serves the API of the configuration's catalog and lake on
@@ -143,7 +173,8 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		}
 		target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
 		var body bytes.Buffer
-		httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body) })
+		steps := map[string][]time.Duration{}
+		httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body, steps) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -153,8 +184,13 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		}
 		// Counted once, after the timed requests: latency is the time to
 		// the whole body, not the client's scan of it.
+		stepP50 := map[string]time.Duration{}
+		for name, ds := range steps {
+			slices.Sort(ds)
+			stepP50[name] = pct(ds, 50)
+		}
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`))})
+			directP50: pct(direct, 50), directP99: pct(direct, 99), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)), steps: stepP50})
 	}
 	dashboards, err := measureDashboards(ctx, st, base, org, runs)
 	return append(out, dashboards...), err
@@ -232,7 +268,9 @@ func midCursor(ctx context.Context, cat *catalog.Catalog, q results.PageQuery) (
 // getPage requests a page and reads its body whole into buf (reused, so
 // that the client's own buffer growth is not timed), failing on any
 // status but 200.
-func getPage(ctx context.Context, target, token string, buf *bytes.Buffer) error {
+// getPage reads a page into buf, and adds its Server-Timing steps to
+// steps.
+func getPage(ctx context.Context, target, token string, buf *bytes.Buffer, steps map[string][]time.Duration) error {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
@@ -240,6 +278,9 @@ func getPage(ctx context.Context, target, token string, buf *bytes.Buffer) error
 		return err
 	}
 	defer resp.Body.Close()
+	for name, d := range timing.Parse(resp.Header.Get("Server-Timing")) {
+		steps[name] = append(steps[name], d)
+	}
 	buf.Reset()
 	_, err = buf.ReadFrom(resp.Body)
 	if resp.StatusCode != http.StatusOK {

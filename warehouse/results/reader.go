@@ -9,6 +9,7 @@ package results
 import (
 	"context"
 	"database/sql"
+	"github.com/earshot/earshot/internal/timing"
 	"maps"
 	"slices"
 	"strings"
@@ -142,11 +143,14 @@ type Fetch func(ctx context.Context, rows []Conversation) (Keep, error)
 // batch against the catalog while fetch reads its results, and reads on
 // until the page is full. fetch may be nil.
 func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversation, bool, error) {
+	stop := timing.Start(ctx, "files")
 	files, err := r.conversationFiles(ctx, q)
 	if err != nil {
+		stop()
 		return nil, false, err
 	}
 	mv, err := r.movedConversations(ctx, q)
+	stop()
 	if err != nil || len(files) == 0 && len(mv.entering) == 0 {
 		return nil, false, err
 	}
@@ -159,7 +163,9 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 		// rows (conversations re-run or re-processing), and another round
 		// of three queries for them would cost more than the extra rows.
 		batchLimit := max(want-len(out), 64) + want/32
+		stop := timing.Start(ctx, "lake")
 		rows, next, err := r.lakeConversations(ctx, q, files, cursor, batchLimit)
+		stop()
 		if err != nil {
 			return nil, false, err
 		}
@@ -190,9 +196,14 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 	var fetchErr error
 	var wg sync.WaitGroup
 	if fetch != nil {
-		wg.Go(func() { keep, fetchErr = fetch(ctx, rows) })
+		wg.Go(func() {
+			defer timing.Start(ctx, "fetch")()
+			keep, fetchErr = fetch(ctx, rows)
+		})
 	}
+	stop := timing.Start(ctx, "verify")
 	verified, err := r.verify(ctx, q, rows)
+	stop()
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -203,6 +214,7 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 	if keep == nil || len(verified) == 0 {
 		return verified, nil
 	}
+	defer timing.Start(ctx, "keep")()
 	return keep(ctx, verified)
 }
 
