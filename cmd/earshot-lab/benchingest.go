@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 	var archives, chats int
-	var keep, baseline, format string
+	var keep, baseline, format, workerList string
 	cmd := &cobra.Command{
 		Use:   "ingest",
 		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
@@ -43,7 +44,10 @@ with the starter classifiers imported), uploads --archives tar archives of
 --chats generated chats each (--format tar or zip) through the upload API, then times
 ` + "`earshot jobs run ingest`" + ` (the server runs it) and reads the server's peak
 and current resident memory. --baseline runs the same with another earshot
-binary (an earlier release) and prints both.`,
+binary (an earlier release) and prints both. --workers 1,2,all runs it once per
+number of ingest workers (all: the machine's cores), each on a fresh server,
+and prints the scaling: the speed-up over the first, and the server's CPU
+per 10,000 chats.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			self, err := os.Executable()
@@ -58,23 +62,38 @@ binary (an earlier release) and prints both.`,
 			if format != "tar" && format != "zip" {
 				return fmt.Errorf("--format is tar or zip, not %q", format)
 			}
-			fmt.Fprintln(tw, "run\tchats\tarchives\twall\tconv/s\tserver CPU\tserver peak RSS\tserver RSS after\t")
+			workers, err := parseWorkers(workerList)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tspeed-up\tserver CPU\tCPU / 10k chats\tserver peak RSS\tserver RSS after\t")
 			for _, bin := range binaries {
-				data := keep
-				if data == "" || bin[1] != self {
-					dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
-					if err != nil {
-						return err
+				var first time.Duration
+				for _, n := range workers {
+					data := keep
+					if data == "" || bin[1] != self || len(workers) > 1 {
+						dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
+						if err != nil {
+							return err
+						}
+						defer os.RemoveAll(dir)
+						data = dir
 					}
-					defer os.RemoveAll(dir)
-					data = dir
+					res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr())
+					if err != nil {
+						return fmt.Errorf("%s: %w", bin[0], err)
+					}
+					if first == 0 {
+						first = res.wall
+					}
+					label := "default"
+					if n > 0 {
+						label = strconv.Itoa(n)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin[0], label, res.conversations, archives,
+						res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
+						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.peakRSS>>20, res.rss>>20)
 				}
-				res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, c.ErrOrStderr())
-				if err != nil {
-					return fmt.Errorf("%s: %w", bin[0], err)
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f s\t%.0f\t%.2f s\t%d MB\t%d MB\t\n", bin[0], res.conversations, archives,
-					res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), res.cpu.Seconds(), res.peakRSS>>20, res.rss>>20)
 			}
 			tw.Flush()
 			fmt.Fprintln(c.OutOrStdout(), "target: ≥ 10,000 conv/s end to end")
@@ -86,7 +105,30 @@ binary (an earlier release) and prints both.`,
 	cmd.Flags().StringVar(&format, "format", "tar", "archive format: tar or zip")
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
+	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
+}
+
+// parseWorkers reads --workers: counts of ingest workers, "all" for the
+// machine's cores; none is one run with the server's default (0).
+func parseWorkers(list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return []int{0}, nil
+	}
+	var out []int
+	for _, w := range strings.Split(list, ",") {
+		w = strings.TrimSpace(w)
+		if w == "all" {
+			out = append(out, runtime.NumCPU())
+			continue
+		}
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--workers %q: want counts of workers such as 1,2,all", list)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 type ingestResult struct {
@@ -95,9 +137,15 @@ type ingestResult struct {
 	peakRSS, rss  int64
 }
 
-func benchIngest(ctx context.Context, self, data, format string, archives, chats int, log io.Writer) (ingestResult, error) {
+// benchIngest runs the benchmark on a server with workers ingest workers
+// (0: its default).
+func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers int, log io.Writer) (ingestResult, error) {
 	var res ingestResult
-	server, err := startServer(ctx, self, data, log)
+	flags := []string{"--rate-limit", "0"} // the uploads are the setup, not what is measured
+	if workers > 0 {
+		flags = append(flags, "--ingest-workers", strconv.Itoa(workers))
+	}
+	server, err := startServer(ctx, self, data, log, flags...)
 	if err != nil {
 		return res, err
 	}
