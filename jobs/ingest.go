@@ -184,10 +184,7 @@ const releaseTimeout = 5 * time.Second
 // failure), so that the next run takes its uploads at once rather than
 // when their leases run out; a release that fails leaves them to expire.
 func (j *Ingest) release(ctx context.Context, claimed []catalog.Interaction) {
-	ids := make([]string, len(claimed))
-	for i, up := range claimed {
-		ids[i] = up.ID
-	}
+	ids := catalog.InteractionIDs(claimed)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	n, err := j.Uploads.ReleaseLeases(ctx, j.Owner, ids)
@@ -289,10 +286,7 @@ func nextClaim(batchSize, claimed, convs int) int {
 // taken over while it is being worked on; a worker that dies stops
 // renewing and its uploads are taken over when the lease runs out.
 func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Interaction) (stop func()) {
-	ids := make([]string, len(claimed))
-	for i, up := range claimed {
-		ids[i] = up.ID
-	}
+	ids := catalog.InteractionIDs(claimed)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

@@ -46,17 +46,11 @@ type Janitor struct {
 	Staged StagedObjects
 	Names  StagedNames
 	Log    *slog.Logger
-	// now is the clock (tests); nil: time.Now.
-	now func() time.Time
 }
 
 func (j *Janitor) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"temp_files_removed": 0, "temp_bytes_removed": 0, "staged_orphans_removed": 0, "staged_bytes_removed": 0}
-	clock := time.Now
-	if j.now != nil {
-		clock = j.now
-	}
-	before := clock().Add(-JanitorAge)
+	before := time.Now().Add(-JanitorAge)
 	if j.Temp != nil {
 		files, bytes, err := j.Temp.SweepTemp(before)
 		counts["temp_files_removed"], counts["temp_bytes_removed"] = int64(files), bytes

@@ -42,8 +42,7 @@ func HashPassword(password string) (string, error) {
 	if len(password) < minPasswordBytes || len(password) > maxSecretBytes {
 		return "", errors.New("a password needs 8 to 72 bytes")
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-	return string(h), err
+	return HashSecret(password)
 }
 
 // dummyHash is compared against when a client is unknown, so that an

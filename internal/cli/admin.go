@@ -35,6 +35,13 @@ func OpenAdmin(ctx context.Context, cfg *Config) (admin.Operations, func(), erro
 	return svc, stg.close, nil
 }
 
+// printJSON prints a command's result as indented JSON.
+func printJSON(cmd *cobra.Command, v any) error {
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // withAdmin runs fn against the catalog and prints its result as JSON.
 func withAdmin(cfg *Config, fn func(ctx context.Context, a admin.Operations, args []string) (any, error)) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
@@ -48,9 +55,7 @@ func withAdmin(cfg *Config, fn func(ctx context.Context, a admin.Operations, arg
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(cmd, out)
 	}
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -64,10 +63,4 @@ processed and deleted after the snapshot fail with a sentence saying so.`,
 		},
 	}
 	return []*cobra.Command{take, restore}
-}
-
-func printJSON(cmd *cobra.Command, v any) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

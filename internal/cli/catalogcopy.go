@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -38,9 +37,7 @@ copied. Then start every process with --catalog set to the target.`,
 			for _, n := range copied {
 				total += n
 			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"tables": copied, "rows": total})
+			return printJSON(cmd, map[string]any{"tables": copied, "rows": total})
 		},
 	}
 	cp.Flags().StringVar(&from, "from", "", "the catalog to copy (sqlite://PATH or postgres://…)")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -51,9 +50,7 @@ was rejected or failed.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.Encode(summary)
+				printJSON(c, summary)
 			} else {
 				printSummary(c.OutOrStdout(), summary)
 			}

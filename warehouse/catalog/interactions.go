@@ -295,11 +295,17 @@ func interactionWhere(orgID string, f InteractionFilter) ([]string, []any) {
 	return where, args
 }
 
-func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
+// InteractionIDs are the records' ids, in their order.
+func InteractionIDs(its []Interaction) []string {
 	ids := make([]string, len(its))
 	for i, it := range its {
 		ids[i] = it.ID
 	}
+	return ids
+}
+
+func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
+	ids := InteractionIDs(its)
 	rows, err := c.db.QueryContext(ctx, `SELECT interaction_id, id, message, created_on FROM process_failures
 		WHERE org_id = ? AND `+anyOf("interaction_id")+` ORDER BY created_on, id`, orgID, list(ids))
 	if err != nil {
