@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/earshot/earshot/internal/cores"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -74,8 +76,10 @@ type Ingest struct {
 	// Figures, when set, keeps the dashboards' figures of each commit.
 	Figures FigureKeeper
 	// Queues are claimed in order, each until it is empty.
-	Queues  []Queue
-	Owner   string
+	Queues []Queue
+	Owner  string
+	// Workers is how many cores the job keeps busy, and how many uploads
+	// it processes at once.
 	Workers int
 	Lease   time.Duration
 	Log     *slog.Logger
@@ -89,6 +93,9 @@ func (j *Ingest) EveryProcess() {}
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := &tally{m: map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
 		"classifier_results": 0, "classifier_failures": 0}}
+	// Every stage's CPU-bound work shares Workers cores: batches overlap
+	// without the job using more.
+	ctx = cores.With(ctx, cores.New(j.Workers))
 	err := j.deleteOriginals(ctx, counts) // what a crash left
 	for _, q := range j.Queues {
 		if err != nil {
@@ -130,50 +137,6 @@ func (j *Ingest) deleteOriginals(ctx context.Context, counts *tally) error {
 	n, err := j.Originals.Delete(ctx)
 	counts.merge(map[string]int64{"originals_deleted": int64(n)})
 	return err
-}
-
-// drain processes one queue's batches until it is empty.
-func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
-	// The first batch is one upload a worker: how many conversations an
-	// upload holds is known once it is processed.
-	limit := min(max(j.Workers, 1), q.BatchSize)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		claimed, err := j.Uploads.ClaimPending(ctx, j.Owner, q.MediaTypes, limit, j.Lease)
-		if err != nil {
-			return fmt.Errorf("claim: %w", err)
-		}
-		if len(claimed) == 0 {
-			return nil
-		}
-		before := counts.get("conversations") + counts.get("conversations_failed")
-		stopRenewing := j.renewWhileProcessing(ctx, claimed)
-		err = j.processAndCommit(ctx, run.ID, claimed, counts)
-		stopRenewing()
-		if err != nil {
-			j.release(ctx, claimed)
-			return err
-		}
-		limit = nextClaim(q.BatchSize, len(claimed), int(counts.get("conversations")+counts.get("conversations_failed")-before))
-		if err := j.deleteOriginals(ctx, counts); err != nil {
-			return err
-		}
-	}
-}
-
-// processAndCommit processes a batch and commits it; a stop (ctx) before
-// the commit commits nothing.
-func (j *Ingest) processAndCommit(ctx context.Context, runID string, claimed []catalog.Interaction, counts *tally) error {
-	results := j.process(ctx, runID, claimed, counts)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := j.refuseTakenNames(ctx, results); err != nil {
-		return err
-	}
-	return j.commit(ctx, runID, results, counts)
 }
 
 // releaseTimeout bounds the release of a stopped batch's claims, which
@@ -320,8 +283,9 @@ func (j *Ingest) renewWhileProcessing(ctx context.Context, claimed []catalog.Int
 // time. A failure — even a panic — fails that upload alone; an upload
 // whose part found its lease taken over is left out (its new owner
 // commits it).
-func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.Interaction, counts *tally) []pipeline.Result {
+func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.Interaction, counts *tally) (kept []pipeline.Result, conversations int) {
 	results := make([]pipeline.Result, len(claimed))
+	var convs atomic.Int64 // the batch's conversations, committed parts of archives included
 	lost := make([]bool, len(claimed))
 	sem := make(chan struct{}, max(j.Workers, 1))
 	var wg sync.WaitGroup
@@ -331,20 +295,31 @@ func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.In
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], lost[i] = j.processOne(ctx, runID, up, counts)
+			results[i], lost[i] = j.processOne(ctx, runID, up, counts, &convs)
 		}()
 	}
 	wg.Wait()
-	kept := results[:0]
+	kept = results[:0]
 	for i, r := range results {
 		if !lost[i] {
 			kept = append(kept, r)
+			convs.Add(int64(conversationsOf(r)))
 		}
 	}
-	return kept
+	return kept, int(convs.Load())
 }
 
-func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction, counts *tally) (res pipeline.Result, lost bool) {
+// conversationsOf is how many conversations a result records, failed ones
+// included.
+func conversationsOf(r pipeline.Result) int {
+	n := len(r.Outcome.Children)
+	if r.Outcome.Conversation {
+		n++
+	}
+	return n
+}
+
+func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction, counts *tally, convs *atomic.Int64) (res pipeline.Result, lost bool) {
 	// The log keeps the whole error; the client reads its reason.
 	fail := func(err error, reason string) pipeline.Result {
 		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", err)
@@ -367,7 +342,11 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 		if name, ok := clash[0]; ok {
 			return nameTaken(name)
 		}
-		return j.commit(ctx, runID, parts, counts)
+		if err := j.commit(ctx, runID, parts, counts); err != nil {
+			return err
+		}
+		convs.Add(int64(conversationsOf(part)))
+		return nil
 	}
 	for _, p := range j.Processors {
 		if p.Accepts(up) {
@@ -397,6 +376,8 @@ func (j *Ingest) analyze(ctx context.Context, r *pipeline.Result) error {
 	if j.Analyzer == nil {
 		return nil
 	}
+	release := cores.Take(ctx)
+	defer release()
 	var err error
 	r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch)
 	return err

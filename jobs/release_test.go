@@ -37,7 +37,12 @@ func TestBatchThatDoesNotCommitReleasesItsClaims(t *testing.T) {
 			w.stop = cancel
 		}
 		e := newEnv(t, func(i *Ingest) { i.Lake, i.Lease = w, time.Hour })
-		ids := map[string]bool{e.stage(t, "a.json", []byte(ccaiChat)): true, e.stage(t, "b.json", []byte(ccaiChat)): true}
+		// Two batches of two: the second is being processed while the
+		// first fails to commit, and is given back too.
+		ids := map[string]bool{}
+		for _, name := range []string{"a.json", "b.json", "c.json", "d.json"} {
+			ids[e.stage(t, name, []byte(ccaiChat))] = true
+		}
 		_, err := e.runner.Run(ctx, "ingest")
 		if stopped && !errors.Is(err, context.Canceled) || !stopped && !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("stopped=%v: the run's error %v", stopped, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
+	"github.com/earshot/earshot/internal/cores"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/pipeline/chat"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -90,9 +91,9 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 // compression bomb) keeps the chats before it, and the damage is recorded
 // as the archive's failure; one damaged from the start, empty, or over a
 // limit fails whole and yields no chats. Entries are read in order by one
-// goroutine and parsed by a pool of them, one per CPU. Every PartChats
-// chats are handed to commit as a part while the next ones are read; the
-// Result holds the last ones.
+// goroutine and parsed by a pool of them, one per CPU (each parse takes one
+// of the context's cores). Every PartChats chats are handed to commit as a
+// part while the next ones are read; the Result holds the last ones.
 func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader, commit Parts) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
 	earlier := map[string]string{}
@@ -117,7 +118,9 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		go func() {
 			defer wg.Done()
 			for sl := range work {
+				release := cores.Take(walkCtx)
 				sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
+				release()
 				sl.entry.Data = nil // done with the bytes
 				sl.part.parsed.Done()
 			}

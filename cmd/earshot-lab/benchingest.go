@@ -35,7 +35,7 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 	var archives, chats int
-	var keep, baseline, format, workerList string
+	var keep, baseline, format, workerList, profile string
 	cmd := &cobra.Command{
 		Use:   "ingest",
 		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
@@ -79,7 +79,11 @@ per 10,000 chats.`,
 						defer os.RemoveAll(dir)
 						data = dir
 					}
-					res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr())
+					var serverFlags []string
+					if profile != "" && bin[1] == self {
+						serverFlags = []string{"--cpu-profile", fmt.Sprintf("%s.%d", profile, n)}
+					}
+					res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr(), serverFlags...)
 					if err != nil {
 						return fmt.Errorf("%s: %w", bin[0], err)
 					}
@@ -105,6 +109,7 @@ per 10,000 chats.`,
 	cmd.Flags().StringVar(&format, "format", "tar", "archive format: tar or zip")
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
+	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS (go tool pprof)")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
 }
@@ -138,10 +143,10 @@ type ingestResult struct {
 }
 
 // benchIngest runs the benchmark on a server with workers ingest workers
-// (0: its default).
-func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers int, log io.Writer) (ingestResult, error) {
+// (0: its default) and serverFlags.
+func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers int, log io.Writer, serverFlags ...string) (ingestResult, error) {
 	var res ingestResult
-	flags := []string{"--rate-limit", "0"} // the uploads are the setup, not what is measured
+	flags := append([]string{"--rate-limit", "0"}, serverFlags...) // the uploads are the setup, not what is measured
 	if workers > 0 {
 		flags = append(flags, "--ingest-workers", strconv.Itoa(workers))
 	}

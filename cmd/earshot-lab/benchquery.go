@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -60,7 +58,7 @@ organization earshot bench gen created.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile != "" {
-				stop, err := startCPUProfile(profile)
+				stop, err := cli.StartCPUProfile(profile)
 				if err != nil {
 					return err
 				}
@@ -312,16 +310,3 @@ func pct(sorted []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-
-// startCPUProfile profiles the process into a file until stop.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -88,6 +89,9 @@ type Config struct {
 	// LogFormat is auto (text on a terminal, JSON otherwise), text or json.
 	LogFormat       string
 	ShutdownTimeout time.Duration
+	// CPUProfile, when set, is where serve writes a CPU profile of its
+	// whole life (go tool pprof), for diagnosing where time goes.
+	CPUProfile string
 	// Role is what serve does: all, api or jobs.
 	Role string
 }
@@ -125,7 +129,7 @@ func defaultConfig() Config {
 		BackupWindow:      7 * 24 * time.Hour,
 		SampleRate:        0.05,
 		SampleSeed:        "earshot",
-		IngestWorkers:     2,
+		IngestWorkers:     runtime.GOMAXPROCS(0),
 		IngestBatch:       200,
 		IngestLease:       30 * time.Second,
 		IngestAudioBatch:  4,

@@ -154,7 +154,7 @@ func JobFlags(cmd *cobra.Command, cfg *Config) {
 	f := cmd.PersistentFlags()
 	f.Float64Var(&cfg.SampleRate, "sample-rate", cfg.SampleRate, "share of each agent's conversations of a week the sample job moves to Sampled, 0..1 (env EARSHOT_SAMPLE_RATE)")
 	f.StringVar(&cfg.SampleSeed, "sample-seed", cfg.SampleSeed, "seed of the sample job's choice: the same seed and data choose the same conversations (env EARSHOT_SAMPLE_SEED)")
-	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "uploads processed at once (env EARSHOT_INGEST_WORKERS)")
+	f.IntVar(&cfg.IngestWorkers, "ingest-workers", cfg.IngestWorkers, "cores ingest keeps busy, and uploads it processes at once (default: the cores this process may use; env EARSHOT_INGEST_WORKERS)")
 	f.IntVar(&cfg.IngestBatch, "ingest-batch", cfg.IngestBatch, "uploads claimed and committed together at most; archives go fewer at a time, about 1,000 conversations a batch (env EARSHOT_INGEST_BATCH)")
 	f.IntVar(&cfg.IngestAudioBatch, "ingest-audio-batch", cfg.IngestAudioBatch, "calls claimed and committed together (env EARSHOT_INGEST_AUDIO_BATCH)")
 	f.StringVar(&cfg.LLMBaseURL, "llm-base-url", cfg.LLMBaseURL, "OpenAI-compatible API root for LLM Model classifiers, e.g. http://localhost:11434/v1 (Ollama); key in EARSHOT_LLM_API_KEY (env EARSHOT_LLM_BASE_URL)")

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -64,6 +65,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringVar(&cfg.Role, "role", cfg.Role, "what this process does: all (the API and the scheduled jobs), api (the API only), jobs (the scheduled jobs only; --addr then serves /healthz, /readyz and /metrics) (env EARSHOT_ROLE)")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "auto (text on a terminal, JSON lines otherwise), text or json (env EARSHOT_LOG_FORMAT)")
+	f.StringVar(&cfg.CPUProfile, "cpu-profile", "", "write a CPU profile of the process to this file when it stops (go tool pprof; a diagnosis aid)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
 }
@@ -75,6 +77,13 @@ func serve(ctx context.Context, cfg *Config) error {
 	}
 	level, _ := parseLevel(cfg.LogLevel)
 	log := newLogger(os.Stderr, level, cfg.LogFormat)
+	if cfg.CPUProfile != "" {
+		stopProfile, err := StartCPUProfile(cfg.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
+	}
 
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
 		RateBurst: cfg.RateBurst, TrustedProxies: cfg.TrustedProxies, MaxUploadBytes: maxUpload, HealthOnly: cfg.Role == roleJobs,
@@ -245,4 +254,17 @@ func OpenCatalog(ctx context.Context, cfg *Config) (*catalog.Catalog, error) {
 			rows, len(copied), cfg.legacyCatalogPath()+legacycatalog.MigratedSuffix)
 	}
 	return catalog.Open(ctx, cfg.catalogAddress())
+}
+
+// StartCPUProfile profiles the process into path until the returned stop.
+func StartCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/earshot/earshot/internal/cores"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -113,7 +114,11 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				f, err := w.put(ctx, jobs[i].table, jobs[i].p, runID, jobs[i].build())
+				data, err := encode(ctx, jobs[i])
+				var f catalog.LakeFile
+				if err == nil {
+					f, err = w.put(ctx, jobs[i].table, jobs[i].p, runID, data)
+				}
 				if err == nil {
 					jobs[i].meta(&f)
 				}
@@ -279,14 +284,23 @@ func Path(table, org, date, runID, fileID string) string {
 	return fmt.Sprintf("%s%s/org=%s/date=%s/part-%s-%s.parquet", Prefix, table, org, date, runID, fileID)
 }
 
-func (w *Writer) put(ctx context.Context, table string, p partition, runID string, rec arrow.RecordBatch) (catalog.LakeFile, error) {
+// encode builds a file's rows and encodes them as Parquet, on one of the
+// context's cores (the CPU-bound part of writing a file).
+func encode(ctx context.Context, job fileJob) ([]byte, error) {
+	release := cores.Take(ctx)
+	defer release()
+	rec := job.build()
 	defer rec.Release()
 	var buf bytes.Buffer
 	if err := writeParquet(&buf, rec); err != nil {
-		return catalog.LakeFile{}, fmt.Errorf("write %s parquet: %w", table, err)
+		return nil, fmt.Errorf("write %s parquet: %w", job.table, err)
 	}
+	return buf.Bytes(), nil
+}
+
+// put stores an encoded file under a new key of its table and partition.
+func (w *Writer) put(ctx context.Context, table string, p partition, runID string, data []byte) (catalog.LakeFile, error) {
 	key := Path(table, p.org, p.day.Format(time.DateOnly), runID, catalog.NewID())
-	data := buf.Bytes()
 	if _, err := w.Bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{IfAbsent: true}); err != nil {
 		return catalog.LakeFile{}, fmt.Errorf("store %s: %w", key, err)
 	}

@@ -1,0 +1,38 @@
+// Package cores bounds how many cores a job's CPU-bound work keeps busy.
+// The job puts a Pool of N cores in its context; each unit of CPU-bound
+// work below it (parsing a chat, classifying a part, encoding a Parquet
+// file) takes a core for its duration and gives it back. Waiting — for
+// the disk, the catalog, another stage — holds none, so stages overlap
+// without the job using more than its N cores. Work whose context carries
+// no pool is not bounded.
+package cores
+
+import "context"
+
+// Pool is a number of cores to share.
+type Pool struct {
+	slots chan struct{}
+}
+
+// New is a pool of n cores (at least one).
+func New(n int) *Pool {
+	return &Pool{slots: make(chan struct{}, max(n, 1))}
+}
+
+type poolKey struct{}
+
+// With is ctx whose CPU-bound work shares the pool's cores.
+func With(ctx context.Context, p *Pool) context.Context {
+	return context.WithValue(ctx, poolKey{}, p)
+}
+
+// Take waits for one of the context's cores and returns the function that
+// gives it back; with no pool in the context it returns at once.
+func Take(ctx context.Context) (release func()) {
+	p, _ := ctx.Value(poolKey{}).(*Pool)
+	if p == nil {
+		return func() {}
+	}
+	p.slots <- struct{}{}
+	return func() { <-p.slots }
+}

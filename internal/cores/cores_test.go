@@ -1,0 +1,78 @@
+package cores
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// At most the pool's cores are held at once, and every taker gets one.
+func TestPoolBoundsConcurrentWork(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 3} {
+		ctx := With(context.Background(), New(n))
+		var busy, most, done atomic.Int64
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				release := Take(ctx)
+				now := busy.Add(1)
+				for {
+					m := most.Load()
+					if now <= m || most.CompareAndSwap(m, now) {
+						break
+					}
+				}
+				busy.Add(-1)
+				done.Add(1)
+				release()
+			}()
+		}
+		wg.Wait()
+		if most.Load() > int64(n) || done.Load() != 50 {
+			t.Errorf("pool of %d: %d held at once, %d of 50 done", n, most.Load(), done.Load())
+		}
+	}
+}
+
+// A pool whose cores are all taken makes the next taker wait until one is
+// given back.
+func TestTakeWaitsForAFreeCore(t *testing.T) {
+	t.Parallel()
+	p := New(2)
+	ctx := With(context.Background(), p)
+	first, second := Take(ctx), Take(ctx)
+	select {
+	case p.slots <- struct{}{}:
+		t.Fatal("a third core was free in a pool of two")
+	default:
+	}
+	got := make(chan struct{})
+	go func() {
+		release := Take(ctx)
+		close(got)
+		release()
+	}()
+	first()
+	<-got // would hang (and the test time out) if the core given back were not taken
+	second()
+	if len(p.slots) != 0 {
+		t.Errorf("%d cores still held after every release", len(p.slots))
+	}
+}
+
+// Without a pool nothing waits.
+func TestNoPoolIsUnbounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var releases []func()
+	for range 100 {
+		releases = append(releases, Take(ctx))
+	}
+	for _, r := range releases {
+		r()
+	}
+}
