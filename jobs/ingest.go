@@ -122,12 +122,6 @@ func (t *tally) merge(counts map[string]int64) {
 	}
 }
 
-func (t *tally) get(key string) int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.m[key]
-}
-
 // deleteOriginals deletes the staged originals commits recorded as to be
 // deleted.
 func (j *Ingest) deleteOriginals(ctx context.Context, counts *tally) error {
