@@ -206,15 +206,29 @@ func groupByPartition[T any](rows []T, of func(*T) partition) map[partition][]T 
 	return out
 }
 
-// sortRows sorts rows in place unless they already are in order, which
-// they usually are: ids are UUIDv7s handed out in arrival order.
+// sortRows sorts rows in place, stably, unless they already are in order
+// (ids are UUIDv7s handed out in arrival order, but uploads processed side
+// by side interleave theirs). Rows are large structs: their positions are
+// sorted, comparing the rows where they lie, and the rows are then moved
+// once.
 func sortRows[T any](rows []T, compare func(a, b *T) int) {
-	for i := 1; i < len(rows); i++ {
-		if compare(&rows[i-1], &rows[i]) > 0 {
-			slices.SortStableFunc(rows, func(a, b T) int { return compare(&a, &b) })
-			return
-		}
+	sorted := true
+	for i := 1; i < len(rows) && sorted; i++ {
+		sorted = compare(&rows[i-1], &rows[i]) <= 0
 	}
+	if sorted {
+		return
+	}
+	order := make([]int32, len(rows))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Or(compare(&rows[a], &rows[b]), cmp.Compare(a, b)) })
+	moved := make([]T, len(rows))
+	for i, from := range order {
+		moved[i] = rows[from]
+	}
+	copy(rows, moved)
 }
 
 // splitAt cuts n sorted rows into up to parts ranges of at least

@@ -188,3 +188,18 @@ func TestGroupAndSortSinglePartition(t *testing.T) {
 		t.Fatalf("order %v", got)
 	}
 }
+
+// Rows that compare equal keep their order (the sort is stable).
+func TestSortRowsIsStable(t *testing.T) {
+	t.Parallel()
+	rows := []Segment{{ConversationID: "b", Text: "1"}, {ConversationID: "a", Text: "2"}, {ConversationID: "b", Text: "3"},
+		{ConversationID: "a", Text: "4"}, {ConversationID: "c", Text: "5"}, {ConversationID: "a", Text: "6"}}
+	sortRows(rows, func(a, b *Segment) int { return strings.Compare(a.ConversationID, b.ConversationID) })
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.ConversationID+r.Text)
+	}
+	if strings.Join(got, " ") != "a2 a4 a6 b1 b3 c5" {
+		t.Fatalf("order %v", got)
+	}
+}
