@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -98,6 +99,8 @@ type queryTiming struct {
 	httpP50, httpP99     time.Duration
 	directP50, directP99 time.Duration
 	items                int
+	// handlerP50 is the API page served in process, without HTTP.
+	handlerP50 time.Duration
 	// steps are an API page's steps (its Server-Timing), p50 each.
 	steps map[string]time.Duration
 }
@@ -106,17 +109,18 @@ type queryTiming struct {
 // runs beside verify, and a first Insights page's count beside the page.
 var pageSteps = []string{"params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "receipts", "encode"}
 
-// printSteps prints where each API page's time goes: its steps' p50s, and
-// the rest of the HTTP p50 (authentication, routing, laying out the items,
-// sending the body and reading it, HTTP itself).
+// printSteps prints where each API page's time goes: the page served in
+// process (no HTTP), its steps' p50s, and the rest of the HTTP p50
+// (authentication, routing, laying out the items, sending the body and
+// reading it, HTTP itself).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API page, p50 per step	HTTP	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
+	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
 	for _, q := range timings {
 		if len(q.steps) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t", q.name, ms(q.httpP50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", q.name, ms(q.httpP50), ms(q.handlerP50))
 		for _, s := range pageSteps {
 			fmt.Fprintf(tw, "%s\t", ms(q.steps[s]))
 		}
@@ -176,6 +180,10 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
+		handler, err := timeRuns(runs, func() error { return servePage(ctx, st.Handler, target, token) })
+		if err != nil {
+			return nil, fmt.Errorf("%s in process: %w", c.name, err)
+		}
 		direct, err := timeRuns(runs, func() error { _, err := st.Reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
 		if err != nil {
 			return nil, fmt.Errorf("%s direct: %w", c.name, err)
@@ -188,7 +196,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 			stepP50[name] = pct(ds, 50)
 		}
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)), steps: stepP50})
+			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)), steps: stepP50})
 	}
 	dashboards, err := measureDashboards(ctx, st, base, org, runs)
 	return append(out, dashboards...), err
@@ -285,6 +293,19 @@ func getPage(ctx context.Context, target, token string, buf *bytes.Buffer, steps
 		return fmt.Errorf("%s: %d %s", target, resp.StatusCode, buf.Bytes())
 	}
 	return err
+}
+
+// servePage answers a page's request in process, without a connection:
+// the API's own time, without HTTP's.
+func servePage(ctx context.Context, h http.Handler, target, token string) error {
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		return fmt.Errorf("%s: %d %s", target, rec.Code, rec.Body.Bytes())
+	}
+	return nil
 }
 
 func timeRuns(runs int, fn func() error) ([]time.Duration, error) {

@@ -535,8 +535,20 @@ func segmentRecord(rows []Segment) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, SegmentSchema)
 	defer b.Release()
 	b.Reserve(len(rows)) // one allocation per column instead of doublings
+	// And for the strings' bytes, which are most of a transcript's.
+	var ids, runs, orgs, speakers, texts, nWords int
+	for _, r := range rows {
+		ids, runs, orgs, speakers, texts = ids+len(r.ConversationID), runs+len(r.RunID), orgs+len(r.OrgID), speakers+len(r.Speaker), texts+len(r.Text)
+		nWords += len(r.Words)
+	}
+	for i, n := range []int{0: ids, 1: runs, 2: orgs, 4: speakers, 7: texts} {
+		if n > 0 {
+			b.Field(i).(*array.StringBuilder).ReserveData(n)
+		}
+	}
 	words := b.Field(9).(*array.ListBuilder)
 	word := words.ValueBuilder().(*array.StructBuilder)
+	word.Reserve(nWords)
 	for _, r := range rows {
 		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
 		b.Field(1).(*array.StringBuilder).Append(r.RunID)
