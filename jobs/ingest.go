@@ -155,48 +155,22 @@ func (j *Ingest) release(ctx context.Context, claimed []catalog.Interaction) {
 // commit writes the results' rows to the lake and commits them, with
 // their outcomes, in one transaction.
 func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Result, counts *tally) error {
-	var nConvs, nSegs, nClassifier, nModel int
-	for _, r := range results {
-		nConvs += len(r.Batch.Conversations)
-		nSegs += len(r.Batch.Segments)
-		nClassifier += len(r.Batch.ClassifierResults)
-		nModel += len(r.Batch.ModelResults)
-	}
-	batch := lake.Batch{Conversations: make([]lake.Conversation, 0, nConvs), Segments: make([]lake.Segment, 0, nSegs),
-		ClassifierResults: make([]lake.ClassifierResult, 0, nClassifier), ModelResults: make([]lake.ModelResult, 0, nModel)}
+	rows := make([]lake.Batch, len(results))
 	commit := catalog.IngestCommit{RunID: runID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
-	for _, r := range results {
-		batch.Conversations = append(batch.Conversations, r.Batch.Conversations...)
-		batch.Segments = append(batch.Segments, r.Batch.Segments...)
-		batch.ClassifierResults = append(batch.ClassifierResults, r.Batch.ClassifierResults...)
-		batch.ModelResults = append(batch.ModelResults, r.Batch.ModelResults...)
+	for i, r := range results {
+		rows[i] = r.Batch
 		commit.Outcomes = append(commit.Outcomes, r.Outcome)
 	}
-	// The lake files are written while the commit transaction does its
-	// row work; it registers them last (both are CPU-bound, and the
-	// transaction alone leaves a core idle).
+	batch := lake.Merge(rows)
 	var files []catalog.LakeFile
-	var writeErr error
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		if batch.Rows() > 0 {
-			files, writeErr = j.Lake.Write(ctx, runID, batch)
+	if batch.Rows() > 0 {
+		var err error
+		if files, err = j.Lake.Write(ctx, runID, batch); err != nil {
+			return fmt.Errorf("write lake: %w", err)
 		}
-	}()
-	commit.Files = func() ([]catalog.LakeFile, error) {
-		<-written
-		if writeErr != nil {
-			return nil, fmt.Errorf("write lake: %w", writeErr)
-		}
-		return files, nil
 	}
-	err := j.Uploads.CommitIngest(ctx, commit)
-	<-written
-	if writeErr != nil {
-		return fmt.Errorf("write lake: %w", writeErr)
-	}
-	if err != nil {
+	commit.Files = files
+	if err := j.Uploads.CommitIngest(ctx, commit); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	committed := map[string]int64{"lake_files": int64(len(files))}

@@ -69,12 +69,10 @@ type UploadOutcome struct {
 type IngestCommit struct {
 	RunID string
 	Owner string
-	// Files waits for the batch's lake files and returns them (nil when
-	// the batch has none). The transaction asks for them last, so that its
-	// row work runs while the files are still being written; an error
-	// rolls the transaction back. It may be called more than once (a
-	// transaction retried after a conflict).
-	Files    func() ([]LakeFile, error)
+	// Files are the batch's lake files, already written. They are written
+	// before the transaction begins, not during it: the catalog's writes
+	// (the next batch's claims, uploads, leases) would wait for them.
+	Files    []LakeFile
 	Outcomes []UploadOutcome
 }
 
@@ -88,8 +86,7 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 // all of it. A re-run replaces an upload's chats and current lake rows: an
 // archive committed in parts replaces them with its first part.
 func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) error {
-	var written []LakeFile
-	defer func() { c.manifest.invalidate(orgsOf(written)...) }()
+	defer c.manifest.invalidate(orgsOf(ic.Files)...)
 	// Locking the uploads whose lease this process holds is what keeps
 	// every other writer off them and their chats until the commit.
 	return c.inLockedTx(ctx, func(tx *sql.Tx) error {
@@ -172,20 +169,17 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		if err := recordStagedDeletions(ctx, tx, ic.Outcomes); err != nil {
 			return err
 		}
-		if ic.Files == nil {
+		if len(ic.Files) == 0 {
 			return nil
 		}
-		if written, err = ic.Files(); err != nil {
-			return err
-		}
 		var files [][]any
-		for _, f := range written {
+		for _, f := range ic.Files {
 			files = append(files, lakeFileRow(f, ic.RunID, t))
 		}
 		if err := c.bulkInsert(ctx, tx, "lake_files", lakeFileColumns, files); err != nil {
 			return err
 		}
-		return c.changed(ctx, tx, domainManifest, orgsOf(written)...)
+		return c.changed(ctx, tx, domainManifest, orgsOf(ic.Files)...)
 	})
 }
 
