@@ -22,7 +22,10 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 		if err := ctx.Err(); err != nil {
 			return c.finish(err)
 		}
-		claimed, err := j.Uploads.ClaimPending(ctx, j.Owner, q.MediaTypes, limit, j.Lease)
+		// The claim runs to its end even when the job is stopped meanwhile
+		// (the batch being committed may stop it): a claim cut off after
+		// its transaction committed would hold uploads nothing gives back.
+		claimed, err := j.Uploads.ClaimPending(context.WithoutCancel(ctx), j.Owner, q.MediaTypes, limit, j.Lease)
 		if err != nil {
 			return c.finish(fmt.Errorf("claim: %w", err))
 		}
@@ -30,6 +33,10 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			return c.finish(nil)
 		}
 		b := processed{claimed: claimed, stopRenewing: j.renewWhileProcessing(ctx, claimed)}
+		if err := ctx.Err(); err != nil {
+			j.giveBack(ctx, b)
+			return c.finish(err)
+		}
 		var convs int
 		b.results, convs = j.process(ctx, run.ID, claimed, counts)
 		if err := ctx.Err(); err != nil {
