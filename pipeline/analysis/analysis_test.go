@@ -16,6 +16,11 @@ func TestTokenize(t *testing.T) {
 		"e-mail me at a.b@example.com": "e mail me at a b example com",
 		"  ":                           "",
 		"Café 3rd":                     "café 3rd",
+		"$1,200.50, 3.5% or 100%!":     "1,200.50 3.5% or 100%",
+		"5.0. Done. 1.2.3 4,5 6,,7":    "5.0 done 1.2.3 4,5 6 7",
+		"50%% off, 5%5, .5 and 5.":     "50% off 5%5 5 and 5",
+		"a.5 5'.5 ½.5 x5,000":          "a 5 5.5 5 x5,000",
+		"Café 1.5 then 2,000% é.5":     "café 1.5 then 2,000% é 5",
 	} {
 		if got := strings.Join(Tokenize(in), " "); got != want {
 			t.Errorf("Tokenize(%q) = %q, want %q", in, got, want)
@@ -60,8 +65,13 @@ func TestTimed(t *testing.T) {
 func tokenizeReference(text string) []string {
 	var out []string
 	var tok []rune
-	for _, r := range text {
+	runes := []rune(text)
+	for i, r := range runes {
+		lastDigit := len(tok) > 0 && '0' <= tok[len(tok)-1] && tok[len(tok)-1] <= '9'
+		nextDigit := i+1 < len(runes) && '0' <= runes[i+1] && runes[i+1] <= '9'
 		switch {
+		case lastDigit && (r == '%' || (r == '.' || r == ',') && nextDigit):
+			tok = append(tok, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			tok = append(tok, unicode.ToLower(r))
 		case r == '\'' || r == '’':
@@ -79,7 +89,7 @@ func tokenizeReference(text string) []string {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"I'd like to CANCEL!", "Don’t — stop...now", "Café 3rd ÉTÉ", "\xff\xfe", "a''b"} {
+	for _, s := range []string{"I'd like to CANCEL!", "Don’t — stop...now", "Café 3rd ÉTÉ", "\xff\xfe", "a''b", "1,200.50 5% é1.5 5'.5"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -11,7 +11,10 @@ import (
 )
 
 // Tokenize normalizes text for matching: lower case, apostrophes removed
-// inside words ("Don't" → "dont"), every other mark a separator. Phrases
+// inside words ("Don't" → "dont"), every other mark a separator — except
+// in numerals: a decimal point or a thousands separator between two digits
+// and a percent sign after a digit stay in the token ("1,200.50", "5%"),
+// so that "3.5" is not read as 35 (package numbers reads them). Phrases
 // and transcripts go through it alike, so "I'd like to CANCEL!" matches the
 // phrase "id like to cancel".
 func Tokenize(text string) []string {
@@ -26,8 +29,10 @@ func Tokenize(text string) []string {
 // token keeps (lower-cased) or a space; asciiInToken and asciiSeparator
 // are 1 for token bytes and separators (an apostrophe is neither: it is
 // dropped and joins the word's parts); asciiStop marks the bytes of
-// multi-byte characters, which the slower rune-by-rune path reads.
-var asciiLower, asciiInToken, asciiSeparator, asciiStop = func() (lower, in, sep, stop [256]byte) {
+// multi-byte characters, which the slower rune-by-rune path reads;
+// asciiNumeralMark the marks a numeral may keep (inNumeral).
+var asciiLower, asciiInToken, asciiSeparator, asciiStop, asciiNumeralMark = func() (lower, in, sep, stop, numeral [256]byte) {
+	numeral['.'], numeral[','], numeral['%'] = 1, 1, 1
 	for c := range 256 {
 		switch {
 		case c >= utf8.RuneSelf:
@@ -43,6 +48,22 @@ var asciiLower, asciiInToken, asciiSeparator, asciiStop = func() (lower, in, sep
 	}
 	return
 }()
+
+// inNumeral reports whether c, a mark after the digit that ends a token,
+// stays in it: '.' and ',' when a digit (next) follows, '%' always.
+func inNumeral(c byte, next int) bool {
+	return c == '%' || (c == '.' || c == ',') && next >= 0 && isDigit(byte(next))
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// byteAt is text[i], or -1 past its end.
+func byteAt(text string, i int) int {
+	if i < len(text) {
+		return int(text[i])
+	}
+	return -1
+}
 
 // appendTokens writes text's tokens to buf, each followed by a space, and
 // records where each starts and ends.
@@ -63,6 +84,11 @@ func appendTokens(buf []byte, starts, ends []int32, text string) ([]byte, []int3
 		if asciiStop[c] != 0 {
 			break
 		}
+		if in == 1 && asciiNumeralMark[c] != 0 && isDigit(out[j-1]) && inNumeral(c, byteAt(text, i+1)) {
+			out[j] = c
+			j++
+			continue
+		}
 		token, separator := asciiInToken[c], asciiSeparator[c]
 		st[ns] = int32(j)
 		ns += int(token &^ in)
@@ -77,6 +103,10 @@ func appendTokens(buf []byte, starts, ends []int32, text string) ([]byte, []int3
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
+		if inToken && r < utf8.RuneSelf && asciiNumeralMark[r] != 0 && isDigit(buf[len(buf)-1]) && inNumeral(byte(r), byteAt(text, i)) {
+			buf = append(buf, byte(r))
+			continue
+		}
 		separator := r < utf8.RuneSelf && asciiSeparator[r] == 1 || r >= utf8.RuneSelf && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '’'
 		switch {
 		case separator && inToken:

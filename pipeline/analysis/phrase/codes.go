@@ -19,8 +19,9 @@ import (
 // word no phrase has, or a new turn) matches no phrase.
 //
 // Numbers are read as numbers (see package numbers) when a phrase has one:
-// a run of number tokens ("five oh") becomes the code of its digits ("50"),
-// so "50", "5 0", "fifty" and "five oh" are one phrase word. The number
+// a run of number tokens ("five oh") becomes the code of its canonical form
+// ("50"), so "50", "5 0", "50.00", "fifty" and "five oh" are one phrase
+// word, and "3.5" another. The number
 // words are then listed with the phrase words, so that one lookup a token
 // says which it is (their codes, when no phrase has them, match nothing).
 type codes struct {
@@ -41,9 +42,9 @@ func newCodes(phrases [][]string) codes {
 			}
 		}
 	}
-	c := codes{width: 1, numbers: slices.ContainsFunc(list, numbers.IsDigits)}
+	c := codes{width: 1, numbers: slices.ContainsFunc(list, numbers.IsNumber)}
 	if c.numbers {
-		for _, w := range numbers.Words {
+		for _, w := range slices.Concat(numbers.Words, numbers.Leaders) {
 			if !known[w] {
 				known[w] = true
 				list = append(list, w)
@@ -51,7 +52,7 @@ func newCodes(phrases [][]string) codes {
 		}
 		c.number = make([]bool, len(list))
 		for i, w := range list {
-			c.number[i] = slices.Contains(numbers.Starters, w)
+			c.number[i] = slices.Contains(numbers.Starters, w) || slices.Contains(numbers.Leaders, w)
 		}
 	}
 	c.words = words.New(list)
@@ -92,7 +93,7 @@ func (c *codes) conversation(text *analysis.Normalized, buf []byte, at, ends []i
 		for g := text.TokensBefore(i); g < last; {
 			token, next := text.Token(g), g+1
 			word, ok := c.words.FindPrefixed(text.Prefix(g), token)
-			if c.numbers && (ok && c.number[word] || numbers.IsDigits(token)) {
+			if c.numbers && (ok && c.number[word] || numbers.StartsNumber(token)) {
 				if digits, used := c.read(text, g, last); used > 0 {
 					word, ok = c.words.Find(digits)
 					next = g + used

@@ -246,6 +246,31 @@ func TestNumbersMatchHoweverWritten(t *testing.T) {
 		{"no one", "no one called", true, "no one"},
 		{"no one", "no 1 called", true, "no 1"},
 		{"rock and roll", "rock and roll", true, "rock and roll"},
+		// Decimals, thousands separators, spoken hundreds and percentages
+		// (issue 44), and no match across a decimal point.
+		{"50 dollars", "it was $50.00 dollars", true, "50.00 dollars"},
+		{"a fee of 1200", "a fee of $1,200.00 today", true, "a fee of 1,200.00"},
+		{"a fee of 1200", "a fee of twelve hundred", true, "a fee of twelve hundred"},
+		{"a fee of 1,200", "a fee of 1200", true, "a fee of 1200"},
+		{"1200", "one thousand two hundred", true, "one thousand two hundred"},
+		{"3.5 percent", "rates at three point five percent", true, "three point five percent"},
+		{"3.5%", "rates at three point five percent", true, "three point five percent"},
+		{"3.5%", "rates at 3.5% now", true, "3.5%"},
+		{"3.5", "it weighs 3.5 kilos", true, "3.5"},
+		{"3.5", "it weighs three point five kilos", true, "three point five"},
+		{"3.5", "it weighs 35 kilos", false, ""},
+		{"35", "it weighs 3.5 kilos", false, ""},
+		{"50", "version 5.0 is out", false, ""},
+		{"5", "version 5.0 is out", true, "5.0"},
+		{"100%", "i am a hundred percent sure", true, "a hundred percent"},
+		{"100%", "one hundred percent sure", true, "one hundred percent"},
+		{"100 percent", "100% sure", true, "100%"},
+		{"100%", "100 dollars", false, ""},
+		{"100", "100% sure", false, ""},
+		{"a hundred dollars", "100 dollars", true, "100 dollars"},
+		{"a dog", "a dog barked", true, "a dog"},
+		{"pay 50", "pay 50.50 now", false, ""},
+		{"pay 50.5", "pay 50.50 now", true, "pay 50.50"},
 	} {
 		c, err := Compile([]byte(oneRule(tc.phrase, "")))
 		if err != nil {
