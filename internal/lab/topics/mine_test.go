@@ -8,6 +8,7 @@ import (
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis/mining"
+	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
 
 func dialogue(service, text string) corpus.Dialogue {
@@ -79,6 +80,35 @@ func BenchmarkTopicAccuracy(b *testing.B) {
 			b.Fatal(err)
 		}
 		WriteTable(os.Stderr, "sgd-dev", []string{"mined"}, []Report{dv})
+		_, _, f1 := dv.Macro()
+		b.ReportMetric(f1, "dev-macro-F1")
+	}
+}
+
+// BenchmarkTrainTopics trains one classifier per service of sgd-train
+// (what `earshot train` and `earshot bench classifiers` do) and reports
+// the CPU seconds it takes and the models' macro F1 on sgd-dev.
+func BenchmarkTrainTopics(b *testing.B) {
+	train, err := corpus.Read(corpus.Train, 0)
+	if err != nil {
+		b.Skip(err)
+	}
+	dev, _ := corpus.Read(corpus.Dev, 0)
+	for b.Loop() {
+		began := cpuTime()
+		models, err := trained.Train(Examples(train), trained.Options{Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((cpuTime() - began).Seconds(), "cpu-s")
+		set, err := Set(TrainedClassifiers(models))
+		if err != nil {
+			b.Fatal(err)
+		}
+		dv, err := Measure(set, dev)
+		if err != nil {
+			b.Fatal(err)
+		}
 		_, _, f1 := dv.Macro()
 		b.ReportMetric(f1, "dev-macro-F1")
 	}

@@ -153,7 +153,7 @@ func macroF1(topics []Topic, examples []trained.Example) (float64, error) {
 
 // ngrams are the distinct phrases of up to n words in a conversation's
 // turns (never across turns), its numbers read as the phrase engine reads
-// them (a rating's "5.0" is the number 50 there, as "$50" is).
+// them ("$50.00" is the number 50 there, and "5.0" the number 5).
 func ngrams(c *analysis.Conversation, n int) []string {
 	seen := map[string]bool{}
 	for _, t := range c.Turns {

@@ -99,9 +99,13 @@ func logOnePlusExp(v float64) float64 {
 	return math.Log1p(math.Exp(v))
 }
 
-// fit minimises the loss from zero weights; it returns the weights and the
-// bias.
-func (l *logistic) fit() ([]float64, float64, error) {
+// fit minimises the loss from start (the weights then the bias; zero
+// when nil); it returns the weights and the bias, one slice of both.
+// The loss is strictly convex: any start ends at the same minimum, and a
+// start near it (the solution of a nearby problem) takes fewer steps.
+func (l *logistic) fit(start []float64) ([]float64, float64, error) {
+	initial := make([]float64, l.dim+1)
+	copy(initial, start)
 	problem := optimize.Problem{
 		Func: func(w []float64) float64 { l.evaluate(w); return l.lastF },
 		Grad: func(grad, w []float64) { l.evaluate(w); copy(grad, l.lastGrd) },
@@ -111,7 +115,7 @@ func (l *logistic) fit() ([]float64, float64, error) {
 		MajorIterations:   maxIterations,
 		Converger:         &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-7, Iterations: 20},
 	}
-	res, err := optimize.Minimize(problem, make([]float64, l.dim+1), settings, &optimize.LBFGS{})
+	res, err := optimize.Minimize(problem, initial, settings, &optimize.LBFGS{})
 	if err != nil && res == nil {
 		return nil, 0, fmt.Errorf("training did not converge: %w", err)
 	}

@@ -250,17 +250,22 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 	if opt.Regularization > 0 {
 		candidates = []float64{opt.Regularization}
 	}
+	// The strongest penalty first: each fold's solution starts the same
+	// fold's fit under the next, weaker one (a regularization path), and
+	// the chosen penalty's first fold starts the final fit.
 	var best crossValidation
-	for i, lambda := range candidates {
-		cv, err := crossValidate(x, y, folds, lambda, len(vocab), opt)
+	var starts [][]float64
+	for i := len(candidates) - 1; i >= 0; i-- {
+		cv, err := crossValidate(x, y, folds, candidates[i], len(vocab), opt, starts)
 		if err != nil {
 			return nil, fmt.Errorf("label %q: %w", label, err)
 		}
-		if i == 0 || cv.f1 > best.f1 {
+		if i == len(candidates)-1 || cv.f1 >= best.f1 { // a tie goes to the weaker penalty
 			best = cv
 		}
+		starts = cv.solutions
 	}
-	w, bias, err := newLogistic(x, y, best.lambda, len(vocab)).fit()
+	w, bias, err := newLogistic(x, y, best.lambda, len(vocab)).fit(best.solutions[0])
 	if err != nil {
 		return nil, fmt.Errorf("label %q: %w", label, err)
 	}
@@ -280,10 +285,12 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 type crossValidation struct {
 	lambda, threshold     float64
 	precision, recall, f1 float64
+	solutions             [][]float64 // each fold's weights and bias
 }
 
-func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, opt Options) (crossValidation, error) {
-	cv := crossValidation{lambda: lambda}
+// crossValidate fits each fold's model, from starts[fold] when given.
+func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, opt Options, starts [][]float64) (crossValidation, error) {
+	cv := crossValidation{lambda: lambda, solutions: make([][]float64, opt.Folds)}
 	scores := make([]float64, len(x))
 	for f := range opt.Folds {
 		var tx []vector
@@ -293,10 +300,15 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 				tx, ty = append(tx, x[i]), append(ty, y[i])
 			}
 		}
-		w, bias, err := newLogistic(tx, ty, lambda, dim).fit()
+		var start []float64
+		if starts != nil {
+			start = starts[f]
+		}
+		w, bias, err := newLogistic(tx, ty, lambda, dim).fit(start)
 		if err != nil {
 			return cv, err
 		}
+		cv.solutions[f] = append(w[:dim:dim], bias)
 		pruned := pruneDense(w, opt.MaxTerms)
 		for i := range x {
 			if folds[i] == f {
