@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,6 +109,7 @@ func benchClassifiersCommand() *cobra.Command {
 	var shift bool
 	var regularization float64
 	var minDocuments int
+	var holdOut []string
 	cmd := &cobra.Command{
 		Use:   "classifiers",
 		Short: "Topic classifier accuracy (trained and mined on one split, measured on another, every label counted) and throughput per core",
@@ -123,6 +125,10 @@ dialogues given exactly their labels. Last, classifies every --split
 conversation (given call-like timings) on one core: preparing alone (the
 baseline), the starter set, and the starter set with each topic set.
 
+--hold-out measures topics nobody trained: the named services' dialogues are
+left out of --train, and those services get only their name and their
+handwritten phrases (at most five each), as a user adds a topic.
+
 --shift measures instead, on the training split alone, how trained classifiers
 do on wording they were not trained on: each of several intents' dialogues held
 out in turn, trained on the rest (how the features and penalties were chosen).`,
@@ -131,6 +137,9 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 			log, w := cmd.ErrOrStderr(), cmd.OutOrStdout()
 			train, err := corpus.Read(trainSplit, 0)
 			if err != nil {
+				return err
+			}
+			if train, err = topics.HoldOut(train, holdOut); err != nil {
 				return err
 			}
 			if shift {
@@ -176,6 +185,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 	cmd.Flags().StringVar(&split, "split", corpus.Dev, "split (or JSONL file) to measure on: never one trained or tuned on")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "orders the training examples into cross-validation folds")
 	cmd.Flags().IntVar(&rounds, "rounds", 9, "passes over the split for each throughput figure (the median pass is reported)")
+	cmd.Flags().StringSliceVar(&holdOut, "hold-out", nil, "services to leave out of training, given only their handwritten phrases: "+strings.Join(topics.HandwrittenLabels(), ", "))
 	cmd.Flags().BoolVar(&shift, "shift", false, "measure generalisation on the training split alone (held-out intents), nothing else")
 	cmd.Flags().Float64Var(&regularization, "regularization", 0, "with --shift: the penalty to train with (0: chosen by cross-validation)")
 	cmd.Flags().IntVar(&minDocuments, "min-documents", 0, "with --shift: a term is a feature when this many conversations have it (0: the default)")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/pipeline/analysis"
@@ -16,9 +17,44 @@ import (
 )
 
 // Handwritten are topics for services the training split has no dialogue
-// of (sgd-train has no Alarm dialogues), so nothing could be mined or
-// trained: the obvious words, written by hand.
-var Handwritten = []mining.Topic{{Label: "Alarm", Phrases: []string{"alarm", "alarms", "wake me up"}}}
+// of (sgd-train has no Alarm dialogues), or that a measurement holds out of
+// training (HoldOut), so nothing could be mined or trained: a name and at
+// most five obvious phrases, written by hand as a user would add a topic,
+// without reading the dialogues they are measured on.
+var Handwritten = []mining.Topic{
+	{Label: "Alarm", Phrases: []string{"alarm", "alarms", "wake me up"}},
+	{Label: "Buses", Phrases: []string{"bus", "buses", "by bus", "bus ticket", "bus station"}},
+	{Label: "RentalCars", Phrases: []string{"rental car", "rent a car", "car rental", "rental cars", "hire a car"}},
+}
+
+// HandwrittenLabels are the labels of the handwritten topics.
+func HandwrittenLabels() []string {
+	var out []string
+	for _, h := range Handwritten {
+		out = append(out, h.Label)
+	}
+	return out
+}
+
+// HoldOut leaves out of a training split every dialogue of the services,
+// each of which must have a handwritten topic to stand for it.
+func HoldOut(train []corpus.Dialogue, services []string) ([]corpus.Dialogue, error) {
+	if len(services) == 0 {
+		return train, nil
+	}
+	for _, s := range services {
+		if !slices.Contains(HandwrittenLabels(), s) {
+			return nil, fmt.Errorf("no handwritten topic for %q to hold out: one of %s", s, strings.Join(HandwrittenLabels(), ", "))
+		}
+	}
+	var out []corpus.Dialogue
+	for _, d := range train {
+		if !slices.ContainsFunc(d.Services, func(s string) bool { return slices.Contains(services, s) }) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
 
 // Build mines phrase topics from train (settings tuned on a held-out fifth
 // of it) and adds the handwritten topics of services it lacks.

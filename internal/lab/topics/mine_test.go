@@ -113,3 +113,26 @@ func BenchmarkTrainTopics(b *testing.B) {
 		b.ReportMetric(f1, "dev-macro-F1")
 	}
 }
+
+// Holding services out drops every dialogue that has one of them, and
+// refuses a service with no handwritten topic to stand for it.
+func TestHoldOut(t *testing.T) {
+	t.Parallel()
+	train := []corpus.Dialogue{dialogue("Buses", "a bus"), dialogue("Hotels", "a room"),
+		{ID: "both", Services: []string{"Hotels", "RentalCars"}}, dialogue("RentalCars", "a car")}
+	got, err := HoldOut(train, []string{"Buses", "RentalCars"})
+	if err != nil || len(got) != 1 || got[0].Services[0] != "Hotels" {
+		t.Fatalf("%+v, %v: want the Hotels dialogue alone", got, err)
+	}
+	if same, err := HoldOut(train, nil); err != nil || len(same) != len(train) {
+		t.Fatalf("no services held out: %d dialogues, %v", len(same), err)
+	}
+	if _, err := HoldOut(train, []string{"Hotels"}); err == nil || !strings.Contains(err.Error(), `"Hotels"`) {
+		t.Fatalf("Hotels has no handwritten topic: %v", err)
+	}
+	for _, h := range Handwritten {
+		if len(h.Phrases) > 5 {
+			t.Errorf("%s has %d phrases: a user's topic is a name and at most five", h.Label, len(h.Phrases))
+		}
+	}
+}
