@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -71,9 +70,6 @@ func serveCommand(cfg *Config) *cobra.Command {
 	return cmd
 }
 
-// serveGCPercent is the server's GOGC when the environment sets none.
-const serveGCPercent = 200
-
 func serve(ctx context.Context, cfg *Config) error {
 	maxUpload, err := cfg.validate()
 	if err != nil {
@@ -81,13 +77,6 @@ func serve(ctx context.Context, cfg *Config) error {
 	}
 	level, _ := parseLevel(cfg.LogLevel)
 	log := newLogger(os.Stderr, level, cfg.LogFormat)
-	if os.Getenv("GOGC") == "" {
-		// Ingest allocates a batch's rows and files at a high rate: letting
-		// the heap grow further between collections trades some memory for
-		// less of ingest's CPU spent collecting (measured in
-		// docs/perf/2026-11-27-ingest-overlap.md). GOGC overrides it.
-		debug.SetGCPercent(serveGCPercent)
-	}
 	if cfg.CPUProfile != "" {
 		stopProfile, err := StartCPUProfile(cfg.CPUProfile)
 		if err != nil {
