@@ -344,8 +344,6 @@ func (j *Ingest) analyze(ctx context.Context, r *pipeline.Result) error {
 	if j.Analyzer == nil {
 		return nil
 	}
-	release := cores.Take(ctx)
-	defer release()
 	var err error
 	r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch)
 	return err

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/earshot/earshot/internal/cores"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
@@ -145,6 +146,13 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 		if err != nil {
 			return failed, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
 		}
+		// A conversation is classified on one of the context's cores,
+		// unless a classifier of the set waits on the network (an LLM):
+		// a core held while waiting would idle the job's other work.
+		release := func() {}
+		if !s.set.WaitsOnNetwork() {
+			release = cores.Take(ctx)
+		}
 		if len(s.set.Classifiers) > 0 {
 			segs := make([]lake.Segment, len(segments[row.ID]))
 			for j, i := range segments[row.ID] {
@@ -172,6 +180,7 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 				redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
 			}
 		}
+		release()
 	}
 	return failed, nil
 }

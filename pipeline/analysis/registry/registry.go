@@ -103,6 +103,7 @@ type Set struct {
 	indexOf     []int // classifier → its place in the phrase index, or -1
 	models      *trained.Index
 	modelOf     []int // classifier → its place in the models' index, or -1
+	waits       bool  // a classifier waits on the network (an LLM)
 }
 
 // NewSet builds the shared phrase index and trained models' index of the
@@ -113,6 +114,7 @@ func NewSet(cs []*Compiled) *Set {
 	var models []*trained.Model
 	for i, c := range cs {
 		s.indexOf[i], s.modelOf[i] = -1, -1
+		s.waits = s.waits || c.Type == analysis.TypeLLM
 		switch {
 		case c.phrase != nil:
 			s.indexOf[i] = len(phrases)
@@ -126,6 +128,10 @@ func NewSet(cs []*Compiled) *Set {
 	s.models = trained.NewIndex(models)
 	return s
 }
+
+// WaitsOnNetwork reports whether evaluating the set waits on the network
+// (an LLM classifier), not only on the CPU.
+func (s *Set) WaitsOnNetwork() bool { return s.waits }
 
 // Outcome is one classifier's result for a conversation, or why it has
 // none.

@@ -67,6 +67,10 @@ func TestSetEvaluate(t *testing.T) {
 	if got["cancel"] != "true" || got["refund"] != "false" || got["inbound"] != "true" || got["llm"] != "error" {
 		t.Fatalf("%v", got)
 	}
+	// The set with the LLM classifier waits on the network; without it, not.
+	if !NewSet(cs).WaitsOnNetwork() || NewSet(cs[:3]).WaitsOnNetwork() {
+		t.Errorf("waits on the network: with an LLM %v, without %v", NewSet(cs).WaitsOnNetwork(), NewSet(cs[:3]).WaitsOnNetwork())
+	}
 }
 
 // Every classifier type of the contract has its engine, and only those do.
