@@ -338,23 +338,18 @@ const RowGroupRows = 10_240
 // (cheap to write, small to read), row groups of RowGroupRows,
 // dictionaries only where values repeat.
 func writeParquet(w io.Writer, rec arrow.RecordBatch) error {
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithMaxRowGroupLength(RowGroupRows),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
 		parquet.WithDictionaryDefault(false),
-		parquet.WithDictionaryFor("org_id", true),
-		parquet.WithDictionaryFor("run_id", true),
-		parquet.WithDictionaryFor("speaker", true),
-		parquet.WithDictionaryFor("media_type", true),
-		parquet.WithDictionaryFor("classifier_id", true),
-		parquet.WithDictionaryFor("model_id", true),
-		parquet.WithDictionaryFor("classifier_type", true),
-		parquet.WithDictionaryFor("category_name", true),
-		parquet.WithDictionaryFor("event_type", true),
-		parquet.WithDictionaryFor("result", true),
-	)
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	}
+	for _, name := range dictionaryColumns {
+		opts = append(opts, parquet.WithDictionaryFor(name, true))
+	}
+	rec = withDictionaries(rec)
+	defer rec.Release()
+	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return err
 	}
@@ -363,6 +358,74 @@ func writeParquet(w io.Writer, rec arrow.RecordBatch) error {
 		return err
 	}
 	return fw.Close()
+}
+
+// dictionaryColumns are the columns of few distinct values, dictionary
+// encoded in the files.
+var dictionaryColumns = []string{"org_id", "run_id", "speaker", "media_type", "classifier_id", "model_id", "classifier_type",
+	"category_name", "event_type", "result"}
+
+var dictionaryType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+// withDictionaries is rec (retained once more) with its dictionary
+// columns of strings as Arrow dictionary arrays: the Parquet writer then
+// takes each file's few values and their indices as they are, instead of
+// looking every value up in its own table (which allocates for each).
+func withDictionaries(rec arrow.RecordBatch) arrow.RecordBatch {
+	fields := slices.Clone(rec.Schema().Fields())
+	cols := slices.Clone(rec.Columns())
+	var built []arrow.Array
+	for i, f := range fields {
+		strs, ok := cols[i].(*array.String)
+		if !ok || !slices.Contains(dictionaryColumns, f.Name) {
+			continue
+		}
+		cols[i] = dictionaryOf(strs)
+		built = append(built, cols[i])
+		fields[i].Type = dictionaryType
+	}
+	if len(built) == 0 {
+		rec.Retain()
+		return rec
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
+	for _, a := range built {
+		a.Release() // the record holds them
+	}
+	return out
+}
+
+// dictionaryOf is strs as a dictionary array: its distinct values in order
+// of first appearance, and each row's index into them.
+func dictionaryOf(strs *array.String) arrow.Array {
+	indices := array.NewInt32Builder(memory.DefaultAllocator)
+	defer indices.Release()
+	values := array.NewStringBuilder(memory.DefaultAllocator)
+	defer values.Release()
+	indices.Reserve(strs.Len())
+	index := map[string]int32{}
+	last, lastIndex := "", int32(-1)
+	for i := range strs.Len() {
+		if strs.IsNull(i) {
+			indices.AppendNull()
+			continue
+		}
+		v := strs.Value(i)
+		if lastIndex < 0 || v != last {
+			k, ok := index[v]
+			if !ok {
+				k = int32(len(index))
+				index[v] = k
+				values.Append(v)
+			}
+			last, lastIndex = v, k
+		}
+		indices.Append(lastIndex)
+	}
+	idx, dict := indices.NewArray(), values.NewArray()
+	defer idx.Release()
+	defer dict.Release()
+	return array.NewDictionaryArray(dictionaryType, idx, dict)
 }
 
 var (

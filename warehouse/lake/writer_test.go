@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -201,5 +204,35 @@ func TestSortRowsIsStable(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a2 a4 a6 b1 b3 c5" {
 		t.Fatalf("order %v", got)
+	}
+}
+
+// A dictionary column holds each distinct value once, in order of first
+// appearance, and every row's index into them; nulls stay null.
+func TestDictionaryOf(t *testing.T) {
+	t.Parallel()
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	for _, v := range []string{"b", "b", "", "a", "b", "a"} {
+		if v == "" {
+			b.AppendNull()
+		} else {
+			b.Append(v)
+		}
+	}
+	strs := b.NewStringArray()
+	defer strs.Release()
+	dict := dictionaryOf(strs).(*array.Dictionary)
+	defer dict.Release()
+	var got []string
+	for i := range dict.Len() {
+		if dict.IsNull(i) {
+			got = append(got, "null")
+			continue
+		}
+		got = append(got, dict.Dictionary().(*array.String).Value(dict.GetValueIndex(i)))
+	}
+	if strings.Join(got, " ") != "b b null a b a" || dict.Dictionary().Len() != 2 {
+		t.Fatalf("rows %v, %d distinct values", got, dict.Dictionary().Len())
 	}
 }
