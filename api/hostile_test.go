@@ -40,7 +40,7 @@ type operation struct {
 }
 
 func documentedOperations(t *testing.T) []operation {
-	doc, err := openapi3.NewLoader().LoadFromData(openAPIJSON)
+	doc, err := openapi3.NewLoader().LoadFromData(openAPIJSON())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	_ "embed"
 	"net/http"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 	"sigs.k8s.io/yaml"
@@ -14,17 +15,19 @@ import (
 //go:embed openapi.yaml
 var openAPIYAML []byte
 
-// openAPIJSON is the document as served, converted once.
-var openAPIJSON = func() []byte {
+// openAPIJSON is the document as served, converted on first use: at
+// package start it would delay every command of the binary, not only the
+// server.
+var openAPIJSON = sync.OnceValue(func() []byte {
 	doc, err := yaml.YAMLToJSON(openAPIYAML)
 	if err != nil {
 		panic("api/openapi.yaml is not valid YAML: " + err.Error())
 	}
 	return doc
-}()
+})
 
 // openAPI is GET /swagger/v1/swagger.json.
 func (s *Server) openAPI(c *gin.Context) error {
-	c.Data(http.StatusOK, "application/json", openAPIJSON)
+	c.Data(http.StatusOK, "application/json", openAPIJSON())
 	return nil
 }

@@ -182,7 +182,7 @@ var (
 // must match the schema. Every test request so keeps the document true.
 func checkAgainstDocument(req *http.Request, rec *httptest.ResponseRecorder) error {
 	docOnce.Do(func() {
-		doc, err := openapi3.NewLoader().LoadFromData(openAPIJSON)
+		doc, err := openapi3.NewLoader().LoadFromData(openAPIJSON())
 		if err != nil {
 			docErr = err
 			return
