@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +36,7 @@ import (
 // directory, a server, the starter classifiers, archives uploaded through
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
-	var archives, chats int
+	var archives, chats, runs int
 	var keep, baseline, format, workerList, profile string
 	cmd := &cobra.Command{
 		Use:   "ingest",
@@ -47,7 +49,9 @@ and current resident memory. --baseline runs the same with another earshot
 binary (an earlier release) and prints both. --workers 1,2,all runs it once per
 number of ingest workers (all: the machine's cores), each on a fresh server,
 and prints the scaling: the speed-up over the first, and the server's CPU
-per 10,000 chats.`,
+per 10,000 chats. --runs N repeats every run N times, the binaries and counts
+of workers taking turns, and prints the median run with the range of rates: a
+busy machine's figures move from run to run.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			self, err := os.Executable()
@@ -66,27 +70,44 @@ per 10,000 chats.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tspeed-up\tserver CPU\tCPU / 10k chats\tserver peak RSS\tserver RSS after\t")
-			for _, bin := range binaries {
-				var first time.Duration
-				for _, n := range workers {
-					data := keep
-					if data == "" || bin[1] != self || len(workers) > 1 {
-						dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
-						if err != nil {
-							return err
+			if runs < 1 {
+				return fmt.Errorf("--runs must be at least 1")
+			}
+			// Runs alternate between the binaries and the counts of workers,
+			// so that a machine that slows down meanwhile slows each alike.
+			results := make([][][]ingestResult, len(binaries))
+			for b := range binaries {
+				results[b] = make([][]ingestResult, len(workers))
+			}
+			for range runs {
+				for b, bin := range binaries {
+					for w, n := range workers {
+						data := keep
+						if data == "" || bin[1] != self || len(workers) > 1 || runs > 1 {
+							dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
+							if err != nil {
+								return err
+							}
+							defer os.RemoveAll(dir)
+							data = dir
 						}
-						defer os.RemoveAll(dir)
-						data = dir
+						var serverFlags []string
+						if profile != "" && bin[1] == self {
+							serverFlags = []string{"--cpu-profile", fmt.Sprintf("%s.%d", profile, n)}
+						}
+						res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr(), serverFlags...)
+						if err != nil {
+							return fmt.Errorf("%s: %w", bin[0], err)
+						}
+						results[b][w] = append(results[b][w], res)
 					}
-					var serverFlags []string
-					if profile != "" && bin[1] == self {
-						serverFlags = []string{"--cpu-profile", fmt.Sprintf("%s.%d", profile, n)}
-					}
-					res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr(), serverFlags...)
-					if err != nil {
-						return fmt.Errorf("%s: %w", bin[0], err)
-					}
+				}
+			}
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tserver peak RSS\tserver RSS after\t")
+			for b, bin := range binaries {
+				var first time.Duration
+				for w, n := range workers {
+					res, lo, hi := medianRun(results[b][w])
 					if first == 0 {
 						first = res.wall
 					}
@@ -94,8 +115,8 @@ per 10,000 chats.`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin[0], label, res.conversations, archives,
-						res.wall.Seconds(), float64(res.conversations)/res.wall.Seconds(), first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin[0], label, res.conversations, archives,
+						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
 						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.peakRSS>>20, res.rss>>20)
 				}
 			}
@@ -109,6 +130,7 @@ per 10,000 chats.`,
 	cmd.Flags().StringVar(&format, "format", "tar", "archive format: tar or zip")
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
+	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each binary and count of workers, alternating; the median run (by wall time) is printed, with the range")
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS (go tool pprof)")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
@@ -140,6 +162,17 @@ type ingestResult struct {
 	conversations int64
 	wall, cpu     time.Duration // cpu: the server's, user and system
 	peakRSS, rss  int64
+}
+
+// rate is the run's conversations per second.
+func (r ingestResult) rate() float64 { return float64(r.conversations) / r.wall.Seconds() }
+
+// medianRun is the run of median wall time (the slower of the middle two
+// of an even count), with the lowest and highest rates of all.
+func medianRun(runs []ingestResult) (median ingestResult, lo, hi float64) {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b ingestResult) int { return cmp.Compare(a.wall, b.wall) })
+	return sorted[len(sorted)/2], sorted[len(sorted)-1].rate(), sorted[0].rate()
 }
 
 // benchIngest runs the benchmark on a server with workers ingest workers
