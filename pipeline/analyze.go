@@ -149,9 +149,9 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 		// A conversation is classified on one of the context's cores,
 		// unless a classifier of the set waits on the network (an LLM):
 		// a core held while waiting would idle the job's other work.
-		release := func() {}
+		var core *cores.Pool
 		if !s.set.WaitsOnNetwork() {
-			release = cores.Take(ctx)
+			core = cores.Take(ctx)
 		}
 		if len(s.set.Classifiers) > 0 {
 			segs := make([]lake.Segment, len(segments[row.ID]))
@@ -180,7 +180,7 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 				redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
 			}
 		}
-		release()
+		core.Release()
 	}
 	return failed, nil
 }

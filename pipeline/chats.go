@@ -118,9 +118,9 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		go func() {
 			defer wg.Done()
 			for sl := range work {
-				release := cores.Take(walkCtx)
+				core := cores.Take(walkCtx)
 				sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
-				release()
+				core.Release()
 				sl.entry.Data = nil // done with the bytes
 				sl.part.parsed.Done()
 			}

@@ -26,13 +26,21 @@ func With(ctx context.Context, p *Pool) context.Context {
 	return context.WithValue(ctx, poolKey{}, p)
 }
 
-// Take waits for one of the context's cores and returns the function that
-// gives it back; with no pool in the context it returns at once.
-func Take(ctx context.Context) (release func()) {
+// Take waits for one of the context's cores; Release on what it returns
+// gives it back. With no pool in the context it returns nil at once, whose
+// Release does nothing. (A pool and its method, not a func: a returned
+// closure would cost an allocation for every unit of work.)
+func Take(ctx context.Context) *Pool {
 	p, _ := ctx.Value(poolKey{}).(*Pool)
-	if p == nil {
-		return func() {}
+	if p != nil {
+		p.slots <- struct{}{}
 	}
-	p.slots <- struct{}{}
-	return func() { <-p.slots }
+	return p
+}
+
+// Release gives back a core Take took from p.
+func (p *Pool) Release() {
+	if p != nil {
+		<-p.slots
+	}
 }

@@ -301,8 +301,7 @@ func Path(table, org, date, runID, fileID string) string {
 // encode builds a file's rows and encodes them as Parquet, on one of the
 // context's cores (the CPU-bound part of writing a file).
 func encode(ctx context.Context, job fileJob) ([]byte, error) {
-	release := cores.Take(ctx)
-	defer release()
+	defer cores.Take(ctx).Release()
 	rec := job.build()
 	defer rec.Release()
 	var buf bytes.Buffer

@@ -20,6 +20,7 @@
 package numbers
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func Read(token func(i int) (string, bool)) (digits string, used int) {
 	// "point", then "percent".
 	ends := func(i int) (string, int) {
 		flush()
-		if t, _ := token(i); t == "point" && !strings.Contains(string(out), ".") {
+		if t, _ := token(i); t == "point" && bytes.IndexByte(out, '.') < 0 {
 			var decimals []byte
 			k := i + 1
 			for ; ; k++ {
@@ -198,7 +199,7 @@ func Read(token func(i int) (string, bool)) (digits string, used int) {
 // isNumeral reports whether a token is a numeral with marks (a decimal
 // point, thousands separators, a percent sign), well formed or not.
 func isNumeral(t string) bool {
-	return t != "" && t[0] >= '0' && t[0] <= '9' && strings.ContainsAny(t, ".,%")
+	return StartsNumber(t) && strings.ContainsAny(t, ".,%")
 }
 
 // numeral is a written numeral's canonical form: thousands separators
@@ -272,9 +273,6 @@ func Canonical(tokens []string) []string {
 	}
 	return out
 }
-
-// IsDigits reports whether a token is a number written in digits.
-func IsDigits(token string) bool { return isDigits(token) }
 
 // IsNumber reports whether a token is a number's canonical form (see
 // Read): digits, maybe decimals, maybe a percent sign.
