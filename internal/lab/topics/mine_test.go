@@ -101,7 +101,7 @@ func BenchmarkTrainTopics(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric((cpuTime() - began).Seconds(), "cpu-s")
-		set, err := Set(TrainedClassifiers(models))
+		set, err := Set(TrainedClassifiers(models, false))
 		if err != nil {
 			b.Fatal(err)
 		}

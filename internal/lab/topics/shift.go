@@ -39,7 +39,7 @@ func Shift(w io.Writer, train []corpus.Dialogue, opt trained.Options) error {
 		if err != nil {
 			return err
 		}
-		set, err := Set(TrainedClassifiers(models))
+		set, err := Set(TrainedClassifiers(models, false))
 		if err != nil {
 			return err
 		}

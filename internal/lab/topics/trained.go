@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
@@ -20,8 +21,10 @@ func Examples(dialogues []corpus.Dialogue) []trained.Example {
 
 // TrainedClassifiers are the models as classifiers named after their
 // labels, with the handwritten topics of services no model was trained
-// for.
-func TrainedClassifiers(models []*trained.Model) []registry.Classifier {
+// for; with take, those topics take their conversations from the models
+// (takesFromTrained), as a user adding a topic beside trained ones would
+// set them.
+func TrainedClassifiers(models []*trained.Model, take bool) []registry.Classifier {
 	var cs []registry.Classifier
 	for _, m := range models {
 		cs = append(cs, registry.Classifier{ID: m.Label, Name: m.Label, Type: analysis.TypeCoreModel, Category: "Topics", Definition: m.Definition()})
@@ -30,7 +33,25 @@ func TrainedClassifiers(models []*trained.Model) []registry.Classifier {
 		return slices.ContainsFunc(models, func(m *trained.Model) bool { return m.Label == label })
 	}
 	for _, t := range handwrittenBesides(trainedFor) {
-		cs = append(cs, Classifier(t))
+		c := Classifier(t)
+		if take {
+			c.Definition = takingFromTrained(c.Definition)
+		}
+		cs = append(cs, c)
 	}
 	return cs
+}
+
+// takingFromTrained is a phrase rule's definition with takesFromTrained.
+func takingFromTrained(def json.RawMessage) json.RawMessage {
+	var fields map[string]any
+	if err := json.Unmarshal(def, &fields); err != nil {
+		panic(err) // a definition this package wrote
+	}
+	fields["takesFromTrained"] = true
+	out, err := json.Marshal(fields)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }

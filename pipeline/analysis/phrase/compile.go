@@ -30,6 +30,10 @@ type Classifier struct {
 	phrases []string
 	// withoutPhrases is the result when none of its phrases is found.
 	withoutPhrases bool
+	// takesFromTrained: where the classifier is true, trained models of
+	// its category keep their label only from their sure level
+	// (registry.Set).
+	takesFromTrained bool
 	// single is the classifier's own index, for Evaluate outside a set;
 	// built on first use (a set builds one index for all its classifiers).
 	single func() *Index
@@ -64,7 +68,7 @@ func key(tokens []string) string { return " " + strings.Join(tokens, " ") + " " 
 
 // Compile validates and compiles a definition:
 //
-//	{"operator": "ALL"|"ANY", "groups": [{"operator": "ALL"|"ANY", "rules": [
+//	{"operator": "ALL"|"ANY", "takesFromTrained": false, "groups": [{"operator": "ALL"|"ANY", "rules": [
 //	  {"phrases": [...], "match": "contains"|"exact"|"startsWith", "speaker": "Agent"|"Customer"|"Any",
 //	   "negate": false, "window": {...}, "near": {"phrases": [...], "maxWords": 5}}]}]}
 //
@@ -74,10 +78,13 @@ func Compile(raw []byte) (*Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := def.Allow("operator", "groups"); err != nil {
+	if err := def.Allow("operator", "takesFromTrained", "groups"); err != nil {
 		return nil, err
 	}
 	c := &Classifier{}
+	if c.takesFromTrained, err = def.Bool("takesFromTrained"); err != nil {
+		return nil, err
+	}
 	ids := map[string]int{}
 	phraseIDs := func(list []string, path ...any) ([]int, error) {
 		var out []int
@@ -202,3 +209,9 @@ func compileRule(r *analysis.Object, phraseIDs func([]string, ...any) ([]int, er
 	}
 	return cr, nil
 }
+
+// TakesFromTrained reports whether, where the classifier is true, trained
+// models of its category keep their label only from their sure level: a
+// topic a user wrote takes its conversations from trained neighbours that
+// merely resemble it.
+func (c *Classifier) TakesFromTrained() bool { return c.takesFromTrained }

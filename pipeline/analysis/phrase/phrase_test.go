@@ -191,6 +191,7 @@ func TestDefinitionErrors(t *testing.T) {
 		{`{"groups":[{"rules":[{"phrases":["a"],"near":{"phrases":["b"]}}]}]}`, "definition.groups[0].rules[0].near.maxWords", "is required"},
 		{`{"groups":[{"rules":[{"phrases":["a"],"match":"exact","near":{"phrases":["b"],"maxWords":2}}]}]}`, "definition.groups[0].rules[0].near", "needs match"},
 		{`{"groups":[{"rules":[{"phrases":["a"],"negate":"yes"}]}]}`, "definition.groups[0].rules[0].negate", "true or false"},
+		{`{"takesFromTrained":1,"groups":[{"rules":[{"phrases":["a"]}]}]}`, "definition.takesFromTrained", "true or false"},
 		{`{"groups":[{"rules":[{"phrases":["a"]}]}]} {}`, "definition", "one JSON object"},
 	} {
 		_, err := Compile([]byte(tt.def))

@@ -1,7 +1,8 @@
 // Package registry compiles classifier definitions into their engines by
 // classifier type, and evaluates an organization's set of classifiers over
 // a conversation, the phrase classifiers sharing one pass over the text and
-// the trained models another.
+// the trained models another; a topic a user wrote may take its
+// conversations from trained models (yield.go).
 package registry
 
 import (
@@ -104,6 +105,8 @@ type Set struct {
 	models      *trained.Index
 	modelOf     []int // classifier → its place in the models' index, or -1
 	waits       bool  // a classifier waits on the network (an LLM)
+	claims      []int // phrase rules that take from trained models (yield.go)
+	yields      []int // trained models that can yield to them
 }
 
 // NewSet builds the shared phrase index and trained models' index of the
@@ -126,6 +129,7 @@ func NewSet(cs []*Compiled) *Set {
 	}
 	s.index = phrase.NewIndex(phrases)
 	s.models = trained.NewIndex(models)
+	s.claimsAndYields()
 	return s
 }
 
@@ -173,6 +177,7 @@ func (s *Set) EvaluateInto(ctx context.Context, conv *analysis.Conversation, out
 		}
 		out[i] = Outcome{Classifier: c, Result: res, Err: err} // one write: each costs a write barrier while the GC runs
 	}
+	s.yield(out)
 	if hits != nil {
 		s.index.Release(hits)
 	}

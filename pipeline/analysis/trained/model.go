@@ -27,7 +27,12 @@ type Model struct {
 	Bias    float64            `json:"bias"`
 	Weights map[string]float64 `json:"weights"`
 	// Threshold is the probability from which the result is true.
-	Threshold  float64    `json:"threshold"`
+	Threshold float64 `json:"threshold"`
+	// Sure is the probability from which the label stands even where a
+	// topic a user wrote claims the conversation (a phrase rule with
+	// takesFromTrained); below it the model yields. Zero (definitions
+	// trained before it existed): the model never yields.
+	Sure       float64    `json:"sure,omitempty"`
 	Evaluation Evaluation `json:"evaluation"`
 	Training   Training   `json:"training"`
 
@@ -71,7 +76,7 @@ func (m *Model) Definition() json.RawMessage {
 // Compile reads a model from its definition (analysis.Decode's object,
 // model "trained").
 func Compile(def *analysis.Object) (*Model, error) {
-	if err := def.Allow("model", "label", "bias", "weights", "threshold", "evaluation", "training"); err != nil {
+	if err := def.Allow("model", "label", "bias", "weights", "threshold", "sure", "evaluation", "training"); err != nil {
 		return nil, err
 	}
 	label, err := def.String("label", "")
@@ -99,7 +104,14 @@ func Compile(def *analysis.Object) (*Model, error) {
 	if weights == nil {
 		return nil, analysis.Invalid("is required: term → weight", def.Path, "weights")
 	}
+	sure, err := def.Number("sure", 0, 1)
+	if err != nil {
+		return nil, err
+	}
 	m := &Model{Label: label, Bias: *bias, Threshold: *threshold, Weights: map[string]float64{}}
+	if sure != nil {
+		m.Sure = *sure
+	}
 	for _, term := range weights.Keys() {
 		w, err := weights.Number(term, -1e6, 1e6)
 		if err != nil {

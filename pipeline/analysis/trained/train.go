@@ -270,7 +270,7 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		return nil, fmt.Errorf("label %q: %w", label, err)
 	}
 	m := &Model{
-		Label: label, Bias: round(bias), Threshold: round(best.threshold), Weights: prune(w, vocab, opt.MaxTerms),
+		Label: label, Bias: round(bias), Threshold: round(best.threshold), Sure: round(best.sure), Weights: prune(w, vocab, opt.MaxTerms),
 		Evaluation: Evaluation{Folds: opt.Folds, Examples: len(x), Positives: positives,
 			Precision: round(best.precision), Recall: round(best.recall), F1: round(best.f1)},
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
@@ -281,9 +281,11 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 
 // crossValidation is one penalty's out-of-fold result: the threshold that
 // gives the examples, each scored by the model of the folds without it,
-// their best F1, and the figures there.
+// their best F1, and the figures there; and the level the model is sure
+// from (sureLevel).
 type crossValidation struct {
 	lambda, threshold     float64
+	sure                  float64
 	precision, recall, f1 float64
 	solutions             [][]float64 // each fold's weights and bias
 }
@@ -317,7 +319,30 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 		}
 	}
 	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(scores, y)
+	cv.sure = max(cv.threshold, sureLevel(scores, y))
 	return cv, nil
+}
+
+// SureShare is the share of a label's positives, each scored out of fold,
+// that score at least the model's sure level: a conversation scored there
+// looks like most of the label's conversations, not merely like some.
+const SureShare = 0.9
+
+// sureLevel is the out-of-fold score that SureShare of the positives
+// reach.
+func sureLevel(scores []float64, y []bool) float64 {
+	var positives []float64
+	for i, s := range scores {
+		if y[i] {
+			positives = append(positives, s)
+		}
+	}
+	if len(positives) == 0 {
+		return 0
+	}
+	slices.Sort(positives)
+	below := math.Floor((1-SureShare)*float64(len(positives)) + 1e-9) // the rest reach the level
+	return positives[int(below)]
 }
 
 // bestThreshold is the threshold of best F1 over scored examples: halfway

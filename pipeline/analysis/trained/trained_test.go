@@ -80,6 +80,9 @@ func TestTrainLearnsLabels(t *testing.T) {
 		if m.Evaluation.Folds != 5 || m.Evaluation.Examples != 300 || m.Evaluation.F1 < 0.95 {
 			t.Errorf("%s: evaluation %+v", m.Label, m.Evaluation)
 		}
+		if m.Sure < m.Threshold || m.Sure >= 1 {
+			t.Errorf("%s: sure from %v, threshold %v: sure is a level of the positives' scores, from the threshold", m.Label, m.Sure, m.Threshold)
+		}
 	}
 	if got := models[2].Evaluation.Positives; got != 120 {
 		t.Errorf("Hotels positives %d, want 120", got)
@@ -194,6 +197,7 @@ func TestCompileRefusesBadDefinitions(t *testing.T) {
 		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{"a":"x"}}`, "definition.weights.a: must be a number"},
 		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{},"evaluation":{"f1":3}}`, "definition.evaluation.f1: must be a number from 0 to 1"},
 		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"weights":{},"extra":1}`, "definition.extra: unknown field"},
+		{`{"model":"trained","label":"A","bias":0,"threshold":0.5,"sure":-0.1,"weights":{}}`, "definition.sure: must be a number from 0 to 1"},
 	} {
 		def, err := analysis.Decode([]byte(tc.def), "definition")
 		if err == nil {
@@ -359,4 +363,28 @@ func TestLabelledGzipBomb(t *testing.T) {
 	}
 	t.Logf("a %d KiB gzip expanding to %d MiB: %v; peak resident memory %.0f MiB over the %.0f MiB before",
 		gz.Len()>>10, expanded>>20, err, peak.Growth, peak.Resident-peak.Growth)
+}
+
+// The sure level is the out-of-fold score that SureShare of the positives
+// reach, whatever the negatives score.
+func TestSureLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		scores []float64
+		y      []bool
+		want   float64
+	}{
+		{"no positives", []float64{0.2, 0.9}, []bool{false, false}, 0},
+		{"one positive", []float64{0.7, 0.9}, []bool{true, false}, 0.7},
+		{"nine positives: all reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99}, []bool{true, true, true, true, true, true, true, true, true, false}, 0.1},
+		{"ten positives: nine reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}, []bool{true, true, true, true, true, true, true, true, true, true, false}, 0.2},
+		{"twenty positives: eighteen reach it", []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.81, 0.82, 0.83, 0.84, 0.85, 0.86, 0.87, 0.88, 0.89, 0.9, 0.91, 0.95},
+			[]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false}, 0.2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sureLevel(tc.scores, tc.y); got != tc.want {
+				t.Errorf("sure level %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
