@@ -30,6 +30,7 @@ type formView struct {
 	ModifiedOn    dates.Timestamp        `json:"modifiedOn"`
 	Modules       []quality.Module       `json:"modules"`
 	CustomerTypes []quality.CustomerType `json:"customerTypes"`
+	AutoScore     bool                   `json:"autoScore"`
 }
 
 func newFormView(f catalog.EvaluationForm) (formView, error) {
@@ -41,11 +42,13 @@ func newFormView(f catalog.EvaluationForm) (formView, error) {
 		def.CustomerTypes = []quality.CustomerType{}
 	}
 	return formView{ID: f.ID, Name: f.Name, Description: f.Description, IsActive: f.IsActive,
-		CreatedOn: dates.Timestamp(f.CreatedOn), ModifiedOn: dates.Timestamp(f.ModifiedOn), Modules: def.Modules, CustomerTypes: def.CustomerTypes}, nil
+		CreatedOn: dates.Timestamp(f.CreatedOn), ModifiedOn: dates.Timestamp(f.ModifiedOn), Modules: def.Modules, CustomerTypes: def.CustomerTypes,
+		AutoScore: def.AutoScore}, nil
 }
 
 // createForm is POST /Evaluations/Forms: name, description, modules (each
-// with questions and their answer tags) and customer types.
+// with questions and their answer tags, a question maybe bound to
+// classifiers), customer types, and autoScore.
 func (s *qualityAPI) createForm(c *gin.Context) error {
 	body, err := readBody(c)
 	if err != nil {
@@ -56,6 +59,9 @@ func (s *qualityAPI) createForm(c *gin.Context) error {
 	var def quality.Form
 	if !body.Decode("modules", &def.Modules) && !body.Has("modules") {
 		body.Fail("modules", "is required: the form's modules, each with its questions.")
+	}
+	if auto := body.Bool("autoScore"); auto != nil {
+		def.AutoScore = *auto
 	}
 	var customerTypes []string
 	body.Decode("customerTypes", &customerTypes)

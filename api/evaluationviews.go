@@ -29,7 +29,8 @@ type evaluationView struct {
 	evaluationParties
 	Status string   `json:"status"`
 	FormID string   `json:"formId"`
-	Score  *float64 `json:"score"` // the whole form's weighted percentage
+	Score  *float64 `json:"score"`  // the whole form's weighted percentage
+	Source string   `json:"source"` // Human, or Auto: answered by classifiers
 }
 
 // evaluationParties are who and what an evaluation is about; the
@@ -161,7 +162,7 @@ func (s *qualityAPI) readEvaluationPage(ctx context.Context, org string, list []
 			}
 			agents[a.ID] = &evaluationAgent{ID: a.ID, AgentCode: a.AgentCode, FirstName: a.FirstName, LastName: a.LastName, AgentEmail: a.AgentEmail}
 		}
-		if _, seen := analysts[e.AnalystID]; !seen {
+		if _, seen := analysts[e.AnalystID]; !seen && e.AnalystID != "" { // an Auto evaluation has no analyst
 			u, err := s.deps.People.User(ctx, org, e.AnalystID)
 			switch {
 			case errors.Is(err, catalog.ErrNotFound): // the analyst was deleted: the evaluation shows none
@@ -212,7 +213,7 @@ func (p *evaluationPage) view(e catalog.Evaluation) evaluationView {
 	}
 	v := evaluationView{ID: e.ID, EvaluationNumber: e.Number, AssignedDate: stampOf(e.AssignedOn),
 		ModifiedOn: dates.Timestamp(e.ModifiedOn), Questions: []questionView{}, evaluationParties: p.parties[e.ID],
-		Status: e.Status, FormID: e.FormID, Score: e.Score}
+		Status: e.Status, FormID: e.FormID, Score: e.Score, Source: e.Source}
 	if e.SubmittedOn != nil {
 		v.SubmittedDate = stampOf(*e.SubmittedOn)
 	}
@@ -287,6 +288,7 @@ func (s *qualityAPI) readEvaluationFilter(c *gin.Context, withHierarchy bool) (c
 		errs.add("EndDate", "must not be before StartDate.")
 	}
 	f.Status = errs.choice(get, "Status", catalog.EvaluationStatuses...)
+	f.Source = errs.choice(get, "Source", catalog.SourceHuman, catalog.SourceAuto)
 	if v, ok := get("LastId"); ok && v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

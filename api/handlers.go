@@ -21,7 +21,7 @@ type shared struct {
 
 func newShared(deps Deps, opts Options) *shared {
 	return &shared{deps: deps, opts: opts,
-		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Workflows: deps.Workflows, Users: deps.People, People: deps.People,
+		qa: qa.Service{Conversations: deps.Interactions, Evaluations: deps.Quality, Classifiers: deps.Classifiers, Workflows: deps.Workflows, Users: deps.People, People: deps.People,
 			Sampler: deps.Interactions, Sampling: opts.Sampling},
 		authoring: classifiers.Service{Store: deps.Classifiers, Compiler: deps.Compiler, Slots: deps.Evaluations, Jobs: deps.Jobs,
 			Conversations: deps.Interactions, Transcripts: deps.Results, Reviews: deps.Reviews, Hierarchy: deps.People},

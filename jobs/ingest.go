@@ -35,6 +35,12 @@ type BatchAnalyzer interface {
 	Analyze(ctx context.Context, b *lake.Batch) (failed int, err error)
 }
 
+// AutoScorer answers the auto-scored evaluation forms of a batch's
+// conversations from its classifier results (qa.AutoScorer).
+type AutoScorer interface {
+	Score(ctx context.Context, b *lake.Batch) ([]catalog.Evaluation, error)
+}
+
 // RecordingSilencer silences a call's recording where its transcript was
 // redacted (pipeline.Recordings).
 type RecordingSilencer interface {
@@ -67,6 +73,10 @@ type Ingest struct {
 	// Analyzer, when set, classifies what the processors produced, in the
 	// same worker and the same commit.
 	Analyzer BatchAnalyzer
+	// AutoScore, when set, answers the auto-scored evaluation forms on the
+	// conversations the Analyzer classified: their Auto evaluations are
+	// committed with them.
+	AutoScore AutoScorer
 	// Recordings, when set, silences in a call's kept original what the
 	// Analyzer's redaction took out of its transcript, before the commit.
 	Recordings RecordingSilencer
@@ -339,12 +349,16 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 	return fail(err, err.Error()), false
 }
 
-// analyze classifies a result's rows (when the job has an Analyzer).
+// analyze classifies a result's rows (when the job has an Analyzer), and
+// answers the auto-scored forms on them (when it has an AutoScorer).
 func (j *Ingest) analyze(ctx context.Context, r *pipeline.Result) error {
 	if j.Analyzer == nil {
 		return nil
 	}
 	var err error
-	r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch)
+	if r.ClassifierFailures, err = j.Analyzer.Analyze(ctx, &r.Batch); err != nil || j.AutoScore == nil {
+		return err
+	}
+	r.Outcome.Evaluations, err = j.AutoScore.Score(ctx, &r.Batch)
 	return err
 }

@@ -76,9 +76,9 @@ var extensions = map[string][]string{
 	// §5: a conversation still processing says so.
 	"GET /Conversations/Transcriptions/{conversationId}": {"status", "message"},
 	"POST /Conversations/Transcriptions":                 {"transcriptions.status", "transcriptions.message"},
-	// Evaluations: their status, form and score; the conversation's
+	// Evaluations: their status, form, score and source (Human or Auto); the conversation's
 	// metadata as /Metadata shows it.
-	"GET /Evaluations":         {"status", "formId", "score", "metadata.uploadId", "metadata.agentCode"},
+	"GET /Evaluations":         {"status", "formId", "score", "source", "metadata.uploadId", "metadata.agentCode"},
 	"GET /Evaluations/Modules": {"metadata.uploadId", "metadata.agentCode"},
 	// SCIM: the members RFC 7643 and 7644 require that the document
 	// leaves out — a list response's and a schema's "schemas" (RFC 7644

@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot/earshot/api"
 	"github.com/earshot/earshot/api/admin"
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
@@ -90,6 +91,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		Figures:    lk.reader,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions}, calls},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
+		AutoScore:  &qa.AutoScorer{Forms: cat.Evaluations},
 		Recordings: pipeline.Recordings{Open: bucket.Get, Store: bucket, Privacy: cat.Settings},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},

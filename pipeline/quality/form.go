@@ -17,10 +17,13 @@ const (
 )
 
 // Form is an evaluation form: its modules, and the customer types an
-// evaluation may name.
+// evaluation may name. With AutoScore, every processed conversation gets
+// an evaluation whose bound questions are answered by classifiers
+// (binding.go).
 type Form struct {
 	Modules       []Module       `json:"modules"`
 	CustomerTypes []CustomerType `json:"customerTypes"`
+	AutoScore     bool           `json:"autoScore,omitempty"`
 }
 
 // Module is a section of a form, scored on its own.
@@ -32,8 +35,8 @@ type Module struct {
 }
 
 // Question is one question of a module. A Tags question is answered by
-// choosing tags (one, or several when MultiSelect); a FillIn question by
-// text and is never scored.
+// choosing tags (one, or several when MultiSelect), or by classifiers
+// (its Binding); a FillIn question by text and is never scored.
 type Question struct {
 	ID          string  `json:"id"`
 	Text        string  `json:"questionText"`
@@ -46,6 +49,7 @@ type Question struct {
 	Category    string  `json:"category"`
 	MultiSelect bool    `json:"multiSelect"`
 	Tags        []Tag   `json:"tags"`
+	Binding
 }
 
 // Tag is a possible answer of a Tags question. ScoredValue nil is an
@@ -98,6 +102,9 @@ func (f *Form) Prepare(newID func() string) error {
 				return err
 			}
 		}
+	}
+	if f.AutoScore && !f.Bound() {
+		return fail("autoScore", "needs a question bound to a classifier (classifierId or classifierRule).")
 	}
 	seen := map[string]bool{}
 	for i := range f.CustomerTypes {
@@ -153,7 +160,7 @@ func prepareQuestion(q *Question, at string, order int, newID func() string) err
 			tag.TagType = "Answer"
 		}
 	}
-	return nil
+	return prepareBinding(q, at)
 }
 
 // Question finds a question by id, with its module.

@@ -63,6 +63,9 @@ type UploadOutcome struct {
 	// Appends: this run committed earlier parts of the upload; Children add
 	// to theirs instead of replacing the upload's chats.
 	Appends bool
+	// Evaluations are the Auto evaluations of the upload's conversations
+	// (with their answers): they replace the conversations' earlier ones.
+	Evaluations []Evaluation
 }
 
 // IngestCommit is everything one ingest batch commits at once.
@@ -114,6 +117,9 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM process_failures WHERE interaction_id IN
 			(SELECT id FROM interactions WHERE `+anyOf("upload_id")+`) OR `+anyOf("interaction_id"), list(replaced), list(ids)); err != nil {
+			return err
+		}
+		if err := c.replaceAutoEvaluations(ctx, tx, replaced, ids, ic.Outcomes, t); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE `+anyOf("upload_id"), list(replaced)); err != nil {

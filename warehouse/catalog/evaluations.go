@@ -25,11 +25,20 @@ const (
 	EvaluationNoValue        = "NoValue"
 	EvaluationPendingReview  = "PendingReview"
 	EvaluationReviewComplete = "ReviewComplete"
+	// EvaluationAutoScored is an Auto evaluation, answered by classifiers.
+	EvaluationAutoScored = "AutoScored"
 )
 
 // EvaluationStatuses is every status, in lifecycle order.
 var EvaluationStatuses = []string{EvaluationNotStarted, EvaluationInProgress, EvaluationCompleted, EvaluationNoValue,
-	EvaluationPendingReview, EvaluationReviewComplete}
+	EvaluationPendingReview, EvaluationReviewComplete, EvaluationAutoScored}
+
+// Sources of an evaluation: a person's, or answered by classifiers on
+// every processed conversation of an auto-scored form.
+const (
+	SourceHuman = "Human"
+	SourceAuto  = "Auto"
+)
 
 // EvaluationForm is a form as stored.
 type EvaluationForm struct {
@@ -43,7 +52,8 @@ type EvaluationForm struct {
 	ModifiedOn  time.Time
 }
 
-// Evaluation is an analyst's evaluation of a conversation for an agent.
+// Evaluation is an analyst's evaluation of a conversation for an agent,
+// or one answered by classifiers (Source Auto, no analyst).
 type Evaluation struct {
 	ID             string
 	OrgID          string
@@ -51,7 +61,8 @@ type Evaluation struct {
 	FormID         string
 	ConversationID string
 	AgentID        *string
-	AnalystID      string
+	AnalystID      string // "" for an Auto evaluation
+	Source         string
 	Status         string
 	CallSummary    *string
 	CustomerTypeID *string
@@ -76,6 +87,11 @@ type EvaluationAnswer struct {
 	FillIn        *string
 	Note          *string
 	WeightedScore *float64
+	// AutoTagIDs are what the classifiers answered (nil: a person's
+	// answer); TagIDs differ from them once a reviewer overrode the answer.
+	AutoTagIDs []string
+	ReviewedBy *string // who confirmed or overrode the auto answer
+	ReviewedOn *time.Time
 }
 
 // CreateForm stores a new form; a name the organization uses is
@@ -145,7 +161,7 @@ func one[T any](rows []T, err error) (T, error) {
 // CreateEvaluation assigns a new evaluation, numbered after the
 // organization's last one, status NotStarted.
 func (c *EvaluationStore) CreateEvaluation(ctx context.Context, e Evaluation) (Evaluation, error) {
-	e.ID, e.Status = NewID(), EvaluationNotStarted
+	e.ID, e.Status, e.Source = NewID(), EvaluationNotStarted, SourceHuman
 	e.AssignedOn, e.ModifiedOn = now(), now()
 	e.Answers = []EvaluationAnswer{}
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
@@ -164,6 +180,7 @@ func (c *EvaluationStore) CreateEvaluation(ctx context.Context, e Evaluation) (E
 type EvaluationFilter struct {
 	ModifiedFrom, ModifiedTo *time.Time
 	Status                   string
+	Source                   string // SourceHuman or SourceAuto; "" for both
 	IDs                      []string
 	ConversationIDs          []string
 	AnalystID                string
@@ -174,12 +191,12 @@ type EvaluationFilter struct {
 	Limit                    int
 }
 
-const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.status, e.call_summary,
+const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.source, e.status, e.call_summary,
 	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on`
 
 func scanEvaluation(s scanner) (Evaluation, error) {
 	var e Evaluation
-	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Status, &e.CallSummary,
+	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Source, &e.Status, &e.CallSummary,
 		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn)
 	e.AssignedOn, e.ModifiedOn, e.SubmittedOn = e.AssignedOn.UTC(), e.ModifiedOn.UTC(), stampPtr(e.SubmittedOn)
 	return e, err
@@ -203,6 +220,9 @@ func (c *EvaluationStore) Evaluations(ctx context.Context, orgID string, f Evalu
 	}
 	if f.Status != "" {
 		add("e.status = ?", f.Status)
+	}
+	if f.Source != "" {
+		add("e.source = ?", f.Source)
 	}
 	if f.IDs != nil {
 		add(anyOf("e.id"), list(f.IDs))
@@ -252,8 +272,8 @@ func (c *EvaluationStore) attachAnswers(ctx context.Context, orgID string, evalu
 		ids[i] = evaluations[i].ID
 		evaluations[i].Answers = []EvaluationAnswer{}
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT evaluation_id, question_id, answer_id, module_id, module_name, question_text, category, weight,
-		tag_ids, tag_values, fill_in, note, weighted_score FROM evaluation_answers WHERE org_id = ? AND `+anyOf("evaluation_id")+` ORDER BY evaluation_id, answer_id`, orgID, list(ids))
+	rows, err := c.db.QueryContext(ctx, `SELECT evaluation_id, `+answerColumns+` FROM evaluation_answers
+		WHERE org_id = ? AND `+anyOf("evaluation_id")+` ORDER BY evaluation_id, answer_id`, orgID, list(ids))
 	if err != nil {
 		return err
 	}
@@ -261,10 +281,15 @@ func (c *EvaluationStore) attachAnswers(ctx context.Context, orgID string, evalu
 	for rows.Next() {
 		var id string
 		var a EvaluationAnswer
+		var auto *strList
 		if err := rows.Scan(&id, &a.QuestionID, &a.AnswerID, &a.ModuleID, &a.ModuleName, &a.QuestionText, &a.Category, &a.Weight,
-			(*strList)(&a.TagIDs), (*strList)(&a.TagValues), &a.FillIn, &a.Note, &a.WeightedScore); err != nil {
+			(*strList)(&a.TagIDs), (*strList)(&a.TagValues), &a.FillIn, &a.Note, &a.WeightedScore, &auto, &a.ReviewedBy, &a.ReviewedOn); err != nil {
 			return err
 		}
+		if auto != nil {
+			a.AutoTagIDs = *auto
+		}
+		a.ReviewedOn = stampPtr(a.ReviewedOn)
 		e := &evaluations[byID[id]]
 		e.Answers = append(e.Answers, a)
 	}
@@ -328,18 +353,31 @@ func (c *EvaluationStore) SaveEvaluation(ctx context.Context, orgID, id string, 
 		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_answers WHERE org_id = ? AND evaluation_id = ?`, orgID, id); err != nil {
 			return err
 		}
-		for _, a := range ch.Answers {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_answers (evaluation_id, org_id, question_id, answer_id, module_id, module_name,
-				question_text, category, weight, tag_ids, tag_values, fill_in, note, weighted_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				id, orgID, a.QuestionID, a.AnswerID, a.ModuleID, a.ModuleName, a.QuestionText, a.Category, a.Weight,
-				strList(a.TagIDs), strList(a.TagValues), a.FillIn, a.Note, a.WeightedScore); err != nil {
-				return err
-			}
+		rows := make([][]any, len(ch.Answers))
+		for i, a := range ch.Answers {
+			rows[i] = answerRow(id, orgID, a)
 		}
-		return nil
+		return c.bulkInsert(ctx, tx, "evaluation_answers", answerInsertColumns, rows)
 	})
 	if err != nil {
 		return Evaluation{}, err
 	}
 	return c.Evaluation(ctx, orgID, id)
+}
+
+// answerColumns are an answer's columns as attachAnswers scans them.
+const answerColumns = `question_id, answer_id, module_id, module_name, question_text, category, weight,
+	tag_ids, tag_values, fill_in, note, weighted_score, auto_tag_ids, reviewed_by, reviewed_on`
+
+var answerInsertColumns = []string{"evaluation_id", "org_id", "question_id", "answer_id", "module_id", "module_name", "question_text",
+	"category", "weight", "tag_ids", "tag_values", "fill_in", "note", "weighted_score", "auto_tag_ids", "reviewed_by", "reviewed_on"}
+
+// answerRow is an answer's values in answerInsertColumns order.
+func answerRow(evaluationID, orgID string, a EvaluationAnswer) []any {
+	var auto any // NULL for a person's answer
+	if a.AutoTagIDs != nil {
+		auto = strList(a.AutoTagIDs)
+	}
+	return []any{evaluationID, orgID, a.QuestionID, a.AnswerID, a.ModuleID, a.ModuleName, a.QuestionText, a.Category, a.Weight,
+		strList(a.TagIDs), strList(a.TagValues), a.FillIn, a.Note, a.WeightedScore, auto, a.ReviewedBy, stampPtr(a.ReviewedOn)}
 }

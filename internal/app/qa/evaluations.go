@@ -182,24 +182,35 @@ func answerChange(form *quality.Form, in Answers) (catalog.EvaluationChange, err
 	if in.Answers == nil {
 		return change, nil
 	}
-	normalized, err := form.Normalize(in.Answers)
+	stored, score, err := storedAnswers(form, in.Answers)
 	if err != nil {
 		return change, err
 	}
+	change.Answers, change.Score = stored, &score
+	return change, nil
+}
+
+// storedAnswers are answers checked against the form and scored, as the
+// catalog keeps them, and the evaluation's score: the one formula of a
+// person's answers and of the classifiers'.
+func storedAnswers(form *quality.Form, answers []quality.Answer) ([]catalog.EvaluationAnswer, float64, error) {
+	normalized, err := form.Normalize(answers)
+	if err != nil {
+		return nil, 0, err
+	}
 	scores := form.Score(normalized)
-	change.Answers = make([]catalog.EvaluationAnswer, 0, len(normalized))
+	stored := make([]catalog.EvaluationAnswer, 0, len(normalized))
 	for _, a := range normalized {
 		module, question, _ := form.Question(a.QuestionID)
-		stored := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
+		answer := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
 			QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
 			TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
 		if ws, ok := scores.Questions[a.QuestionID]; ok {
-			stored.WeightedScore = &ws
+			answer.WeightedScore = &ws
 		}
-		change.Answers = append(change.Answers, stored)
+		stored = append(stored, answer)
 	}
-	change.Score = &scores.Overall
-	return change, nil
+	return stored, scores.Overall, nil
 }
 
 // submitChange is the change that submits an evaluation.

@@ -13,13 +13,24 @@ import (
 
 // CreateForm creates an evaluation form, if the actor manages
 // evaluations: the definition is checked and given its ids by the form's
-// rules (quality.Form.Prepare, an *invalid.Field naming its mistake).
+// rules (quality.Form.Prepare), and every classifier a question is bound
+// to must be one of the organization's (an *invalid.Field naming the
+// mistake).
 func (s Service) CreateForm(ctx context.Context, actor access.Actor, name, description string, def quality.Form) (catalog.EvaluationForm, error) {
 	if err := actor.Require(access.ManageEvaluations); err != nil {
 		return catalog.EvaluationForm{}, err
 	}
 	if err := def.Prepare(catalog.NewID); err != nil {
 		return catalog.EvaluationForm{}, err
+	}
+	for _, bound := range def.BoundClassifiers() {
+		err := validID(bound.ID)
+		if err == nil {
+			_, err = s.Classifiers.Classifier(ctx, actor.OrgID, bound.ID)
+		}
+		if err != nil {
+			return catalog.EvaluationForm{}, named(err, bound.Path, "is not a classifier of your organization.")
+		}
 	}
 	definition, err := json.Marshal(def)
 	if err != nil {

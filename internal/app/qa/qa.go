@@ -49,10 +49,17 @@ type Workflows interface {
 	SaveProgress(ctx context.Context, w catalog.Workflow, fromLevel int, progress json.RawMessage, closed bool) error
 }
 
+// Classifiers finds the classifiers a form's questions are bound to
+// (catalog.ClassifierStore).
+type Classifiers interface {
+	Classifier(ctx context.Context, orgID, id string) (catalog.Classifier, error)
+}
+
 // Service is the quality work's use cases.
 type Service struct {
 	Conversations Conversations
 	Evaluations   Evaluations
+	Classifiers   Classifiers
 	Workflows     Workflows
 	Users         Users
 	People        People

@@ -1,0 +1,125 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/earshot/earshot/internal/app/access"
+	"github.com/earshot/earshot/internal/app/qa"
+	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
+)
+
+// An organization's auto-scored form gets one Auto evaluation per
+// processed conversation, committed with it: an archive of 1,000 chats
+// gives 1,000, each answered from that chat's classifier results and
+// scored by the form's formula, the unbound question left open; a second
+// run of the archive replaces them, never adds to them.
+func TestIngestAutoScoresEveryConversation(t *testing.T) {
+	ctx := context.Background()
+	var ingest *Ingest
+	e := newEnv(t, func(j *Ingest) { ingest = j })
+	ingest.AutoScore = &qa.AutoScorer{Forms: e.cat.Evaluations}
+	classifier := func(name, def string) string {
+		c, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput(name, "Classifier", def))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.ID
+	}
+	greeting := classifier("Greeting", `{"groups":[{"rules":[{"phrases":["good morning","hello"],"speaker":"Agent"}]}]}`)
+	cancel := classifier("Cancellation", `{"groups":[{"rules":[{"phrases":["cancel"]}]}]}`)
+	refund := classifier("Refund", `{"groups":[{"rules":[{"phrases":["refund"]}]}]}`)
+	form := autoForm(t, e, greeting, cancel, refund)
+
+	// Three kinds of chat, and the score each gets by hand: greeting
+	// (weight 1) and keeping the customer (weight 3, no cancellation and
+	// no refund) answered, "Resolved?" (weight 5) left open.
+	kinds := []struct {
+		text          string
+		greeted, kept string
+		score         float64
+	}{
+		{"[00:00:01] Agent: Good morning\n[00:00:05] Customer: I want to cancel", "Yes", "No", 100 * 1.0 / 4},
+		{"[00:00:01] Agent: Hi\n[00:00:05] Customer: a refund please", "No", "No", 0},
+		{"[00:00:01] Agent: Hello\n[00:00:05] Customer: thanks, all good", "Yes", "Yes", 100},
+	}
+	files := map[string]string{}
+	for i := range 1000 {
+		files[fmt.Sprintf("chats/%04d-%d.txt", i, i%3)] = kinds[i%3].text
+	}
+	tarID := e.stage(t, "qa.tar", tarOf(t, files, ""))
+	check := func(run string) {
+		t.Helper()
+		if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+			t.Fatal(err)
+		}
+		list, err := e.cat.Evaluations.Evaluations(ctx, e.org.ID, catalog.EvaluationFilter{Source: catalog.SourceAuto, Limit: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 1000 {
+			t.Fatalf("%s: %d Auto evaluations, want one per chat: 1000", run, len(list))
+		}
+		seen := map[string]bool{}
+		for _, ev := range list {
+			it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, ev.ConversationID)
+			if err != nil || *it.UploadID != tarID || seen[it.ID] {
+				t.Fatalf("%s: evaluation %d of conversation %s (%v), seen before %v", run, ev.Number, ev.ConversationID, err, seen[it.ID])
+			}
+			seen[it.ID] = true
+			k := kinds[int(it.FileName[len(it.FileName)-5]-'0')]
+			var got []string
+			for _, a := range ev.Answers {
+				got = append(got, strings.Join(a.TagValues, ","))
+				if strings.Join(a.AutoTagIDs, ",") != strings.Join(a.TagIDs, ",") || a.ReviewedBy != nil {
+					t.Fatalf("%s: answer %+v: an auto answer keeps what the classifiers said, unreviewed", run, a)
+				}
+			}
+			if ev.FormID != form.ID || ev.Status != catalog.EvaluationAutoScored || ev.AnalystID != "" ||
+				strings.Join(got, " ") != k.greeted+" "+k.kept || ev.Score == nil || *ev.Score != k.score {
+				t.Fatalf("%s: %s: evaluation %+v answers %v, want %s %s scored %v", run, it.FileName, ev, got, k.greeted, k.kept, k.score)
+			}
+		}
+		human, _ := e.cat.Evaluations.Evaluations(ctx, e.org.ID, catalog.EvaluationFilter{Source: catalog.SourceHuman, Limit: 10})
+		if len(human) != 0 {
+			t.Fatalf("%s: %d Human evaluations", run, len(human))
+		}
+	}
+	check("first run")
+	if _, err := e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, tarID); err != nil {
+		t.Fatal(err)
+	}
+	check("second run")
+	var rows int
+	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM evaluation_answers WHERE org_id = ?`, e.org.ID).Scan(&rows)
+	if rows != 2000 {
+		t.Fatalf("%d answer rows after two runs, want the second run's 2000", rows)
+	}
+}
+
+// autoForm creates the organization's auto-scored form through the
+// application layer: greeting bound to one classifier, keeping the
+// customer to a rule over two (neither a cancellation nor a refund), and
+// a question for a person.
+func autoForm(t *testing.T, e *env, greeting, cancel, refund string) catalog.EvaluationForm {
+	t.Helper()
+	yesNo := func() []quality.Tag {
+		one, zero := 1.0, 0.0
+		return []quality.Tag{{Value: "Yes", ScoredValue: &one}, {Value: "No", ScoredValue: &zero}}
+	}
+	def := quality.Form{AutoScore: true, Modules: []quality.Module{{Name: "Call", Questions: []quality.Question{
+		{Text: "Greeted the customer?", Weight: 1, Tags: yesNo(), Binding: quality.Binding{ClassifierID: greeting, WhenTrue: "Yes", WhenFalse: "No"}},
+		{Text: "Kept the customer?", Weight: 3, Tags: yesNo(),
+			Binding: quality.Binding{Rule: &quality.Rule{Operator: "none", ClassifierIDs: []string{cancel, refund}}, WhenTrue: "Yes", WhenFalse: "No"}},
+		{Text: "Resolved?", Weight: 5, Tags: yesNo()},
+	}}}}
+	svc := qa.Service{Evaluations: e.cat.Evaluations, Classifiers: e.cat.Classifiers}
+	f, err := svc.CreateForm(context.Background(), access.Organization(e.org.ID), "Auto QA", "", def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
