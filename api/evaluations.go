@@ -246,6 +246,64 @@ func (s *qualityAPI) submitEvaluation(c *gin.Context) error {
 	return s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Submit(ctx, actorOf(ctx), id, noValue) })
 }
 
+// reviewEvaluation is PUT /Evaluations/{id}/Review: a reviewer confirms
+// or overrides answers the classifiers gave in an Auto evaluation
+// ({"answers": [{"questionId", "tagIds"}]}); the evaluation is rescored.
+func (s *qualityAPI) reviewEvaluation(c *gin.Context) error {
+	e, err := s.visibleEvaluation(c) // an unknown id is a 404 whatever the body
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var answers []quality.Answer
+	if !body.Decode("answers", &answers) && !body.Has("answers") {
+		body.Fail("answers", "is required: the answers reviewed, each a questionId and the tagIds chosen.")
+	}
+	if p := body.Problem(); p != nil {
+		return p
+	}
+	ctx := c.Request.Context()
+	return s.writeSavedEvaluation(c, func() (catalog.Evaluation, error) { return s.qa.Review(ctx, actorOf(ctx), e.ID, answers) })
+}
+
+// agreementView is how often people agreed with the classifiers on one
+// bound question of a form.
+type agreementView struct {
+	QuestionID    string   `json:"questionId"`
+	QuestionText  string   `json:"questionText"`
+	Compared      int      `json:"compared"`
+	Agreed        int      `json:"agreed"`
+	Reviews       int      `json:"reviews"`
+	AgreementRate *float64 `json:"agreementRate"` // null until a person answered
+}
+
+// formAgreement is GET /Evaluations/Forms/{id}/Agreement: per bound
+// question, the agreement between the classifiers' answers and people's.
+func (s *qualityAPI) formAgreement(c *gin.Context) error {
+	id, err := pathGUID(c, "id")
+	if err != nil {
+		return err
+	}
+	ctx := c.Request.Context()
+	list, err := s.qa.Agreement(ctx, actorOf(ctx), id)
+	if err != nil {
+		return missing(err, unknownForm)
+	}
+	out := make([]agreementView, len(list))
+	for i, q := range list {
+		out[i] = agreementView{QuestionID: q.QuestionID, QuestionText: q.QuestionText, Compared: q.Compared, Agreed: q.Agreed, Reviews: q.Reviews}
+		if q.Compared > 0 {
+			rate := q.Rate()
+			out[i].AgreementRate = &rate
+		}
+	}
+	c.JSON(http.StatusOK, out)
+	return nil
+}
+
 // writeSavedEvaluation answers an evaluation's change: the evaluation as
 // it now is, or why it did not change.
 func (s *qualityAPI) writeSavedEvaluation(c *gin.Context, save func() (catalog.Evaluation, error)) error {
@@ -262,6 +320,8 @@ func evaluationError(err error) error {
 	switch {
 	case errors.Is(err, qa.ErrClosed):
 		return problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change.")
+	case errors.Is(err, qa.ErrNotAuto):
+		return problem.New(http.StatusConflict, "The evaluation is a person's; only the answers of an Auto evaluation are reviewed.")
 	default:
 		return missing(err, unknownEvaluation)
 	}

@@ -26,6 +26,7 @@ type evaluationBody struct {
 	ID               string
 	EvaluationNumber int
 	Status           string
+	Source           string
 	Score            *float64
 	SubmittedDate    *string
 	CallSummary      *string
@@ -35,6 +36,8 @@ type evaluationBody struct {
 			WeightedScore     *float64
 			FillInAnswerValue *string
 			AnswerTags        []struct{ Tag struct{ Value string } }
+			AutoTagIDs        []string
+			ReviewedBy        *string
 		}
 	}
 	Agent        *struct{ ID string }

@@ -90,6 +90,11 @@ type answerView struct {
 	WeightedScore     *float64        `json:"weightedScore"`
 	AnswerTags        []answerTagView `json:"answerTags"`
 	FillInAnswerValue *string         `json:"fillInAnswerValue"`
+	// An Auto evaluation's answer: what the classifiers answered, and who
+	// confirmed or overrode it, when.
+	AutoTagIDs []string         `json:"autoTagIds,omitempty"`
+	ReviewedBy *string          `json:"reviewedBy,omitempty"`
+	ReviewedOn *dates.Timestamp `json:"reviewedOn,omitempty"`
 }
 
 type answerTagView struct {
@@ -222,7 +227,11 @@ func (p *evaluationPage) view(e catalog.Evaluation) evaluationView {
 			qv := questionView{ID: q.ID, Text: q.Text, ShortText: q.ShortText, Answers: []answerView{}, Order: q.Order, HelperText: q.HelperText,
 				Required: q.Required, Weight: q.Weight, Type: q.Type, Category: q.Category, Tags: q.Tags}
 			if a, ok := answers[q.ID]; ok {
-				av := answerView{ID: a.AnswerID, Note: a.Note, WeightedScore: a.WeightedScore, AnswerTags: []answerTagView{}, FillInAnswerValue: a.FillIn}
+				av := answerView{ID: a.AnswerID, Note: a.Note, WeightedScore: a.WeightedScore, AnswerTags: []answerTagView{}, FillInAnswerValue: a.FillIn,
+					AutoTagIDs: a.AutoTagIDs, ReviewedBy: a.ReviewedBy}
+				if a.ReviewedOn != nil {
+					av.ReviewedOn = stampOf(*a.ReviewedOn)
+				}
 				for _, t := range q.Tags {
 					if slices.Contains(a.TagIDs, t.ID) {
 						av.AnswerTags = append(av.AnswerTags, answerTagView{TagID: t.ID, Tag: t})

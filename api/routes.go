@@ -98,9 +98,11 @@ func (s *Server) routes() *gin.Engine {
 	authed.GET("/Evaluations/Forms", may(access.ReadResults), s.handle(s.quality.listForms))
 	authed.POST("/Evaluations/Forms", may(access.ManageEvaluations), s.handle(s.quality.createForm))
 	authed.GET("/Evaluations/Forms/:id", may(access.ReadResults), s.handle(s.quality.getForm))
+	authed.GET("/Evaluations/Forms/:id/Agreement", may(access.ReadResults), s.handle(s.quality.formAgreement))
 	authed.GET("/Evaluations/:id", may(access.ReadResults), s.handle(s.quality.getEvaluation))
 	authed.PUT("/Evaluations/:id/Answers", may(access.PerformEvaluations), s.handle(s.quality.answerEvaluation))
 	authed.POST("/Evaluations/:id/Submit", may(access.PerformEvaluations), s.handle(s.quality.submitEvaluation))
+	authed.PUT("/Evaluations/:id/Review", may(access.PerformEvaluations), s.handle(s.quality.reviewEvaluation))
 
 	authed.GET("/Workflows", may(access.ReadResults), s.handle(s.quality.listWorkflows))
 	authed.POST("/Workflows", may(access.ManageEvaluations), s.handle(s.quality.startWorkflow))

@@ -116,15 +116,8 @@ type Storage interface {
 // QualityStore is what the handlers need of quality evaluations
 // (catalog.EvaluationStore).
 type QualityStore interface {
-	CreateForm(ctx context.Context, f catalog.EvaluationForm) (catalog.EvaluationForm, error)
-	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
-	Form(ctx context.Context, orgID, id string) (catalog.EvaluationForm, error)
-	CreateEvaluation(ctx context.Context, e catalog.Evaluation) (catalog.Evaluation, error)
-	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
+	qa.Evaluations // the quality use cases' store
 	Evaluation(ctx context.Context, orgID, id string) (catalog.Evaluation, error)
-	SaveEvaluation(ctx context.Context, orgID, id string, ch catalog.EvaluationChange) (catalog.Evaluation, error)
-	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
-	SetFormActive(ctx context.Context, orgID, id string, active bool) error
 }
 
 // WorkflowStore is what the handlers need of review workflows

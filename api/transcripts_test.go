@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/jobs"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
@@ -29,7 +30,8 @@ func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 		Uploads: e.cat.Interactions, Lake: &lake.Writer{Bucket: e.bucket}, Open: e.bucket.Get,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []jobs.Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 100}},
 		Owner: "api-test", Workers: 2, Lease: time.Minute, Log: log,
-		Analyzer: &pipeline.Analyzer{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Privacy: e.cat.Settings, Log: log},
+		Analyzer:  &pipeline.Analyzer{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Privacy: e.cat.Settings, Log: log},
+		AutoScore: &qa.AutoScorer{Forms: e.cat.Evaluations},
 	})
 	run, err := runner.Run(context.Background(), "ingest")
 	if err != nil {

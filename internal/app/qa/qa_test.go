@@ -74,6 +74,13 @@ func (s *store) ScoresBy(context.Context, string, catalog.ScoreQuery) ([]catalog
 	return nil, nil
 }
 
+func (s *store) ReviewAutoAnswers(context.Context, string, string, string, []catalog.AnswerReview, *float64) (catalog.Evaluation, error) {
+	s.saved++
+	return s.eval, nil
+}
+
+func (s *store) AnswerPairs(context.Context, string, string) ([]catalog.AnswerPair, error) { return nil, nil }
+
 func (s *store) Workflows(_ context.Context, org string, f catalog.WorkflowFilter) ([]catalog.Workflow, error) {
 	if org != s.flow.OrgID || !f.Scope.Allows(s.conv.MediaType, s.conv.HierarchyNodeID) {
 		return nil, nil
@@ -277,6 +284,50 @@ func TestAssignRules(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 		case s.saved != 0:
 			t.Errorf("%s: refused, yet %d changes written", tc.name, s.saved)
+		}
+	}
+}
+
+// A review of an Auto evaluation takes evaluations.perform on the
+// conversation (no assignment: an Auto evaluation has no analyst),
+// answers only what the classifiers answered, and a person's evaluation
+// is not reviewed but answered.
+func TestReviewRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	auto := func(s *store) {
+		s.eval.Source, s.eval.AnalystID, s.eval.Status = catalog.SourceAuto, "", catalog.EvaluationAutoScored
+		s.eval.Answers = []catalog.EvaluationAnswer{{QuestionID: "q", TagIDs: []string{"yes"}, AutoTagIDs: []string{"yes"}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		actor   access.Actor
+		edit    func(*store)
+		answer  quality.Answer
+		refused bool // *access.Refused
+		invalid bool // *invalid.Field
+		notAuto bool // ErrNotAuto
+	}{
+		{name: "an analyst confirms", actor: user(t, "bob", "Analyst"), edit: auto, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}},
+		{name: "the organization itself", actor: access.Organization("org"), edit: auto, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}},
+		{name: "an agent's role lacks evaluations.perform", actor: user(t, "ann", "Agent"), edit: auto, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, refused: true},
+		{name: "no answer chosen", actor: user(t, "bob", "Analyst"), edit: auto, answer: quality.Answer{QuestionID: "q"}, invalid: true},
+		{name: "a question the classifiers did not answer", actor: user(t, "bob", "Analyst"),
+			edit: func(s *store) { auto(s); s.eval.Answers[0].AutoTagIDs = nil }, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, invalid: true},
+		{name: "a person's evaluation", actor: user(t, "ann", "Analyst"), edit: func(*store) {}, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, notAuto: true},
+	} {
+		s := newStore()
+		tc.edit(s)
+		_, err := Service{Conversations: s, Evaluations: s}.Review(ctx, tc.actor, s.eval.ID, []quality.Answer{tc.answer})
+		var refused *access.Refused
+		var field *invalid.Field
+		switch {
+		case tc.refused && !errors.As(err, &refused), tc.invalid && !errors.As(err, &field), tc.notAuto && !errors.Is(err, ErrNotAuto):
+			t.Errorf("%s: %v", tc.name, err)
+		case !tc.refused && !tc.invalid && !tc.notAuto && (err != nil || s.saved != 1):
+			t.Errorf("%s: %v, %d changes written; want it done", tc.name, err, s.saved)
+		case (tc.refused || tc.invalid || tc.notAuto) && s.saved != 0:
+			t.Errorf("%s: refused, yet %d changes were written", tc.name, s.saved)
 		}
 	}
 }
