@@ -71,8 +71,8 @@ func TestAutoScoredEvaluations(t *testing.T) {
 	}
 	chats := []string{
 		`{"messages":[{"participant":"Agent","text":"Hello there"},{"participant":"Customer","text":"I want to cancel"}]}`, // Yes, No: 1 of 4
-		`{"messages":[{"participant":"Agent","text":"Hello"},{"participant":"Customer","text":"All fine, thanks"}]}`,      // Yes, Yes: 4 of 4
-		`{"messages":[{"participant":"Agent","text":"Hi"},{"participant":"Customer","text":"A refund please"}]}`,          // No, No: 0
+		`{"messages":[{"participant":"Agent","text":"Hello"},{"participant":"Customer","text":"All fine, thanks"}]}`,       // Yes, Yes: 4 of 4
+		`{"messages":[{"participant":"Agent","text":"Hi"},{"participant":"Customer","text":"A refund please"}]}`,           // No, No: 0
 	}
 	var ids []string
 	for i, c := range chats {

@@ -79,7 +79,9 @@ func (s *store) ReviewAutoAnswers(context.Context, string, string, string, []cat
 	return s.eval, nil
 }
 
-func (s *store) AnswerPairs(context.Context, string, string) ([]catalog.AnswerPair, error) { return nil, nil }
+func (s *store) AnswerPairs(context.Context, string, string) ([]catalog.AnswerPair, error) {
+	return nil, nil
+}
 
 func (s *store) Workflows(_ context.Context, org string, f catalog.WorkflowFilter) ([]catalog.Workflow, error) {
 	if org != s.flow.OrgID || !f.Scope.Allows(s.conv.MediaType, s.conv.HierarchyNodeID) {
