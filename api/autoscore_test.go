@@ -92,10 +92,17 @@ func TestAutoScoredEvaluations(t *testing.T) {
 	}
 	mustStatus(t, e.jsonReq("GET", "/Evaluations?Source=Robot", tok, nil), http.StatusBadRequest)
 	want := map[string]float64{ids[0]: 25, ids[1]: 100, ids[2]: 0}
+	weighted := func(ev evaluationBody, q int) float64 { // the answer's weighted score: greeting 1 or 0, keeping 3 or 0
+		if a := ev.Questions[q].Answers; len(a) == 1 && a[0].WeightedScore != nil {
+			return *a[0].WeightedScore
+		}
+		return -100
+	}
 	var first evaluationBody
 	for _, ev := range auto {
 		if ev.Status != "AutoScored" || ev.Source != "Auto" || ev.Analyst != nil || ev.Agent == nil || ev.Agent.ID != f.agent ||
-			ev.Score == nil || *ev.Score != want[ev.Metadata.ID] || len(ev.Questions) != 3 || len(ev.Questions[2].Answers) != 0 {
+			ev.Score == nil || *ev.Score != want[ev.Metadata.ID] || len(ev.Questions) != 3 || len(ev.Questions[2].Answers) != 0 ||
+			weighted(ev, 0)+weighted(ev, 1) != want[ev.Metadata.ID]*4/100 {
 			t.Fatalf("evaluation %+v, want score %v", ev, want[ev.Metadata.ID])
 		}
 		if ev.Metadata.ID == ids[0] {

@@ -279,7 +279,7 @@ func (s *qualityAPI) writeEvaluation(c *gin.Context, status int, e catalog.Evalu
 	if err != nil {
 		return err
 	}
-	c.JSON(status, page.view(e))
+	c.JSON(status, page.view(qa.Completed(page.forms[e.FormID], e)))
 	return nil
 }
 
@@ -351,7 +351,7 @@ func (s *qualityAPI) evaluationPageOf(c *gin.Context, withHierarchy bool, view f
 	}
 	out := make([]any, len(list))
 	for i, e := range list {
-		out[i] = view(page, e)
+		out[i] = view(page, qa.Completed(page.forms[e.FormID], e))
 	}
 	c.JSON(http.StatusOK, out)
 	return nil

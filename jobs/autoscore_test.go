@@ -63,8 +63,13 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 		if len(list) != 1000 {
 			t.Fatalf("%s: %d Auto evaluations, want one per chat: 1000", run, len(list))
 		}
+		def, err := qa.Service{Evaluations: e.cat.Evaluations}.Form(ctx, e.org.ID, form.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		seen := map[string]bool{}
 		for _, ev := range list {
+			ev = qa.Completed(def, ev)
 			it, err := e.cat.Interactions.Interaction(ctx, e.org.ID, ev.ConversationID)
 			if err != nil || *it.UploadID != tarID || seen[it.ID] {
 				t.Fatalf("%s: evaluation %d of conversation %s (%v), seen before %v", run, ev.Number, ev.ConversationID, err, seen[it.ID])
@@ -93,10 +98,11 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("second run")
+	// None of the first run's is left, even of the chats it replaced.
 	var rows int
-	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM evaluation_answers WHERE org_id = ?`, e.org.ID).Scan(&rows)
-	if rows != 2000 {
-		t.Fatalf("%d answer rows after two runs, want the second run's 2000", rows)
+	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM evaluations WHERE org_id = ?`, e.org.ID).Scan(&rows)
+	if rows != 1000 {
+		t.Fatalf("%d evaluation rows after two runs, want the second run's 1000", rows)
 	}
 }
 

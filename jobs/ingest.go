@@ -102,7 +102,7 @@ func (j *Ingest) EveryProcess() {}
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := &tally{m: map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
-		"classifier_results": 0, "classifier_failures": 0}}
+		"classifier_results": 0, "classifier_failures": 0, "auto_evaluations": 0}}
 	// Every stage's CPU-bound work shares Workers cores: batches overlap
 	// without the job using more.
 	ctx = cores.With(ctx, cores.New(j.Workers))
@@ -195,6 +195,7 @@ func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Re
 // count adds what a committed result did to counts.
 func count(r pipeline.Result, counts map[string]int64) {
 	counts["classifier_results"] += int64(len(r.Batch.ClassifierResults))
+	counts["auto_evaluations"] += int64(len(r.Outcome.Evaluations))
 	counts["classifier_failures"] += int64(r.ClassifierFailures)
 	failed := r.Outcome.Status == catalog.StatusFailedToProcess
 	if !r.Outcome.Partial {

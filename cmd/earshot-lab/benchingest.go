@@ -36,7 +36,7 @@ import (
 // directory, a server, the starter classifiers, archives uploaded through
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
-	var archives, chats, runs int
+	var archives, chats, runs, autoForm int
 	var keep, baseline, format, workerList, profile string
 	cmd := &cobra.Command{
 		Use:   "ingest",
@@ -51,16 +51,22 @@ number of ingest workers (all: the machine's cores), each on a fresh server,
 and prints the scaling: the speed-up over the first, and the server's CPU
 per 10,000 chats. --runs N repeats every run N times, the binaries and counts
 of workers taking turns, and prints the median run with the range of rates: a
-busy machine's figures move from run to run.`,
+busy machine's figures move from run to run. --auto-form N runs this build
+once more with an auto-scored evaluation form of N questions bound to the
+starter classifiers (every conversation gets its Auto evaluation in the
+commit), and prints what it costs beside the run without.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			self, err := os.Executable()
 			if err != nil {
 				return err
 			}
-			binaries := [][2]string{{"this build", self}}
+			binaries := []benchBinary{{label: "this build", path: self}}
+			if autoForm > 0 {
+				binaries = append(binaries, benchBinary{label: fmt.Sprintf("this build, auto form of %d", autoForm), path: self, autoForm: autoForm})
+			}
 			if baseline != "" {
-				binaries = append(binaries, [2]string{"baseline " + filepath.Base(baseline), baseline})
+				binaries = append(binaries, benchBinary{label: "baseline " + filepath.Base(baseline), path: baseline})
 			}
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 0, 0, 2, ' ', tabwriter.AlignRight)
 			if format != "tar" && format != "zip" {
@@ -83,7 +89,7 @@ busy machine's figures move from run to run.`,
 				for b, bin := range binaries {
 					for w, n := range workers {
 						data := keep
-						if data == "" || bin[1] != self || len(workers) > 1 || runs > 1 {
+						if data == "" || bin.path != self || len(binaries) > 1 || len(workers) > 1 || runs > 1 {
 							dir, err := os.MkdirTemp("", "earshot-bench-ingest-")
 							if err != nil {
 								return err
@@ -92,12 +98,16 @@ busy machine's figures move from run to run.`,
 							data = dir
 						}
 						var serverFlags []string
-						if profile != "" && bin[1] == self {
-							serverFlags = []string{"--cpu-profile", fmt.Sprintf("%s.%d", profile, n)}
+						if profile != "" && bin.path == self {
+							file := fmt.Sprintf("%s.%d", profile, n)
+							if bin.autoForm > 0 {
+								file += ".auto"
+							}
+							serverFlags = []string{"--cpu-profile", file}
 						}
-						res, err := benchIngest(c.Context(), bin[1], data, format, archives, chats, n, c.ErrOrStderr(), serverFlags...)
+						res, err := benchIngest(c.Context(), bin.path, data, format, archives, chats, n, bin.autoForm, c.ErrOrStderr(), serverFlags...)
 						if err != nil {
-							return fmt.Errorf("%s: %w", bin[0], err)
+							return fmt.Errorf("%s: %w", bin.label, err)
 						}
 						results[b][w] = append(results[b][w], res)
 					}
@@ -115,12 +125,20 @@ busy machine's figures move from run to run.`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin[0], label, res.conversations, archives,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
 						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
 						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.peakRSS>>20, res.rss>>20)
 				}
 			}
 			tw.Flush()
+			if autoForm > 0 {
+				for w, n := range workers {
+					without, _, _ := medianRun(results[0][w])
+					with, _, _ := medianRun(results[1][w])
+					fmt.Fprintf(c.OutOrStdout(), "auto form of %d questions, workers %d: %+.1f %% wall, %+.1f %% server CPU (target: within 5 %%)\n", autoForm, n,
+						100*(with.wall.Seconds()/without.wall.Seconds()-1), 100*(with.cpu.Seconds()/without.cpu.Seconds()-1))
+				}
+			}
 			fmt.Fprintln(c.OutOrStdout(), "targets: ≥ 15,000 conv/s for 10,000 chats; 1 → 2 workers ≥ 1.8× (with idle cores beside them); ≤ 1.5 s of server CPU per 10,000 chats")
 			return nil
 		},
@@ -131,7 +149,8 @@ busy machine's figures move from run to run.`,
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each binary and count of workers, alternating; the median run (by wall time) is printed, with the range")
-	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS (go tool pprof)")
+	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS, FILE.WORKERS.auto with --auto-form (go tool pprof)")
+	cmd.Flags().IntVar(&autoForm, "auto-form", 0, "also run this build with an auto-scored form of this many questions bound to the starter classifiers")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
 }
@@ -158,6 +177,13 @@ func parseWorkers(list string) ([]int, error) {
 	return out, nil
 }
 
+// benchBinary is an earshot binary the benchmark runs, and whether its
+// organization has an auto-scored form (of that many questions).
+type benchBinary struct {
+	label, path string
+	autoForm    int
+}
+
 type ingestResult struct {
 	conversations int64
 	wall, cpu     time.Duration // cpu: the server's, user and system
@@ -176,8 +202,9 @@ func medianRun(runs []ingestResult) (median ingestResult, lo, hi float64) {
 }
 
 // benchIngest runs the benchmark on a server with workers ingest workers
-// (0: its default) and serverFlags.
-func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers int, log io.Writer, serverFlags ...string) (ingestResult, error) {
+// (0: its default) and serverFlags, with an auto-scored form of autoForm
+// questions (0: none).
+func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers, autoForm int, log io.Writer, serverFlags ...string) (ingestResult, error) {
 	var res ingestResult
 	flags := append([]string{"--rate-limit", "0"}, serverFlags...) // the uploads are the setup, not what is measured
 	if workers > 0 {
@@ -195,6 +222,11 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	if err != nil {
 		return res, err
 	}
+	if autoForm > 0 {
+		if err := createAutoForm(ctx, server.base, bearer, autoForm); err != nil {
+			return res, err
+		}
+	}
 	if err := uploadArchives(ctx, []string{server.base}, bearer, format, archives, chats, log); err != nil {
 		return res, err
 	}
@@ -204,8 +236,12 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 		return res, err
 	}
 	began := time.Now()
-	res.conversations, err = runIngestJob(ctx, self, []string{"--data", data})
+	counts, err := runIngestJob(ctx, self, []string{"--data", data})
 	res.wall = time.Since(began)
+	res.conversations = counts["conversations"]
+	if err == nil && autoForm > 0 && counts["auto_evaluations"] != res.conversations {
+		err = fmt.Errorf("%d Auto evaluations for %d conversations", counts["auto_evaluations"], res.conversations)
+	}
 	cpuAfter, cerr := processCPU(server.pid)
 	res.cpu = cpuAfter - cpuBefore
 	if err := errors.Join(err, cerr); err != nil {
@@ -254,24 +290,24 @@ func uploadArchives(ctx context.Context, bases []string, bearer, format string, 
 }
 
 // runIngestJob runs earshot jobs run ingest FLAGS (the server of the data
-// directory runs it) and returns the conversations it wrote.
-func runIngestJob(ctx context.Context, self string, flags []string) (int64, error) {
+// directory runs it) and returns its counts.
+func runIngestJob(ctx context.Context, self string, flags []string) (map[string]int64, error) {
 	out, err := exec.CommandContext(ctx, self, append([]string{"jobs", "run", "ingest"}, flags...)...).Output()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return 0, fmt.Errorf("jobs run ingest: %w: %s", err, exit.Stderr)
+		return nil, fmt.Errorf("jobs run ingest: %w: %s", err, exit.Stderr)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("jobs run ingest: %w", err)
+		return nil, fmt.Errorf("jobs run ingest: %w", err)
 	}
 	var run struct {
 		Status string           `json:"status"`
 		Counts map[string]int64 `json:"counts"`
 	}
 	if err := json.Unmarshal(out, &run); err != nil || run.Status != "succeeded" {
-		return 0, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
+		return nil, fmt.Errorf("jobs run ingest: %s (%v)", out, err)
 	}
-	return run.Counts["conversations"], nil
+	return run.Counts, nil
 }
 
 // chatArchive is a tar (or zip) of chats generated from start on.

@@ -157,7 +157,9 @@ func benchPeersIngest(ctx context.Context, self, address string, processes, arch
 	var wg sync.WaitGroup
 	for i := range processes {
 		wg.Go(func() {
-			res.byProcess[i], errs[i] = runIngestJob(ctx, self, append([]string{"--data", datas[i]}, flags...))
+			var counts map[string]int64
+			counts, errs[i] = runIngestJob(ctx, self, append([]string{"--data", datas[i]}, flags...))
+			res.byProcess[i] = counts["conversations"]
 		})
 	}
 	wg.Wait()

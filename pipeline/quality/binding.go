@@ -135,44 +135,122 @@ func (f *Form) Bound() bool {
 	return false
 }
 
-// AutoAnswers are the answers the form's bound questions get from a
-// conversation's classifier results: result says a classifier's result
-// ("true", "false" or a label; anything but "true" is false) and whether
-// it has one. A question whose classifiers do not all have a result is
-// left out, open for a person.
-func (f *Form) AutoAnswers(result func(classifierID string) (string, bool)) []Answer {
-	var out []Answer
-	for _, m := range f.Modules {
-		for _, q := range m.Questions {
+// Scorecard is a form's bound questions made ready to answer
+// conversation after conversation: each question's classifiers, and the
+// tag and weighted score of each of its two answers, found once.
+type Scorecard struct {
+	questions []boundQuestion
+}
+
+type boundQuestion struct {
+	id          string
+	classifiers []string
+	operator    string      // RuleAll for one classifier
+	answers     [2]boundTag // when false, when true
+	weight      float64
+}
+
+// boundTag is an answer of a bound question: its tag, and the question's
+// weighted score when chosen (not scored: it leaves the score).
+type boundTag struct {
+	id       string
+	weighted float64
+	scored   bool
+}
+
+// Scorecard is the form's bound questions, in the form's order.
+func (f *Form) Scorecard() *Scorecard {
+	s := &Scorecard{}
+	for m := range f.Modules {
+		for i := range f.Modules[m].Questions {
+			q := &f.Modules[m].Questions[i]
 			b := q.Binding
 			ids := b.classifierIDs()
 			if len(ids) == 0 {
 				continue
 			}
-			trues, known := 0, true
-			for _, id := range ids {
-				v, ok := result(id)
-				known = known && ok
-				if v == "true" {
-					trues++
-				}
+			bq := boundQuestion{id: q.ID, classifiers: ids, operator: RuleAll, weight: q.Weight}
+			if b.Rule != nil {
+				bq.operator = b.Rule.Operator
 			}
-			if !known {
-				continue
+			for k, value := range []string{b.WhenFalse, b.WhenTrue} {
+				tag, _ := q.tag(value)
+				ws, scored := q.weighted([]string{tag.ID})
+				bq.answers[k] = boundTag{tag.ID, ws, scored}
 			}
-			holds := trues == len(ids) // one classifier, or all
-			if b.Rule != nil && b.Rule.Operator == RuleAny {
-				holds = trues > 0
+			s.questions = append(s.questions, bq)
+		}
+	}
+	return s
+}
+
+// Choices of a bound question in an answer string: one byte a question,
+// in the scorecard's order.
+const (
+	ChoseFalse = '0' // answerWhenFalse
+	ChoseTrue  = '1' // answerWhenTrue
+	LeftOpen   = '-' // a classifier had no result
+)
+
+// Answer answers the bound questions from a conversation's classifier
+// results: the answer string (a choice a question, in the form's order:
+// the form is never changed, so the string stays readable by Answers),
+// whether any question was answered, and the score the answers give by the
+// form's formula (Form.Score: the questions left open count neither
+// way). result says a classifier's result ("true", "false" or a label;
+// anything but "true" is false) and whether it has one: a question whose
+// classifiers do not all have a result is left open for a person.
+func (s *Scorecard) Answer(result func(classifierID string) (string, bool)) (choices string, answered bool, score float64) {
+	out := make([]byte, len(s.questions))
+	var sum, weight float64
+	for i, q := range s.questions {
+		trues, known := 0, true
+		for _, id := range q.classifiers {
+			v, ok := result(id)
+			known = known && ok
+			if v == "true" {
+				trues++
 			}
-			if b.Rule != nil && b.Rule.Operator == RuleNone {
-				holds = trues == 0
-			}
-			value := b.WhenFalse
-			if holds {
-				value = b.WhenTrue
-			}
-			tag, _ := q.tag(value)
-			out = append(out, Answer{QuestionID: q.ID, TagIDs: []string{tag.ID}})
+		}
+		if !known {
+			out[i] = LeftOpen
+			continue
+		}
+		var holds bool
+		switch q.operator {
+		case RuleAny:
+			holds = trues > 0
+		case RuleNone:
+			holds = trues == 0
+		default:
+			holds = trues == len(q.classifiers)
+		}
+		a, choice := q.answers[0], byte(ChoseFalse)
+		if holds {
+			a, choice = q.answers[1], ChoseTrue
+		}
+		out[i], answered = choice, true
+		if a.scored {
+			sum += a.weighted
+			weight += q.weight
+		}
+	}
+	return string(out), answered, percent(sum, weight)
+}
+
+// Answers are the answers an answer string of Answer gives, as a person's
+// would be written (the chosen tag's id).
+func (s *Scorecard) Answers(choices string) []Answer {
+	var out []Answer
+	for i, q := range s.questions {
+		if i >= len(choices) {
+			break
+		}
+		switch choices[i] {
+		case ChoseFalse:
+			out = append(out, Answer{QuestionID: q.id, TagIDs: []string{q.answers[0].id}})
+		case ChoseTrue:
+			out = append(out, Answer{QuestionID: q.id, TagIDs: []string{q.answers[1].id}})
 		}
 	}
 	return out

@@ -30,10 +30,10 @@ func boundForm(t *testing.T, rule string) *Form {
 	return f
 }
 
-// Bound questions are answered from the classifiers' results, by their
-// rule, and scored by the same formula as a person's answers; a question
-// whose classifier has no result stays open.
-func TestAutoAnswers(t *testing.T) {
+// A scorecard answers bound questions from the classifiers' results, by
+// their rule, and scores them by the same formula as a person's answers; a
+// question whose classifier has no result stays open.
+func TestScorecard(t *testing.T) {
 	for _, tc := range []struct {
 		rule    string
 		results map[string]string
@@ -51,11 +51,16 @@ func TestAutoAnswers(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.rule, tc.results), func(t *testing.T) {
 			f := boundForm(t, tc.rule)
-			answers := f.AutoAnswers(func(id string) (string, bool) { v, ok := tc.results[id]; return v, ok })
+			card := f.Scorecard()
+			choices, answered, score := card.Answer(func(id string) (string, bool) { v, ok := tc.results[id]; return v, ok })
+			answers := card.Answers(choices)
 			got := map[string]string{}
 			for _, a := range answers {
 				_, q, _ := f.Question(a.QuestionID)
 				got[q.ID] = strings.Join(q.TagValues(a.TagIDs), ",")
+			}
+			if answered != (len(answers) > 0) || len(choices) != 2 {
+				t.Errorf("choices %q, answered %v", choices, answered)
 			}
 			var gave []string
 			for _, q := range f.Modules[0].Questions[:2] {
@@ -67,8 +72,12 @@ func TestAutoAnswers(t *testing.T) {
 			if _, ok := got[f.Modules[0].Questions[2].ID]; ok {
 				t.Error("the unbound question was answered")
 			}
-			if normalized, err := f.Normalize(answers); err != nil || f.Score(normalized).Overall != tc.score {
-				t.Errorf("score %v (%v), want %v", f.Score(normalized).Overall, err, tc.score)
+			if score != tc.score {
+				t.Errorf("score %v, want %v", score, tc.score)
+			}
+			// The form's formula over the same answers, as a person's.
+			if normalized, err := f.Normalize(answers); err != nil || f.Score(normalized).Overall != score {
+				t.Errorf("Form.Score %v (%v), the scorecard %v", f.Score(normalized).Overall, err, score)
 			}
 		})
 	}

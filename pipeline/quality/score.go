@@ -133,25 +133,13 @@ func (f *Form) Score(answers []Answer) Scores {
 		var score, weight float64
 		for _, q := range m.Questions {
 			a, ok := byQuestion[q.ID]
-			if !ok || q.Type != TypeTags {
+			if !ok {
 				continue
 			}
-			best, chosen, scored := 0.0, 0.0, false
-			for _, t := range q.Tags {
-				if t.ScoredValue != nil {
-					best = max(best, *t.ScoredValue)
-				}
-			}
-			for _, id := range a.TagIDs {
-				if t, _ := q.tag(id); t.ScoredValue != nil {
-					chosen += *t.ScoredValue
-					scored = true
-				}
-			}
-			if !scored || best <= 0 {
+			ws, scored := q.weighted(a.TagIDs)
+			if !scored {
 				continue
 			}
-			ws := q.Weight * min(max(chosen, 0)/best, 1)
 			s.Questions[q.ID] = ws
 			score += ws
 			weight += q.Weight
@@ -162,6 +150,32 @@ func (f *Form) Score(answers []Answer) Scores {
 	}
 	s.Overall = percent(allScore, allWeight)
 	return s
+}
+
+// weighted is a Tags question's weighted score for the chosen tags (ids or
+// values): its weight × the chosen tags' scored values over its best tag's,
+// at most the weight; not scored when none of the chosen tags has a scored
+// value, when the best tag's value is not positive, or for a fill-in.
+func (q *Question) weighted(tagIDs []string) (float64, bool) {
+	if q.Type != TypeTags {
+		return 0, false
+	}
+	best, chosen, scored := 0.0, 0.0, false
+	for _, t := range q.Tags {
+		if t.ScoredValue != nil {
+			best = max(best, *t.ScoredValue)
+		}
+	}
+	for _, id := range tagIDs {
+		if t, _ := q.tag(id); t.ScoredValue != nil {
+			chosen += *t.ScoredValue
+			scored = true
+		}
+	}
+	if !scored || best <= 0 {
+		return 0, false
+	}
+	return q.Weight * min(max(chosen, 0)/best, 1), true
 }
 
 func percent(score, weight float64) float64 {

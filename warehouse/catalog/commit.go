@@ -119,10 +119,23 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 			(SELECT id FROM interactions WHERE `+anyOf("upload_id")+`) OR `+anyOf("interaction_id"), list(replaced), list(ids)); err != nil {
 			return err
 		}
-		if err := c.replaceAutoEvaluations(ctx, tx, replaced, ids, ic.Outcomes, t); err != nil {
+		// The replaced chats (none on an archive's first run) and the
+		// uploads that are conversations lose their Auto evaluations.
+		deleted, err := queryAll(ctx, tx, func(s scanner) (v [2]string, err error) { return v, s.Scan(&v[0], &v[1]) },
+			`DELETE FROM interactions WHERE `+anyOf("upload_id")+` RETURNING org_id, id`, list(replaced))
+		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM interactions WHERE `+anyOf("upload_id"), list(replaced)); err != nil {
+		gone := map[string][]string{} // organization → conversations
+		for _, d := range deleted {
+			gone[d[0]] = append(gone[d[0]], d[1])
+		}
+		for _, o := range ic.Outcomes {
+			if o.Conversation {
+				gone[o.Upload.OrgID] = append(gone[o.Upload.OrgID], o.Upload.ID)
+			}
+		}
+		if err := c.replaceAutoEvaluations(ctx, tx, gone, ic.Outcomes, t); err != nil {
 			return err
 		}
 		var children, failures [][]any

@@ -63,6 +63,10 @@ type Evaluation struct {
 	AgentID        *string
 	AnalystID      string // "" for an Auto evaluation
 	Source         string
+	// AutoAnswers are an Auto evaluation's answers as the classifiers gave
+	// them, as its form's scorecard writes them (quality.Scorecard.Answer);
+	// Answers holds only those a reviewer confirmed or overrode.
+	AutoAnswers string
 	Status         string
 	CallSummary    *string
 	CustomerTypeID *string
@@ -192,13 +196,17 @@ type EvaluationFilter struct {
 }
 
 const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.source, e.status, e.call_summary,
-	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on`
+	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on, e.auto_answers`
 
 func scanEvaluation(s scanner) (Evaluation, error) {
 	var e Evaluation
+	var auto *string
 	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Source, &e.Status, &e.CallSummary,
-		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn)
+		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn, &auto)
 	e.AssignedOn, e.ModifiedOn, e.SubmittedOn = e.AssignedOn.UTC(), e.ModifiedOn.UTC(), stampPtr(e.SubmittedOn)
+	if auto != nil {
+		e.AutoAnswers = *auto
+	}
 	return e, err
 }
 

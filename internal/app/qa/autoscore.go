@@ -24,7 +24,7 @@ type FormSource interface {
 type AutoScorer struct {
 	Forms FormSource
 
-	parsed sync.Map // form id → *quality.Form: a form never changes once made
+	cards sync.Map // form id → *autoForm, nil when not auto-scored: a form never changes once made
 }
 
 // Score is the batch's Auto evaluations, one per conversation and
@@ -35,47 +35,63 @@ func (a *AutoScorer) Score(ctx context.Context, b *lake.Batch) ([]catalog.Evalua
 		return nil, nil
 	}
 	forms := map[string][]autoForm{} // organization → its auto-scored forms
-	results := map[string]map[string]string{}
-	for _, r := range b.ClassifierResults {
-		if results[r.ConversationID] == nil {
-			results[r.ConversationID] = map[string]string{}
-		}
-		results[r.ConversationID][r.ClassifierID] = r.Result
+	spans, err := resultSpans(b.ClassifierResults)
+	if err != nil {
+		return nil, err
 	}
 	var out []catalog.Evaluation
 	for _, conv := range b.Conversations {
 		orgForms, ok := forms[conv.OrgID]
 		if !ok {
-			var err error
 			if orgForms, err = a.autoForms(ctx, conv.OrgID); err != nil {
 				return nil, err
 			}
 			forms[conv.OrgID] = orgForms
 		}
-		of := results[conv.ID]
+		span := spans[conv.ID]
+		of := b.ClassifierResults[span[0]:span[1]]
+		result := func(classifierID string) (string, bool) {
+			for _, r := range of {
+				if r.ClassifierID == classifierID {
+					return r.Result, true
+				}
+			}
+			return "", false
+		}
 		for _, f := range orgForms {
-			answers := f.def.AutoAnswers(func(id string) (string, bool) { v, ok := of[id]; return v, ok })
-			if len(answers) == 0 {
+			choices, answered, score := f.card.Answer(result)
+			if !answered {
 				continue
 			}
-			stored, score, err := storedAnswers(f.def, answers)
-			if err != nil {
-				return nil, fmt.Errorf("form %s: %w", f.id, err)
-			}
-			for i := range stored {
-				stored[i].AutoTagIDs = stored[i].TagIDs
-			}
 			out = append(out, catalog.Evaluation{ID: catalog.NewID(), OrgID: conv.OrgID, FormID: f.id, ConversationID: conv.ID,
-				AgentID: conv.AgentID, Source: catalog.SourceAuto, Status: catalog.EvaluationAutoScored, Score: &score, Answers: stored})
+				AgentID: conv.AgentID, Source: catalog.SourceAuto, Status: catalog.EvaluationAutoScored, Score: &score, AutoAnswers: choices})
 		}
 	}
 	return out, nil
 }
 
-// autoForm is an auto-scored form, read.
+// resultSpans are where each conversation's results are in a batch's:
+// the analyzer appends a conversation's results together.
+func resultSpans(results []lake.ClassifierResult) (map[string][2]int, error) {
+	spans := map[string][2]int{}
+	for i := 0; i < len(results); {
+		j := i + 1
+		for j < len(results) && results[j].ConversationID == results[i].ConversationID {
+			j++
+		}
+		if _, seen := spans[results[i].ConversationID]; seen {
+			return nil, fmt.Errorf("conversation %s has classifier results apart in its batch", results[i].ConversationID)
+		}
+		spans[results[i].ConversationID] = [2]int{i, j}
+		i = j
+	}
+	return spans, nil
+}
+
+// autoForm is an auto-scored form's scorecard.
 type autoForm struct {
-	id  string
-	def *quality.Form
+	id   string
+	card *quality.Scorecard
 }
 
 // autoForms are the organization's active auto-scored forms.
@@ -89,16 +105,20 @@ func (a *AutoScorer) autoForms(ctx context.Context, orgID string) ([]autoForm, e
 		if !f.IsActive {
 			continue
 		}
-		def, ok := a.parsed.Load(f.ID)
+		card, ok := a.cards.Load(f.ID)
 		if !ok {
 			var form quality.Form
 			if err := json.Unmarshal(f.Definition, &form); err != nil {
 				return nil, fmt.Errorf("form %s: %w", f.ID, err)
 			}
-			def, _ = a.parsed.LoadOrStore(f.ID, &form)
+			var auto *autoForm
+			if form.AutoScore {
+				auto = &autoForm{f.ID, form.Scorecard()}
+			}
+			card, _ = a.cards.LoadOrStore(f.ID, auto)
 		}
-		if form := def.(*quality.Form); form.AutoScore {
-			out = append(out, autoForm{f.ID, form})
+		if auto := card.(*autoForm); auto != nil {
+			out = append(out, *auto)
 		}
 	}
 	return out, nil

@@ -30,7 +30,10 @@ func (s Service) Evaluation(ctx context.Context, actor access.Actor, id string) 
 		return catalog.Evaluation{}, nil, catalog.ErrNotFound
 	}
 	form, err := s.Form(ctx, actor.OrgID, list[0].FormID)
-	return list[0], form, err
+	if err != nil {
+		return catalog.Evaluation{}, nil, err
+	}
+	return Completed(form, list[0]), form, nil
 }
 
 // Assignment is an evaluation with what a reviewer knows it by: its
@@ -182,27 +185,28 @@ func answerChange(form *quality.Form, in Answers) (catalog.EvaluationChange, err
 	if in.Answers == nil {
 		return change, nil
 	}
-	stored, score, err := storedAnswers(form, in.Answers)
+	normalized, err := form.Normalize(in.Answers)
 	if err != nil {
 		return change, err
+	}
+	stored, score := storedAnswers(form, normalized)
+	for i := range stored {
+		stored[i].AnswerID = catalog.NewID()
 	}
 	change.Answers, change.Score = stored, &score
 	return change, nil
 }
 
-// storedAnswers are answers checked against the form and scored, as the
-// catalog keeps them, and the evaluation's score: the one formula of a
-// person's answers and of the classifiers'.
-func storedAnswers(form *quality.Form, answers []quality.Answer) ([]catalog.EvaluationAnswer, float64, error) {
-	normalized, err := form.Normalize(answers)
-	if err != nil {
-		return nil, 0, err
-	}
-	scores := form.Score(normalized)
-	stored := make([]catalog.EvaluationAnswer, 0, len(normalized))
-	for _, a := range normalized {
+// storedAnswers are normalized answers scored, as the catalog keeps them
+// (the form's words beside the ids; no answer ids yet), and the
+// evaluation's score: the one formula of a person's answers and of the
+// classifiers'.
+func storedAnswers(form *quality.Form, answers []quality.Answer) ([]catalog.EvaluationAnswer, float64) {
+	scores := form.Score(answers)
+	stored := make([]catalog.EvaluationAnswer, 0, len(answers))
+	for _, a := range answers {
 		module, question, _ := form.Question(a.QuestionID)
-		answer := catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: catalog.NewID(), ModuleID: module.ID, ModuleName: module.Name,
+		answer := catalog.EvaluationAnswer{QuestionID: a.QuestionID, ModuleID: module.ID, ModuleName: module.Name,
 			QuestionText: question.Text, Category: question.Category, Weight: question.Weight, TagIDs: a.TagIDs,
 			TagValues: question.TagValues(a.TagIDs), FillIn: a.FillIn, Note: a.Note}
 		if ws, ok := scores.Questions[a.QuestionID]; ok {
@@ -210,7 +214,31 @@ func storedAnswers(form *quality.Form, answers []quality.Answer) ([]catalog.Eval
 		}
 		stored = append(stored, answer)
 	}
-	return stored, scores.Overall, nil
+	return stored, scores.Overall
+}
+
+// Completed is an evaluation whose answers all say what the catalog keeps
+// of a person's (the form's words, tag values, weighted scores): an Auto
+// evaluation's answers are the classifiers' (as its form's scorecard
+// wrote them) but for those a reviewer confirmed or overrode.
+func Completed(form *quality.Form, e catalog.Evaluation) catalog.Evaluation {
+	if e.Source != catalog.SourceAuto {
+		return e
+	}
+	answers := slices.Clone(e.Answers)
+	for _, a := range form.Scorecard().Answers(e.AutoAnswers) {
+		if !slices.ContainsFunc(answers, func(r catalog.EvaluationAnswer) bool { return r.QuestionID == a.QuestionID }) {
+			answers = append(answers, catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: a.QuestionID, TagIDs: a.TagIDs, AutoTagIDs: a.TagIDs})
+		}
+	}
+	e.Answers = answers
+	stored, _ := storedAnswers(form, AnswersOf(e))
+	for i := range stored {
+		kept := e.Answers[i]
+		stored[i].AnswerID, stored[i].AutoTagIDs, stored[i].ReviewedBy, stored[i].ReviewedOn = kept.AnswerID, kept.AutoTagIDs, kept.ReviewedBy, kept.ReviewedOn
+	}
+	e.Answers = stored
+	return e
 }
 
 // submitChange is the change that submits an evaluation.

@@ -35,7 +35,7 @@ type Evaluations interface {
 	CreateForm(ctx context.Context, f catalog.EvaluationForm) (catalog.EvaluationForm, error)
 	SetFormActive(ctx context.Context, orgID, id string, active bool) error
 	ScoresBy(ctx context.Context, orgID string, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
-	ReviewAutoAnswers(ctx context.Context, orgID, id, by string, reviews []catalog.AnswerReview, score *float64) (catalog.Evaluation, error)
+	ReviewAutoAnswers(ctx context.Context, orgID, id string, reviewed []catalog.EvaluationAnswer, score *float64) (catalog.Evaluation, error)
 	AnswerPairs(ctx context.Context, orgID, formID string) ([]catalog.AnswerPair, error)
 }
 

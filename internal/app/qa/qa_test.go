@@ -74,7 +74,7 @@ func (s *store) ScoresBy(context.Context, string, catalog.ScoreQuery) ([]catalog
 	return nil, nil
 }
 
-func (s *store) ReviewAutoAnswers(context.Context, string, string, string, []catalog.AnswerReview, *float64) (catalog.Evaluation, error) {
+func (s *store) ReviewAutoAnswers(context.Context, string, string, []catalog.EvaluationAnswer, *float64) (catalog.Evaluation, error) {
 	s.saved++
 	return s.eval, nil
 }
@@ -299,7 +299,9 @@ func TestReviewRules(t *testing.T) {
 	ctx := context.Background()
 	auto := func(s *store) {
 		s.eval.Source, s.eval.AnalystID, s.eval.Status = catalog.SourceAuto, "", catalog.EvaluationAutoScored
-		s.eval.Answers = []catalog.EvaluationAnswer{{QuestionID: "q", TagIDs: []string{"yes"}, AutoTagIDs: []string{"yes"}}}
+		s.form.AutoScore = true
+		s.form.Modules[0].Questions[0].Binding = quality.Binding{ClassifierID: "c", WhenTrue: "Yes", WhenFalse: "Yes"}
+		s.eval.AutoAnswers = string(quality.ChoseTrue)
 	}
 	for _, tc := range []struct {
 		name    string
@@ -315,7 +317,7 @@ func TestReviewRules(t *testing.T) {
 		{name: "an agent's role lacks evaluations.perform", actor: user(t, "ann", "Agent"), edit: auto, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, refused: true},
 		{name: "no answer chosen", actor: user(t, "bob", "Analyst"), edit: auto, answer: quality.Answer{QuestionID: "q"}, invalid: true},
 		{name: "a question the classifiers did not answer", actor: user(t, "bob", "Analyst"),
-			edit: func(s *store) { auto(s); s.eval.Answers[0].AutoTagIDs = nil }, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, invalid: true},
+			edit: func(s *store) { auto(s); s.eval.AutoAnswers = string(quality.LeftOpen) }, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, invalid: true},
 		{name: "a person's evaluation", actor: user(t, "ann", "Analyst"), edit: func(*store) {}, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, notAuto: true},
 	} {
 		s := newStore()

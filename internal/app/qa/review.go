@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/invalid"
@@ -50,24 +51,35 @@ func (s Service) Review(ctx context.Context, actor access.Actor, id string, answ
 		}
 		current[k] = r
 	}
-	scores := form.Score(current)
-	changes := make([]catalog.AnswerReview, len(reviewed))
-	for i, r := range reviewed {
-		_, q, _ := form.Question(r.QuestionID)
-		changes[i] = catalog.AnswerReview{QuestionID: r.QuestionID, TagIDs: r.TagIDs, TagValues: q.TagValues(r.TagIDs)}
-		if ws, ok := scores.Questions[r.QuestionID]; ok {
-			changes[i].WeightedScore = &ws
-		}
-	}
 	by := actor.UserID
 	if by == "" {
 		by = actor.OrgID // an API client acting for the organization
 	}
-	saved, err := s.Evaluations.ReviewAutoAnswers(ctx, actor.OrgID, e.ID, by, changes, &scores.Overall)
+	at := time.Now().UTC()
+	stored, score := storedAnswers(form, current)
+	var changes []catalog.EvaluationAnswer
+	for _, a := range stored {
+		if slices.ContainsFunc(reviewed, func(r quality.Answer) bool { return r.QuestionID == a.QuestionID }) {
+			a.AnswerID, a.AutoTagIDs, a.ReviewedBy, a.ReviewedOn = catalog.NewID(), autoTags(e, a.QuestionID), &by, &at
+			changes = append(changes, a)
+		}
+	}
+	saved, err := s.Evaluations.ReviewAutoAnswers(ctx, actor.OrgID, e.ID, changes, &score)
 	if errors.Is(err, catalog.ErrNotAuto) {
 		return e, ErrNotAuto
 	}
 	return saved, err
+}
+
+// autoTags are the tags the classifiers chose for a question of a
+// completed Auto evaluation.
+func autoTags(e catalog.Evaluation, questionID string) []string {
+	for _, a := range e.Answers {
+		if a.QuestionID == questionID {
+			return a.AutoTagIDs
+		}
+	}
+	return nil
 }
 
 // QuestionAgreement is how often people answered a bound question as the
@@ -116,10 +128,19 @@ func (s Service) Agreement(ctx context.Context, actor access.Actor, formID strin
 			}
 		}
 	}
+	card := form.Scorecard()
 	for _, p := range pairs {
 		k, ok := at[p.QuestionID]
 		if !ok {
 			continue
+		}
+		if !p.Reviewed { // a Human evaluation beside the Auto one
+			auto := card.Answers(p.AutoAnswers)
+			i := slices.IndexFunc(auto, func(a quality.Answer) bool { return a.QuestionID == p.QuestionID })
+			if i < 0 {
+				continue // the classifiers left it open
+			}
+			p.Auto = auto[i].TagIDs
 		}
 		q := &out[k]
 		q.Compared++
