@@ -131,4 +131,3 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 		orgID, formID, EvaluationCompleted, EvaluationPendingReview, EvaluationReviewComplete)
 	return append(reviewed, evaluated...), err
 }
-

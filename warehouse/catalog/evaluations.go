@@ -66,7 +66,7 @@ type Evaluation struct {
 	// AutoAnswers are an Auto evaluation's answers as the classifiers gave
 	// them, as its form's scorecard writes them (quality.Scorecard.Answer);
 	// Answers holds only those a reviewer confirmed or overrode.
-	AutoAnswers string
+	AutoAnswers    string
 	Status         string
 	CallSummary    *string
 	CustomerTypeID *string
