@@ -31,7 +31,7 @@ func (e *testEnv) runIngest(t testing.TB) catalog.JobRun {
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits}}, Queues: []jobs.Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 100}},
 		Owner: "api-test", Workers: 2, Lease: time.Minute, Log: log,
 		Analyzer:  &pipeline.Analyzer{Classifiers: e.cat.Classifiers, Hierarchy: e.cat.People, Privacy: e.cat.Settings, Log: log},
-		AutoScore: &qa.AutoScorer{Forms: e.cat.Evaluations},
+		AutoScore: &qa.AutoScorer{Store: e.cat.Evaluations},
 	})
 	run, err := runner.Run(context.Background(), "ingest")
 	if err != nil {

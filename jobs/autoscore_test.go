@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/earshot/earshot/internal/app/access"
 	"github.com/earshot/earshot/internal/app/qa"
@@ -19,9 +20,7 @@ import (
 // run of the archive replaces them, never adds to them.
 func TestIngestAutoScoresEveryConversation(t *testing.T) {
 	ctx := context.Background()
-	var ingest *Ingest
-	e := newEnv(t, func(j *Ingest) { ingest = j })
-	ingest.AutoScore = &qa.AutoScorer{Forms: e.cat.Evaluations}
+	e := newEnv(t)
 	classifier := func(name, def string) string {
 		c, err := e.cat.Classifiers.CreateClassifier(ctx, e.org.ID, classifierInput(name, "Classifier", def))
 		if err != nil {
@@ -51,11 +50,16 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 		files[fmt.Sprintf("chats/%04d-%d.txt", i, i%3)] = kinds[i%3].text
 	}
 	tarID := e.stage(t, "qa.tar", tarOf(t, files, ""))
-	check := func(run string) {
+	var verify func(run string)
+	ingest := func(run string) {
 		t.Helper()
 		if _, err := e.runner.Run(ctx, "ingest"); err != nil {
 			t.Fatal(err)
 		}
+		verify(run)
+	}
+	verify = func(run string) {
+		t.Helper()
 		list, err := e.cat.Evaluations.Evaluations(ctx, e.org.ID, catalog.EvaluationFilter{Source: catalog.SourceAuto, Limit: 5000})
 		if err != nil {
 			t.Fatal(err)
@@ -93,17 +97,39 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 			t.Fatalf("%s: %d Human evaluations", run, len(human))
 		}
 	}
-	check("first run")
+	ingest("first run")
 	if _, err := e.sql.ExecContext(ctx, `UPDATE interactions SET status = 'Processing' WHERE id = ?`, tarID); err != nil {
 		t.Fatal(err)
 	}
-	check("second run")
+	ingest("second run")
 	// None of the first run's is left, even of the chats it replaced.
 	var rows int
 	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM evaluations WHERE org_id = ?`, e.org.ID).Scan(&rows)
 	if rows != 1000 {
 		t.Fatalf("%d evaluation rows after two runs, want the second run's 1000", rows)
 	}
+
+	// The greeting classifier now looks for "hi": reclassifying updates
+	// the greeting answers and the scores — the first kind now 0, the
+	// second 100 — and leaves the rest as they were.
+	if _, err := e.cat.Classifiers.UpdateClassifier(ctx, e.org.ID, greeting, catalog.ClassifierInput{
+		Definition: []byte(`{"groups":[{"rules":[{"phrases":["hi"],"speaker":"Agent"}]}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	kinds[0].greeted, kinds[0].score = "No", 0
+	kinds[1].greeted, kinds[1].score = "Yes", 25
+	kinds[2].greeted, kinds[2].score = "No", 75
+	e.runner.jobs["reclassify"].(*Reclassify).Page = 500
+	day := time.Now().UTC()
+	run, err := e.runner.Start(ctx, "reclassify", e.org.ID, catalog.ReclassifyParams{ClassifierID: greeting, From: day.AddDate(0, 0, -1), To: day.AddDate(0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.runner.Wait()
+	if done, err := e.cat.Jobs.OrgJobRun(ctx, e.org.ID, run.ID); err != nil || done.Status != "succeeded" || done.Counts["auto_evaluations"] != 1000 {
+		t.Fatalf("reclassification %+v %v: every evaluation's greeting changed", done, err)
+	}
+	verify("after the reclassification")
 }
 
 // autoForm creates the organization's auto-scored form through the

@@ -16,6 +16,7 @@ import (
 	"github.com/earshot/earshot/internal/contract/uploadmeta"
 	"github.com/earshot/earshot/internal/testlake"
 
+	"github.com/earshot/earshot/internal/app/qa"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
@@ -49,11 +50,13 @@ func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 	org, _ := cat.Orgs.CreateOrganization(ctx, "acme")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	runner := NewRunner(cat.Jobs, "test-worker", log, nil)
+	autoScore := &qa.AutoScorer{Store: cat.Evaluations}
 	ingest := &Ingest{
 		Uploads: cat.Interactions, Lake: &lake.Writer{Bucket: bucket}, Open: bucket.Get, Originals: &StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions},
 			pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: sphinx.Engine{}}, Settings: cat.Settings}},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Log: log},
+		AutoScore:  autoScore,
 		Recordings: pipeline.Recordings{Open: bucket.Get, Store: bucket, Privacy: cat.Settings},
 		Queues:     []Queue{{MediaTypes: []string{catalog.MediaChat}, BatchSize: 2}, {MediaTypes: []string{catalog.MediaAudio}, BatchSize: 2}},
 		Owner:      "test-worker", Workers: 2, Lease: time.Minute, Figures: reader, Log: log,
@@ -63,7 +66,8 @@ func newEnv(t testing.TB, edits ...func(*Ingest)) *env {
 	}
 	runner.Register("ingest", ingest)
 	runner.Register("compact", &Compact{Manifest: cat.Manifest, Runs: cat.Interactions, Partitions: engine, Lake: &lake.Writer{Bucket: bucket}, Bucket: bucket, Figures: reader, Log: log})
-	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1})
+	runner.Register("reclassify", &Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: reader, Lake: &lake.Writer{Bucket: bucket}, Figures: reader, Log: log, Page: 1,
+		AutoScore: autoScore})
 	return &env{cat: cat, sql: testlake.CatalogSQL(t, filepath.Join(dir, testlake.CatalogFile)), reader: reader, lake: engine, bucket: bucket,
 		bucketDir: filepath.Join(dir, "bucket"), org: org, runner: runner}
 }

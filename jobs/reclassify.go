@@ -30,6 +30,12 @@ type Progress interface {
 	UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error
 }
 
+// Rescorer brings the Auto evaluations of reclassified conversations up to
+// date (qa.AutoScorer).
+type Rescorer interface {
+	Rescore(ctx context.Context, orgID, classifierID string, results map[string]string) (int, error)
+}
+
 // Reclassify re-runs one classifier over a date range and writes its new
 // results under the run's id. Results are current per conversation and
 // classifier by the newest run that is not older than the conversation's
@@ -47,7 +53,10 @@ type Reclassify struct {
 	// Figures, when set, keeps the dashboards' figures of the days
 	// reclassified.
 	Figures FigureKeeper
-	Log     *slog.Logger
+	// AutoScore, when set, updates the Auto evaluations whose answers
+	// the classifier gives, page by page after each page's commit.
+	AutoScore Rescorer
+	Log       *slog.Logger
 	// Page is how many conversations are classified and committed
 	// together (default 500).
 	Page int
@@ -71,7 +80,7 @@ func admit(slots *pipeline.Slots, orgID string) (func(), error) {
 
 // Run does one reclassification (run.OrgID, run.Params).
 func (j *Reclassify) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
-	counts := map[string]int64{"conversations": 0, "classifier_results": 0, "classifier_failures": 0, "lake_files": 0}
+	counts := map[string]int64{"conversations": 0, "classifier_results": 0, "classifier_failures": 0, "lake_files": 0, "auto_evaluations": 0}
 	var p catalog.ReclassifyParams
 	if run.OrgID == nil || json.Unmarshal(run.Params, &p) != nil || p.ClassifierID == "" {
 		return counts, errors.New("a reclassification needs an organization, a classifier and a date range")
@@ -117,6 +126,7 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 	var b lake.Batch
 	now := time.Now().UTC()
 	var outcomes []registry.Outcome
+	results := map[string]string{} // conversation → the classifier's new result
 	for _, it := range convs {
 		counts["conversations"]++
 		outcomes = set.EvaluateInto(ctx, pipeline.StoredConversation(it.Interaction, it.Segments, tree), outcomes)
@@ -128,6 +138,7 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 			cr, mr := pipeline.ResultRows(it.ID, org, runID, it.ArrivedOn, out, now)
 			b.ClassifierResults = append(b.ClassifierResults, cr)
 			b.ModelResults = append(b.ModelResults, mr)
+			results[it.ID] = cr.Result
 		}
 	}
 	var files []catalog.LakeFile
@@ -141,6 +152,16 @@ func (j *Reclassify) page(ctx context.Context, runID, org string, set *registry.
 	counts["lake_files"] += int64(len(files))
 	if err := j.Manifest.AddRunFiles(ctx, runID, files, counts, last); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
+	}
+	if j.AutoScore != nil {
+		// After the commit: a crash between the two leaves the Auto
+		// evaluations on the earlier results until the classifier is
+		// run again over these days.
+		n, err := j.AutoScore.Rescore(ctx, org, set.Classifiers[0].ID, results)
+		if err != nil {
+			return files, fmt.Errorf("auto evaluations: %w", err)
+		}
+		counts["auto_evaluations"] += int64(n)
 	}
 	return files, nil
 }

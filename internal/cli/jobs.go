@@ -86,12 +86,13 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 	if cfg.ASRSpanishHMM != "" {
 		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
 	}
+	autoScore := &qa.AutoScorer{Store: cat.Evaluations}
 	runner.Register("ingest", &jobs.Ingest{
 		Uploads: cat.Interactions, Lake: writer, Open: bucket.Get, Originals: &jobs.StagedOriginals{Catalog: cat.Interactions, Bucket: bucket},
 		Figures:    lk.reader,
 		Processors: []pipeline.Processor{pipeline.Chats{Limits: archive.DefaultLimits, Directory: cat.People, Earlier: cat.Interactions}, calls},
 		Analyzer:   &pipeline.Analyzer{Classifiers: cat.Classifiers, Hierarchy: cat.People, Privacy: cat.Settings, Compiler: cfg.classifierCompiler(), Log: log},
-		AutoScore:  &qa.AutoScorer{Forms: cat.Evaluations},
+		AutoScore:  autoScore,
 		Recordings: pipeline.Recordings{Open: bucket.Get, Store: bucket, Privacy: cat.Settings},
 		Queues: []jobs.Queue{
 			{MediaTypes: []string{catalog.MediaChat}, BatchSize: cfg.IngestBatch},
@@ -103,7 +104,8 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		BackupWindow: cfg.BackupWindow, Log: log})
 	runner.Register("sample", &jobs.Sample{Sampler: cat.Interactions, Rate: cfg.SampleRate, Seed: cfg.SampleSeed, Log: log})
 	runner.Register("export", &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: lk.engine, Bucket: bucket, Cache: cache, Log: log})
-	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Figures: lk.reader, Log: log, Slots: evaluations})
+	runner.Register("reclassify", &jobs.Reclassify{Classifiers: cat.Classifiers, Hierarchy: cat.People, Interactions: cat.Interactions, Manifest: cat.Manifest, Transcripts: lk.reader, Lake: writer, Compiler: cfg.classifierCompiler(), Figures: lk.reader, Log: log, Slots: evaluations,
+		AutoScore: autoScore})
 	runner.Register("emit", &jobs.Emit{Queue: cat.Emissions, Post: cfg.endpointGuard(),
 		Item:  api.ResultItems(api.Deps{Interactions: cat.Interactions, Classifiers: cat.Classifiers, Reviews: cat.Reviews, Results: lk.reader}),
 		Owner: owner, Log: log})

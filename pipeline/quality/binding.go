@@ -136,15 +136,17 @@ func (f *Form) Bound() bool {
 }
 
 // Scorecard is a form's bound questions made ready to answer
-// conversation after conversation: each question's classifiers, and the
-// tag and weighted score of each of its two answers, found once.
+// conversation after conversation: the classifiers they read, each once,
+// and each question's classifiers and the tag and weighted score of each
+// of its two answers, found once.
 type Scorecard struct {
-	questions []boundQuestion
+	classifiers []string
+	questions   []boundQuestion
 }
 
 type boundQuestion struct {
 	id          string
-	classifiers []string
+	classifiers []int       // places in Scorecard.classifiers
 	operator    string      // RuleAll for one classifier
 	answers     [2]boundTag // when false, when true
 	weight      float64
@@ -169,9 +171,17 @@ func (f *Form) Scorecard() *Scorecard {
 			if len(ids) == 0 {
 				continue
 			}
-			bq := boundQuestion{id: q.ID, classifiers: ids, operator: RuleAll, weight: q.Weight}
+			bq := boundQuestion{id: q.ID, operator: RuleAll, weight: q.Weight}
 			if b.Rule != nil {
 				bq.operator = b.Rule.Operator
+			}
+			for _, id := range ids {
+				k := slices.Index(s.classifiers, id)
+				if k < 0 {
+					k = len(s.classifiers)
+					s.classifiers = append(s.classifiers, id)
+				}
+				bq.classifiers = append(bq.classifiers, k)
 			}
 			for k, value := range []string{b.WhenFalse, b.WhenTrue} {
 				tag, _ := q.tag(value)
@@ -184,36 +194,93 @@ func (f *Form) Scorecard() *Scorecard {
 	return s
 }
 
-// Choices of a bound question in an answer string: one byte a question,
-// in the scorecard's order.
+// A conversation's results as a scorecard keeps them: a character a bound
+// classifier, in the scorecard's order (the form is never changed, so the
+// string stays readable).
 const (
-	ChoseFalse = '0' // answerWhenFalse
-	ChoseTrue  = '1' // answerWhenTrue
-	LeftOpen   = '-' // a classifier had no result
+	ResultFalse = '0' // false, or a label
+	ResultTrue  = '1'
+	NoResult    = '-' // the classifier gave none (it failed, or is not active)
 )
 
-// Answer answers the bound questions from a conversation's classifier
-// results: the answer string (a choice a question, in the form's order:
-// the form is never changed, so the string stays readable by Answers),
-// whether any question was answered, and the score the answers give by the
-// form's formula (Form.Score: the questions left open count neither
-// way). result says a classifier's result ("true", "false" or a label;
-// anything but "true" is false) and whether it has one: a question whose
-// classifiers do not all have a result is left open for a person.
-func (s *Scorecard) Answer(result func(classifierID string) (string, bool)) (choices string, answered bool, score float64) {
-	out := make([]byte, len(s.questions))
+// Results are a conversation's results of the scorecard's classifiers:
+// result says a classifier's result ("true", "false" or a label; anything
+// but "true" is false) and whether it has one.
+func (s *Scorecard) Results(result func(classifierID string) (string, bool)) string {
+	out := make([]byte, len(s.classifiers))
+	for i, id := range s.classifiers {
+		switch v, ok := result(id); {
+		case !ok:
+			out[i] = NoResult
+		case v == "true":
+			out[i] = ResultTrue
+		default:
+			out[i] = ResultFalse
+		}
+	}
+	return string(out)
+}
+
+// With is results with one classifier's result replaced (a
+// reclassification's); results as they were when the scorecard does not
+// read the classifier.
+func (s *Scorecard) With(results, classifierID, result string) string {
+	k := slices.Index(s.classifiers, classifierID)
+	if k < 0 || k >= len(results) {
+		return results
+	}
+	b := []byte(results)
+	b[k] = ResultFalse
+	if result == "true" {
+		b[k] = ResultTrue
+	}
+	return string(b)
+}
+
+// Reads reports whether the scorecard reads the classifier.
+func (s *Scorecard) Reads(classifierID string) bool {
+	return slices.Contains(s.classifiers, classifierID)
+}
+
+// Score is the score the answers of results give by the form's formula
+// (Form.Score: the questions left open count neither way), and whether any
+// question is answered.
+func (s *Scorecard) Score(results string) (score float64, answered bool) {
 	var sum, weight float64
-	for i, q := range s.questions {
+	s.each(results, func(q *boundQuestion, a boundTag) {
+		answered = true
+		if a.scored {
+			sum += a.weighted
+			weight += q.weight
+		}
+	})
+	return percent(sum, weight), answered
+}
+
+// Answers are the answers results give, as a person's would be written
+// (the chosen tag's id), in the form's order. A question whose classifiers
+// do not all have a result is left open for a person.
+func (s *Scorecard) Answers(results string) []Answer {
+	var out []Answer
+	s.each(results, func(q *boundQuestion, a boundTag) {
+		out = append(out, Answer{QuestionID: q.id, TagIDs: []string{a.id}})
+	})
+	return out
+}
+
+// each calls fn with each question that results answer, and its answer
+// by its rule.
+func (s *Scorecard) each(results string, fn func(*boundQuestion, boundTag)) {
+	for i := range s.questions {
+		q := &s.questions[i]
 		trues, known := 0, true
-		for _, id := range q.classifiers {
-			v, ok := result(id)
-			known = known && ok
-			if v == "true" {
+		for _, k := range q.classifiers {
+			known = known && k < len(results) && results[k] != NoResult
+			if k < len(results) && results[k] == ResultTrue {
 				trues++
 			}
 		}
 		if !known {
-			out[i] = LeftOpen
 			continue
 		}
 		var holds bool
@@ -225,33 +292,10 @@ func (s *Scorecard) Answer(result func(classifierID string) (string, bool)) (cho
 		default:
 			holds = trues == len(q.classifiers)
 		}
-		a, choice := q.answers[0], byte(ChoseFalse)
 		if holds {
-			a, choice = q.answers[1], ChoseTrue
-		}
-		out[i], answered = choice, true
-		if a.scored {
-			sum += a.weighted
-			weight += q.weight
+			fn(q, q.answers[1])
+		} else {
+			fn(q, q.answers[0])
 		}
 	}
-	return string(out), answered, percent(sum, weight)
-}
-
-// Answers are the answers an answer string of Answer gives, as a person's
-// would be written (the chosen tag's id).
-func (s *Scorecard) Answers(choices string) []Answer {
-	var out []Answer
-	for i, q := range s.questions {
-		if i >= len(choices) {
-			break
-		}
-		switch choices[i] {
-		case ChoseFalse:
-			out = append(out, Answer{QuestionID: q.id, TagIDs: []string{q.answers[0].id}})
-		case ChoseTrue:
-			out = append(out, Answer{QuestionID: q.id, TagIDs: []string{q.answers[1].id}})
-		}
-	}
-	return out
 }

@@ -52,15 +52,16 @@ func TestScorecard(t *testing.T) {
 		t.Run(fmt.Sprint(tc.rule, tc.results), func(t *testing.T) {
 			f := boundForm(t, tc.rule)
 			card := f.Scorecard()
-			choices, answered, score := card.Answer(func(id string) (string, bool) { v, ok := tc.results[id]; return v, ok })
-			answers := card.Answers(choices)
+			results := card.Results(func(id string) (string, bool) { v, ok := tc.results[id]; return v, ok })
+			score, answered := card.Score(results)
+			answers := card.Answers(results)
 			got := map[string]string{}
 			for _, a := range answers {
 				_, q, _ := f.Question(a.QuestionID)
 				got[q.ID] = strings.Join(q.TagValues(a.TagIDs), ",")
 			}
-			if answered != (len(answers) > 0) || len(choices) != 2 {
-				t.Errorf("choices %q, answered %v", choices, answered)
+			if answered != (len(answers) > 0) || len(results) != 3 {
+				t.Errorf("results %q, answered %v", results, answered)
 			}
 			var gave []string
 			for _, q := range f.Modules[0].Questions[:2] {
@@ -129,5 +130,24 @@ func TestBoundClassifiers(t *testing.T) {
 		{"escalation", "modules[0].questions[1].classifierRule.classifierIds[0]"}, {"supervisor", "modules[0].questions[1].classifierRule.classifierIds[1]"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("classifiers %v, want %v", got, want)
+	}
+}
+
+// A reclassification replaces one classifier's result: the answers and
+// score follow, and a classifier the scorecard does not read changes
+// nothing.
+func TestScorecardWith(t *testing.T) {
+	card := boundForm(t, "none").Scorecard()
+	results := card.Results(func(id string) (string, bool) { return "false", true }) // greeted no; kept yes
+	if score, _ := card.Score(results); score != 60 { // weights 2 and 3
+		t.Fatalf("score %v, want 3 of 5", score)
+	}
+	results = card.With(results, "greeting", "true")
+	if score, _ := card.Score(results); score != 100 || card.With(results, "other", "true") != results || !card.Reads("supervisor") || card.Reads("other") {
+		t.Fatalf("after greeting became true: %q scored %v", results, score)
+	}
+	results = card.With(results, "supervisor", "true")
+	if score, _ := card.Score(results); score != 40 {
+		t.Fatalf("after a supervisor was asked for: %q scored %v, want 2 of 5", results, score)
 	}
 }

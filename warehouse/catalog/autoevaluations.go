@@ -131,3 +131,25 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 		orgID, formID, EvaluationCompleted, EvaluationPendingReview, EvaluationReviewComplete)
 	return append(reviewed, evaluated...), err
 }
+
+// UpdateAutoEvaluations writes Auto evaluations' new results and scores
+// (a reclassification's), in one transaction.
+func (c *EvaluationStore) UpdateAutoEvaluations(ctx context.Context, orgID string, changed []Evaluation) error {
+	if len(changed) == 0 {
+		return nil
+	}
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `UPDATE evaluations SET auto_answers = ?, score = ?, modified_on = ? WHERE org_id = ? AND id = ? AND source = 'Auto'`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		t := now()
+		for _, e := range changed {
+			if _, err := stmt.ExecContext(ctx, e.AutoAnswers, e.Score, t, orgID, e.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

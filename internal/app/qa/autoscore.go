@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/earshot/earshot/pipeline/quality"
@@ -11,18 +13,21 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// FormSource lists an organization's evaluation forms
-// (catalog.EvaluationStore).
-type FormSource interface {
+// AutoStore is what auto-scoring reads and writes of forms and Auto
+// evaluations (catalog.EvaluationStore).
+type AutoStore interface {
 	Forms(ctx context.Context, orgID string) ([]catalog.EvaluationForm, error)
+	Evaluations(ctx context.Context, orgID string, f catalog.EvaluationFilter) ([]catalog.Evaluation, error)
+	UpdateAutoEvaluations(ctx context.Context, orgID string, changed []catalog.Evaluation) error
 }
 
 // AutoScorer answers each organization's active auto-scored forms on every
 // processed conversation of a batch, from the classifier results the batch
 // already holds: the Auto evaluations the batch commits with its
-// conversations. Safe for concurrent use.
+// conversations; and brings them up to date when a classifier is run
+// again. Safe for concurrent use.
 type AutoScorer struct {
-	Forms FormSource
+	Store AutoStore
 
 	cards sync.Map // form id → *autoForm, nil when not auto-scored: a form never changes once made
 }
@@ -59,12 +64,13 @@ func (a *AutoScorer) Score(ctx context.Context, b *lake.Batch) ([]catalog.Evalua
 			return "", false
 		}
 		for _, f := range orgForms {
-			choices, answered, score := f.card.Answer(result)
+			results := f.card.Results(result)
+			score, answered := f.card.Score(results)
 			if !answered {
 				continue
 			}
 			out = append(out, catalog.Evaluation{ID: catalog.NewID(), OrgID: conv.OrgID, FormID: f.id, ConversationID: conv.ID,
-				AgentID: conv.AgentID, Source: catalog.SourceAuto, Status: catalog.EvaluationAutoScored, Score: &score, AutoAnswers: choices})
+				AgentID: conv.AgentID, Source: catalog.SourceAuto, Status: catalog.EvaluationAutoScored, Score: &score, AutoAnswers: results})
 		}
 	}
 	return out, nil
@@ -88,15 +94,16 @@ func resultSpans(results []lake.ClassifierResult) (map[string][2]int, error) {
 	return spans, nil
 }
 
-// autoForm is an auto-scored form's scorecard.
+// autoForm is an auto-scored form, with its scorecard.
 type autoForm struct {
 	id   string
+	def  *quality.Form
 	card *quality.Scorecard
 }
 
 // autoForms are the organization's active auto-scored forms.
 func (a *AutoScorer) autoForms(ctx context.Context, orgID string) ([]autoForm, error) {
-	all, err := a.Forms.Forms(ctx, orgID)
+	all, err := a.Store.Forms(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +120,7 @@ func (a *AutoScorer) autoForms(ctx context.Context, orgID string) ([]autoForm, e
 			}
 			var auto *autoForm
 			if form.AutoScore {
-				auto = &autoForm{f.ID, form.Scorecard()}
+				auto = &autoForm{f.ID, &form, form.Scorecard()}
 			}
 			card, _ = a.cards.LoadOrStore(f.ID, auto)
 		}
@@ -122,4 +129,46 @@ func (a *AutoScorer) autoForms(ctx context.Context, orgID string) ([]autoForm, e
 		}
 	}
 	return out, nil
+}
+
+// Rescore brings up to date the Auto evaluations of conversations a
+// classifier was run on again (results: conversation → its new result):
+// the answers bound to it and the score, by the same formula, a
+// reviewer's confirmations and overrides kept. It returns how many
+// changed.
+func (a *AutoScorer) Rescore(ctx context.Context, orgID, classifierID string, results map[string]string) (int, error) {
+	forms, err := a.autoForms(ctx, orgID)
+	if err != nil || len(results) == 0 {
+		return 0, err
+	}
+	byID := map[string]autoForm{}
+	for _, f := range forms {
+		if f.card.Reads(classifierID) {
+			byID[f.id] = f
+		}
+	}
+	if len(byID) == 0 {
+		return 0, nil
+	}
+	ids := slices.Collect(maps.Keys(results))
+	list, err := a.Store.Evaluations(ctx, orgID, catalog.EvaluationFilter{Source: catalog.SourceAuto, ConversationIDs: ids, Limit: len(ids) * len(byID)})
+	if err != nil {
+		return 0, err
+	}
+	var changed []catalog.Evaluation
+	for _, e := range list {
+		f, ok := byID[e.FormID]
+		if !ok {
+			continue
+		}
+		now := f.card.With(e.AutoAnswers, classifierID, results[e.ConversationID])
+		if now == e.AutoAnswers {
+			continue
+		}
+		e.AutoAnswers = now
+		score := f.def.Score(AnswersOf(Completed(f.def, e))).Overall
+		e.Score = &score
+		changed = append(changed, e)
+	}
+	return len(changed), a.Store.UpdateAutoEvaluations(ctx, orgID, changed)
 }

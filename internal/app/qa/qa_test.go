@@ -301,7 +301,7 @@ func TestReviewRules(t *testing.T) {
 		s.eval.Source, s.eval.AnalystID, s.eval.Status = catalog.SourceAuto, "", catalog.EvaluationAutoScored
 		s.form.AutoScore = true
 		s.form.Modules[0].Questions[0].Binding = quality.Binding{ClassifierID: "c", WhenTrue: "Yes", WhenFalse: "Yes"}
-		s.eval.AutoAnswers = string(quality.ChoseTrue)
+		s.eval.AutoAnswers = string(quality.ResultTrue)
 	}
 	for _, tc := range []struct {
 		name    string
@@ -317,7 +317,7 @@ func TestReviewRules(t *testing.T) {
 		{name: "an agent's role lacks evaluations.perform", actor: user(t, "ann", "Agent"), edit: auto, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, refused: true},
 		{name: "no answer chosen", actor: user(t, "bob", "Analyst"), edit: auto, answer: quality.Answer{QuestionID: "q"}, invalid: true},
 		{name: "a question the classifiers did not answer", actor: user(t, "bob", "Analyst"),
-			edit: func(s *store) { auto(s); s.eval.AutoAnswers = string(quality.LeftOpen) }, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, invalid: true},
+			edit: func(s *store) { auto(s); s.eval.AutoAnswers = string(quality.NoResult) }, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, invalid: true},
 		{name: "a person's evaluation", actor: user(t, "ann", "Analyst"), edit: func(*store) {}, answer: quality.Answer{QuestionID: "q", TagIDs: []string{"Yes"}}, notAuto: true},
 	} {
 		s := newStore()

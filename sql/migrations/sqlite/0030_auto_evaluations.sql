@@ -3,9 +3,10 @@
 -- status AutoScored, per processed conversation, replaced when the
 -- conversation is processed again. Ingest writes one for every
 -- conversation, so an Auto evaluation is one short row: auto_answers holds
--- what the classifiers answered, a character a bound question in the
--- form's order ('1' answerWhenTrue, '0' answerWhenFalse, '-' left open: a
--- form never changes once made; pipeline/quality reads it). A reviewer's
+-- the results its answers come from, a character a classifier the form's
+-- questions are bound to, in the form's order ('1' true, '0' false, '-'
+-- no result: a form never changes once made; pipeline/quality reads it),
+-- so that a reclassification changes one character. A reviewer's
 -- confirmation or override of one is an evaluation_answers row that keeps
 -- what the classifiers answered (auto_tag_ids) beside the reviewer's
 -- choice (tag_ids), with who and when: the agreement between the two says
