@@ -126,6 +126,13 @@ func buildDemo(ctx context.Context, cfg *cli.Config, o demo.Options, progress io
 		return "", err
 	}
 	facts.ConsoleUser, facts.ConsolePassword = signIn.UserName, signIn.Password
+	byName := map[string]string{}
+	for _, cl := range facts.Classifiers {
+		byName[cl.Name] = cl.ID
+	}
+	if err := api.AutoQuality(ctx, byName); err != nil {
+		return "", fmt.Errorf("the demo's auto-scored form: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "earshot-demo-")
 	if err != nil {
 		return "", err
@@ -233,7 +240,8 @@ Earshot demo: organization "demo" with {{.Processed}} processed conversations ({
 Serve the API (make run does): {{.Earshot}} serve --data {{.DataDir}} --addr {{.Addr}}
 
 # The web console: {{.Base}}/console — organization "demo", user {{.ConsoleUser}}, password {{.ConsolePassword}}
-# ({{.Evaluations}} evaluations of the "Call quality" form wait in its Queue; the Dashboard sorts agents by any classifier)
+# ({{.Evaluations}} evaluations of the "Call quality" form wait in its Queue; the Dashboard sorts agents by any classifier;
+#  the "Automated QA" form is answered by the classifiers on every conversation)
 
 # A token for the demo's API client (client_credentials; valid one hour):
 export EARSHOT=` + "{{.Base}}" + `
@@ -241,6 +249,8 @@ export TOKEN=$(curl -s -X POST $EARSHOT/connect/token -d grant_type=client_crede
 
 # The classifiers:
 curl -s -H "Authorization: Bearer $TOKEN" "$EARSHOT/Conversations/Classifiers" | jq '.[] | {id, name, classifierType}'
+# Every conversation's Auto evaluation on the "Automated QA" form, first 3:
+curl -s -H "Authorization: Bearer $TOKEN" "$EARSHOT/Evaluations?Source=Auto&PageSize=3" | jq '.[] | {evaluationNumber, status, score, agent: .agent.agentCode}'
 # Today's model results (every classifier), first 3 conversations:
 curl -s -H "Authorization: Bearer $TOKEN" "$EARSHOT/ModelResults?startDate={{.StartDate}}&pageSize=3&modelIds={{.ModelIDs}}" | jq
 # One conversation's results by its client call id:
