@@ -139,7 +139,7 @@ func TestBoundClassifiers(t *testing.T) {
 func TestScorecardWith(t *testing.T) {
 	card := boundForm(t, "none").Scorecard()
 	results := card.Results(func(id string) (string, bool) { return "false", true }) // greeted no; kept yes
-	if score, _ := card.Score(results); score != 60 { // weights 2 and 3
+	if score, _ := card.Score(results); score != 60 {                                // weights 2 and 3
 		t.Fatalf("score %v, want 3 of 5", score)
 	}
 	results = card.With(results, "greeting", "true")

@@ -85,6 +85,6 @@ func (a API) AutoQuality(ctx context.Context, classifiers map[string]string) err
 	}
 	_, err := a.create(ctx, "/Evaluations/Forms", map[string]any{"name": "Automated QA", "autoScore": true,
 		"description": "Answered by the example classifiers on every conversation; a reviewer answers the rest and calibrates",
-		"modules": []map[string]any{{"name": "Call", "questions": questions}}})
+		"modules":     []map[string]any{{"name": "Call", "questions": questions}}})
 	return err
 }
