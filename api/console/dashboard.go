@@ -162,7 +162,14 @@ func (c *Console) dashboard(ctx *gin.Context) {
 		}
 		data.Rates = append(data.Rates, r)
 	}
-	cols := append([]column{qaColumn}, columnsOf(all)...)
+	cols := []column{qaColumn}
+	if auto, err := c.Quality.AutoScoring(ctx.Request.Context(), v.actor); err != nil {
+		c.failed(ctx, err)
+		return
+	} else if auto {
+		cols = append(cols, qaAutoColumn)
+	}
+	cols = append(cols, columnsOf(all)...)
 	groups, err := c.groupFigures(ctx.Request.Context(), v, q, tree, cols, url.Values{"from": {from}, "to": {to}, "team": {data.Team}})
 	if err != nil {
 		c.failed(ctx, err)

@@ -29,6 +29,8 @@ type Quality interface {
 	Waiting(ctx context.Context, actor access.Actor, limit int) ([]qa.Waiting, error)
 	WorkflowView(ctx context.Context, actor access.Actor, id string) (qa.WorkflowView, error)
 	Scores(ctx context.Context, actor access.Actor, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
+	AutoScoring(ctx context.Context, actor access.Actor) (bool, error)
+	Agreement(ctx context.Context, actor access.Actor, formID string) ([]qa.QuestionAgreement, error)
 	Choices(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, []catalog.User, error)
 	Assign(ctx context.Context, actor access.Actor, in qa.NewAssignment) (catalog.Evaluation, error)
 	Templates(ctx context.Context, actor access.Actor) ([]catalog.WorkflowTemplate, error)

@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,11 +52,22 @@ type templateInput struct {
 var templateExample = templateInput{Levels: "sam.supervisor\nanyone", Boss: "Calibration",
 	Questions: "Action plan established? | No, Yes"}
 
-// formRow is a form as the list shows it.
+// formRow is a form as the list shows it; an auto-scored one with how
+// often people agreed with the classifiers on each bound question.
 type formRow struct {
 	ID, Name, Description, Created string
 	Modules, Questions             int
-	Active                         bool
+	Active, Auto                   bool
+	Agreement                      []agreementRow
+}
+
+// agreementRow is a bound question's agreement: of the answers people
+// gave it (reviews of the classifiers' answers, and people's evaluations
+// of the same conversations), how many were the classifiers'.
+type agreementRow struct {
+	Question         string
+	Compared, Agreed int
+	Rate             string // "—" before anyone answered
 }
 
 // forms lists the organization's evaluation forms, with the editor of a
@@ -96,7 +108,21 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 	}
 	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
 	for _, f := range list {
-		p.Forms = append(p.Forms, formRowOf(f))
+		row := formRowOf(f)
+		if row.Auto {
+			agreement, err := c.Quality.Agreement(ctx.Request.Context(), v.actor, f.ID)
+			if c.stopped(ctx, v, err) {
+				return
+			}
+			for _, q := range agreement {
+				rate := "—"
+				if q.Compared > 0 {
+					rate = fmt.Sprintf("%.0f %%", 100*q.Rate())
+				}
+				row.Agreement = append(row.Agreement, agreementRow{q.QuestionText, q.Compared, q.Agreed, rate})
+			}
+		}
+		p.Forms = append(p.Forms, row)
 		var def quality.Form
 		if f.ID == p.from && json.Unmarshal(f.Definition, &def) == nil {
 			p.Name, p.Description, p.Outline = f.Name+" (changed)", f.Description, formText(def)
@@ -122,7 +148,7 @@ func formRowOf(f catalog.EvaluationForm) formRow {
 	row := formRow{ID: f.ID, Name: f.Name, Description: f.Description, Created: f.CreatedOn.UTC().Format("2006-01-02"), Active: f.IsActive}
 	var def quality.Form
 	if err := json.Unmarshal(f.Definition, &def); err == nil {
-		row.Modules = len(def.Modules)
+		row.Modules, row.Auto = len(def.Modules), def.AutoScore
 		for _, m := range def.Modules {
 			row.Questions += len(m.Questions)
 		}

@@ -35,12 +35,23 @@ type column struct {
 	percent      bool // a mean that is a percentage already
 }
 
-// qaScores is where a group's QA score is kept among its classifiers'
-// scores: the mean of its submitted evaluations.
-const qaScores = "qa"
+// Where a group's QA scores are kept among its classifiers' scores: the
+// mean of people's submitted evaluations, and of the Auto evaluations of
+// every conversation.
+const (
+	qaScores     = "qa"
+	qaAutoScores = "qa-auto"
+)
 
-// qaColumn is the by-group tables' QA score.
-var qaColumn = column{Key: "qa.mean", Label: "QA score (evaluations)", classifierID: qaScores, percent: true}
+// The by-group tables' QA scores: people's, and, where the organization
+// has an auto-scored form, every conversation's beside it.
+var (
+	qaColumn     = column{Key: "qa.mean", Label: "QA score (evaluations)", classifierID: qaScores, percent: true}
+	qaAutoColumn = column{Key: "qa-auto.mean", Label: "QA score (every conversation)", classifierID: qaAutoScores, percent: true}
+)
+
+// qaSources are the QA score columns' evaluations.
+var qaSources = map[string]string{qaScores: catalog.SourceHuman, qaAutoScores: catalog.SourceAuto}
 
 // measureNames are the talk measures as people name them.
 var measureNames = map[string]string{
@@ -349,11 +360,11 @@ func periodBefore(q results.PageQuery) results.PageQuery {
 }
 
 // groupsWithScores are every group's figures over q's window, with each
-// group's QA score among its scores (qaScores).
+// group's QA scores of the columns among its scores (qaSources).
 func (c *Console) groupsWithScores(ctx context.Context, v *viewer, q results.PageQuery, by results.GroupBy, cols []column) ([]results.Group, error) {
 	var ids []string
 	for _, col := range cols {
-		if col.classifierID != qaScores && !slices.Contains(ids, col.classifierID) {
+		if _, qa := qaSources[col.classifierID]; !qa && !slices.Contains(ids, col.classifierID) {
 			ids = append(ids, col.classifierID)
 		}
 	}
@@ -361,15 +372,22 @@ func (c *Console) groupsWithScores(ctx context.Context, v *viewer, q results.Pag
 	if err != nil {
 		return nil, err
 	}
-	scores, err := c.Quality.Scores(ctx, v.actor, catalog.ScoreQuery{ArrivedFrom: q.From, ArrivedTo: q.To, NodeIDs: q.NodeIDs, ByAgent: by == results.ByAgent})
-	if err != nil {
-		return nil, err
-	}
 	at := byKey(groups)
-	for _, s := range scores {
-		if g, ok := at[s.Key]; ok {
-			mean := s.Mean
-			g.Scores[qaScores] = results.Score{Evaluated: s.Evaluations, Mean: &mean}
+	for _, col := range cols {
+		source, qa := qaSources[col.classifierID]
+		if !qa {
+			continue
+		}
+		scores, err := c.Quality.Scores(ctx, v.actor, catalog.ScoreQuery{ArrivedFrom: q.From, ArrivedTo: q.To, NodeIDs: q.NodeIDs,
+			ByAgent: by == results.ByAgent, Source: source})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range scores {
+			if g, ok := at[s.Key]; ok {
+				mean := s.Mean
+				g.Scores[col.classifierID] = results.Score{Evaluated: s.Evaluations, Mean: &mean}
+			}
 		}
 	}
 	return groups, nil

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -16,24 +17,39 @@ type ScoreGroup struct {
 
 // ScoreQuery selects the evaluations ScoresBy counts: of conversations that
 // arrived in a window, on some hierarchy nodes (nil: all), that a scope
-// lets read.
+// lets read; people's (SourceHuman) or the classifiers' (SourceAuto).
 type ScoreQuery struct {
 	ArrivedFrom, ArrivedTo time.Time
 	NodeIDs                []string
 	Scope                  Scope
 	ByAgent                bool // by the conversation's agent code, else its hierarchy node
+	Source                 string
 }
 
-// ScoresBy sums the scores of an organization's submitted evaluations (a
-// score, a submission, not NoValue) by agent code or hierarchy node.
+// ScoresBy sums the scores of an organization's evaluations by agent code
+// or hierarchy node: people's once submitted (a score, not NoValue), or
+// the classifiers' (every conversation of an auto-scored form).
 func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQuery) ([]ScoreGroup, error) {
 	key := "coalesce(i.hierarchy_node_id, '')"
 	if q.ByAgent {
 		key = "coalesce(i.agent_code, '')"
 	}
-	where := []string{"i.org_id = e.org_id", "i.id = e.conversation_id", "e.org_id = ?", "e.submitted_on IS NOT NULL", "e.score IS NOT NULL",
-		"e.status <> ?", "i.arrived_on >= ?", "i.arrived_on <= ?"}
-	args := []any{orgID, EvaluationNoValue, stamp(q.ArrivedFrom), stamp(q.ArrivedTo)}
+	where := []string{"i.org_id = e.org_id", "i.id = e.conversation_id", "e.org_id = ?", "e.score IS NOT NULL", "e.source = ?",
+		"i.arrived_on >= ?", "i.arrived_on <= ?"}
+	args := []any{orgID, cmp.Or(q.Source, SourceHuman), stamp(q.ArrivedFrom), stamp(q.ArrivedTo)}
+	// People's evaluations are few: from them to their conversations
+	// (SQLite keeps a CROSS JOIN's order; the other way round reads every
+	// conversation of the window). The classifiers' are one a conversation:
+	// from the window's conversations to them.
+	from := `evaluations e CROSS JOIN interactions i`
+	if q.Source == SourceAuto {
+		from = `interactions i CROSS JOIN evaluations e`
+		where = append(where, "i.org_id = ?")
+		args = append(args, orgID)
+	} else {
+		where = append(where, "e.submitted_on IS NOT NULL", "e.status <> ?")
+		args = append(args, EvaluationNoValue)
+	}
 	if q.NodeIDs != nil {
 		where, args = append(where, anyOf("i.hierarchy_node_id")), append(args, list(q.NodeIDs))
 	}
@@ -45,9 +61,5 @@ func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQue
 		var g ScoreGroup
 		err := s.Scan(&g.Key, &g.Evaluations, &g.Mean)
 		return g, err
-	}, // From the evaluations to their conversations (SQLite keeps a CROSS
-		// JOIN's order): the other way round reads every conversation of
-		// the window to find the few evaluated.
-		`SELECT `+key+`, count(*), avg(e.score) FROM evaluations e CROSS JOIN interactions i
-		WHERE `+strings.Join(where, " AND ")+` GROUP BY 1`, args...)
+	}, `SELECT `+key+`, count(*), avg(e.score) FROM `+from+` WHERE `+strings.Join(where, " AND ")+` GROUP BY 1`, args...)
 }

@@ -61,6 +61,26 @@ func (s Service) Forms(ctx context.Context, actor access.Actor) ([]catalog.Evalu
 	return s.Evaluations.Forms(ctx, actor.OrgID)
 }
 
+// AutoScoring reports whether the organization has an active auto-scored
+// form, to whom reads results: its conversations' QA scores then come
+// from every conversation too, not only from people's evaluations.
+func (s Service) AutoScoring(ctx context.Context, actor access.Actor) (bool, error) {
+	if err := actor.Require(access.ReadResults); err != nil {
+		return false, err
+	}
+	forms, err := s.Evaluations.Forms(ctx, actor.OrgID)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range forms {
+		var def quality.Form
+		if f.IsActive && json.Unmarshal(f.Definition, &def) == nil && def.AutoScore {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // NewTemplate is a review workflow template to create: its levels name
 // their assignees by user name or id (none: anyone).
 type NewTemplate struct {

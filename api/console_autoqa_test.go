@@ -1,0 +1,87 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/earshot/earshot/api/oauth"
+	"github.com/earshot/earshot/internal/browsertest"
+)
+
+// A supervisor sees an agent's QA score from every conversation beside
+// the score of people's evaluations, and, on the QA forms page, how often
+// people agreed with the classifiers' answer to each bound question.
+func TestConsoleSupervisorSeesAutoQA(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	f := buildOrg(t, e, tok, "")
+	greeting := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Greeting", "Classifier", "Process",
+		`{"groups":[{"rules":[{"phrases":["hello"],"speaker":"Agent"}]}]}`)), http.StatusCreated).id(t)
+	form := mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, `{"name":"Auto QA","autoScore":true,"modules":[{"name":"Call","questions":[
+	  {"questionText":"Greeted the customer?","weight":1,"tags":[{"value":"Yes","scoredValue":1},{"value":"No","scoredValue":0}],
+	   "classifierId":"`+greeting+`","answerWhenTrue":"Yes","answerWhenFalse":"No"},
+	  {"questionText":"Resolved?","weight":5,"tags":[{"value":"Yes","scoredValue":1},{"value":"No","scoredValue":0}]}]}]}`), http.StatusCreated).id(t)
+	// Agent A100: three of four conversations greeted — 75.0 % from every
+	// conversation.
+	var conversations []string
+	for i, line := range []string{"Hello, how can I help?", "Hello there.", "Hello!", "What do you want?"} {
+		chat := `{"messages":[{"participant":"Agent","text":"` + line + `"},{"participant":"Customer","text":"My bill is wrong."}]}`
+		conversations = append(conversations, mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", f.team, "AgentCode", "A100"),
+			file(fmt.Sprintf("c%d.json", i), chat)), 200).id(t))
+	}
+	e.runIngest(t)
+	var auto []evaluationBody
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations?Source=Auto", tok, nil), 200).Body.Bytes(), &auto)
+	byConversation := map[string]evaluationBody{}
+	for _, ev := range auto {
+		byConversation[ev.Metadata.ID] = ev
+	}
+	// A person evaluates the first conversation and says it had no
+	// greeting, resolved: 5 of 6, 83.3 %, and a disagreement; a reviewer
+	// confirms the classifiers' greeting on the second: an agreement.
+	human := mustStatus(t, e.jsonReq("POST", "/Evaluations", tok, map[string]any{"formId": form, "conversationId": conversations[0], "analyst": "ann"}), 201).id(t)
+	questions := byConversation[conversations[0]].Questions
+	mustStatus(t, e.jsonReq("PUT", "/Evaluations/"+human+"/Answers", tok, map[string]any{"answers": []map[string]any{
+		{"questionId": questions[0].ID, "tagIds": []string{"No"}}, {"questionId": questions[1].ID, "tagIds": []string{"Yes"}}}}), 200)
+	mustStatus(t, e.jsonReq("POST", "/Evaluations/"+human+"/Submit", tok, nil), 200)
+	mustStatus(t, e.jsonReq("PUT", "/Evaluations/"+byConversation[conversations[1]].ID+"/Review", tok, map[string]any{"answers": []map[string]any{
+		{"questionId": questions[0].ID, "tagIds": []string{"Yes"}}}}), 200)
+
+	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
+	hash, _ := oauth.HashSecret("correct horse battery")
+	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
+		t.Fatal(err)
+	}
+	server := httptest.NewServer(e.srv)
+	defer server.Close()
+	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
+	ctx := browsertest.Browser(t)
+	browsertest.TextAfter(t, ctx, "main", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#password"),
+		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", "correct horse battery"),
+		chromedp.Submit("#password"), chromedp.WaitVisible("#agents-table"))
+	headings := strings.Join(strings.Fields(browsertest.TextAfter(t, ctx, "#agents-table thead")), " ")
+	if !strings.Contains(headings, "QA score (evaluations) QA score (every conversation)") {
+		t.Fatalf("the by-agent table's headings: %q", headings)
+	}
+	row := strings.Join(strings.Fields(browsertest.TextAfter(t, ctx, "#agents-table tbody tr")), " ")
+	if !strings.HasPrefix(row, "A100 4 83.3 % 75.0 %") {
+		t.Errorf("agent A100: %q, want 4 conversations, 83.3 %% from people, 75.0 %% from every conversation", row)
+	}
+	browsertest.Shoot(t, ctx, "screenshots", "dashboard-auto-qa")
+
+	agreement := strings.Join(strings.Fields(browsertest.TextAfter(t, ctx, "#agreement-table-"+form,
+		chromedp.Navigate(base+"/console/forms"), chromedp.WaitVisible("#agreement-table-"+form))), " ")
+	if !strings.Contains(agreement, "Greeted the customer? 2 1 50 %") || strings.Contains(agreement, "Resolved?") {
+		t.Errorf("the agreement: %q, want the greeting compared twice, agreed once", agreement)
+	}
+	browsertest.Shoot(t, ctx, "screenshots", "forms-agreement")
+	browsertest.Accessible(t, ctx, "..", "forms-agreement")
+}
