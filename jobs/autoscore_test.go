@@ -3,6 +3,10 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +134,27 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 		t.Fatalf("reclassification %+v %v: every evaluation's greeting changed", done, err)
 	}
 	verify("after the reclassification")
+
+	// In the lake for analysts: the export job's evaluation_answers
+	// snapshot has every answer of every Auto evaluation, as it stands.
+	export := &Export{Orgs: e.cat.Orgs, Snapshots: e.cat, Auto: &qa.AutoScorer{Store: e.cat.Evaluations}, Parquet: e.lake, Bucket: e.bucket,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if counts, err := export.Run(ctx, catalog.JobRun{}); err != nil || counts["evaluation_answers_rows"] != 2000 {
+		t.Fatalf("export: %v %v", counts, err)
+	}
+	var evaluations, answers int
+	var mean float64
+	snapshot := filepath.Join(e.bucketDir, filepath.FromSlash(ExportPath("evaluation_answers", e.org.ID)))
+	if err := e.lake.QueryRowContext(ctx, `SELECT count(DISTINCT evaluation_id), count(*), avg(evaluation_score) FROM read_parquet(?)
+		WHERE source = 'Auto' AND form_name = 'Auto QA' AND auto_tag_values = tag_values AND analyst_id IS NULL`, snapshot).Scan(&evaluations, &answers, &mean); err != nil {
+		t.Fatal(err)
+	}
+	// The kinds' scores after the reclassification: 0, 25, 75 (334, 333
+	// and 333 chats).
+	want := (334*0 + 333*25 + 333*75) / 1000.0
+	if evaluations != 1000 || answers != 2000 || math.Abs(mean-want) > 1e-9 {
+		t.Fatalf("the lake's Auto evaluations: %d, %d answers, mean score %v (want 1000, 2000, %v)", evaluations, answers, mean, want)
+	}
 }
 
 // autoForm creates the organization's auto-scored form through the

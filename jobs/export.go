@@ -47,10 +47,19 @@ type Snapshotter interface {
 type Export struct {
 	Orgs      OrgLister
 	Snapshots Snapshotter
+	// Auto, when set, adds the Auto evaluations' answers to the
+	// evaluation_answers snapshot.
+	Auto AutoEvaluations
 	Parquet   ParquetWriter
 	Bucket    blob.Bucket
 	Cache     string // the local lake cache to write through to (a gs:// bucket), or ""
 	Log       *slog.Logger
+}
+
+// AutoEvaluations reads an organization's Auto evaluations with their
+// answers as people's are kept, and their forms' names (qa.AutoScorer).
+type AutoEvaluations interface {
+	EachAutoEvaluation(ctx context.Context, orgID string, fn func(e catalog.Evaluation, formName string) error) error
 }
 
 // ParquetWriter writes rows given as JSON lines to a Parquet file
@@ -156,7 +165,8 @@ var snapshotTypes = map[string]string{
 	"assigned_on": "TIMESTAMP", "submitted_on": "TIMESTAMP",
 	"version": "INTEGER", "depth": "INTEGER", "evaluation_number": "INTEGER",
 	"weight": "DOUBLE", "weighted_score": "DOUBLE", "evaluation_score": "DOUBLE",
-	"osms": "VARCHAR[]", "ancestor_ids": "VARCHAR[]", "codes": "VARCHAR[]", "tag_values": "VARCHAR[]",
+	"osms": "VARCHAR[]", "ancestor_ids": "VARCHAR[]", "codes": "VARCHAR[]", "tag_values": "VARCHAR[]", "auto_tag_values": "VARCHAR[]",
+	"reviewed_on": "TIMESTAMP",
 }
 
 func snapshotType(column string) string {
@@ -187,10 +197,38 @@ func (j *Export) writeRows(ctx context.Context, path, query, orgID string) ([]st
 	if err != nil {
 		return nil, 0, err
 	}
+	if filepath.Base(path) == "evaluation_answers.jsonl" && j.Auto != nil {
+		err = j.Auto.EachAutoEvaluation(ctx, orgID, func(e catalog.Evaluation, formName string) error {
+			for _, a := range e.Answers {
+				n++
+				if err := enc.Encode(autoAnswerRow(e, formName, a)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
 	if err := w.Flush(); err != nil {
 		return nil, 0, err
 	}
 	return cols, n, f.Close()
+}
+
+// autoAnswerRow is an Auto evaluation's answer as a row of the
+// evaluation_answers snapshot (sql/export/evaluation_answers.sql's
+// columns): the answer as it stands (a reviewer's where one confirmed or
+// overrode it), and what the classifiers answered.
+func autoAnswerRow(e catalog.Evaluation, formName string, a catalog.EvaluationAnswer) map[string]any {
+	return map[string]any{"evaluation_id": e.ID, "evaluation_number": e.Number, "org_id": e.OrgID, "form_id": e.FormID, "form_name": formName,
+		"conversation_id": e.ConversationID, "agent_id": e.AgentID, "analyst_id": nil, "source": e.Source, "status": e.Status,
+		"evaluation_score": e.Score, "call_summary": e.CallSummary, "assigned_on": e.AssignedOn, "submitted_on": e.SubmittedOn,
+		"modified_on": e.ModifiedOn, "module_id": a.ModuleID, "module_name": a.ModuleName, "question_id": a.QuestionID,
+		"question_text": a.QuestionText, "category": a.Category, "weight": a.Weight, "tag_values": a.TagValues, "fill_in": a.FillIn,
+		"note": a.Note, "weighted_score": a.WeightedScore, "auto_tag_values": a.AutoTagValues, "reviewed_by": a.ReviewedBy,
+		"reviewed_on": a.ReviewedOn}
 }
 
 // snapshotValue is a catalog value as JSON for its snapshot type: lists

@@ -93,9 +93,11 @@ type EvaluationAnswer struct {
 	WeightedScore *float64
 	// AutoTagIDs are what the classifiers answered (nil: a person's
 	// answer); TagIDs differ from them once a reviewer overrode the answer.
-	AutoTagIDs []string
-	ReviewedBy *string // who confirmed or overrode the auto answer
-	ReviewedOn *time.Time
+	// AutoTagValues are their values, where read with the form.
+	AutoTagIDs    []string
+	AutoTagValues []string
+	ReviewedBy    *string // who confirmed or overrode the auto answer
+	ReviewedOn    *time.Time
 }
 
 // CreateForm stores a new form; a name the organization uses is

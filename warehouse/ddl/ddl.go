@@ -61,10 +61,10 @@ var tables = []table{
 		"category_name", s, "reportable", b, "groupable", b, "is_active", b, "version", i32, "definition", s,
 		"created_on", timestamp, "modified_on", timestamp, "deleted_on", timestamp)},
 	{name: "evaluation_answers", snapshot: true, schema: cols("evaluation_id", s, "evaluation_number", i32, "org_id", s, "form_id", s,
-		"form_name", s, "conversation_id", s, "agent_id", s, "analyst_id", s, "status", s, "evaluation_score", f64, "call_summary", s,
-		"assigned_on", timestamp, "submitted_on", timestamp, "modified_on", timestamp, "module_id", s, "module_name", s,
+		"form_name", s, "conversation_id", s, "agent_id", s, "analyst_id", s, "source", s, "status", s, "evaluation_score", f64,
+		"call_summary", s, "assigned_on", timestamp, "submitted_on", timestamp, "modified_on", timestamp, "module_id", s, "module_name", s,
 		"question_id", s, "question_text", s, "category", s, "weight", f64, "tag_values", strs, "fill_in", s, "note", s,
-		"weighted_score", f64)},
+		"weighted_score", f64, "auto_tag_values", strs, "reviewed_by", s, "reviewed_on", timestamp)},
 }
 
 // Options say where the lake is and what to name things.

@@ -172,3 +172,46 @@ func (a *AutoScorer) Rescore(ctx context.Context, orgID, classifierID string, re
 	}
 	return len(changed), a.Store.UpdateAutoEvaluations(ctx, orgID, changed)
 }
+
+// EachAutoEvaluation calls fn with each of the organization's Auto
+// evaluations, in number order, its answers as people's are kept (the
+// form's words, values and weighted scores) and its form's name: what the
+// export job writes for analysts.
+func (a *AutoScorer) EachAutoEvaluation(ctx context.Context, orgID string, fn func(e catalog.Evaluation, formName string) error) error {
+	stored, err := a.Store.Forms(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	type form struct {
+		name string
+		def  quality.Form
+	}
+	forms := map[string]*form{}
+	for _, f := range stored {
+		k := &form{name: f.Name}
+		if err := json.Unmarshal(f.Definition, &k.def); err != nil {
+			return fmt.Errorf("form %s: %w", f.ID, err)
+		}
+		forms[f.ID] = k
+	}
+	const page = 1000
+	for after := 0; ; {
+		list, err := a.Store.Evaluations(ctx, orgID, catalog.EvaluationFilter{Source: catalog.SourceAuto, AfterNumber: after, Limit: page})
+		if err != nil {
+			return err
+		}
+		for _, e := range list {
+			f, ok := forms[e.FormID]
+			if !ok {
+				return fmt.Errorf("evaluation %d: no form %s", e.Number, e.FormID)
+			}
+			if err := fn(Completed(&f.def, e), f.name); err != nil {
+				return err
+			}
+			after = e.Number
+		}
+		if len(list) < page {
+			return nil
+		}
+	}
+}

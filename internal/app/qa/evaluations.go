@@ -236,6 +236,9 @@ func Completed(form *quality.Form, e catalog.Evaluation) catalog.Evaluation {
 	for i := range stored {
 		kept := e.Answers[i]
 		stored[i].AnswerID, stored[i].AutoTagIDs, stored[i].ReviewedBy, stored[i].ReviewedOn = kept.AnswerID, kept.AutoTagIDs, kept.ReviewedBy, kept.ReviewedOn
+		if _, q, ok := form.Question(kept.QuestionID); ok && kept.AutoTagIDs != nil {
+			stored[i].AutoTagValues = q.TagValues(kept.AutoTagIDs)
+		}
 	}
 	e.Answers = stored
 	return e
