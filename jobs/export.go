@@ -49,11 +49,11 @@ type Export struct {
 	Snapshots Snapshotter
 	// Auto, when set, adds the Auto evaluations' answers to the
 	// evaluation_answers snapshot.
-	Auto AutoEvaluations
-	Parquet   ParquetWriter
-	Bucket    blob.Bucket
-	Cache     string // the local lake cache to write through to (a gs:// bucket), or ""
-	Log       *slog.Logger
+	Auto    AutoEvaluations
+	Parquet ParquetWriter
+	Bucket  blob.Bucket
+	Cache   string // the local lake cache to write through to (a gs:// bucket), or ""
+	Log     *slog.Logger
 }
 
 // AutoEvaluations reads an organization's Auto evaluations with their
