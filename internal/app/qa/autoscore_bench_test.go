@@ -20,7 +20,9 @@ func (f formsOnly) Forms(context.Context, string) ([]catalog.EvaluationForm, err
 func (formsOnly) Evaluations(context.Context, string, catalog.EvaluationFilter) ([]catalog.Evaluation, error) {
 	return nil, nil
 }
-func (formsOnly) UpdateAutoEvaluations(context.Context, string, []catalog.Evaluation) error { return nil }
+func (formsOnly) UpdateAutoEvaluations(context.Context, string, []catalog.Evaluation) error {
+	return nil
+}
 
 // BenchmarkAutoScore scores a batch of 1,000 conversations, each with
 // eight classifiers' results, on a form of ten bound questions: ingest's
