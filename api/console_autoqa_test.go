@@ -1,17 +1,14 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/earshot/earshot/api/oauth"
 	"github.com/earshot/earshot/internal/browsertest"
 )
 
@@ -55,18 +52,7 @@ func TestConsoleSupervisorSeesAutoQA(t *testing.T) {
 	mustStatus(t, e.jsonReq("PUT", "/Evaluations/"+byConversation[conversations[1]].ID+"/Review", tok, map[string]any{"answers": []map[string]any{
 		{"questionId": questions[0].ID, "tagIds": []string{"Yes"}}}}), 200)
 
-	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
-	hash, _ := oauth.HashSecret("correct horse battery")
-	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
-		t.Fatal(err)
-	}
-	server := httptest.NewServer(e.srv)
-	defer server.Close()
-	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
-	ctx := browsertest.Browser(t)
-	browsertest.TextAfter(t, ctx, "main", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#password"),
-		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", "correct horse battery"),
-		chromedp.Submit("#password"), chromedp.WaitVisible("#agents-table"))
+	ctx, base := supervisorOnDashboard(t, e, tok, f)
 	headings := strings.Join(strings.Fields(browsertest.TextAfter(t, ctx, "#agents-table thead")), " ")
 	if !strings.Contains(headings, "QA score (evaluations) QA score (every conversation)") {
 		t.Fatalf("the by-agent table's headings: %q", headings)

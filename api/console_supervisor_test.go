@@ -46,19 +46,8 @@ func TestConsoleSupervisorFindsWhoSkipsAStep(t *testing.T) {
 		}
 	}
 	e.runIngest(t)
-	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
-	hash, _ := oauth.HashSecret("correct horse battery")
-	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
-		t.Fatal(err)
-	}
-
-	server := httptest.NewServer(e.srv)
-	defer server.Close()
-	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
-	ctx := browsertest.Browser(t)
-	page := browsertest.TextAfter(t, ctx, "main", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#password"),
-		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", "correct horse battery"),
-		chromedp.Submit("#password"), chromedp.WaitVisible("#agents-table"))
+	ctx, _ := supervisorOnDashboard(t, e, tok, f)
+	page := browsertest.TextAfter(t, ctx, "main")
 	if !strings.Contains(page, "agents 1–25 of 30") {
 		t.Errorf("the by-agent table's pages: %q", page)
 	}
@@ -95,4 +84,24 @@ func TestConsoleSupervisorFindsWhoSkipsAStep(t *testing.T) {
 	if err != nil || len(rows) != 3 || rows[0] != lowest || rows[2] != "2" {
 		t.Errorf("the agent's conversations: %v (%v)", rows, err)
 	}
+}
+
+// supervisorOnDashboard gives the supervisor ann View on the fixture's site
+// and a password, and signs her in to the console in a browser, on the
+// dashboard; it returns the browser and the console's base URL.
+func supervisorOnDashboard(t *testing.T, e *testEnv, tok string, f orgFixture) (context.Context, string) {
+	t.Helper()
+	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "View", "permissions": []string{"Chat"}}), 200)
+	hash, _ := oauth.HashSecret("correct horse battery")
+	if err := e.cat.People.SetPassword(context.Background(), e.org.ID, f.user, hash); err != nil {
+		t.Fatal(err)
+	}
+	server := httptest.NewServer(e.srv)
+	t.Cleanup(server.Close)
+	base := strings.Replace(server.URL, "127.0.0.1", "localhost", 1)
+	ctx := browsertest.Browser(t)
+	browsertest.TextAfter(t, ctx, "main", chromedp.Navigate(base+"/console/dashboard"), chromedp.WaitVisible("#password"),
+		chromedp.SetValue("#organization", "acme"), chromedp.SetValue("#username", "ann"), chromedp.SetValue("#password", "correct horse battery"),
+		chromedp.Submit("#password"), chromedp.WaitVisible("#agents-table"))
+	return ctx, base
 }
