@@ -126,6 +126,8 @@ func TestAutoScoredEvaluations(t *testing.T) {
 		*reviewed.Questions[1].Answers[0].ReviewedBy != f.user || len(reviewed.Questions[1].Answers[0].AutoTagIDs) != 1 {
 		t.Fatalf("reviewed: %s", r.Body)
 	}
+	// An Auto evaluation is reviewed, not answered; a person's is not reviewed.
+	mustStatus(t, e.jsonReq("PUT", "/Evaluations/"+first.ID+"/Answers", tok, review), http.StatusConflict)
 	// The question without a binding has no auto answer to review.
 	mustStatus(t, e.jsonReq("PUT", "/Evaluations/"+first.ID+"/Review", tok,
 		map[string]any{"answers": []map[string]any{{"questionId": first.Questions[2].ID, "tagIds": []string{"Yes"}}}}), http.StatusBadRequest)

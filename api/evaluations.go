@@ -322,6 +322,8 @@ func evaluationError(err error) error {
 		return problem.New(http.StatusConflict, "The evaluation was already submitted; its answers can no longer change.")
 	case errors.Is(err, qa.ErrNotAuto):
 		return problem.New(http.StatusConflict, "The evaluation is a person's; only the answers of an Auto evaluation are reviewed.")
+	case errors.Is(err, qa.ErrAuto):
+		return problem.New(http.StatusConflict, "The evaluation is answered by classifiers; review its answers with PUT /Evaluations/{id}/Review.")
 	default:
 		return missing(err, unknownEvaluation)
 	}

@@ -228,6 +228,8 @@ func (c *qualityPages) answer(ctx *gin.Context) {
 		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+mistake)
 	case errors.Is(err, qa.ErrClosed):
 		c.showEvaluation(ctx, http.StatusConflict, closedSentence)
+	case errors.Is(err, qa.ErrAuto):
+		c.showEvaluation(ctx, http.StatusConflict, autoSentence)
 	case err != nil:
 		c.failed(ctx, err)
 	default:
@@ -235,8 +237,12 @@ func (c *qualityPages) answer(ctx *gin.Context) {
 	}
 }
 
-// closedSentence says why a submitted evaluation's answers did not change.
-const closedSentence = "This evaluation was already submitted; its answers can no longer change."
+// Why an evaluation's answers did not change: it was submitted, or the
+// classifiers answer it.
+const (
+	closedSentence = "This evaluation was already submitted; its answers can no longer change."
+	autoSentence   = "This evaluation is answered by classifiers: its answers are reviewed (PUT /Evaluations/{id}/Review), not typed."
+)
 
 // draft saves the answers given so far, as the page sends them in the
 // background while a reviewer works: 204, or the sentence of why not.
@@ -255,6 +261,8 @@ func (c *qualityPages) draft(ctx *gin.Context) {
 		ctx.String(http.StatusBadRequest, "Not saved: "+mistake)
 	case errors.Is(err, qa.ErrClosed):
 		ctx.String(http.StatusConflict, closedSentence)
+	case errors.Is(err, qa.ErrAuto):
+		ctx.String(http.StatusConflict, autoSentence)
 	case errors.As(err, &refused):
 		ctx.String(http.StatusForbidden, refused.Detail)
 	case errors.Is(err, catalog.ErrNotFound):

@@ -32,8 +32,8 @@ const (
 	RuleNone = "none"
 )
 
-// bound reports whether the question says anything of a binding.
-func (b Binding) bound() bool {
+// Bound reports whether the question says anything of a binding.
+func (b Binding) Bound() bool {
 	return b.ClassifierID != "" || b.Rule != nil || b.WhenTrue != "" || b.WhenFalse != ""
 }
 
@@ -52,7 +52,7 @@ func (b Binding) classifierIDs() []string {
 // the question's tag values are spelled.
 func prepareBinding(q *Question, at string) error {
 	b := &q.Binding
-	if !b.bound() {
+	if !b.Bound() {
 		return nil
 	}
 	if q.Type == TypeFillIn {
@@ -127,7 +127,7 @@ func (f *Form) BoundClassifiers() []BoundClassifier {
 func (f *Form) Bound() bool {
 	for _, m := range f.Modules {
 		for _, q := range m.Questions {
-			if q.Binding.bound() {
+			if q.Binding.Bound() {
 				return true
 			}
 		}

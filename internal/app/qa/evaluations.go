@@ -158,6 +158,9 @@ func (s Service) change(ctx context.Context, actor access.Actor, id string, chan
 	if err != nil {
 		return e, err
 	}
+	if e.Source == catalog.SourceAuto {
+		return e, ErrAuto
+	}
 	if err := s.mayPerform(ctx, actor, e.ConversationID, e.AnalystID); err != nil {
 		return e, err
 	}

@@ -14,8 +14,12 @@ import (
 )
 
 // ErrNotAuto: only an Auto evaluation's answers are reviewed (a person's
-// evaluation is answered).
-var ErrNotAuto = errors.New("qa: not an Auto evaluation")
+// evaluation is answered); ErrAuto: an Auto evaluation's answers are
+// reviewed, not answered.
+var (
+	ErrNotAuto = errors.New("qa: not an Auto evaluation")
+	ErrAuto    = errors.New("qa: an Auto evaluation")
+)
 
 // Review records a reviewer's confirmation or override of answers the
 // classifiers gave in an Auto evaluation, and rescores it by the form's
@@ -122,7 +126,7 @@ func (s Service) Agreement(ctx context.Context, actor access.Actor, formID strin
 	at := map[string]int{}
 	for _, m := range form.Modules {
 		for _, q := range m.Questions {
-			if q.Binding.ClassifierID != "" || q.Binding.Rule != nil {
+			if q.Binding.Bound() {
 				at[q.ID] = len(out)
 				out = append(out, QuestionAgreement{QuestionID: q.ID, QuestionText: q.Text})
 			}
