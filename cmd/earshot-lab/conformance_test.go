@@ -78,7 +78,9 @@ var extensions = map[string][]string{
 	"POST /Conversations/Transcriptions":                 {"transcriptions.status", "transcriptions.message"},
 	// Evaluations: their status, form, score and source (Human or Auto); the conversation's
 	// metadata as /Metadata shows it.
-	"GET /Evaluations":         {"status", "formId", "score", "source", "metadata.uploadId", "metadata.agentCode"},
+	// An Auto evaluation's answers: the classifiers' tags, who reviewed.
+	"GET /Evaluations": {"status", "formId", "score", "source", "metadata.uploadId", "metadata.agentCode",
+		"questions.answers.autoTagIds", "questions.answers.reviewedBy", "questions.answers.reviewedOn"},
 	"GET /Evaluations/Modules": {"metadata.uploadId", "metadata.agentCode"},
 	// SCIM: the members RFC 7643 and 7644 require that the document
 	// leaves out — a list response's and a schema's "schemas" (RFC 7644
