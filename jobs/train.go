@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"math"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,7 +55,7 @@ func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, 
 		return counts, err
 	}
 	counts["examples"] = int64(len(examples))
-	models, err := trained.Train(examples, trained.Options{Source: "the training run " + run.ID, Seed: p.Seed, Folds: p.Folds,
+	t, err := trained.Train(examples, trained.Options{Source: "the training run " + run.ID, Seed: p.Seed, Folds: p.Folds,
 		Progress: func(_ string, done, _ int) {
 			counts["labels"] = int64(done)
 			if err := j.Progress.UpdateJobRunCounts(ctx, run.ID, counts); err != nil {
@@ -64,7 +65,12 @@ func (j *Train) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, 
 	if err != nil {
 		return counts, err
 	}
-	installed, err := j.Classifiers.PutByName(ctx, org, ClassifierInputs(models, p.CategoryName, !p.Inactive))
+	// How the classifiers do together, out of fold: the share (in
+	// thousandths) of conversations given exactly their labels, and of
+	// labelled ones given none.
+	counts["exact_label_set_permille"] = int64(math.Round(1000 * t.Together.ExactLabelSet))
+	counts["outside_every_label_permille"] = int64(math.Round(1000 * t.Together.OutsideEveryLabel))
+	installed, err := j.Classifiers.PutByName(ctx, org, ClassifierInputs(t.Models, p.CategoryName, !p.Inactive))
 	counts["classifiers"] = int64(len(installed))
 	if err != nil {
 		return counts, fmt.Errorf("install the trained classifiers: %w", err)

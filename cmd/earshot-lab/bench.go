@@ -155,14 +155,17 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 			}
 			fmt.Fprintf(log, "training one classifier per service on %s (%d dialogues, %d-fold cross-validation)\n", trainSplit, len(train), trained.DefaultFolds)
 			start := time.Now()
-			models, err := trained.Train(topics.Examples(train), trained.Options{Source: trainSplit, Seed: seed,
+			t, err := trained.Train(topics.Examples(train), trained.Options{Source: trainSplit, Seed: seed,
 				Progress: func(label string, done, total int) {
 					fmt.Fprintf(log, "  %s (%d of %d) %s\n", label, done, total, time.Since(start).Round(time.Second))
 				}})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(log, "trained in %s; mining phrase topics on %s (settings tuned on a held-out fifth of it):\n", time.Since(start).Round(time.Second), trainSplit)
+			models := t.Models
+			fmt.Fprintf(log, "trained in %s; together, out of fold on %s (random folds): exact label set %.3f, labelled given none %.3f\n",
+				time.Since(start).Round(time.Second), trainSplit, t.Together.ExactLabelSet, t.Together.OutsideEveryLabel)
+			fmt.Fprintf(log, "mining phrase topics on %s (settings tuned on a held-out fifth of it):\n", trainSplit)
 			mined, opt, err := topics.Build(train, log)
 			if err != nil {
 				return err

@@ -50,13 +50,15 @@ ingest uses the new versions.`,
 		log := cmd.ErrOrStderr()
 		start := time.Now()
 		fmt.Fprintf(log, "training on %d conversations (%d-fold cross-validation)\n", len(examples), folds)
-		models, err := trained.Train(examples, trained.Options{Source: filepath.Base(labelsPath), Seed: seed, Folds: folds,
+		t, err := trained.Train(examples, trained.Options{Source: filepath.Base(labelsPath), Seed: seed, Folds: folds,
 			Progress: func(label string, done, total int) {
 				fmt.Fprintf(log, "  %s trained (%d of %d, %s)\n", label, done, total, time.Since(start).Round(time.Second))
 			}})
 		if err != nil {
 			return nil, err
 		}
+		models := t.Models
+		fmt.Fprintln(log, together(t.Together))
 		specs := make([]starter.Spec, len(models))
 		for i, m := range models {
 			specs[i] = starter.Spec{
@@ -161,4 +163,15 @@ func readExamples(path string) ([]trained.Example, error) {
 		examples[i] = l.Example()
 	}
 	return examples, nil
+}
+
+// together says how the trained classifiers did as one set, out of fold,
+// and how far to trust it.
+func together(e trained.SetEvaluation) string {
+	folds := "random folds: wording every fold's models also saw, so expect less on new conversations; give \"group\" to each line to fold by it"
+	if e.Grouped {
+		folds = "folds by the lines' groups: wording each fold's models did not see"
+	}
+	return fmt.Sprintf("together, out of fold (%d-fold, %s): %.1f %% of %d conversations given exactly their labels; %.1f %% of the labelled ones given none (outside every trained topic)",
+		e.Folds, folds, 100*e.ExactLabelSet, e.Examples, 100*e.OutsideEveryLabel)
 }

@@ -96,12 +96,12 @@ func BenchmarkTrainTopics(b *testing.B) {
 	dev, _ := corpus.Read(corpus.Dev, 0)
 	for b.Loop() {
 		began := cpuTime()
-		models, err := trained.Train(Examples(train), trained.Options{Seed: 1})
+		t, err := trained.Train(Examples(train), trained.Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric((cpuTime() - began).Seconds(), "cpu-s")
-		set, err := Set(TrainedClassifiers(models, false))
+		set, err := Set(TrainedClassifiers(t.Models, false))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -35,11 +35,11 @@ func Shift(w io.Writer, train []corpus.Dialogue, opt trained.Options) error {
 				fit = append(fit, d)
 			}
 		}
-		models, err := trained.Train(Examples(fit), opt)
+		t, err := trained.Train(Examples(fit), opt)
 		if err != nil {
 			return err
 		}
-		set, err := Set(TrainedClassifiers(models, false))
+		set, err := Set(TrainedClassifiers(t.Models, false))
 		if err != nil {
 			return err
 		}

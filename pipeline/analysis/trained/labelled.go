@@ -22,6 +22,7 @@ type Labelled struct {
 	ConversationID string // a stored conversation, instead of turns
 	Turns          []analysis.Turn
 	Labels         []string
+	Group          string // conversations alike (a campaign, a script): cross-validated together
 }
 
 // maxLine bounds one line of a labelled file.
@@ -45,6 +46,10 @@ const MaxLabelledLines = 100_000
 //	{"turns": [{"speaker": "customer", "text": "…"}, …], "labels": ["Hotels"]}
 //	{"text": "…", "labels": ["Hotels", "Flights"]}
 //	{"conversationId": "…", "labels": []}
+//
+// and optionally "group": conversations alike (of one campaign, script or
+// customer) that cross-validation keeps in one fold, so that its figures
+// are those of wording the models did not see.
 //
 // "services" may stand for "labels" (the dialogue corpus's own format,
 // whose "dialogue_id" and "intents" are read and ignored). Blank lines are
@@ -102,7 +107,10 @@ func ParseLabelled(raw []byte) (Labelled, error) {
 	if err != nil {
 		return Labelled{}, err
 	}
-	if err := o.Allow("turns", "text", "conversationId", "labels", "services", "dialogue_id", "id", "intents"); err != nil {
+	if err := o.Allow("turns", "text", "conversationId", "labels", "services", "dialogue_id", "id", "intents", "group"); err != nil {
+		return Labelled{}, err
+	}
+	if l.Group, err = o.String("group", ""); err != nil {
 		return Labelled{}, err
 	}
 	for _, key := range []string{"id", "dialogue_id"} {
@@ -180,7 +188,7 @@ func (l Labelled) Example() Example {
 	if id == "" {
 		id = fmt.Sprintf("line %d", l.Line)
 	}
-	return Example{Conversation: &analysis.Conversation{ID: id, Turns: l.Turns}, Labels: l.Labels}
+	return Example{Conversation: &analysis.Conversation{ID: id, Turns: l.Turns}, Labels: l.Labels, Group: l.Group}
 }
 
 // MarshalJSON writes the conversation in the form ParseLabelled reads:
@@ -195,7 +203,8 @@ func (l Labelled) MarshalJSON() ([]byte, error) {
 		ConversationID string   `json:"conversationId,omitempty"`
 		Turns          []turn   `json:"turns,omitempty"`
 		Labels         []string `json:"labels"`
-	}{ID: l.ID, ConversationID: l.ConversationID, Labels: l.Labels}
+		Group          string   `json:"group,omitempty"`
+	}{ID: l.ID, ConversationID: l.ConversationID, Labels: l.Labels, Group: l.Group}
 	for _, t := range l.Turns {
 		out.Turns = append(out.Turns, turn{t.Speaker, t.Text})
 	}

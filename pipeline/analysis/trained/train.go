@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -24,6 +25,9 @@ type Example struct {
 	Conversation *analysis.Conversation
 	Labels       []string
 	Only         []string
+	// Group, when any example has one, keeps conversations alike in one
+	// cross-validation fold (an example without one is a group alone).
+	Group string
 }
 
 // about reports whether the example says whether it has the label.
@@ -88,19 +92,44 @@ func Labels(examples []Example) []string {
 	return labels
 }
 
+// Trained is what a training learned: a model per label, and how they do
+// together.
+type Trained struct {
+	Models []*Model
+	// Together is the models as one set, each example scored out of fold
+	// by every label's model at its threshold: what a set of classifiers
+	// does where per-label figures look near perfect.
+	Together SetEvaluation
+}
+
+// SetEvaluation is how a set of models did together on conversations they
+// were not trained on (out of fold), over the examples that say every
+// label they have (not reviews of some classifiers only).
+type SetEvaluation struct {
+	Folds    int  `json:"folds"`
+	Grouped  bool `json:"grouped"` // folds by the examples' groups: wording a fold's models did not see
+	Examples int  `json:"examples"`
+	// ExactLabelSet is the share of examples given exactly their labels;
+	// OutsideEveryLabel the share of examples with a label given none —
+	// conversations that would fall outside every trained topic.
+	ExactLabelSet     float64 `json:"exactLabelSet"`
+	OutsideEveryLabel float64 `json:"outsideEveryLabel"`
+}
+
 // Train learns one model per label of the examples, each evaluated by
-// cross-validation. The same examples, options and seed give the same
-// models.
-func Train(examples []Example, opt Options) ([]*Model, error) {
+// cross-validation, and evaluates them together. The same examples,
+// options and seed train the same models.
+func Train(examples []Example, opt Options) (Trained, error) {
 	opt = opt.withDefaults()
 	if err := Check(examples, opt); err != nil {
-		return nil, err
+		return Trained{}, err
 	}
 	labels := Labels(examples)
 	vocab, vectors := vectorize(examples, opt.MinDocuments)
-	folds := assignFolds(len(examples), opt)
+	folds := assignFolds(examples, opt)
 
 	models := make([]*Model, len(labels))
+	given := make([][]bool, len(labels)) // by label: each example's out-of-fold result
 	errs := make([]error, len(labels))
 	work := make(chan int, len(labels))
 	for k := range labels {
@@ -113,7 +142,7 @@ func Train(examples []Example, opt Options) ([]*Model, error) {
 	for range min(opt.Workers, len(labels)) {
 		wg.Go(func() {
 			for k := range work {
-				models[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, opt)
+				models[k], given[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, opt)
 				if opt.Progress != nil {
 					mu.Lock()
 					done++
@@ -126,10 +155,45 @@ func Train(examples []Example, opt Options) ([]*Model, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return Trained{}, err
 		}
 	}
-	return models, nil
+	return Trained{Models: models, Together: together(examples, labels, given, opt)}, nil
+}
+
+// together is the set evaluation of the labels' out-of-fold results.
+func together(examples []Example, labels []string, given [][]bool, opt Options) SetEvaluation {
+	e := SetEvaluation{Folds: opt.Folds, Grouped: grouped(examples)}
+	var exact, labelled, outside int
+	for i, ex := range examples {
+		if ex.Only != nil {
+			continue
+		}
+		e.Examples++
+		right, any := true, false
+		for k, l := range labels {
+			any = any || given[k][i]
+			right = right && given[k][i] == slices.Contains(ex.Labels, l)
+		}
+		if right {
+			exact++
+		}
+		if len(ex.Labels) > 0 {
+			labelled++
+			if !any {
+				outside++
+			}
+		}
+	}
+	e.ExactLabelSet, e.OutsideEveryLabel = round(ratio(exact, e.Examples)), round(ratio(outside, labelled))
+	return e
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // Check refuses examples that cannot train, saying why: none, an empty
@@ -219,29 +283,60 @@ func vectorize(examples []Example, minDocuments int) ([]string, []vector) {
 	return vocab, vectors
 }
 
-// assignFolds puts the examples into folds in the seed's order.
-func assignFolds(n int, opt Options) []int {
-	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(n)
-	folds := make([]int, n)
-	for pos, i := range order {
-		folds[i] = pos % opt.Folds
+// assignFolds puts the examples into folds in the seed's order; when
+// they have groups, each group whole into the fold with the fewest
+// examples so far, the largest groups first.
+func assignFolds(examples []Example, opt Options) []int {
+	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(len(examples))
+	folds := make([]int, len(examples))
+	if !grouped(examples) {
+		for pos, i := range order {
+			folds[i] = pos % opt.Folds
+		}
+		return folds
+	}
+	members := map[string][]int{}
+	var groups []string // in the seed's order of their first example
+	for _, i := range order {
+		g := examples[i].Group
+		if g == "" {
+			g = "\x00" + strconv.Itoa(i) // a group alone
+		}
+		if _, ok := members[g]; !ok {
+			groups = append(groups, g)
+		}
+		members[g] = append(members[g], i)
+	}
+	slices.SortStableFunc(groups, func(a, b string) int { return cmp.Compare(len(members[b]), len(members[a])) })
+	sizes := make([]int, opt.Folds)
+	for _, g := range groups {
+		f := slices.Index(sizes, slices.Min(sizes))
+		for _, i := range members[g] {
+			folds[i] = f
+		}
+		sizes[f] += len(members[g])
 	}
 	return folds
 }
 
+// grouped reports whether any example has a group.
+func grouped(examples []Example) bool {
+	return slices.ContainsFunc(examples, func(e Example) bool { return e.Group != "" })
+}
+
 // trainLabel cross-validates the label's model (choosing the penalty when
 // not given, and the threshold), then trains it on every example.
-func trainLabel(label string, examples []Example, vocab []string, all []vector, allFolds []int, opt Options) (*Model, error) {
+func trainLabel(label string, examples []Example, vocab []string, all []vector, allFolds []int, opt Options) (*Model, []bool, error) {
 	var x []vector
 	var y []bool
-	var folds []int
+	var folds, at []int // at: each row's example
 	positives := 0
 	for i, e := range examples {
 		if !e.about(label) {
 			continue
 		}
 		has := slices.Contains(e.Labels, label)
-		x, y, folds = append(x, all[i]), append(y, has), append(folds, allFolds[i])
+		x, y, folds, at = append(x, all[i]), append(y, has), append(folds, allFolds[i]), append(at, i)
 		if has {
 			positives++
 		}
@@ -258,7 +353,7 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 	for i := len(candidates) - 1; i >= 0; i-- {
 		cv, err := crossValidate(x, y, folds, candidates[i], len(vocab), opt, starts)
 		if err != nil {
-			return nil, fmt.Errorf("label %q: %w", label, err)
+			return nil, nil, fmt.Errorf("label %q: %w", label, err)
 		}
 		if i == len(candidates)-1 || cv.f1 >= best.f1 { // a tie goes to the weaker penalty
 			best = cv
@@ -267,7 +362,7 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 	}
 	w, bias, err := newLogistic(x, y, best.lambda, len(vocab)).fit(best.solutions[0])
 	if err != nil {
-		return nil, fmt.Errorf("label %q: %w", label, err)
+		return nil, nil, fmt.Errorf("label %q: %w", label, err)
 	}
 	m := &Model{
 		Label: label, Bias: round(bias), Threshold: round(best.threshold), Sure: round(best.sure), Weights: prune(w, vocab, opt.MaxTerms),
@@ -276,7 +371,11 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
 	}
 	m.alone = NewIndex([]*Model{m})
-	return m, nil
+	given := make([]bool, len(examples)) // out of fold, at the threshold chosen
+	for r, i := range at {
+		given[i] = best.scores[r] >= best.threshold
+	}
+	return m, given, nil
 }
 
 // crossValidation is one penalty's out-of-fold result: the threshold that
@@ -288,6 +387,7 @@ type crossValidation struct {
 	sure                  float64
 	precision, recall, f1 float64
 	solutions             [][]float64 // each fold's weights and bias
+	scores                []float64   // each row's, by the model of the folds without it
 }
 
 // crossValidate fits each fold's model, from starts[fold] when given.
@@ -320,6 +420,7 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 	}
 	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(scores, y)
 	cv.sure = max(cv.threshold, sureLevel(scores, y))
+	cv.scores = scores
 	return cv, nil
 }
 

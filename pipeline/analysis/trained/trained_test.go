@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,11 +63,11 @@ func examples(seed uint64, n int) []Example {
 
 func train(t *testing.T, ex []Example, opt Options) []*Model {
 	t.Helper()
-	models, err := Train(ex, opt)
+	trained, err := Train(ex, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return models
+	return trained.Models
 }
 
 // Training learns each label, multi-label and "none of these" alike, and
@@ -212,7 +213,7 @@ func TestCompileRefusesBadDefinitions(t *testing.T) {
 func TestReadLabelled(t *testing.T) {
 	file := `{"dialogue_id": "1_0", "services": ["Hotels"], "intents": ["X"], "turns": [{"speaker": "customer", "text": "a room"}, {"speaker": "agent", "text": "sure"}]}
 
-{"text": "a flight and a room", "labels": ["Flights", "Hotels"]}
+{"text": "a flight and a room", "labels": ["Flights", "Hotels"], "group": "spring campaign"}
 {"conversationId": "c-1", "labels": []}
 `
 	var gz bytes.Buffer
@@ -229,8 +230,8 @@ func TestReadLabelled(t *testing.T) {
 			got[2].ConversationID != "c-1" || got[2].Labels == nil || len(got[2].Labels) != 0 {
 			t.Fatalf("%s: %+v", name, got)
 		}
-		if e := got[1].Example(); e.Conversation.ID != "line 3" {
-			t.Errorf("example id %q", e.Conversation.ID)
+		if e := got[1].Example(); e.Conversation.ID != "line 3" || e.Group != "spring campaign" || got[0].Group != "" {
+			t.Errorf("example id %q, group %q", e.Conversation.ID, e.Group)
 		}
 	}
 	for _, tc := range []struct{ file, want string }{
@@ -245,6 +246,7 @@ func TestReadLabelled(t *testing.T) {
 		{`{"text": "x", "labels": [], "lables": []}`, "line 1: lables: unknown field"},
 		{`[1]`, "line 1: must be an object"},
 		{`{"conversationId": " ", "labels": []}`, "line 1: conversationId: must be a non-blank string"},
+		{`{"text": "x", "labels": [], "group": 3}`, "line 1: group: must be a string"},
 		{"\x1f\x8b\x08", "looks gzipped but is not"},
 	} {
 		_, err := ReadLabelled(strings.NewReader(tc.file), MaxUploadedLabelled)
@@ -386,5 +388,51 @@ func TestSureLevel(t *testing.T) {
 				t.Errorf("sure level %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Examples of a group share a fold, the folds as even as the groups allow;
+// without groups, folds go round the seed's order.
+func TestAssignFolds(t *testing.T) {
+	ex := make([]Example, 40)
+	for i := range ex {
+		ex[i].Group = fmt.Sprint("g", i%8) // eight groups of five
+	}
+	ex[39].Group = "" // a group alone
+	folds := assignFolds(ex, Options{Folds: 4, Seed: 3})
+	foldOf, sizes := map[string]int{}, make([]int, 4)
+	for i, e := range ex {
+		if f, ok := foldOf[e.Group]; ok && e.Group != "" && f != folds[i] {
+			t.Fatalf("group %s in folds %d and %d", e.Group, f, folds[i])
+		}
+		foldOf[e.Group] = folds[i]
+		sizes[folds[i]]++
+	}
+	if slices.Max(sizes)-slices.Min(sizes) > 5 {
+		t.Errorf("fold sizes %v: groups of five into four folds", sizes)
+	}
+	random := assignFolds(make([]Example, 10), Options{Folds: 5, Seed: 3})
+	for f := range 5 {
+		if n := strings.Count(fmt.Sprint(random), fmt.Sprint(f)); n != 2 {
+			t.Errorf("random folds %v: fold %d has %d", random, f, n)
+		}
+	}
+}
+
+// The set evaluation counts, out of fold, the examples given exactly their
+// labels and the labelled ones given none; examples of partial labels
+// (reviews) are left out.
+func TestTogether(t *testing.T) {
+	ex := []Example{
+		{Labels: []string{"A"}},      // given A: exact
+		{Labels: []string{"A", "B"}}, // given A only
+		{Labels: []string{"B"}},      // given nothing: outside
+		{Labels: []string{}},         // none, given none: exact
+		{Labels: []string{"A"}, Only: []string{"A"}},
+	}
+	given := [][]bool{{true, true, false, false, true}, {false, false, false, false, false}}
+	e := together(ex, []string{"A", "B"}, given, Options{Folds: 5})
+	if e.Examples != 4 || e.ExactLabelSet != 0.5 || e.OutsideEveryLabel != round(1.0/3) || e.Grouped || e.Folds != 5 {
+		t.Fatalf("%+v", e)
 	}
 }
