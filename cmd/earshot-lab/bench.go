@@ -106,7 +106,7 @@ func benchClassifiersCommand() *cobra.Command {
 	var rounds int
 	var trainSplit, split string
 	var seed uint64
-	var shift bool
+	var shift, byIntent bool
 	var regularization float64
 	var minDocuments int
 	var holdOut []string
@@ -155,7 +155,11 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 			}
 			fmt.Fprintf(log, "training one classifier per service on %s (%d dialogues, %d-fold cross-validation)\n", trainSplit, len(train), trained.DefaultFolds)
 			start := time.Now()
-			t, err := trained.Train(topics.Examples(train), trained.Options{Source: trainSplit, Seed: seed,
+			examples := topics.Examples(train)
+			if byIntent {
+				topics.GroupByIntent(examples, train)
+			}
+			t, err := trained.Train(examples, trained.Options{Source: trainSplit, Seed: seed,
 				Progress: func(label string, done, total int) {
 					fmt.Fprintf(log, "  %s (%d of %d) %s\n", label, done, total, time.Since(start).Round(time.Second))
 				}})
@@ -163,8 +167,12 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 				return err
 			}
 			models := t.Models
-			fmt.Fprintf(log, "trained in %s; together, out of fold on %s (random folds): exact label set %.3f, labelled given none %.3f\n",
-				time.Since(start).Round(time.Second), trainSplit, t.Together.ExactLabelSet, t.Together.OutsideEveryLabel)
+			folds := "random folds"
+			if t.Together.Grouped {
+				folds = "folds by intent"
+			}
+			fmt.Fprintf(log, "trained in %s; together, out of fold on %s (%s): exact label set %.3f, labelled given none %.3f\n",
+				time.Since(start).Round(time.Second), trainSplit, folds, t.Together.ExactLabelSet, t.Together.OutsideEveryLabel)
 			fmt.Fprintf(log, "mining phrase topics on %s (settings tuned on a held-out fifth of it):\n", trainSplit)
 			mined, opt, err := topics.Build(train, log)
 			if err != nil {
@@ -194,6 +202,7 @@ out in turn, trained on the rest (how the features and penalties were chosen).`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "orders the training examples into cross-validation folds")
 	cmd.Flags().IntVar(&rounds, "rounds", 9, "passes over the split for each throughput figure (the median pass is reported)")
 	cmd.Flags().StringSliceVar(&holdOut, "hold-out", nil, "services to leave out of training, given only their handwritten phrases: "+strings.Join(topics.HandwrittenLabels(), ", "))
+	cmd.Flags().BoolVar(&byIntent, "group-by-intent", false, "cross-validate the trained classifiers by folds that keep each intent's dialogues together (their figures of unseen wording)")
 	cmd.Flags().BoolVar(&shift, "shift", false, "measure generalisation on the training split alone (held-out intents), nothing else")
 	cmd.Flags().Float64Var(&regularization, "regularization", 0, "with --shift: the penalty to train with (0: chosen by cross-validation)")
 	cmd.Flags().IntVar(&minDocuments, "min-documents", 0, "with --shift: a term is a feature when this many conversations have it (0: the default)")

@@ -55,3 +55,14 @@ func takingFromTrained(def json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// GroupByIntent gives each example (of the dialogue at the same place)
+// its dialogue's first intent as its group: cross-validation then keeps an
+// intent's dialogues in one fold, as wording the models did not see.
+func GroupByIntent(examples []trained.Example, dialogues []corpus.Dialogue) {
+	for i, d := range dialogues {
+		if len(d.Intents) > 0 {
+			examples[i].Group = d.Intents[0]
+		}
+	}
+}
