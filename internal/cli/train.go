@@ -168,7 +168,7 @@ func readExamples(path string) ([]trained.Example, error) {
 // together says how the trained classifiers did as one set, out of fold,
 // and how far to trust it.
 func together(e trained.SetEvaluation) string {
-	folds := "random folds: wording every fold's models also saw, so expect less on new conversations; give \"group\" to each line to fold by it"
+	folds := "random folds: wording every fold's models also saw, so expect less on new conversations; give each line a \"group\" to measure on folds by it"
 	if e.Grouped {
 		folds = "folds by the lines' groups: wording each fold's models did not see"
 	}

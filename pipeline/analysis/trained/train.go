@@ -106,8 +106,12 @@ type Trained struct {
 // were not trained on (out of fold), over the examples that say every
 // label they have (not reviews of some classifiers only).
 type SetEvaluation struct {
-	Folds    int  `json:"folds"`
-	Grouped  bool `json:"grouped"` // folds by the examples' groups: wording a fold's models did not see
+	Folds int `json:"folds"`
+	// Grouped: the examples had groups, and the set was evaluated on folds
+	// that keep each group whole (wording a fold's models did not see);
+	// penalties and thresholds are chosen on random folds either way (on
+	// groups they would be chosen for wording no conversation has).
+	Grouped  bool `json:"grouped"`
 	Examples int  `json:"examples"`
 	// ExactLabelSet is the share of examples given exactly their labels;
 	// OutsideEveryLabel the share of examples with a label given none —
@@ -126,7 +130,11 @@ func Train(examples []Example, opt Options) (Trained, error) {
 	}
 	labels := Labels(examples)
 	vocab, vectors := vectorize(examples, opt.MinDocuments)
-	folds := assignFolds(examples, opt)
+	folds := assignFolds(len(examples), opt)
+	var groupFolds []int // the set evaluation's folds, when the examples have groups
+	if grouped(examples) {
+		groupFolds = assignGroupFolds(examples, opt)
+	}
 
 	models := make([]*Model, len(labels))
 	given := make([][]bool, len(labels)) // by label: each example's out-of-fold result
@@ -142,7 +150,7 @@ func Train(examples []Example, opt Options) (Trained, error) {
 	for range min(opt.Workers, len(labels)) {
 		wg.Go(func() {
 			for k := range work {
-				models[k], given[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, opt)
+				models[k], given[k], errs[k] = trainLabel(labels[k], examples, vocab, vectors, folds, groupFolds, opt)
 				if opt.Progress != nil {
 					mu.Lock()
 					done++
@@ -158,12 +166,14 @@ func Train(examples []Example, opt Options) (Trained, error) {
 			return Trained{}, err
 		}
 	}
-	return Trained{Models: models, Together: together(examples, labels, given, opt)}, nil
+	t := Trained{Models: models, Together: together(examples, labels, given, opt)}
+	t.Together.Grouped = groupFolds != nil
+	return t, nil
 }
 
 // together is the set evaluation of the labels' out-of-fold results.
 func together(examples []Example, labels []string, given [][]bool, opt Options) SetEvaluation {
-	e := SetEvaluation{Folds: opt.Folds, Grouped: grouped(examples)}
+	e := SetEvaluation{Folds: opt.Folds}
 	var exact, labelled, outside int
 	for i, ex := range examples {
 		if ex.Only != nil {
@@ -283,24 +293,27 @@ func vectorize(examples []Example, minDocuments int) ([]string, []vector) {
 	return vocab, vectors
 }
 
-// assignFolds puts the examples into folds in the seed's order; when
-// they have groups, each group whole into the fold with the fewest
-// examples so far, the largest groups first.
-func assignFolds(examples []Example, opt Options) []int {
-	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(len(examples))
-	folds := make([]int, len(examples))
-	if !grouped(examples) {
-		for pos, i := range order {
-			folds[i] = pos % opt.Folds
-		}
-		return folds
+// assignFolds puts n examples into folds in the seed's order.
+func assignFolds(n int, opt Options) []int {
+	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(n)
+	folds := make([]int, n)
+	for pos, i := range order {
+		folds[i] = pos % opt.Folds
 	}
+	return folds
+}
+
+// assignGroupFolds puts each group of examples whole into the fold with
+// the fewest examples so far, the largest groups first (an example without
+// a group is a group alone).
+func assignGroupFolds(examples []Example, opt Options) []int {
+	order := rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)).Perm(len(examples))
 	members := map[string][]int{}
 	var groups []string // in the seed's order of their first example
 	for _, i := range order {
 		g := examples[i].Group
 		if g == "" {
-			g = "\x00" + strconv.Itoa(i) // a group alone
+			g = "\x00" + strconv.Itoa(i)
 		}
 		if _, ok := members[g]; !ok {
 			groups = append(groups, g)
@@ -308,6 +321,7 @@ func assignFolds(examples []Example, opt Options) []int {
 		members[g] = append(members[g], i)
 	}
 	slices.SortStableFunc(groups, func(a, b string) int { return cmp.Compare(len(members[b]), len(members[a])) })
+	folds := make([]int, len(examples))
 	sizes := make([]int, opt.Folds)
 	for _, g := range groups {
 		f := slices.Index(sizes, slices.Min(sizes))
@@ -325,11 +339,14 @@ func grouped(examples []Example) bool {
 }
 
 // trainLabel cross-validates the label's model (choosing the penalty when
-// not given, and the threshold), then trains it on every example.
-func trainLabel(label string, examples []Example, vocab []string, all []vector, allFolds []int, opt Options) (*Model, []bool, error) {
+// not given, and the threshold), then trains it on every example. It
+// also says which examples the model finds out of fold, at its threshold:
+// on groupFolds when given (the set evaluation's), else on the folds it
+// chose by.
+func trainLabel(label string, examples []Example, vocab []string, all []vector, allFolds, groupFolds []int, opt Options) (*Model, []bool, error) {
 	var x []vector
 	var y []bool
-	var folds, at []int // at: each row's example
+	var folds, byGroup, at []int // at: each row's example
 	positives := 0
 	for i, e := range examples {
 		if !e.about(label) {
@@ -337,6 +354,9 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		}
 		has := slices.Contains(e.Labels, label)
 		x, y, folds, at = append(x, all[i]), append(y, has), append(folds, allFolds[i]), append(at, i)
+		if groupFolds != nil {
+			byGroup = append(byGroup, groupFolds[i])
+		}
 		if has {
 			positives++
 		}
@@ -371,9 +391,17 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
 	}
 	m.alone = NewIndex([]*Model{m})
+	scores := best.scores
+	if byGroup != nil {
+		cv, err := crossValidate(x, y, byGroup, best.lambda, len(vocab), opt, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("label %q: %w", label, err)
+		}
+		scores = cv.scores
+	}
 	given := make([]bool, len(examples)) // out of fold, at the threshold chosen
 	for r, i := range at {
-		given[i] = best.scores[r] >= best.threshold
+		given[i] = scores[r] >= best.threshold
 	}
 	return m, given, nil
 }

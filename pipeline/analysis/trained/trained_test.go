@@ -399,7 +399,7 @@ func TestAssignFolds(t *testing.T) {
 		ex[i].Group = fmt.Sprint("g", i%8) // eight groups of five
 	}
 	ex[39].Group = "" // a group alone
-	folds := assignFolds(ex, Options{Folds: 4, Seed: 3})
+	folds := assignGroupFolds(ex, Options{Folds: 4, Seed: 3})
 	foldOf, sizes := map[string]int{}, make([]int, 4)
 	for i, e := range ex {
 		if f, ok := foldOf[e.Group]; ok && e.Group != "" && f != folds[i] {
@@ -411,7 +411,7 @@ func TestAssignFolds(t *testing.T) {
 	if slices.Max(sizes)-slices.Min(sizes) > 5 {
 		t.Errorf("fold sizes %v: groups of five into four folds", sizes)
 	}
-	random := assignFolds(make([]Example, 10), Options{Folds: 5, Seed: 3})
+	random := assignFolds(10, Options{Folds: 5, Seed: 3})
 	for f := range 5 {
 		if n := strings.Count(fmt.Sprint(random), fmt.Sprint(f)); n != 2 {
 			t.Errorf("random folds %v: fold %d has %d", random, f, n)
@@ -432,7 +432,32 @@ func TestTogether(t *testing.T) {
 	}
 	given := [][]bool{{true, true, false, false, true}, {false, false, false, false, false}}
 	e := together(ex, []string{"A", "B"}, given, Options{Folds: 5})
-	if e.Examples != 4 || e.ExactLabelSet != 0.5 || e.OutsideEveryLabel != round(1.0/3) || e.Grouped || e.Folds != 5 {
+	if e.Examples != 4 || e.ExactLabelSet != 0.5 || e.OutsideEveryLabel != round(1.0/3) || e.Folds != 5 {
 		t.Fatalf("%+v", e)
+	}
+}
+
+// Groups change how the set is evaluated, never the models: penalties and
+// thresholds are chosen on random folds either way.
+func TestGroupsEvaluateOnly(t *testing.T) {
+	ex := examples(6, 150)
+	plain, err := Train(ex, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ex {
+		ex[i].Group = fmt.Sprint("g", i%10)
+	}
+	grouped, err := Train(ex, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, m := range plain.Models {
+		if !bytes.Equal(m.Definition(), grouped.Models[k].Definition()) {
+			t.Fatalf("%s: groups changed the model", m.Label)
+		}
+	}
+	if plain.Together.Grouped || !grouped.Together.Grouped || grouped.Together.Examples != 150 {
+		t.Errorf("set evaluations %+v, %+v", plain.Together, grouped.Together)
 	}
 }
