@@ -70,4 +70,33 @@ func TestConsoleSupervisorSeesAutoQA(t *testing.T) {
 	}
 	browsertest.Shoot(t, ctx, "screenshots", "forms-agreement")
 	browsertest.Accessible(t, ctx, "..", "forms-agreement")
+
+	// With Edit on the site, she reviews the third conversation's Auto
+	// evaluation from its page: the classifiers said it greeted, she says
+	// it did not; the score follows (0 of 1), and the agreement counts it.
+	mustStatus(t, e.jsonReq("PUT", "/UserHierarchy/"+f.user+"/"+f.site, tok, map[string]any{"accessLevel": "Edit", "permissions": []string{"Chat"}}), 200)
+	third := byConversation[conversations[2]]
+	link := `#auto-scored a[href="/console/evaluations/` + third.ID + `"]`
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/console/conversations/"+conversations[2]), chromedp.WaitVisible(link), chromedp.Click(link),
+		chromedp.WaitVisible("#evaluation-form")); err != nil {
+		t.Fatal(err)
+	}
+	if said := browsertest.TextAfter(t, ctx, "p.auto-answer"); !strings.Contains(said, "The classifiers answered Yes") {
+		t.Errorf("the classifiers' answer: %q", said)
+	}
+	browsertest.Shoot(t, ctx, "screenshots", "evaluation-auto")
+	browsertest.Accessible(t, ctx, "..", "evaluation-auto")
+	no := `//fieldset[legend[contains(., "Greeted the customer?")]]//label[contains(., "No")]/input`
+	if err := chromedp.Do(ctx, chromedp.Click(no), chromedp.Click(`#evaluation-form button[type="submit"]`),
+		chromedp.WaitVisible(`//p[contains(@class, "auto-answer") and contains(., "reviewed")] | //p[contains(@class, "error")]`)); err != nil {
+		t.Fatal(err)
+	}
+	if score, said := browsertest.TextAfter(t, ctx, "#evaluation-score"), browsertest.TextAfter(t, ctx, "p.auto-answer"); score != "0.0 %" || !strings.Contains(said, "reviewed") {
+		t.Errorf("after the review: score %q, %q", score, said)
+	}
+	agreement = strings.Join(strings.Fields(browsertest.TextAfter(t, ctx, "#agreement-table-"+form,
+		chromedp.Navigate(base+"/console/forms"), chromedp.WaitVisible("#agreement-table-"+form))), " ")
+	if !strings.Contains(agreement, "Greeted the customer? 3 1 33 %") {
+		t.Errorf("the agreement after the review: %q", agreement)
+	}
 }

@@ -138,6 +138,7 @@ func (c *Console) Register(r gin.IRouter) error {
 	in.POST("/evaluations/:id", c.may(access.PerformEvaluations), quality.answer)
 	in.POST("/evaluations/:id/draft", c.may(access.PerformEvaluations), quality.draft)
 	in.POST("/evaluations/:id/review", c.may(access.ManageEvaluations), quality.sendForReview)
+	in.POST("/evaluations/:id/auto-review", c.may(access.PerformEvaluations), quality.review)
 	in.GET("/forms", c.may(access.ManageEvaluations), quality.forms)
 	in.POST("/forms", c.may(access.ManageEvaluations), quality.createForm)
 	in.POST("/forms/templates", c.may(access.ManageEvaluations), quality.createTemplate)

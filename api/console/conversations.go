@@ -376,13 +376,33 @@ func (c *Console) renderConversation(ctx *gin.Context, status int, it catalog.In
 			assign.Notice = "Evaluation " + itoa(n) + " assigned; it waits in its reviewer's queue."
 		}
 	}
+	auto, err := c.Quality.AutoEvaluationsOf(ctx.Request.Context(), v.actor, it.ID)
+	if err != nil {
+		c.failed(ctx, err)
+		return
+	}
+	var scored []autoScored
+	for _, e := range auto {
+		row := autoScored{ID: e.ID, Number: e.Number, Score: "—"}
+		if e.Score != nil {
+			row.Score = fmt.Sprintf("%.1f %%", *e.Score)
+		}
+		scored = append(scored, row)
+	}
 	c.render(ctx, status, "conversation", struct {
 		page
 		conversationRow
 		ClientCallID string
 		Call         callView
 		Assign       *assignView
-	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Call: call, Assign: assign})
+		AutoScored   []autoScored
+	}{page: page{Title: row.Name, Viewer: v}, conversationRow: row, ClientCallID: deref(it.ClientCallID), Call: call, Assign: assign, AutoScored: scored})
+}
+
+// autoScored is an Auto evaluation of a conversation, to open and review.
+type autoScored struct {
+	ID, Score string
+	Number    int
 }
 
 func clock(ms int64) string {

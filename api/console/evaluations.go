@@ -31,6 +31,8 @@ type Quality interface {
 	Scores(ctx context.Context, actor access.Actor, q catalog.ScoreQuery) ([]catalog.ScoreGroup, error)
 	AutoScoring(ctx context.Context, actor access.Actor) (bool, error)
 	Agreement(ctx context.Context, actor access.Actor, formID string) ([]qa.QuestionAgreement, error)
+	Review(ctx context.Context, actor access.Actor, id string, answers []quality.Answer) (catalog.Evaluation, error)
+	AutoEvaluationsOf(ctx context.Context, actor access.Actor, conversationID string) ([]catalog.Evaluation, error)
 	Choices(ctx context.Context, actor access.Actor) ([]catalog.EvaluationForm, []catalog.User, error)
 	Assign(ctx context.Context, actor access.Actor, in qa.NewAssignment) (catalog.Evaluation, error)
 	Templates(ctx context.Context, actor access.Actor) ([]catalog.WorkflowTemplate, error)
@@ -121,11 +123,15 @@ func (c *qualityPages) sample(ctx *gin.Context) {
 	}
 }
 
-// questionView is a form's question with the evaluation's answer.
+// questionView is a form's question with the evaluation's answer; in an
+// Auto evaluation, what the classifiers answered (Auto, a tag's value) and
+// who reviewed it.
 type questionView struct {
 	quality.Question
-	Chosen map[string]bool
-	FillIn string
+	Chosen         map[string]bool
+	FillIn         string
+	Auto, Reviewed string
+	Reviewable     bool
 }
 
 // evaluation shows an evaluation to fill (or, once submitted, to read).
@@ -161,12 +167,13 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 		page
 		queueItem
 		StatusCode, Summary, Problem, Score string
-		Open                                bool
+		Open, Auto                          bool
 		Modules                             []moduleView
 		Call                                callView
 		Templates                           []option // to send it for review
 	}{page: page{Title: "Evaluation " + itoa(e.Number), Page: "queue", Viewer: v}, queueItem: queueItemOf(a), StatusCode: e.Status,
-		Summary: deref(e.CallSummary), Problem: problem, Call: call, Open: slices.Contains(qa.OpenStatuses, e.Status), Templates: templates}
+		Summary: deref(e.CallSummary), Problem: problem, Call: call, Open: slices.Contains(qa.OpenStatuses, e.Status) && e.Source != catalog.SourceAuto,
+		Auto: e.Source == catalog.SourceAuto, Templates: templates}
 	if e.Score != nil {
 		data.Score = fmt.Sprintf("%.1f %%", *e.Score)
 	}
@@ -179,12 +186,46 @@ func (c *qualityPages) showEvaluation(ctx *gin.Context, status int, problem stri
 					qv.Chosen[id] = true
 				}
 				qv.FillIn = deref(a.FillIn)
+				if a.AutoTagIDs != nil {
+					qv.Auto, qv.Reviewable = strings.Join(a.AutoTagValues, ", "), true
+				}
+				if a.ReviewedOn != nil {
+					qv.Reviewed = "reviewed " + a.ReviewedOn.UTC().Format("2006-01-02 15:04")
+				}
 			}
 			mv.Questions = append(mv.Questions, qv)
 		}
 		data.Modules = append(data.Modules, mv)
 	}
 	c.render(ctx, status, "evaluation", data)
+}
+
+// review records a reviewer's confirmation or override of the answers the
+// classifiers gave in an Auto evaluation, by the use case PUT
+// /Evaluations/{id}/Review calls too.
+func (c *qualityPages) review(ctx *gin.Context) {
+	v := viewerFrom(ctx)
+	a, _, ok := c.loadEvaluation(ctx, v)
+	if !ok {
+		return
+	}
+	var answers []quality.Answer
+	for _, ans := range a.Evaluation.Answers {
+		if chosen := ctx.PostFormArray("q-" + ans.QuestionID); ans.AutoTagIDs != nil && len(chosen) > 0 {
+			answers = append(answers, quality.Answer{QuestionID: ans.QuestionID, TagIDs: chosen})
+		}
+	}
+	_, err := c.Quality.Review(ctx.Request.Context(), v.actor, a.Evaluation.ID, answers)
+	mistake, isMistake := mistakeIn(err)
+	switch {
+	case c.refused(ctx, v, err):
+	case isMistake:
+		c.showEvaluation(ctx, http.StatusBadRequest, "Not saved: "+mistake)
+	case err != nil:
+		c.failed(ctx, err)
+	default:
+		ctx.Redirect(http.StatusSeeOther, "/console/evaluations/"+a.Evaluation.ID)
+	}
 }
 
 // answersIn are the answers a form sent for the evaluation's questions.

@@ -75,6 +75,16 @@ func (s Service) Review(ctx context.Context, actor access.Actor, id string, answ
 	return saved, err
 }
 
+// AutoEvaluationsOf are a conversation's Auto evaluations, if the actor may
+// read the conversation (none otherwise).
+func (s Service) AutoEvaluationsOf(ctx context.Context, actor access.Actor, conversationID string) ([]catalog.Evaluation, error) {
+	if err := actor.Require(access.ReadResults); err != nil {
+		return nil, err
+	}
+	return s.Evaluations.Evaluations(ctx, actor.OrgID, catalog.EvaluationFilter{Source: catalog.SourceAuto,
+		ConversationIDs: []string{conversationID}, Scope: actor.Scope(), Limit: 100})
+}
+
 // autoTags are the tags the classifiers chose for a question of a
 // completed Auto evaluation.
 func autoTags(e catalog.Evaluation, questionID string) []string {
