@@ -12,8 +12,8 @@ import (
 )
 
 // What a process keeps in memory of the catalog (an organization's
-// classifiers, hierarchy, manifest and reviews, clients' token states, the
-// signing keys) must follow changes made by other processes on the same
+// classifiers, hierarchy, manifest, reviews and evaluation forms, clients'
+// token states, the signing keys) must follow changes made by other processes on the same
 // PostgreSQL catalog. A transaction that changes such rows announces it on
 // one channel with NOTIFY, which PostgreSQL delivers when (and only if) the
 // transaction commits; every process LISTENs and drops what it kept. On
@@ -30,6 +30,7 @@ const (
 	domainHierarchy   = "hierarchy"
 	domainManifest    = "manifest"
 	domainReviews     = "reviews"
+	domainForms       = "forms"
 	domainClients     = "clients"
 	domainKeys        = "keys"
 	domainAll         = "all"
@@ -111,6 +112,7 @@ func (c *Catalog) followCaches() {
 	c.OnChange(domainHierarchy, byOrg(c.People.trees.invalidate, c.People.trees.invalidateAll))
 	c.OnChange(domainManifest, byOrg(c.Manifest.manifest.invalidate, c.Manifest.manifest.invalidateAll))
 	c.OnChange(domainReviews, byOrg(c.Reviews.reviews.invalidate, c.Reviews.reviews.invalidateAll))
+	c.OnChange(domainForms, byOrg(c.Evaluations.forms.invalidate, c.Evaluations.forms.invalidateAll))
 	c.OnChange(domainClients, func(ids []string) {
 		if len(ids) == 0 {
 			c.Orgs.tokenStates.Purge()

@@ -151,6 +151,7 @@ func (c *Catalog) invalidateAll() {
 	c.Classifiers.classifiers.invalidateAll()
 	c.Manifest.manifest.invalidateAll()
 	c.Reviews.reviews.invalidateAll()
+	c.Evaluations.forms.invalidateAll()
 }
 
 // booleanColumns are the table's boolean columns on PostgreSQL (SQLite

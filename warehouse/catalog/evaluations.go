@@ -15,6 +15,9 @@ import (
 // the store keeps a form's definition as its JSON.
 type EvaluationStore struct {
 	handle
+	// forms are each organization's forms, kept between changes: ingest
+	// reads them for every upload (the auto-scored ones).
+	forms orgCache[[]EvaluationForm]
 }
 
 // Statuses of an evaluation (the vendor's values).
@@ -111,10 +114,13 @@ func (c *EvaluationStore) CreateForm(ctx context.Context, f EvaluationForm) (Eva
 		if taken > 0 {
 			return fieldErr("name", ErrExists, "is the name of another form of your organization.")
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO evaluation_forms (id, org_id, name, description, definition, is_active, created_on, modified_on)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.OrgID, f.Name, f.Description, string(f.Definition), f.IsActive, f.CreatedOn, f.ModifiedOn)
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_forms (id, org_id, name, description, definition, is_active, created_on, modified_on)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, f.ID, f.OrgID, f.Name, f.Description, string(f.Definition), f.IsActive, f.CreatedOn, f.ModifiedOn); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, domainForms, f.OrgID)
 	})
+	c.forms.invalidate(f.OrgID)
 	return f, err
 }
 
@@ -132,19 +138,25 @@ func scanForm(s scanner) (EvaluationForm, error) {
 // SetFormActive offers a form for new evaluations, or stops offering it
 // (its evaluations keep it).
 func (c *EvaluationStore) SetFormActive(ctx context.Context, orgID, id string, active bool) error {
-	res, err := c.db.ExecContext(ctx, `UPDATE evaluation_forms SET is_active = ?, modified_on = ? WHERE org_id = ? AND id = ?`, active, now(), orgID, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	defer c.forms.invalidate(orgID)
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE evaluation_forms SET is_active = ?, modified_on = ? WHERE org_id = ? AND id = ?`, active, now(), orgID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return c.changed(ctx, tx, domainForms, orgID)
+	})
 }
 
-// Forms lists an organization's forms by name.
+// Forms lists an organization's forms by name (kept in memory between
+// changes; the list is shared: read it, do not change it).
 func (c *EvaluationStore) Forms(ctx context.Context, orgID string) ([]EvaluationForm, error) {
-	return queryAll(ctx, c.db, scanForm, `SELECT `+formColumns+` FROM evaluation_forms WHERE org_id = ? ORDER BY name, id`, orgID)
+	return c.forms.load(orgID, func() ([]EvaluationForm, error) {
+		return queryAll(ctx, c.db, scanForm, `SELECT `+formColumns+` FROM evaluation_forms WHERE org_id = ? ORDER BY name, id`, orgID)
+	})
 }
 
 // Form is one form of the organization.

@@ -40,19 +40,26 @@ func (a *AutoScorer) Score(ctx context.Context, b *lake.Batch) ([]catalog.Evalua
 		return nil, nil
 	}
 	forms := map[string][]autoForm{} // organization → its auto-scored forms
+	scoring := false
+	for _, conv := range b.Conversations {
+		if _, ok := forms[conv.OrgID]; !ok {
+			orgForms, err := a.autoForms(ctx, conv.OrgID)
+			if err != nil {
+				return nil, err
+			}
+			forms[conv.OrgID], scoring = orgForms, scoring || len(orgForms) > 0
+		}
+	}
+	if !scoring {
+		return nil, nil
+	}
 	spans, err := resultSpans(b.ClassifierResults)
 	if err != nil {
 		return nil, err
 	}
 	var out []catalog.Evaluation
 	for _, conv := range b.Conversations {
-		orgForms, ok := forms[conv.OrgID]
-		if !ok {
-			if orgForms, err = a.autoForms(ctx, conv.OrgID); err != nil {
-				return nil, err
-			}
-			forms[conv.OrgID] = orgForms
-		}
+		orgForms := forms[conv.OrgID]
 		span := spans[conv.ID]
 		of := b.ClassifierResults[span[0]:span[1]]
 		result := func(classifierID string) (string, bool) {
