@@ -145,3 +145,45 @@ func BenchmarkConversationStates(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAutoScores sums the Auto evaluations' scores by agent over a
+// window of 150,000 conversations, each with one: the dashboard's QA score
+// of every conversation, four times a view (now and before, teams and
+// agents).
+func BenchmarkAutoScores(b *testing.B) {
+	ctx := context.Background()
+	c, err := Open(ctx, filepath.Join(b.TempDir(), "catalog.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	const total = 150_000
+	now := time.Now().UTC()
+	run := NewID()
+	var evaluations []Evaluation
+	rows := make([][]any, total)
+	for i := range rows {
+		id, agent := NewID(), fmt.Sprintf("A%03d", i%500)
+		it := Interaction{ID: id, OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample, AgentCode: &agent,
+			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
+		rows[i] = interactionRow(it, now, &run)
+		score := float64(i % 101)
+		evaluations = append(evaluations, Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: id, Score: &score, AutoAnswers: "10"})
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows); err != nil {
+			return err
+		}
+		return c.Interactions.replaceAutoEvaluations(ctx, tx, nil, []UploadOutcome{{Evaluations: evaluations}}, now)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	q := ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto}
+	for b.Loop() {
+		groups, err := c.Evaluations.ScoresBy(ctx, org.ID, q)
+		if err != nil || len(groups) != 500 {
+			b.Fatalf("%d groups, %v", len(groups), err)
+		}
+	}
+}

@@ -17,3 +17,8 @@ ALTER TABLE evaluations ADD COLUMN auto_answers VARCHAR;
 ALTER TABLE evaluation_answers ADD COLUMN auto_tag_ids VARCHAR;  -- JSON ["…"]; NULL for a person's answer
 ALTER TABLE evaluation_answers ADD COLUMN reviewed_by VARCHAR;   -- who confirmed or overrode the auto answer
 ALTER TABLE evaluation_answers ADD COLUMN reviewed_on TIMESTAMP;
+
+-- A conversation's evaluations, found by it; the source and score beside,
+-- so that the dashboards' QA score of every conversation reads no row.
+DROP INDEX evaluations_conversation;
+CREATE INDEX evaluations_conversation ON evaluations (org_id, conversation_id, source, score);
