@@ -12,6 +12,21 @@ import (
 // replaces (by organization), and inserts the batch's, numbered after each
 // organization's last evaluation: one row each.
 func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.Tx, replaced map[string][]string, outcomes []UploadOutcome, t time.Time) error {
+	// Numbered before the replaced ones go: a number is never given twice
+	// in a row, so a client paging by number past a replaced evaluation
+	// still finds its replacement after it.
+	next := map[string]int{} // organization → its next evaluation number
+	for _, o := range outcomes {
+		for _, e := range o.Evaluations {
+			if _, ok := next[e.OrgID]; !ok {
+				n, err := c.nextEvaluationNumber(ctx, tx, e.OrgID)
+				if err != nil {
+					return err
+				}
+				next[e.OrgID] = n
+			}
+		}
+	}
 	for org, ids := range replaced {
 		of := `org_id = ? AND ` + anyOf("conversation_id") + ` AND source = 'Auto'`
 		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_answers WHERE org_id = ? AND evaluation_id IN (SELECT id FROM evaluations WHERE `+of+`)`,
@@ -23,16 +38,10 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 		}
 	}
 	var rows [][]any
-	next := map[string]int{} // organization → its next evaluation number
 	at := stamp(t)
 	for _, o := range outcomes {
 		for _, e := range o.Evaluations {
-			n, ok := next[e.OrgID]
-			if !ok {
-				if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(number), 0) + 1 FROM evaluations WHERE org_id = ?`, e.OrgID).Scan(&n); err != nil {
-					return err
-				}
-			}
+			n := next[e.OrgID]
 			next[e.OrgID] = n + 1
 			var agent, score any // plain values: the driver converts a pointer by reflection
 			if e.AgentID != nil {
@@ -45,6 +54,21 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 		}
 	}
 	return c.bulkInsert(ctx, tx, "evaluations", autoEvaluationColumns, rows)
+}
+
+// nextEvaluationNumber is the organization's next evaluation number. On
+// PostgreSQL the organization's row is locked until the transaction ends:
+// two processes numbering at once (peers ingesting, a person assigning)
+// would otherwise take the same number and one would fail.
+func (h handle) nextEvaluationNumber(ctx context.Context, tx *sql.Tx, orgID string) (int, error) {
+	if h.postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM organizations WHERE id = ?`+h.lockRows(), orgID); err != nil {
+			return 0, err
+		}
+	}
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(number), 0) + 1 FROM evaluations WHERE org_id = ?`, orgID).Scan(&n)
+	return n, err
 }
 
 var autoEvaluationColumns = []string{"id", "org_id", "number", "form_id", "conversation_id", "agent_id", "analyst_id", "source",

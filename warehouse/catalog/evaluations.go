@@ -183,10 +183,11 @@ func (c *EvaluationStore) CreateEvaluation(ctx context.Context, e Evaluation) (E
 	e.AssignedOn, e.ModifiedOn = now(), now()
 	e.Answers = []EvaluationAnswer{}
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(number), 0) + 1 FROM evaluations WHERE org_id = ?`, e.OrgID).Scan(&e.Number); err != nil {
+		var err error
+		if e.Number, err = c.nextEvaluationNumber(ctx, tx, e.OrgID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO evaluations (id, org_id, number, form_id, conversation_id, agent_id, analyst_id, status,
+		_, err = tx.ExecContext(ctx, `INSERT INTO evaluations (id, org_id, number, form_id, conversation_id, agent_id, analyst_id, status,
 			call_summary, customer_type_id, score, assigned_on, submitted_on, modified_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, NULL, ?)`,
 			e.ID, e.OrgID, e.Number, e.FormID, e.ConversationID, e.AgentID, e.AnalystID, e.Status, e.AssignedOn, e.ModifiedOn)
 		return err
