@@ -97,12 +97,7 @@ func BenchmarkClaimCommit(b *testing.B) {
 // read through the general interaction lookup.
 func BenchmarkConversationStates(b *testing.B) {
 	ctx := context.Background()
-	c, err := Open(ctx, filepath.Join(b.TempDir(), "catalog.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	c, org := benchCatalog(b)
 	const total = 200_000
 	now := time.Now().UTC()
 	run := NewID()
@@ -152,12 +147,7 @@ func BenchmarkConversationStates(b *testing.B) {
 // agents).
 func BenchmarkAutoScores(b *testing.B) {
 	ctx := context.Background()
-	c, err := Open(ctx, filepath.Join(b.TempDir(), "catalog.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	c, org := benchCatalog(b)
 	const total = 150_000
 	now := time.Now().UTC()
 	run := NewID()
@@ -186,4 +176,17 @@ func BenchmarkAutoScores(b *testing.B) {
 			b.Fatalf("%d groups, %v", len(groups), err)
 		}
 	}
+}
+
+// benchCatalog is a new SQLite catalog with one organization, closed after
+// the benchmark.
+func benchCatalog(b *testing.B) (*Catalog, Organization) {
+	b.Helper()
+	c, err := Open(context.Background(), filepath.Join(b.TempDir(), "catalog.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	org, _ := c.Orgs.CreateOrganization(context.Background(), "acme")
+	return c, org
 }
