@@ -66,9 +66,10 @@ type Evaluation struct {
 	AgentID        *string
 	AnalystID      string // "" for an Auto evaluation
 	Source         string
-	// AutoAnswers are an Auto evaluation's answers as the classifiers gave
-	// them, as its form's scorecard writes them (quality.Scorecard.Answer);
-	// Answers holds only those a reviewer confirmed or overrode.
+	// AutoAnswers are the classifier results an Auto evaluation's answers
+	// come from, as its form's scorecard writes them
+	// (quality.Scorecard.Results); Answers holds only those a reviewer
+	// confirmed or overrode.
 	AutoAnswers    string
 	Status         string
 	CallSummary    *string

@@ -29,7 +29,7 @@ type AutoStore interface {
 type AutoScorer struct {
 	Store AutoStore
 
-	cards sync.Map // form id → *autoForm, nil when not auto-scored: a form never changes once made
+	cards sync.Map // form id → *autoForm: a form never changes once made
 }
 
 // Score is the batch's Auto evaluations, one per conversation and
@@ -101,11 +101,24 @@ func resultSpans(results []lake.ClassifierResult) (map[string][2]int, error) {
 	return spans, nil
 }
 
-// autoForm is an auto-scored form, with its scorecard.
+// autoForm is a form read, with its scorecard.
 type autoForm struct {
 	id   string
 	def  *quality.Form
 	card *quality.Scorecard
+}
+
+// read is a stored form read, once: kept for the next time.
+func (a *AutoScorer) read(f catalog.EvaluationForm) (*autoForm, error) {
+	if kept, ok := a.cards.Load(f.ID); ok {
+		return kept.(*autoForm), nil
+	}
+	var def quality.Form
+	if err := json.Unmarshal(f.Definition, &def); err != nil {
+		return nil, fmt.Errorf("form %s: %w", f.ID, err)
+	}
+	kept, _ := a.cards.LoadOrStore(f.ID, &autoForm{f.ID, &def, def.Scorecard()})
+	return kept.(*autoForm), nil
 }
 
 // autoForms are the organization's active auto-scored forms.
@@ -119,20 +132,12 @@ func (a *AutoScorer) autoForms(ctx context.Context, orgID string) ([]autoForm, e
 		if !f.IsActive {
 			continue
 		}
-		card, ok := a.cards.Load(f.ID)
-		if !ok {
-			var form quality.Form
-			if err := json.Unmarshal(f.Definition, &form); err != nil {
-				return nil, fmt.Errorf("form %s: %w", f.ID, err)
-			}
-			var auto *autoForm
-			if form.AutoScore {
-				auto = &autoForm{f.ID, &form, form.Scorecard()}
-			}
-			card, _ = a.cards.LoadOrStore(f.ID, auto)
+		form, err := a.read(f)
+		if err != nil {
+			return nil, err
 		}
-		if auto := card.(*autoForm); auto != nil {
-			out = append(out, *auto)
+		if form.def.AutoScore {
+			out = append(out, *form)
 		}
 	}
 	return out, nil
@@ -173,7 +178,7 @@ func (a *AutoScorer) Rescore(ctx context.Context, orgID, classifierID string, re
 			continue
 		}
 		e.AutoAnswers = now
-		score := f.def.Score(AnswersOf(Completed(f.def, e))).Overall
+		_, score := completed(f.def, f.card, e)
 		e.Score = &score
 		changed = append(changed, e)
 	}
@@ -189,17 +194,12 @@ func (a *AutoScorer) EachAutoEvaluation(ctx context.Context, orgID string, fn fu
 	if err != nil {
 		return err
 	}
-	type form struct {
-		name string
-		def  quality.Form
-	}
-	forms := map[string]*form{}
+	forms, names := map[string]*autoForm{}, map[string]string{}
 	for _, f := range stored {
-		k := &form{name: f.Name}
-		if err := json.Unmarshal(f.Definition, &k.def); err != nil {
-			return fmt.Errorf("form %s: %w", f.ID, err)
+		if forms[f.ID], err = a.read(f); err != nil {
+			return err
 		}
-		forms[f.ID] = k
+		names[f.ID] = f.Name
 	}
 	const page = 1000
 	for after := 0; ; {
@@ -212,7 +212,8 @@ func (a *AutoScorer) EachAutoEvaluation(ctx context.Context, orgID string, fn fu
 			if !ok {
 				return fmt.Errorf("evaluation %d: no form %s", e.Number, e.FormID)
 			}
-			if err := fn(Completed(&f.def, e), f.name); err != nil {
+			e, _ = completed(f.def, f.card, e)
+			if err := fn(e, names[e.FormID]); err != nil {
 				return err
 			}
 			after = e.Number

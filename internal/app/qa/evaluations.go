@@ -228,14 +228,21 @@ func Completed(form *quality.Form, e catalog.Evaluation) catalog.Evaluation {
 	if e.Source != catalog.SourceAuto {
 		return e
 	}
+	e, _ = completed(form, form.Scorecard(), e)
+	return e
+}
+
+// completed is Completed of an Auto evaluation, with its form's scorecard,
+// and the score its answers give.
+func completed(form *quality.Form, card *quality.Scorecard, e catalog.Evaluation) (catalog.Evaluation, float64) {
 	answers := slices.Clone(e.Answers)
-	for _, a := range form.Scorecard().Answers(e.AutoAnswers) {
+	for _, a := range card.Answers(e.AutoAnswers) {
 		if !slices.ContainsFunc(answers, func(r catalog.EvaluationAnswer) bool { return r.QuestionID == a.QuestionID }) {
 			answers = append(answers, catalog.EvaluationAnswer{QuestionID: a.QuestionID, AnswerID: a.QuestionID, TagIDs: a.TagIDs, AutoTagIDs: a.TagIDs})
 		}
 	}
 	e.Answers = answers
-	stored, _ := storedAnswers(form, AnswersOf(e))
+	stored, score := storedAnswers(form, AnswersOf(e))
 	for i := range stored {
 		kept := e.Answers[i]
 		stored[i].AnswerID, stored[i].AutoTagIDs, stored[i].ReviewedBy, stored[i].ReviewedOn = kept.AnswerID, kept.AutoTagIDs, kept.ReviewedBy, kept.ReviewedOn
@@ -244,7 +251,7 @@ func Completed(form *quality.Form, e catalog.Evaluation) catalog.Evaluation {
 		}
 	}
 	e.Answers = stored
-	return e
+	return e, score
 }
 
 // submitChange is the change that submits an evaluation.

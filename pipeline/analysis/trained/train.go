@@ -166,23 +166,21 @@ func Train(examples []Example, opt Options) (Trained, error) {
 			return Trained{}, err
 		}
 	}
-	t := Trained{Models: models, Together: together(examples, labels, given, opt)}
-	t.Together.Grouped = groupFolds != nil
-	return t, nil
+	return Trained{Models: models, Together: together(examples, labels, given, opt.Folds, groupFolds != nil)}, nil
 }
 
 // together is the set evaluation of the labels' out-of-fold results.
-func together(examples []Example, labels []string, given [][]bool, opt Options) SetEvaluation {
-	e := SetEvaluation{Folds: opt.Folds}
+func together(examples []Example, labels []string, given [][]bool, folds int, grouped bool) SetEvaluation {
+	e := SetEvaluation{Folds: folds, Grouped: grouped}
 	var exact, labelled, outside int
 	for i, ex := range examples {
 		if ex.Only != nil {
 			continue
 		}
 		e.Examples++
-		right, any := true, false
+		right, found := true, false
 		for k, l := range labels {
-			any = any || given[k][i]
+			found = found || given[k][i]
 			right = right && given[k][i] == slices.Contains(ex.Labels, l)
 		}
 		if right {
@@ -190,7 +188,7 @@ func together(examples []Example, labels []string, given [][]bool, opt Options) 
 		}
 		if len(ex.Labels) > 0 {
 			labelled++
-			if !any {
+			if !found {
 				outside++
 			}
 		}

@@ -431,7 +431,7 @@ func TestTogether(t *testing.T) {
 		{Labels: []string{"A"}, Only: []string{"A"}},
 	}
 	given := [][]bool{{true, true, false, false, true}, {false, false, false, false, false}}
-	e := together(ex, []string{"A", "B"}, given, Options{Folds: 5})
+	e := together(ex, []string{"A", "B"}, given, 5, false)
 	if e.Examples != 4 || e.ExactLabelSet != 0.5 || e.OutsideEveryLabel != round(1.0/3) || e.Folds != 5 {
 		t.Fatalf("%+v", e)
 	}
