@@ -34,3 +34,33 @@ func TestMedianRun(t *testing.T) {
 		}
 	}
 }
+
+// A paired cost is the median of each round's second run beside its
+// first, in percent (the mean of the middle two of an even count), with
+// the lowest and highest rounds.
+func TestPairedCost(t *testing.T) {
+	t.Parallel()
+	runs := func(ms ...int) (out []ingestResult) {
+		for _, m := range ms {
+			out = append(out, ingestResult{wall: time.Duration(m) * time.Millisecond})
+		}
+		return out
+	}
+	wall := func(r ingestResult) time.Duration { return r.wall }
+	for _, c := range []struct {
+		first, second       []ingestResult
+		median, lowest, top float64
+	}{
+		{runs(1000), runs(1050), 5, 5, 5},
+		// A slow round moves both runs: the pairs, not the medians, are compared.
+		{runs(1000, 2000, 1000), runs(1100, 2000, 900), 0, -10, 10},
+		{runs(1000, 1000, 1000, 1000), runs(1010, 1030, 990, 1100), 2, -1, 10},
+	} {
+		m, lo, hi := pairedCost(c.first, c.second, wall)
+		if !near(m, c.median) || !near(lo, c.lowest) || !near(hi, c.top) {
+			t.Errorf("%v beside %v: %.2f %% (%.2f to %.2f); want %.2f %% (%.2f to %.2f)", c.second, c.first, m, lo, hi, c.median, c.lowest, c.top)
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }

@@ -37,8 +37,11 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 			return err
 		}
 	}
-	var rows [][]any
-	at := stamp(t)
+	// A form's evaluations in an organization share all but six columns:
+	// those go once a statement.
+	type group struct{ org, form string }
+	var order []group
+	rows := map[group][][]any{}
 	for _, o := range outcomes {
 		for _, e := range o.Evaluations {
 			n := next[e.OrgID]
@@ -50,10 +53,21 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 			if e.Score != nil {
 				score = *e.Score
 			}
-			rows = append(rows, []any{e.ID, e.OrgID, n, e.FormID, e.ConversationID, agent, "", SourceAuto, EvaluationAutoScored, score, at, at, e.AutoAnswers})
+			g := group{e.OrgID, e.FormID}
+			if _, ok := rows[g]; !ok {
+				order = append(order, g)
+			}
+			rows[g] = append(rows[g], []any{e.ID, n, e.ConversationID, agent, score, e.AutoAnswers})
 		}
 	}
-	return c.bulkInsert(ctx, tx, "evaluations", autoEvaluationColumns, rows)
+	at := stamp(t)
+	for _, g := range order {
+		shared := sharedColumns{Columns: autoEvaluationShared, Values: []any{g.org, g.form, "", SourceAuto, EvaluationAutoScored, at, at}}
+		if err := c.bulkInsertShared(ctx, tx, "evaluations", shared, autoEvaluationColumns, rows[g]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nextEvaluationNumber is the organization's next evaluation number. On
@@ -71,8 +85,12 @@ func (h handle) nextEvaluationNumber(ctx context.Context, tx *sql.Tx, orgID stri
 	return n, err
 }
 
-var autoEvaluationColumns = []string{"id", "org_id", "number", "form_id", "conversation_id", "agent_id", "analyst_id", "source",
-	"status", "score", "assigned_on", "modified_on", "auto_answers"}
+// The columns of an Auto evaluation's row: those an organization's
+// evaluations of a form in one commit share, and each one's own.
+var (
+	autoEvaluationShared  = []string{"org_id", "form_id", "analyst_id", "source", "status", "assigned_on", "modified_on"}
+	autoEvaluationColumns = []string{"id", "number", "conversation_id", "agent_id", "score", "auto_answers"}
+)
 
 // ErrNotAuto: the evaluation is a person's; only Auto evaluations' answers
 // are reviewed.

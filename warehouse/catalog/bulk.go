@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 )
 
@@ -47,9 +48,57 @@ func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols [
 	return nil
 }
 
+// sharedColumns is what every row of a bulk insert has in common: columns and
+// their values, given once.
+type sharedColumns struct {
+	Columns []string
+	Values  []any
+}
+
+// bulkInsertShared inserts rows (values in column order) that share the
+// values of shared's columns, inside the transaction. On SQLite, where a
+// row's cost is mostly the driver binding its values one by one, the
+// shared values are bound once a statement and the rows go many to it;
+// on PostgreSQL each row takes the shared values as bulkInsert's do.
+func (h handle) bulkInsertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedColumns, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if h.postgres {
+		whole := make([][]any, len(rows))
+		for i, r := range rows {
+			whole[i] = append(append(make([]any, 0, len(shared.Values)+len(r)), shared.Values...), r...)
+		}
+		return insertMany(ctx, tx, table, append(append([]string{}, shared.Columns...), cols...), whole)
+	}
+	var picked []string
+	for i := range cols {
+		picked = append(picked, "column"+strconv.Itoa(i+1)) // SQLite's names for the columns of VALUES
+	}
+	head := `INSERT INTO ` + table + ` (` + strings.Join(append(append([]string{}, shared.Columns...), cols...), ", ") + `) SELECT ` +
+		strings.Repeat("?, ", len(shared.Columns)) + strings.Join(picked, ", ") + ` FROM (VALUES `
+	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
+	per := (maxSQLiteParameters - len(shared.Columns)) / len(cols)
+	for len(rows) > 0 {
+		chunk := rows[:min(per, len(rows))]
+		rows = rows[len(chunk):]
+		args := append(make([]any, 0, len(shared.Values)+len(chunk)*len(cols)), shared.Values...)
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		if _, err := tx.ExecContext(ctx, head+strings.Repeat(row+", ", len(chunk)-1)+row+")", args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // maxParameters bounds the values of one statement: PostgreSQL takes at
-// most 65535 parameters.
-const maxParameters = 65535
+// most 65535 parameters, SQLite 32766.
+const (
+	maxParameters       = 65535
+	maxSQLiteParameters = 32766
+)
 
 // insertMany inserts the rows through multi-row INSERT statements, as
 // many rows to a statement as the parameter limit allows.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -38,5 +39,53 @@ func TestBulkInsertAcrossStatements(t *testing.T) {
 	}
 	if have := count(); have != n {
 		t.Fatalf("%d rows, want %d", have, n)
+	}
+}
+
+// Rows that share some columns' values get them, each its own values
+// beside, over several statements; a bad row in a later statement fails
+// the whole insert.
+func TestBulkInsertSharedAcrossStatements(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	at := stamp(time.Now().UTC())
+	shared := sharedColumns{Columns: []string{"org_id", "created_on"}, Values: []any{org.ID, at}}
+	cols := []string{"id", "interaction_id", "message"}
+	n := maxSQLiteParameters/len(cols) + 300
+	rows := make([][]any, n)
+	want := map[string]string{} // id → interaction id and message
+	for i := range rows {
+		id, of, msg := NewID(), NewID(), fmt.Sprintf("failure %d", i)
+		rows[i] = []any{id, of, msg}
+		want[id] = of + " " + msg
+	}
+	insert := func(rows [][]any) error {
+		return c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsertShared(ctx, tx, "process_failures", shared, cols, rows) })
+	}
+	bad := append([][]any{}, rows...)
+	bad[n-1] = rows[0]
+	if err := insert(bad); err == nil {
+		t.Fatal("a duplicate id in the last rows gave no error")
+	}
+	if err := insert(rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := queryAll(ctx, c.db, func(s scanner) (v [4]string, err error) { return v, s.Scan(&v[0], &v[1], &v[2], &v[3]) },
+		`SELECT id, org_id, interaction_id, message FROM process_failures`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d rows, want %d (a failed insert leaves none)", len(got), n)
+	}
+	for _, r := range got {
+		if r[1] != org.ID || want[r[0]] != r[2]+" "+r[3] {
+			t.Fatalf("row %v, want organization %s and %q", r, org.ID, want[r[0]])
+		}
+	}
+	var stamped int
+	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM process_failures WHERE created_on = ?`, at).Scan(&stamped); err != nil || stamped != n {
+		t.Fatalf("%d rows with the shared time, want %d: %v", stamped, n, err)
 	}
 }

@@ -90,6 +90,48 @@ func BenchmarkClaimCommit(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitAutoEvaluations: an ingest commit of 200 archives of 50
+// chats each, every chat with an Auto evaluation, beside the baseline of
+// the same commit without: what automated QA adds to ingest's serial
+// stage.
+func BenchmarkCommitAutoEvaluations(b *testing.B) {
+	const uploads, chats = 200, 50
+	for _, auto := range []bool{false, true} {
+		name := map[bool]string{false: "baseline-without", true: "auto-evaluations"}[auto]
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			c := openTest(b)
+			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+			var commitTime time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				benchUploads(b, c, org.ID, uploads)
+				claimed, err := c.Interactions.ClaimPending(ctx, "bench", []string{MediaChat}, uploads, time.Minute)
+				if err != nil || len(claimed) != uploads {
+					b.Fatalf("claimed %d: %v", len(claimed), err)
+				}
+				ic := benchCommit(claimed, "bench", chats)
+				for i, o := range ic.Outcomes {
+					for _, ch := range o.Children {
+						score := 50.0
+						e := Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: ch.ID, Score: &score, AutoAnswers: "1010101-10"}
+						if auto {
+							ic.Outcomes[i].Evaluations = append(ic.Outcomes[i].Evaluations, e)
+						}
+					}
+				}
+				b.StartTimer()
+				start := time.Now()
+				if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
+					b.Fatal(err)
+				}
+				commitTime += time.Since(start)
+			}
+			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+		})
+	}
+}
+
 // BenchmarkConversationStates: the states of a page's 1,000 conversations
 // (as every result page reads them) in a catalog of 200,000 processed
 // conversations: by id range (a dense page), and by id list (a sparse
