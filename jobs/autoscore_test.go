@@ -144,7 +144,7 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 	}
 	var evaluations, answers int
 	var mean float64
-	snapshot := filepath.Join(e.bucketDir, filepath.FromSlash(ExportPath("evaluation_answers", e.org.ID)))
+	snapshot := filepath.Join(e.bucketDir, filepath.FromSlash(ExportDir("evaluation_answers", e.org.ID)), "date=*", "*.parquet")
 	if err := e.lake.QueryRowContext(ctx, `SELECT count(DISTINCT evaluation_id), count(*), avg(evaluation_score) FROM read_parquet(?)
 		WHERE source = 'Auto' AND form_name = 'Auto QA' AND auto_tag_values = tag_values AND analyst_id IS NULL`, snapshot).Scan(&evaluations, &answers, &mean); err != nil {
 		t.Fatal(err)

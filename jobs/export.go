@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 
@@ -20,13 +22,27 @@ import (
 )
 
 // ExportPrefix is where the snapshots live in the bucket, beside the lake
-// tables: lake/export/TABLE/org=ORG/snapshot.parquet.
+// tables: lake/export/TABLE/org=ORG/snapshot.parquet, or for a table
+// snapshotted by day (ExportByDate), a file or more in each
+// lake/export/TABLE/org=ORG/date=YYYY-MM-DD/.
 const ExportPrefix = lake.Prefix + "export/"
 
-// ExportPath is the key of an organization's snapshot of a table.
-func ExportPath(table, orgID string) string {
-	return ExportPrefix + table + "/org=" + orgID + "/snapshot.parquet"
+// ExportDir is the folder of an organization's snapshot of a table.
+func ExportDir(table, orgID string) string {
+	return ExportPrefix + table + "/org=" + orgID + "/"
 }
+
+// ExportPath is the key of an organization's snapshot of a table that is
+// one file.
+func ExportPath(table, orgID string) string {
+	return ExportDir(table, orgID) + "snapshot.parquet"
+}
+
+// ExportByDate are the snapshots written as the lake's tables are, a
+// folder per day, by the day of a timestamp column, so that an engine
+// reading some days reads only their files. The others are small: one
+// file an organization.
+var ExportByDate = map[string]string{"evaluation_answers": "assigned_on"}
 
 // OrgLister lists every organization (catalog.OrgStore).
 type OrgLister interface {
@@ -42,8 +58,9 @@ type Snapshotter interface {
 // Export is the nightly export job: it snapshots each organization's
 // users, agents, hierarchy, classifiers and the organization itself into
 // the lake, so that analysts join them to the lake tables from any engine
-// (earshot sql, BigQuery, Trino) without the catalog. A snapshot replaces
-// the previous one in one write.
+// (earshot sql, BigQuery, Trino) without the catalog. A snapshot of one
+// file replaces the previous one in one write; one by day replaces each
+// day's files, then removes those of days it no longer has.
 type Export struct {
 	Orgs      OrgLister
 	Snapshots Snapshotter
@@ -62,10 +79,11 @@ type AutoEvaluations interface {
 	EachAutoEvaluation(ctx context.Context, orgID string, fn func(e catalog.Evaluation, formName string) error) error
 }
 
-// ParquetWriter writes rows given as JSON lines to a Parquet file
-// (lakedb.DB).
+// ParquetWriter writes rows given as JSON lines to a Parquet file, or to
+// a folder of them by day (lakedb.DB).
 type ParquetWriter interface {
 	JSONToParquet(ctx context.Context, rowsFile string, columns, types []string, out string) error
+	JSONToParquetByDate(ctx context.Context, rowsFile string, columns, types []string, dateColumn, outDir string) error
 }
 
 // Run writes every organization's snapshots.
@@ -86,12 +104,12 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 	counts := map[string]int64{"organizations": 0, "files": 0}
 	for _, org := range orgs {
 		for table, query := range queries {
-			rows, err := j.snapshot(ctx, dir, table, query, org.ID)
+			rows, files, err := j.snapshot(ctx, dir, table, query, org.ID)
 			if err != nil {
 				return counts, fmt.Errorf("export %s of %s: %w", table, org.Name, err)
 			}
 			counts[table+"_rows"] += rows
-			counts["files"]++
+			counts["files"] += files
 		}
 		counts["organizations"]++
 	}
@@ -100,36 +118,90 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 }
 
 // snapshot writes one table of one organization: the catalog's rows go
-// to a local JSON-lines file, which DuckDB copies, typed, to a local
-// Parquet file, which is then stored in the bucket.
-func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (int64, error) {
+// to a local JSON-lines file, which DuckDB copies, typed, to local Parquet
+// files, which are then stored in the bucket; it returns the rows and the
+// files written.
+func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (rows int64, files int64, err error) {
 	rowsFile := filepath.Join(dir, table+".jsonl")
 	columns, rows, err := j.writeRows(ctx, rowsFile, query, orgID)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	local := filepath.Join(dir, table+".parquet")
 	types := make([]string, len(columns))
 	for i, c := range columns {
 		types[i] = snapshotType(c)
 	}
-	if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, local); err != nil {
-		return 0, err
+	dateColumn, byDate := ExportByDate[table]
+	if !byDate {
+		local := filepath.Join(dir, table+".parquet")
+		if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, local); err != nil {
+			return 0, 0, err
+		}
+		return rows, 1, j.store(ctx, local, ExportPath(table, orgID))
 	}
-	data, err := os.ReadFile(local)
-	if err != nil {
-		return 0, err
+	local := filepath.Join(dir, table+"-"+orgID)
+	if err := j.Parquet.JSONToParquetByDate(ctx, rowsFile, columns, types, dateColumn, local); err != nil {
+		return 0, 0, err
 	}
-	key := ExportPath(table, orgID)
-	if _, err := j.Bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{}); err != nil {
-		return 0, err
+	// Each day's files replace that day's; the days left without rows (and
+	// a snapshot of before the days) then go.
+	written := map[string]bool{}
+	err = filepath.WalkDir(local, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(local, path)
+		key := ExportDir(table, orgID) + filepath.ToSlash(rel)
+		written[key] = true
+		return j.store(ctx, path, key)
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // no rows, no folder
+		return 0, 0, err
 	}
-	if j.Cache != "" {
-		if err := lake.WriteCache(j.Cache, key, data); err != nil {
-			return 0, err
+	if len(written) == 0 {
+		// No rows: an empty file on the export's day keeps the table's
+		// columns readable (an engine finds no table in no files).
+		empty := local + ".parquet"
+		key := ExportDir(table, orgID) + "date=" + time.Now().UTC().Format(time.DateOnly) + "/snapshot.parquet"
+		if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, empty); err != nil {
+			return 0, 0, err
+		}
+		if err := j.store(ctx, empty, key); err != nil {
+			return 0, 0, err
+		}
+		written[key] = true
+	}
+	for obj, err := range j.Bucket.List(ctx, ExportDir(table, orgID)) {
+		if err != nil {
+			return 0, 0, err
+		}
+		if written[obj.Key] {
+			continue
+		}
+		if err := j.Bucket.Delete(ctx, obj.Key); err != nil && !errors.Is(err, blob.ErrNotFound) {
+			return 0, 0, err
+		}
+		if j.Cache != "" {
+			lake.Evict(j.Cache, obj.Key)
 		}
 	}
-	return rows, nil
+	return rows, int64(len(written)), nil
+}
+
+// store puts a local file in the bucket under key, and in the local lake
+// cache when there is one.
+func (j *Export) store(ctx context.Context, local, key string) error {
+	data, err := os.ReadFile(local)
+	if err != nil {
+		return err
+	}
+	if _, err := j.Bucket.Put(ctx, key, bytes.NewReader(data), blob.PutOptions{}); err != nil {
+		return err
+	}
+	if j.Cache != "" {
+		return lake.WriteCache(j.Cache, key, data)
+	}
+	return nil
 }
 
 // exportQueries are the snapshot queries by table name, comments removed

@@ -15,6 +15,7 @@ import (
 	"github.com/earshot/earshot/internal/lab/lakegen"
 	"github.com/earshot/earshot/internal/testlake"
 	"github.com/earshot/earshot/jobs"
+	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
@@ -49,6 +50,14 @@ func TestExport(t *testing.T) {
 	lakeRoot := filepath.Join(dir, "bucket")
 	engine := testlake.Engine(t, lakeRoot)
 	job := &jobs.Export{Orgs: cat.Orgs, Snapshots: cat, Parquet: engine, Bucket: bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// What an export of before the days left (one file for every day), and
+	// a day no evaluation has any more: the next export removes them.
+	stale := []string{jobs.ExportPath("evaluation_answers", orgs[0].ID), jobs.ExportDir("evaluation_answers", orgs[0].ID) + "date=2020-01-01/data_0.parquet"}
+	for _, key := range stale {
+		if _, err := bucket.Put(ctx, key, strings.NewReader("stale"), blob.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for range 2 {
 		counts, err := job.Run(ctx, catalog.JobRun{})
 		if err != nil {
@@ -66,10 +75,23 @@ func TestExport(t *testing.T) {
 		}
 		return n
 	}
-	for i, org := range orgs {
-		snap := func(table string) string {
-			return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, org.ID)))
+	for _, key := range stale {
+		if _, err := os.Stat(filepath.Join(lakeRoot, filepath.FromSlash(key))); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", key, err)
 		}
+	}
+	// The evaluation's answers lie in the folder of the day it was
+	// assigned; an organization without any has an empty file, so that
+	// engines still find the table's columns.
+	today := time.Now().UTC().Format(time.DateOnly)
+	for i, want := range []string{"date=" + evaluatedOn(t, cat, orgs[0].ID), "date=" + today} {
+		days, _ := filepath.Glob(filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportDir("evaluation_answers", orgs[i].ID)), "*"))
+		if len(days) != 1 || filepath.Base(days[0]) != want {
+			t.Errorf("org %d: evaluation_answers in %v, want one folder %s", i, days, want)
+		}
+	}
+	for i, org := range orgs {
+		snap := func(table string) string { return snapshotFiles(lakeRoot, table, org.ID) }
 		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE org_id = ?`, snap("users"), org.ID); n != 2+i {
 			t.Errorf("org %d: %d users", i, n)
 		}
@@ -93,7 +115,7 @@ func TestExport(t *testing.T) {
 	var schema strings.Builder
 	for _, table := range []string{"agents", "classifiers", "evaluation_answers", "hierarchy", "organizations", "users"} {
 		rows, err := engine.QueryContext(ctx, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?, hive_partitioning = false))`,
-			filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgs[0].ID))))
+			snapshotFiles(lakeRoot, table, orgs[0].ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,6 +136,26 @@ func TestExport(t *testing.T) {
 	if schema.String() != string(want) {
 		t.Fatalf("export schema changed (go test ./jobs -run TestExport -update):\n%s", schema.String())
 	}
+}
+
+// snapshotFiles is the path, or the pattern for DuckDB, of an
+// organization's snapshot files of a table under the lake's root.
+func snapshotFiles(lakeRoot, table, orgID string) string {
+	if _, byDate := jobs.ExportByDate[table]; byDate {
+		return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportDir(table, orgID)), "date=*", "*.parquet")
+	}
+	return filepath.Join(lakeRoot, filepath.FromSlash(jobs.ExportPath(table, orgID)))
+}
+
+// evaluatedOn is the UTC day the organization's one evaluation was
+// assigned.
+func evaluatedOn(t *testing.T, cat *catalog.Catalog, orgID string) string {
+	t.Helper()
+	list, err := cat.Evaluations.Evaluations(context.Background(), orgID, catalog.EvaluationFilter{Limit: 10})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("evaluations %v %v", list, err)
+	}
+	return list[0].AssignedOn.UTC().Format(time.DateOnly)
 }
 
 // evaluate gives an organization one submitted evaluation of two answers.

@@ -92,22 +92,39 @@ func analystFiles(ctx context.Context, cfg *Config, root, orgRef string) (analys
 			return nil, err
 		}
 	}
-	snapshots, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(jobs.ExportPath("*", org))))
+	snapshots, err := exportFiles(root, org)
 	if err != nil {
 		return nil, err
 	}
-	for _, path := range snapshots {
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		table := strings.Split(strings.TrimPrefix(rel, jobs.ExportPrefix), "/")[0]
-		files[table] = append(files[table], rel)
+	for _, key := range snapshots {
+		table := strings.Split(strings.TrimPrefix(key, jobs.ExportPrefix), "/")[0]
+		files[table] = append(files[table], key)
 	}
 	return files, nil
 }
 
+// exportFiles are the keys of the export snapshots' files under root, of
+// the organization org ("*": every one's): one file a table, or a file or
+// more a day.
+func exportFiles(root, org string) ([]string, error) {
+	var keys []string
+	for _, pattern := range []string{jobs.ExportPath("*", org), jobs.ExportDir("*", org) + "date=*/*.parquet"} {
+		paths, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pattern)))
+		if err != nil {
+			return nil, err
+		}
+		for _, path := range paths {
+			rel, _ := filepath.Rel(root, path)
+			keys = append(keys, filepath.ToSlash(rel))
+		}
+	}
+	return keys, nil
+}
+
 // fetchForAnalysts brings the files earshot sql reads into the local cache
 // of a remote bucket: the manifest's files it lacks, and every export
-// snapshot afresh (each export replaces them).
+// snapshot afresh (each export replaces them), the cache's copies of
+// snapshot files the bucket no longer has (days gone) dropped.
 func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []catalog.LakeFile, orgID string) error {
 	bucket, err := blob.Open(ctx, cfg.BucketURL())
 	if err != nil {
@@ -117,13 +134,15 @@ func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []
 	if _, err := lake.Fill(ctx, bucket, root, catalog.Paths(manifest)); err != nil {
 		return fmt.Errorf("lake cache: %w", err)
 	}
+	listed := map[string]bool{}
 	for obj, err := range bucket.List(ctx, jobs.ExportPrefix) {
 		if err != nil {
 			return err
 		}
-		if orgID != "" && !strings.HasSuffix(obj.Key, "/org="+orgID+"/snapshot.parquet") {
+		if orgID != "" && !strings.Contains(obj.Key, "/org="+orgID+"/") {
 			continue
 		}
+		listed[obj.Key] = true
 		rc, err := bucket.Get(ctx, obj.Key)
 		if err != nil {
 			return err
@@ -135,6 +154,26 @@ func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []
 		}
 		if err := lake.WriteCache(root, obj.Key, data); err != nil {
 			return err
+		}
+	}
+	org := orgID
+	if org == "" {
+		org = "*"
+	}
+	return evictUnlisted(root, org, listed)
+}
+
+// evictUnlisted drops from the cache at root the organization's (org "*":
+// every one's) export snapshot files that listed lacks: the days a
+// snapshot no longer has, and files of a layout before them.
+func evictUnlisted(root, org string, listed map[string]bool) error {
+	cached, err := exportFiles(root, org)
+	if err != nil {
+		return err
+	}
+	for _, key := range cached {
+		if !listed[key] {
+			lake.Evict(root, key)
 		}
 	}
 	return nil

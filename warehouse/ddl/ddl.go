@@ -22,7 +22,8 @@ var Engines = []string{"bigquery", "trino", "duckdb"}
 type table struct {
 	name     string
 	schema   *arrow.Schema
-	snapshot bool   // lake/export/NAME/org=ORG/snapshot.parquet
+	snapshot bool   // lake/export/NAME/org=ORG/snapshot.parquet, or NAME/org=ORG/date=YYYY-MM-DD/*.parquet by date
+	byDate   bool   // a snapshot in a folder per day
 	key      string // the classifier column of a results table; "" for others
 }
 
@@ -60,7 +61,7 @@ var tables = []table{
 	{name: "classifiers", snapshot: true, schema: cols("classifier_id", s, "org_id", s, "name", s, "description", s, "classifier_type", s,
 		"category_name", s, "reportable", b, "groupable", b, "is_active", b, "version", i32, "definition", s,
 		"created_on", timestamp, "modified_on", timestamp, "deleted_on", timestamp)},
-	{name: "evaluation_answers", snapshot: true, schema: cols("evaluation_id", s, "evaluation_number", i32, "org_id", s, "form_id", s,
+	{name: "evaluation_answers", snapshot: true, byDate: true, schema: cols("evaluation_id", s, "evaluation_number", i32, "org_id", s, "form_id", s,
 		"form_name", s, "conversation_id", s, "agent_id", s, "analyst_id", s, "source", s, "status", s, "evaluation_score", f64,
 		"call_summary", s, "assigned_on", timestamp, "submitted_on", timestamp, "modified_on", timestamp, "module_id", s, "module_name", s,
 		"question_id", s, "question_text", s, "category", s, "weight", f64, "tag_values", strs, "fill_in", s, "note", s,
@@ -102,7 +103,11 @@ func Write(w io.Writer, o Options) error {
 	for _, t := range tables {
 		fmt.Fprintln(w)
 		if t.snapshot {
-			fmt.Fprintln(w, d.table(o, t.name, o.Location+"/export/"+t.name, t.schema, []string{"org"}))
+			partitions := []string{"org"}
+			if t.byDate {
+				partitions = append(partitions, "date")
+			}
+			fmt.Fprintln(w, d.table(o, t.name, o.Location+"/export/"+t.name, t.schema, partitions))
 			continue
 		}
 		fmt.Fprintln(w, d.table(o, "lake_"+t.name, o.Location+"/"+t.name, t.schema, []string{"org", "date"}))

@@ -139,6 +139,7 @@ func TestDuckDBDDLRuns(t *testing.T) {
 		`SELECT count(*) FROM conversations WHERE "date" = DATE '2025-10-07'`:                -1,
 		`SELECT count(*) FROM transcript_segments`:                                           2,
 		`SELECT count(*) FROM organizations`:                                                 2,
+		`SELECT count(*) FROM evaluation_answers`:                                            0,
 		`SELECT count(*) FROM hierarchy WHERE depth = 3`:                                     2 * 36,
 		`SELECT count(*) FROM classifiers c JOIN classifier_results r USING (classifier_id)`: processed * 3,
 	} {

@@ -101,16 +101,34 @@ func FileList(root string, paths []string) string {
 // SQLString quotes a string as a SQL literal.
 func SQLString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// quoteIdent quotes a name (a column's) for DuckDB.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
 // JSONToParquet writes the rows of a JSON-lines file (one object a row)
 // to a zstd Parquet file, each of columns read as the DuckDB type of the
 // same place in types.
 func (d *DB) JSONToParquet(ctx context.Context, rowsFile string, columns, types []string, out string) error {
+	_, err := d.db.ExecContext(ctx, `COPY (SELECT * FROM `+readJSON(rowsFile, columns, types)+`)
+		TO `+SQLString(out)+` (FORMAT parquet, COMPRESSION zstd)`)
+	return err
+}
+
+// JSONToParquetByDate is JSONToParquet into files by the UTC day of the
+// timestamp column dateColumn, in the lake's layout: under outDir, a
+// folder date=YYYY-MM-DD for each day, the date in its name and not in
+// the files. No rows, no files.
+func (d *DB) JSONToParquetByDate(ctx context.Context, rowsFile string, columns, types []string, dateColumn, outDir string) error {
+	_, err := d.db.ExecContext(ctx, `COPY (SELECT *, strftime(`+quoteIdent(dateColumn)+`, '%Y-%m-%d') AS date FROM `+readJSON(rowsFile, columns, types)+`)
+		TO `+SQLString(outDir)+` (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (date))`)
+	return err
+}
+
+// readJSON is the table function reading a JSON-lines file's columns as
+// their types.
+func readJSON(rowsFile string, columns, types []string) string {
 	specs := make([]string, len(columns))
 	for i, c := range columns {
 		specs[i] = SQLString(c) + ": " + SQLString(types[i])
 	}
-	_, err := d.db.ExecContext(ctx, `COPY (SELECT * FROM read_json(`+SQLString(rowsFile)+`,
-		format = 'newline_delimited', columns = {`+strings.Join(specs, ", ")+`}))
-		TO `+SQLString(out)+` (FORMAT parquet, COMPRESSION zstd)`)
-	return err
+	return `read_json(` + SQLString(rowsFile) + `, format = 'newline_delimited', columns = {` + strings.Join(specs, ", ") + `})`
 }
