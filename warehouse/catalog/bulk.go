@@ -78,27 +78,43 @@ func (h handle) bulkInsertShared(ctx context.Context, tx *sql.Tx, table string, 
 	head := `INSERT INTO ` + table + ` (` + strings.Join(append(append([]string{}, shared.Columns...), cols...), ", ") + `) SELECT ` +
 		strings.Repeat("?, ", len(shared.Columns)) + strings.Join(picked, ", ") + ` FROM (VALUES `
 	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
-	per := (maxSQLiteParameters - len(shared.Columns)) / len(cols)
+	statement := func(n int) string { return head + strings.Repeat(row+", ", n-1) + row + ")" }
+	// Parsing a statement costs about what binding its rows does: one of
+	// sharedChunk rows is parsed once and run chunk after chunk, the rest
+	// of the rows go in one more.
+	var chunked *sql.Stmt
 	for len(rows) > 0 {
-		chunk := rows[:min(per, len(rows))]
+		chunk := rows[:min(sharedChunk, len(rows))]
 		rows = rows[len(chunk):]
 		args := append(make([]any, 0, len(shared.Values)+len(chunk)*len(cols)), shared.Values...)
 		for _, r := range chunk {
 			args = append(args, r...)
 		}
-		if _, err := tx.ExecContext(ctx, head+strings.Repeat(row+", ", len(chunk)-1)+row+")", args...); err != nil {
+		var err error
+		if len(chunk) < sharedChunk {
+			_, err = tx.ExecContext(ctx, statement(len(chunk)), args...)
+		} else {
+			if chunked == nil {
+				if chunked, err = tx.PrepareContext(ctx, statement(sharedChunk)); err != nil {
+					return err
+				}
+				defer chunked.Close()
+			}
+			_, err = chunked.ExecContext(ctx, args...)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// sharedChunk is how many rows bulkInsertShared gives SQLite a statement.
+const sharedChunk = 64
+
 // maxParameters bounds the values of one statement: PostgreSQL takes at
-// most 65535 parameters, SQLite 32766.
-const (
-	maxParameters       = 65535
-	maxSQLiteParameters = 32766
-)
+// most 65535 parameters.
+const maxParameters = 65535
 
 // insertMany inserts the rows through multi-row INSERT statements, as
 // many rows to a statement as the parameter limit allows.

@@ -52,7 +52,7 @@ func TestBulkInsertSharedAcrossStatements(t *testing.T) {
 	at := stamp(time.Now().UTC())
 	shared := sharedColumns{Columns: []string{"org_id", "created_on"}, Values: []any{org.ID, at}}
 	cols := []string{"id", "interaction_id", "message"}
-	n := maxSQLiteParameters/len(cols) + 300
+	n := 3*sharedChunk + 7 // three whole statements and the rest
 	rows := make([][]any, n)
 	want := map[string]string{} // id → interaction id and message
 	for i := range rows {
