@@ -8,11 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/cputime"
 	"github.com/earshot/earshot/internal/lab/memwatch"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
@@ -34,14 +34,6 @@ func corpusChats(b *testing.B) map[string][]byte {
 		out["sgd/"+d.ID+".json"], _ = json.Marshal(map[string]any{"messages": msgs})
 	}
 	return out
-}
-
-// cpuTime is the CPU time (user + system) this process has used: a steadier
-// measure of the work than wall time on a shared machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkIngestCorpus: the full sgd-train corpus (12,174 dialogues) packed
@@ -76,10 +68,10 @@ func BenchmarkIngestCorpus(b *testing.B) {
 				e.stage(b, fmt.Sprintf("corpus-%d.%s", i, kind), archives[kind])
 				stopWatch := memwatch.Start()
 				b.StartTimer()
-				start, cpuStart := time.Now(), cpuTime()
+				start, cpuStart := time.Now(), cputime.Self()
 				run, err := e.runner.Run(context.Background(), "ingest")
 				elapsed += time.Since(start)
-				cpu += cpuTime() - cpuStart
+				cpu += cputime.Self() - cpuStart
 				b.StopTimer()
 				top := stopWatch().Growth
 				if err != nil || run.Counts["conversations"] != int64(len(chats)) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/cputime"
 	"github.com/earshot/earshot/internal/lab/memwatch"
 	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/internal/lab/wer"
@@ -103,6 +104,10 @@ type Result struct {
 	AudioSeconds float64
 	// BusySeconds is the time workers spent on calls, summed.
 	BusySeconds float64
+	// CPUSeconds is the CPU time the run used, decoders loaded: this
+	// process's (segmenting, decoding, merging turns) and FFmpegSeconds,
+	// its ffmpeg children's (decoding the audio files).
+	CPUSeconds, FFmpegSeconds float64
 	// Memory is the process's peak resident set during the run (decoders
 	// loading included) and its growth over the start.
 	Memory memwatch.Peak
@@ -110,6 +115,11 @@ type Result struct {
 
 // RTF is the real-time factor per worker: processing time over audio time.
 func (r Result) RTF() float64 { return r.BusySeconds / r.AudioSeconds }
+
+// CPUPerAudioSecond is the CPU time, ffmpeg's included, a second of audio
+// costs: what a machine's cores must give a call, however many workers
+// share them.
+func (r Result) CPUPerAudioSecond() float64 { return (r.CPUSeconds + r.FFmpegSeconds) / r.AudioSeconds }
 
 // settings give every organization the benchmark's language model.
 type settings asr.Model
@@ -144,6 +154,7 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 	proc := pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model)}
 
 	res := Result{Config: cfg, Calls: len(calls), PerCall: make([]wer.Score, len(calls))}
+	cpuStart, ffmpegStart := cputime.Self(), cputime.Children()
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
@@ -173,6 +184,7 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 	}
 	close(next)
 	wg.Wait()
+	res.CPUSeconds, res.FFmpegSeconds = (cputime.Self() - cpuStart).Seconds(), (cputime.Children() - ffmpegStart).Seconds()
 	res.Memory = stopWatch()
 	return res, firstErr
 }
@@ -231,11 +243,14 @@ func (t *Transcriber) Close() { t.recs.Close() }
 
 // WriteTable prints results side by side, with the targets.
 func WriteTable(w io.Writer, results []Result) {
-	fmt.Fprintf(w, "%-37s %5s %7s %6s %5s %4s %4s %8s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr", "speaker-%", "peak RSS MiB")
+	fmt.Fprintf(w, "%-37s %5s %7s %6s %5s %4s %4s %8s %13s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr",
+		"CPU-s/audio-s", "speaker-%", "peak RSS MiB")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-37s %5d %7.0f %6.1f %5d %4d %4d %8.3f %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
-			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), 100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
+		fmt.Fprintf(w, "%-37s %5d %7.0f %6.1f %5d %4d %4d %8.3f %5.3f (%.3f) %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
+			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), r.CPUPerAudioSecond(), r.FFmpegSeconds/r.AudioSeconds,
+			100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
 	}
+	fmt.Fprintln(w, "CPU-s/audio-s: the run's CPU time, ffmpeg's (in brackets) included, per second of audio")
 	for _, r := range results {
 		for _, base := range results {
 			if r.Model.LanguageModel != "" && base.Model.LanguageModel == "" && base.Telephone == r.Telephone {

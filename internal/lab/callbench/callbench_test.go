@@ -15,7 +15,8 @@ import (
 )
 
 // One short call through Run: the transcript is close to the dialogue,
-// words land on their speakers, and the table prints the figures.
+// words land on their speakers, the CPU of decoding and of ffmpeg counts,
+// and the table prints the figures.
 func TestRun(t *testing.T) {
 	dialogues, err := corpus.Read(corpus.Dev, 1)
 	if err != nil {
@@ -30,7 +31,8 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Calls != 1 || res.AudioSeconds < 2 || res.Score.Reference != len(calls[0].Reference) || res.Score.WER() > 0.5 ||
-		res.Score.SpeakerAccuracy() < 0.9 || res.RTF() <= 0 {
+		res.Score.SpeakerAccuracy() < 0.9 || res.RTF() <= 0 || res.CPUSeconds <= 0 || res.FFmpegSeconds <= 0 ||
+		res.CPUPerAudioSecond() <= res.FFmpegSeconds/res.AudioSeconds {
 		t.Fatalf("%+v (WER %.2f, speaker %.2f)", res, res.Score.WER(), res.Score.SpeakerAccuracy())
 	}
 	var table strings.Builder

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/cputime"
 	"github.com/earshot/earshot/pipeline/analysis/mining"
 	"github.com/earshot/earshot/pipeline/analysis/trained"
 )
@@ -95,12 +96,12 @@ func BenchmarkTrainTopics(b *testing.B) {
 	}
 	dev, _ := corpus.Read(corpus.Dev, 0)
 	for b.Loop() {
-		began := cpuTime()
+		began := cputime.Self()
 		t, err := trained.Train(Examples(train), trained.Options{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric((cpuTime() - began).Seconds(), "cpu-s")
+		b.ReportMetric((cputime.Self() - began).Seconds(), "cpu-s")
 		set, err := Set(TrainedClassifiers(t.Models, false))
 		if err != nil {
 			b.Fatal(err)

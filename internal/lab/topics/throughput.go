@@ -7,10 +7,10 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/earshot/earshot/internal/lab/corpus"
+	"github.com/earshot/earshot/internal/lab/cputime"
 	"github.com/earshot/earshot/pipeline/analysis"
 	"github.com/earshot/earshot/pipeline/analysis/mining"
 	"github.com/earshot/earshot/pipeline/analysis/registry"
@@ -98,7 +98,7 @@ func Throughput(dialogues []corpus.Dialogue, set *registry.Set, rounds int) Rate
 	cpu := make([]float64, max(rounds, 1))
 	wall := make([]float64, len(cpu))
 	for r := range cpu {
-		start, startCPU := time.Now(), cpuTime()
+		start, startCPU := time.Now(), cputime.Self()
 		for _, d := range dialogues {
 			conv := Timed(d)
 			if set != nil {
@@ -106,21 +106,11 @@ func Throughput(dialogues []corpus.Dialogue, set *registry.Set, rounds int) Rate
 			}
 		}
 		wall[r] = float64(len(dialogues)) / time.Since(start).Seconds()
-		cpu[r] = float64(len(dialogues)) / max(cpuTime()-startCPU, time.Microsecond).Seconds()
+		cpu[r] = float64(len(dialogues)) / max(cputime.Self()-startCPU, time.Microsecond).Seconds()
 	}
 	slices.Sort(cpu)
 	slices.Sort(wall)
 	return Rate{Median: cpu[len(cpu)/2], Min: cpu[0], Max: cpu[len(cpu)-1], Wall: wall[len(wall)/2]}
-}
-
-// cpuTime is the CPU time this process has used (user and system, every
-// thread: the garbage collector's work counts).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Named is a set of classifiers with its name in a table.
