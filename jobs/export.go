@@ -121,7 +121,7 @@ func (j *Export) Run(ctx context.Context, _ catalog.JobRun) (map[string]int64, e
 // to a local JSON-lines file, which DuckDB copies, typed, to local Parquet
 // files, which are then stored in the bucket; it returns the rows and the
 // files written.
-func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (rows int64, files int64, err error) {
+func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) (rows, files int64, err error) {
 	rowsFile := filepath.Join(dir, table+".jsonl")
 	columns, rows, err := j.writeRows(ctx, rowsFile, query, orgID)
 	if err != nil {
@@ -132,21 +132,28 @@ func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) 
 		types[i] = snapshotType(c)
 	}
 	dateColumn, byDate := ExportByDate[table]
-	if !byDate {
-		local := filepath.Join(dir, table+".parquet")
-		if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, local); err != nil {
-			return 0, 0, err
-		}
-		return rows, 1, j.store(ctx, local, ExportPath(table, orgID))
+	if byDate {
+		files, err := j.storeByDay(ctx, filepath.Join(dir, table+"-"+orgID), rowsFile, columns, types, table, dateColumn, orgID)
+		return rows, files, err
 	}
-	local := filepath.Join(dir, table+"-"+orgID)
-	if err := j.Parquet.JSONToParquetByDate(ctx, rowsFile, columns, types, dateColumn, local); err != nil {
+	local := filepath.Join(dir, table+".parquet")
+	if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, local); err != nil {
 		return 0, 0, err
 	}
-	// Each day's files replace that day's; the days left without rows (and
-	// a snapshot of before the days) then go.
+	return rows, 1, j.store(ctx, local, ExportPath(table, orgID))
+}
+
+// storeByDay writes an organization's rows of a table snapshotted by day
+// to a folder per day of dateColumn (local first, then the bucket), each
+// day's files replacing that day's, then removes the files of the days
+// left without rows (and of a snapshot from before the days). It returns
+// how many files it wrote.
+func (j *Export) storeByDay(ctx context.Context, local, rowsFile string, columns, types []string, table, dateColumn, orgID string) (int64, error) {
+	if err := j.Parquet.JSONToParquetByDate(ctx, rowsFile, columns, types, dateColumn, local); err != nil {
+		return 0, err
+	}
 	written := map[string]bool{}
-	err = filepath.WalkDir(local, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(local, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -156,7 +163,7 @@ func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) 
 		return j.store(ctx, path, key)
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) { // no rows, no folder
-		return 0, 0, err
+		return 0, err
 	}
 	if len(written) == 0 {
 		// No rows: an empty file on the export's day keeps the table's
@@ -164,28 +171,28 @@ func (j *Export) snapshot(ctx context.Context, dir, table, query, orgID string) 
 		empty := local + ".parquet"
 		key := ExportDir(table, orgID) + "date=" + time.Now().UTC().Format(time.DateOnly) + "/snapshot.parquet"
 		if err := j.Parquet.JSONToParquet(ctx, rowsFile, columns, types, empty); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		if err := j.store(ctx, empty, key); err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		written[key] = true
 	}
 	for obj, err := range j.Bucket.List(ctx, ExportDir(table, orgID)) {
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		if written[obj.Key] {
 			continue
 		}
 		if err := j.Bucket.Delete(ctx, obj.Key); err != nil && !errors.Is(err, blob.ErrNotFound) {
-			return 0, 0, err
+			return 0, err
 		}
 		if j.Cache != "" {
 			lake.Evict(j.Cache, obj.Key)
 		}
 	}
-	return rows, int64(len(written)), nil
+	return int64(len(written)), nil
 }
 
 // store puts a local file in the bucket under key, and in the local lake
