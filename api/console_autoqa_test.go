@@ -3,7 +3,9 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -98,5 +100,72 @@ func TestConsoleSupervisorSeesAutoQA(t *testing.T) {
 		chromedp.Navigate(base+"/console/forms"), chromedp.WaitVisible("#agreement-table-"+form))), " ")
 	if !strings.Contains(agreement, "Greeted the customer? 3 1 33 %") {
 		t.Errorf("the agreement after the review: %q", agreement)
+	}
+}
+
+// A supervisor writes an auto-scored form in the console's outline, a
+// question bound to a classifier by its name: the form is created with
+// the binding (the same use case as the API's), every conversation then
+// gets its Auto evaluation, and a changed copy starts from the binding and
+// the box as they were. A classifier the organization lacks is a mistake
+// naming the line.
+func TestConsoleWritesAutoScoredForm(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, Options{})
+	tok := e.token(t)
+	f := buildOrg(t, e, tok, "")
+	greeting := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Greeting", "Classifier", "Process",
+		`{"groups":[{"rules":[{"phrases":["hello"],"speaker":"Agent"}]}]}`)), http.StatusCreated).id(t)
+	u := e.matrixUser(t, tok, "Supervisor", "Edit", f.site)
+	post := func(outline string) response {
+		return e.consoleForm("/console/forms", url.Values{"csrf": {u.csrf}, "name": {"Console auto QA"}, "outline": {outline},
+			"auto-score": {"yes"}}, u.session)
+	}
+	if r := post("# Call\nGreeted? | when Welcome: Yes / No | Yes=1, No=0"); r.Code != http.StatusBadRequest ||
+		!strings.Contains(html.UnescapeString(r.Body.String()), `line 2 names no classifier of the organization: "Welcome"`) {
+		t.Fatalf("an unknown classifier: %d %.400s", r.Code, r.Body.String())
+	}
+	outline := "# Call\nGreeted the customer? | when greeting: Yes / No | Yes=1, No=0\nResolved? | Yes=1, No=0"
+	if r := post(outline); r.Code != http.StatusSeeOther {
+		t.Fatalf("the form: %d %.400s", r.Code, r.Body.String())
+	}
+	var forms []struct {
+		ID        string
+		AutoScore bool
+		Modules   []struct {
+			Questions []struct {
+				ClassifierID                    string
+				AnswerWhenTrue, AnswerWhenFalse string
+			}
+		}
+	}
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations/Forms", tok, nil), 200).Body.Bytes(), &forms)
+	if len(forms) != 1 || !forms[0].AutoScore || len(forms[0].Modules) != 1 || len(forms[0].Modules[0].Questions) != 2 {
+		t.Fatalf("the forms: %+v", forms)
+	}
+	if q := forms[0].Modules[0].Questions; q[0].ClassifierID != greeting || q[0].AnswerWhenTrue != "Yes" || q[0].AnswerWhenFalse != "No" || q[1].ClassifierID != "" {
+		t.Errorf("the questions: %+v", q)
+	}
+	for i, line := range []string{"Hello, how can I help?", "What do you want?"} {
+		mustStatus(t, e.upload("/TextMedia/Upload", tok, meta("HierarchyId", f.team), file(fmt.Sprintf("c%d.json", i),
+			`{"messages":[{"participant":"Agent","text":"`+line+`"},{"participant":"Customer","text":"My bill is wrong."}]}`)), 200)
+	}
+	e.runIngest(t)
+	var auto []evaluationBody
+	json.Unmarshal(mustStatus(t, e.jsonReq("GET", "/Evaluations?Source=Auto", tok, nil), 200).Body.Bytes(), &auto)
+	scores := map[float64]int{}
+	for _, ev := range auto {
+		if ev.Score != nil {
+			scores[*ev.Score]++
+		}
+	}
+	if len(auto) != 2 || scores[100] != 1 || scores[0] != 1 {
+		t.Errorf("Auto evaluations %d, scores %v: want one greeted (100) and one not (0)", len(auto), scores)
+	}
+	page := e.do("GET", "/console/forms?from="+forms[0].ID, nil, http.Header{"Cookie": {u.session.String()}})
+	changed := html.UnescapeString(page.Body.String())
+	if page.Code != http.StatusOK || !strings.Contains(changed, "Greeted the customer? | when Greeting: Yes / No | Yes=1, No=0") ||
+		!strings.Contains(changed, `name="auto-score" value="yes" checked`) {
+		t.Errorf("the changed copy's editor: %.2000s", changed)
 	}
 }

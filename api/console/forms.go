@@ -26,6 +26,7 @@ type formsPage struct {
 	page
 	Forms                      []formRow
 	Name, Description, Outline string
+	AutoScore                  bool // the new form answers its bound questions on every conversation
 	Error, Notice              string
 	Templates                  []templateRow
 	Template                   templateInput // the new template's editor
@@ -106,6 +107,10 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 	if c.stopped(ctx, v, err) {
 		return
 	}
+	classifiers, err := c.classifierNames(ctx, v)
+	if c.stopped(ctx, v, err) {
+		return
+	}
 	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
 	for _, f := range list {
 		row := formRowOf(f)
@@ -125,7 +130,7 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 		p.Forms = append(p.Forms, row)
 		var def quality.Form
 		if f.ID == p.from && json.Unmarshal(f.Definition, &def) == nil {
-			p.Name, p.Description, p.Outline = f.Name+" (changed)", f.Description, formText(def)
+			p.Name, p.Description, p.Outline, p.AutoScore = f.Name+" (changed)", f.Description, formText(def, classifiers), def.AutoScore
 			p.Notice = "A changed copy of “" + f.Name + "”: create it, then stop offering the old one (its evaluations keep it)."
 		}
 	}
@@ -161,8 +166,13 @@ func formRowOf(f catalog.EvaluationForm) formRow {
 func (c *qualityPages) createForm(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	p := formsPage{Name: strings.TrimSpace(ctx.PostForm("name")), Description: strings.TrimSpace(ctx.PostForm("description")),
-		Outline: ctx.PostForm("outline")}
-	def, err := parseFormText(p.Outline)
+		Outline: ctx.PostForm("outline"), AutoScore: ctx.PostForm("auto-score") == "yes"}
+	classifiers, err := c.classifierNames(ctx, v)
+	if c.stopped(ctx, v, err) {
+		return
+	}
+	def, err := parseFormText(p.Outline, classifiers)
+	def.AutoScore = p.AutoScore
 	if err == nil && p.Name == "" {
 		p.Error = "Not created: name the form."
 		c.showForms(ctx, http.StatusBadRequest, p)
@@ -182,6 +192,13 @@ func (c *qualityPages) createForm(ctx *gin.Context) {
 	default:
 		ctx.Redirect(http.StatusSeeOther, "/console/forms?created="+url.QueryEscape(p.Name))
 	}
+}
+
+// classifierNames are the organization's classifiers by name, for the
+// outline's bindings.
+func (c *qualityPages) classifierNames(ctx *gin.Context, v *viewer) (classifierNames, error) {
+	list, err := c.Classifiers.Classifiers(ctx.Request.Context(), v.OrgID, catalog.ClassifierFilter{})
+	return newClassifierNames(list), err
 }
 
 // createTemplate creates a review workflow template from the editor, by

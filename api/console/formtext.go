@@ -7,6 +7,7 @@ import (
 
 	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // formTextExample is what the form editor starts from: the outline a
@@ -21,11 +22,15 @@ Notes | fill-in`
 // parseFormText reads a form written as an outline: "# Name" starts a
 // module; each other line is a question, its text then, after "|",
 // "required", "weight N", "multiple" (several answers), "fill-in" (a
-// text answer), "category NAME" and its answers, "Value=score" or a bare
-// value (not scored), separated by commas. Blank lines are skipped. A
-// mistake is an *invalid.Field naming its line; the form's own rules
-// (quality.Form.Prepare) are checked after.
-func parseFormText(text string) (quality.Form, error) {
+// text answer), "category NAME", "when CLASSIFIER: YES / NO" (answered
+// by a classifier: YES when it finds its topic, NO when not; "when any
+// of A, B: …", "all of", "none of" for a rule over several) and its
+// answers, "Value=score" or a bare value (not scored), separated by
+// commas. Blank lines are skipped. Classifiers are named as the
+// organization names them (classifiers). A mistake is an *invalid.Field
+// naming its line; the form's own rules (quality.Form.Prepare) are
+// checked after.
+func parseFormText(text string, classifiers classifierNames) (quality.Form, error) {
 	var f quality.Form
 	for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		line = strings.TrimSpace(line)
@@ -37,7 +42,7 @@ func parseFormText(text string) (quality.Form, error) {
 		case len(f.Modules) == 0:
 			return f, invalid.At(at, "is a question before any module: start with a line such as “# Opening”.")
 		default:
-			q, mistake := questionOf(line)
+			q, mistake := questionOf(line, classifiers)
 			if mistake != "" {
 				return f, invalid.At(at, mistake)
 			}
@@ -52,7 +57,7 @@ func parseFormText(text string) (quality.Form, error) {
 }
 
 // questionOf reads one question line, or says what is wrong with it.
-func questionOf(line string) (quality.Question, string) {
+func questionOf(line string, classifiers classifierNames) (quality.Question, string) {
 	parts := strings.Split(line, "|")
 	q := quality.Question{Text: strings.TrimSpace(parts[0]), Type: quality.TypeTags, Weight: 1}
 	for _, p := range parts[1:] {
@@ -68,6 +73,12 @@ func questionOf(line string) (quality.Question, string) {
 			q.Type, q.Weight = quality.TypeFillIn, 0
 		case "category":
 			q.Category = strings.TrimSpace(rest)
+		case "when":
+			b, mistake := bindingOf(rest, classifiers)
+			if mistake != "" {
+				return q, mistake
+			}
+			q.Binding = b
 		case "weight":
 			w, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
 			if err != nil {
@@ -83,6 +94,81 @@ func questionOf(line string) (quality.Question, string) {
 		}
 	}
 	return q, ""
+}
+
+// ruleWords are the outline's words for a rule over several classifiers.
+var ruleWords = map[string]string{"any of": quality.RuleAny, "all of": quality.RuleAll, "none of": quality.RuleNone}
+
+// bindingOf reads what follows "when": the classifier or rule, then the
+// answers when it holds and when not ("Greeting: Yes / No"), or says what
+// is wrong with it.
+func bindingOf(text string, classifiers classifierNames) (quality.Binding, string) {
+	var b quality.Binding
+	which, answers, ok := cutLast(text, ":")
+	whenTrue, whenFalse, both := strings.Cut(answers, "/")
+	whenTrue, whenFalse = strings.TrimSpace(whenTrue), strings.TrimSpace(whenFalse)
+	if !ok || !both || whenTrue == "" || whenFalse == "" {
+		return b, fmt.Sprintf("has a binding that is not “when CLASSIFIER: YES / NO”: %q.", strings.TrimSpace("when "+text))
+	}
+	b.WhenTrue, b.WhenFalse = whenTrue, whenFalse
+	which = strings.TrimSpace(which)
+	names := []string{which}
+	for words, operator := range ruleWords {
+		if strings.HasPrefix(strings.ToLower(which), words+" ") {
+			b.Rule = &quality.Rule{Operator: operator}
+			names = strings.Split(which[len(words)+1:], ",")
+		}
+	}
+	for _, name := range names {
+		id, known := classifiers.id(strings.TrimSpace(name))
+		if !known {
+			return b, fmt.Sprintf("names no classifier of the organization: %q.", strings.TrimSpace(name))
+		}
+		if b.Rule != nil {
+			b.Rule.ClassifierIDs = append(b.Rule.ClassifierIDs, id)
+		} else {
+			b.ClassifierID = id
+		}
+	}
+	return b, ""
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// classifierNames finds the organization's classifiers by name (any
+// case), for the outline's bindings, and names them back.
+type classifierNames struct {
+	ids   map[string]string // lower-case name → id
+	names map[string]string // id → name
+}
+
+func newClassifierNames(list []catalog.Classifier) classifierNames {
+	c := classifierNames{ids: map[string]string{}, names: map[string]string{}}
+	for _, k := range list {
+		c.ids[strings.ToLower(k.Name)], c.names[k.ID] = k.ID, k.Name
+	}
+	return c
+}
+
+func (c classifierNames) id(name string) (string, bool) {
+	id, ok := c.ids[strings.ToLower(name)]
+	return id, ok
+}
+
+// name is the classifier's name, or its id when the organization has no
+// such classifier any more.
+func (c classifierNames) name(id string) string {
+	if n, ok := c.names[id]; ok {
+		return n
+	}
+	return id
 }
 
 // tagsOf reads a question's answers ("Yes=1, No=0, N/A"), or says what
@@ -109,7 +195,7 @@ func tagsOf(list string) ([]quality.Tag, string) {
 
 // formText writes a form as the outline parseFormText reads: a changed
 // form starts from its predecessor's.
-func formText(f quality.Form) string {
+func formText(f quality.Form, classifiers classifierNames) string {
 	var b strings.Builder
 	for _, m := range f.Modules {
 		fmt.Fprintf(&b, "# %s\n", m.Name)
@@ -128,6 +214,17 @@ func formText(f quality.Form) string {
 			}
 			if q.Category != "" {
 				parts = append(parts, "category "+q.Category)
+			}
+			if b := q.Binding; b.Bound() {
+				which := classifiers.name(b.ClassifierID)
+				if b.Rule != nil {
+					var names []string
+					for _, id := range b.Rule.ClassifierIDs {
+						names = append(names, classifiers.name(id))
+					}
+					which = b.Rule.Operator + " of " + strings.Join(names, ", ")
+				}
+				parts = append(parts, "when "+which+": "+b.WhenTrue+" / "+b.WhenFalse)
 			}
 			var tags []string
 			for _, t := range q.Tags {

@@ -6,11 +6,12 @@ import (
 
 	"github.com/earshot/earshot/internal/invalid"
 	"github.com/earshot/earshot/pipeline/quality"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 func TestParseFormText(t *testing.T) {
 	t.Parallel()
-	f, err := parseFormText(formTextExample)
+	f, err := parseFormText(formTextExample, testClassifiers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +36,14 @@ func TestParseFormText(t *testing.T) {
 		"# A\n\nGreeted? | Yes=one":            "line 3 has an answer whose score is no number",
 		"# A\nGreeted? | Yes=1, , No=0":        "line 2 has an empty answer",
 		"# A\nHow? | multiple | category Soft": "",
+		"# A\nGreeted? | when Greeting Yes / No | Yes=1, No=0":      "line 2 has a binding that is not “when CLASSIFIER: YES / NO”",
+		"# A\nGreeted? | when Greeting: Yes | Yes=1, No=0":          "line 2 has a binding that is not",
+		"# A\nGreeted? | when Greeting: / No | Yes=1, No=0":         "line 2 has a binding that is not",
+		"# A\nGreeted? | when Welcome: Yes / No | Yes=1, No=0":      "line 2 names no classifier of the organization: \"Welcome\"",
+		"# A\nKept? | when any of Refund, Nope: No / Yes | Yes, No": "line 2 names no classifier of the organization: \"Nope\"",
+		"# A\nGreeted? | when greeting: Yes / No | Yes=1, No=0":     "",
 	} {
-		_, err := parseFormText(text)
+		_, err := parseFormText(text, testClassifiers)
 		f, isField := invalid.As(err)
 		switch {
 		case want == "" && err != nil:
@@ -52,8 +59,9 @@ func TestParseFormText(t *testing.T) {
 func FuzzParseFormText(f *testing.F) {
 	f.Add(formTextExample)
 	f.Add("# A\nQ | weight 1e309 | a=NaN, b=-0, =")
+	f.Add("# A\nQ | when none of Greeting, Refund: a / b | a, b")
 	f.Fuzz(func(t *testing.T, text string) {
-		form, err := parseFormText(text)
+		form, err := parseFormText(text, testClassifiers)
 		if err == nil && len(form.Modules) == 0 {
 			t.Fatal("a form without modules parsed")
 		}
@@ -88,14 +96,47 @@ func FuzzParseTemplateText(f *testing.F) {
 	})
 }
 
-// A form written back as an outline reads as the same form.
+// A form written back as an outline reads as the same form, its bindings
+// naming their classifiers.
 func TestFormTextRoundTrip(t *testing.T) {
 	t.Parallel()
-	f, err := parseFormText(formTextExample)
+	bound := formTextExample + "\n# Automated\nGreeted by name? | weight 2 | when Greeting: Yes / No | Yes=1, No=0\n" +
+		"Kept the customer? | when none of Cancellation, Refund: Yes / No | Yes=1, No=0"
+	for _, text := range []string{formTextExample, bound} {
+		f, err := parseFormText(text, testClassifiers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := formText(f, testClassifiers); got != text {
+			t.Errorf("written back:\n%s\nwant\n%s", got, text)
+		}
+	}
+}
+
+// A binding reads its classifiers by name into their ids: one, or a rule
+// over several; the form's rules then hold.
+func TestFormTextBindings(t *testing.T) {
+	t.Parallel()
+	f, err := parseFormText("# A\nGreeted? | when GREETING: Yes / No | Yes=1, No=0\nKept? | when any of Cancellation, Refund: No / Yes | Yes=1, No=0",
+		testClassifiers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := formText(f); got != formTextExample {
-		t.Errorf("written back:\n%s\nwant\n%s", got, formTextExample)
+	greeted, kept := f.Modules[0].Questions[0].Binding, f.Modules[0].Questions[1].Binding
+	if greeted.ClassifierID != "c-greeting" || greeted.WhenTrue != "Yes" || greeted.WhenFalse != "No" || greeted.Rule != nil {
+		t.Errorf("greeted: %+v", greeted)
+	}
+	if kept.Rule == nil || kept.Rule.Operator != quality.RuleAny || strings.Join(kept.Rule.ClassifierIDs, "+") != "c-cancel+c-refund" ||
+		kept.WhenTrue != "No" || kept.WhenFalse != "Yes" || kept.ClassifierID != "" {
+		t.Errorf("kept: %+v %+v", kept, kept.Rule)
+	}
+	f.AutoScore = true
+	if err := f.Prepare(func() string { return "id" }); err != nil {
+		t.Errorf("the bound form breaks the form's rules: %v", err)
 	}
 }
+
+// testClassifiers are an organization's classifiers for the outline's
+// bindings.
+var testClassifiers = newClassifierNames([]catalog.Classifier{{ID: "c-greeting", Name: "Greeting"}, {ID: "c-cancel", Name: "Cancellation"},
+	{ID: "c-refund", Name: "Refund"}})
