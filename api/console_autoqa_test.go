@@ -22,8 +22,7 @@ func TestConsoleSupervisorSeesAutoQA(t *testing.T) {
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
-	greeting := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Greeting", "Classifier", "Process",
-		`{"groups":[{"rules":[{"phrases":["hello"],"speaker":"Agent"}]}]}`)), http.StatusCreated).id(t)
+	greeting := greetingClassifier(t, e, tok)
 	form := mustStatus(t, e.jsonReq("POST", "/Evaluations/Forms", tok, `{"name":"Auto QA","autoScore":true,"modules":[{"name":"Call","questions":[
 	  {"questionText":"Greeted the customer?","weight":1,"tags":[{"value":"Yes","scoredValue":1},{"value":"No","scoredValue":0}],
 	   "classifierId":"`+greeting+`","answerWhenTrue":"Yes","answerWhenFalse":"No"},
@@ -114,8 +113,7 @@ func TestConsoleWritesAutoScoredForm(t *testing.T) {
 	e := newTestEnv(t, Options{})
 	tok := e.token(t)
 	f := buildOrg(t, e, tok, "")
-	greeting := mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Greeting", "Classifier", "Process",
-		`{"groups":[{"rules":[{"phrases":["hello"],"speaker":"Agent"}]}]}`)), http.StatusCreated).id(t)
+	greeting := greetingClassifier(t, e, tok)
 	u := e.matrixUser(t, tok, "Supervisor", "Edit", f.site)
 	post := func(outline string) response {
 		return e.consoleForm("/console/forms", url.Values{"csrf": {u.csrf}, "name": {"Console auto QA"}, "outline": {outline},
@@ -168,4 +166,12 @@ func TestConsoleWritesAutoScoredForm(t *testing.T) {
 		!strings.Contains(changed, `name="auto-score" value="yes" checked`) {
 		t.Errorf("the changed copy's editor: %.2000s", changed)
 	}
+}
+
+// greetingClassifier creates the classifier "Greeting": the agent says
+// hello.
+func greetingClassifier(t *testing.T, e *testEnv, tok string) string {
+	t.Helper()
+	return mustStatus(t, e.jsonReq("POST", "/Conversations/Classifiers", tok, classifierBody("Greeting", "Classifier", "Process",
+		`{"groups":[{"rules":[{"phrases":["hello"],"speaker":"Agent"}]}]}`)), http.StatusCreated).id(t)
 }
