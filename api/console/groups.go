@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/earshot/earshot/pipeline/analysis/core"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -291,15 +293,20 @@ type byGroup struct {
 func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
 	before := periodBefore(q)
 	var out byGroup
+	// The four reads are apart (the QA scores of every conversation among
+	// them read every evaluation of the window): they run side by side.
 	var figures [2][2][]results.Group // [now, before][teams, agents]
+	g, gctx := errgroup.WithContext(ctx)
 	for i, w := range []results.PageQuery{q, before} {
 		for j, by := range []results.GroupBy{results.ByTeam, results.ByAgent} {
-			groups, err := c.groupsWithScores(ctx, v, w, by, cols)
-			if err != nil {
-				return out, err
-			}
-			figures[i][j] = groups
+			g.Go(func() (err error) {
+				figures[i][j], err = c.groupsWithScores(gctx, v, w, by, cols)
+				return err
+			})
 		}
+	}
+	if err := g.Wait(); err != nil {
+		return out, err
 	}
 	conversations := func(key, value string) string {
 		lq := maps.Clone(linkQuery)
