@@ -107,10 +107,6 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 	if c.stopped(ctx, v, err) {
 		return
 	}
-	classifiers, err := c.classifierNames(ctx, v)
-	if c.stopped(ctx, v, err) {
-		return
-	}
 	p.page = page{Title: "QA forms", Page: "forms", Viewer: v}
 	for _, f := range list {
 		row := formRowOf(f)
@@ -130,6 +126,11 @@ func (c *qualityPages) showForms(ctx *gin.Context, status int, p formsPage) {
 		p.Forms = append(p.Forms, row)
 		var def quality.Form
 		if f.ID == p.from && json.Unmarshal(f.Definition, &def) == nil {
+			// Only a changed copy names classifiers (its bindings').
+			classifiers, err := c.classifierNames(ctx, v)
+			if c.stopped(ctx, v, err) {
+				return
+			}
 			p.Name, p.Description, p.Outline, p.AutoScore = f.Name+" (changed)", f.Description, formText(def, classifiers), def.AutoScore
 			p.Notice = "A changed copy of “" + f.Name + "”: create it, then stop offering the old one (its evaluations keep it)."
 		}

@@ -1,23 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
+
+	"github.com/earshot/earshot/internal/lab/demo"
 )
 
 // createAutoForm creates, through the API, an auto-scored form of
 // questions bound to the organization's active classifiers in turn: every
 // third question to a rule over two of them, the others to one. Its
 // answers then cost ingest what a real scorecard would.
-func createAutoForm(ctx context.Context, base, bearer string, questions int) error {
+func createAutoForm(ctx context.Context, api demo.API, questions int) error {
 	var classifiers []struct {
 		ID string `json:"id"`
 	}
-	if err := apiJSON(ctx, base, bearer, "GET", "/Conversations/Classifiers?PageSize=1000", nil, &classifiers); err != nil {
+	if err := api.Get(ctx, "/Conversations/Classifiers?PageSize=1000", &classifiers); err != nil {
 		return err
 	}
 	if len(classifiers) < 2 {
@@ -37,40 +35,6 @@ func createAutoForm(ctx context.Context, base, bearer string, questions int) err
 		qs = append(qs, q)
 	}
 	form := map[string]any{"name": "Bench auto QA", "autoScore": true, "modules": []map[string]any{{"name": "Call", "questions": qs}}}
-	return apiJSON(ctx, base, bearer, "POST", "/Evaluations/Forms", form, nil)
-}
-
-// apiJSON sends a JSON request to the server and reads its JSON answer
-// into out (nil: drops it); a status of 300 or more is an error.
-func apiJSON(ctx context.Context, base, bearer, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		data, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", bearer)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s %s", method, path, resp.Status, data)
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(data, out)
+	_, err := api.Create(ctx, "/Evaluations/Forms", form)
+	return err
 }

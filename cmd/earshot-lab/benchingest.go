@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/earshot/earshot/internal/cli"
+	"github.com/earshot/earshot/internal/lab/demo"
 	"github.com/earshot/earshot/internal/lab/dialogues"
 )
 
@@ -247,7 +248,8 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 		return res, err
 	}
 	if autoForm > 0 {
-		if err := createAutoForm(ctx, server.base, bearer, autoForm); err != nil {
+		api := demo.API{BaseURL: server.base, Token: strings.TrimPrefix(bearer, "Bearer "), HTTP: http.DefaultClient}
+		if err := createAutoForm(ctx, api, autoForm); err != nil {
 			return res, err
 		}
 	}

@@ -88,7 +88,7 @@ func analystFiles(ctx context.Context, cfg *Config, root, orgRef string) (analys
 		org = orgID
 	}
 	if _, cached := LakeRoot(cfg); cached {
-		if err := fetchForAnalysts(ctx, cfg, root, manifest, orgID); err != nil {
+		if err := fetchForAnalysts(ctx, cfg, root, manifest, org); err != nil {
 			return nil, err
 		}
 	}
@@ -124,8 +124,9 @@ func exportFiles(root, org string) ([]string, error) {
 // fetchForAnalysts brings the files earshot sql reads into the local cache
 // of a remote bucket: the manifest's files it lacks, and every export
 // snapshot afresh (each export replaces them), the cache's copies of
-// snapshot files the bucket no longer has (days gone) dropped.
-func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []catalog.LakeFile, orgID string) error {
+// snapshot files the bucket no longer has (days gone) dropped; of the
+// organization org, or every one's ("*").
+func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []catalog.LakeFile, org string) error {
 	bucket, err := blob.Open(ctx, cfg.BucketURL())
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []
 		if err != nil {
 			return err
 		}
-		if orgID != "" && !strings.Contains(obj.Key, "/org="+orgID+"/") {
+		if org != "*" && !strings.Contains(obj.Key, "/org="+org+"/") {
 			continue
 		}
 		listed[obj.Key] = true
@@ -155,10 +156,6 @@ func fetchForAnalysts(ctx context.Context, cfg *Config, root string, manifest []
 		if err := lake.WriteCache(root, obj.Key, data); err != nil {
 			return err
 		}
-	}
-	org := orgID
-	if org == "" {
-		org = "*"
 	}
 	return evictUnlisted(root, org, listed)
 }

@@ -54,21 +54,21 @@ var regions = []struct{ name, code string }{{"North", "N"}, {"South", "S"}}
 func (a API) Structure(ctx context.Context) (Org, error) {
 	var org Org
 	for _, r := range regions {
-		region, err := a.create(ctx, "/Hierarchy", map[string]any{"name": r.name + " region", "code": r.code, "category": "Region"})
+		region, err := a.Create(ctx, "/Hierarchy", map[string]any{"name": r.name + " region", "code": r.code, "category": "Region"})
 		if err != nil {
 			return org, err
 		}
 		org.RegionCodes = append(org.RegionCodes, r.code)
 		for s := 1; s <= 2; s++ {
 			siteCode := fmt.Sprintf("%s%d", r.code, s)
-			site, err := a.create(ctx, "/Hierarchy", map[string]any{"name": fmt.Sprintf("%s site %d", r.name, s), "code": siteCode,
+			site, err := a.Create(ctx, "/Hierarchy", map[string]any{"name": fmt.Sprintf("%s site %d", r.name, s), "code": siteCode,
 				"category": "Site", "parentId": region})
 			if err != nil {
 				return org, err
 			}
 			for _, t := range []string{"A", "B"} {
 				teamCode := siteCode + t
-				team, err := a.create(ctx, "/Hierarchy", map[string]any{"name": "Team " + teamCode, "code": teamCode,
+				team, err := a.Create(ctx, "/Hierarchy", map[string]any{"name": "Team " + teamCode, "code": teamCode,
 					"category": "Team", "parentId": site})
 				if err != nil {
 					return org, err
@@ -76,7 +76,7 @@ func (a API) Structure(ctx context.Context) (Org, error) {
 				org.TeamCodes = append(org.TeamCodes, teamCode)
 				for n := 1; n <= 2; n++ {
 					code := fmt.Sprintf("%s-%d", teamCode, n)
-					if _, err := a.create(ctx, "/Agent", map[string]any{"firstName": "Agent", "lastName": code,
+					if _, err := a.Create(ctx, "/Agent", map[string]any{"firstName": "Agent", "lastName": code,
 						"agentEmail": strings.ToLower(code) + "@demo.example", "agentCode": code, "osms": []string{team}}); err != nil {
 						return org, err
 					}
@@ -88,7 +88,7 @@ func (a API) Structure(ctx context.Context) (Org, error) {
 	for _, u := range []struct{ user, first, last, role string }{
 		{"sam.supervisor", "Sam", "Rivera", "Supervisor"}, {"ana.analyst", "Ana", "Kim", "Analyst"}, {ConsoleUser, "Quinn", "Lopez", "Administrator"},
 	} {
-		if _, err := a.create(ctx, "/User", map[string]any{"userName": u.user, "firstName": u.first, "lastName": u.last,
+		if _, err := a.Create(ctx, "/User", map[string]any{"userName": u.user, "firstName": u.first, "lastName": u.last,
 			"email": u.user + "@demo.example", "roleName": u.role}); err != nil {
 			return org, err
 		}
@@ -96,31 +96,58 @@ func (a API) Structure(ctx context.Context) (Org, error) {
 	return org, nil
 }
 
-// create POSTs a JSON body and returns the new resource's id.
-func (a API) create(ctx context.Context, path string, body any) (string, error) {
-	data, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.BaseURL+path, bytes.NewReader(data))
-	if err != nil {
+// Create POSTs a JSON body and returns the new resource's id.
+func (a API) Create(ctx context.Context, path string, body any) (string, error) {
+	var out struct {
+		ID string `json:"id"`
+	}
+	if err := a.do(ctx, http.MethodPost, path, body, &out); err != nil {
 		return "", err
+	}
+	if out.ID == "" {
+		return "", fmt.Errorf("POST %s: no id in the answer", path)
+	}
+	return out.ID, nil
+}
+
+// Get reads a JSON answer into out.
+func (a API) Get(ctx context.Context, path string, out any) error {
+	return a.do(ctx, http.MethodGet, path, nil, out)
+}
+
+// do sends a request with a JSON body (nil: none) and reads the JSON
+// answer into out; a status other than 2xx is an error.
+func (a API) do(ctx context.Context, method, path string, body, out any) error {
+	var reader io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		reader = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.BaseURL+path, reader)
+	if err != nil {
+		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer resp.Body.Close()
-	reply, _ := io.ReadAll(resp.Body)
+	reply, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
 	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, reply)
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, reply)
 	}
-	var out struct {
-		ID string `json:"id"`
+	if err := json.Unmarshal(reply, out); err != nil {
+		return fmt.Errorf("%s %s: %w in %s", method, path, err, reply)
 	}
-	if err := json.Unmarshal(reply, &out); err != nil || out.ID == "" {
-		return "", fmt.Errorf("POST %s: no id in %s", path, reply)
-	}
-	return out.ID, nil
+	return nil
 }
 
 // WriteFolder writes the conversations into dir with a manifest.jsonl for

@@ -23,16 +23,16 @@ func yesNo() []map[string]any {
 // conversations assigned to the console's user, and a review workflow
 // template with two levels.
 func (a API) Quality(ctx context.Context, conversations []string) error {
-	form, err := a.create(ctx, "/Evaluations/Forms", demoForm)
+	form, err := a.Create(ctx, "/Evaluations/Forms", demoForm)
 	if err != nil {
 		return err
 	}
 	for _, id := range conversations {
-		if _, err := a.create(ctx, "/Evaluations", map[string]any{"formId": form, "conversationId": id, "analyst": ConsoleUser}); err != nil {
+		if _, err := a.Create(ctx, "/Evaluations", map[string]any{"formId": form, "conversationId": id, "analyst": ConsoleUser}); err != nil {
 			return fmt.Errorf("assign an evaluation: %w", err)
 		}
 	}
-	_, err = a.create(ctx, "/Workflows/Templates", map[string]any{"name": "Supervisor review",
+	_, err = a.Create(ctx, "/Workflows/Templates", map[string]any{"name": "Supervisor review",
 		"levels": []map[string]any{{"assignees": []string{"sam.supervisor"}}, {"assignees": []string{ConsoleUser}}},
 		"bossModule": map[string]any{"name": "Calibration",
 			"questions": []map[string]any{{"questionText": "Action plan established", "answers": []string{"No", "Yes"}}}}})
@@ -83,7 +83,7 @@ func (a API) AutoQuality(ctx context.Context, classifiers map[string]string) err
 		}
 		questions = append(questions, question)
 	}
-	_, err := a.create(ctx, "/Evaluations/Forms", map[string]any{"name": "Automated QA", "autoScore": true,
+	_, err := a.Create(ctx, "/Evaluations/Forms", map[string]any{"name": "Automated QA", "autoScore": true,
 		"description": "Answered by the example classifiers on every conversation; a reviewer answers the rest and calibrates",
 		"modules":     []map[string]any{{"name": "Call", "questions": questions}}})
 	return err
