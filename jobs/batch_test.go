@@ -3,17 +3,22 @@ package jobs
 import "testing"
 
 // The next batch claims as many uploads as the last ones' average fills
-// BatchConversations with, between one and the queue's batch size.
+// BatchConversations with, and at least one per worker, up to the queue's
+// batch size.
 func TestNextClaim(t *testing.T) {
-	for _, c := range []struct{ batchSize, claimed, convs, want int }{
-		{200, 2, 2, 200},                        // single chats: the whole batch size
-		{200, 2, 200, BatchConversations / 100}, // archives of 100 chats
-		{200, 1, 5 * BatchConversations, 1},     // one archive larger than a batch
-		{4, 4, 4, 4},                            // calls: their own batch size
-		{200, 3, 0, 200},                        // nothing processed (all failed): as many as allowed
+	for _, c := range []struct{ batchSize, workers, claimed, convs, want int }{
+		{200, 2, 2, 2, 200},                        // single chats: the whole batch size
+		{200, 2, 2, 200, BatchConversations / 100}, // archives of 100 chats
+		{200, 2, 1, 5 * BatchConversations, 2},     // archives larger than a batch: one a worker
+		{200, 1, 1, 5 * BatchConversations, 1},     // … with one worker, one
+		{200, 16, 3, BatchConversations, 16},       // archives that fill a batch in three: still one a worker
+		{200, 16, 10, BatchConversations, 16},      // archives of 100 chats, more workers than a batch holds
+		{4, 16, 4, 4, 4},                           // calls: their own batch size
+		{200, 2, 3, 0, 200},                        // nothing processed (all failed): as many as allowed
+		{200, 0, 1, 5 * BatchConversations, 1},     // no workers set: one
 	} {
-		if got := nextClaim(c.batchSize, c.claimed, c.convs); got != c.want {
-			t.Errorf("nextClaim(%d, %d, %d) = %d, want %d", c.batchSize, c.claimed, c.convs, got, c.want)
+		if got := nextClaim(c.batchSize, c.workers, c.claimed, c.convs); got != c.want {
+			t.Errorf("nextClaim(%d, %d, %d, %d) = %d, want %d", c.batchSize, c.workers, c.claimed, c.convs, got, c.want)
 		}
 	}
 }

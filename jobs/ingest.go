@@ -60,7 +60,9 @@ type Queue struct {
 // ones' average would fill it with (at least one, at most BatchSize).
 // A batch is processed, held in memory and written at once: smaller
 // batches of archives ingest faster and with less memory (measured in
-// docs/perf/), while single chats still go BatchSize at a time.
+// docs/perf/), while single chats still go BatchSize at a time. A batch
+// claims at least an upload per worker all the same: a batch of fewer
+// uploads than workers leaves cores idle until it is committed.
 const BatchConversations = 1000
 
 // Ingest claims pending uploads, processes them with a bounded pool of
@@ -165,30 +167,51 @@ func (j *Ingest) release(ctx context.Context, claimed []catalog.Interaction) {
 // commit writes the results' rows to the lake and commits them, with
 // their outcomes, in one transaction.
 func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Result, counts *tally) error {
+	w, err := j.write(ctx, runID, results)
+	if err != nil {
+		return err
+	}
+	return j.record(ctx, w, counts)
+}
+
+// written is a batch whose lake files are written and wait for the
+// catalog transaction that makes them part of the lake.
+type written struct {
+	results []pipeline.Result
+	rows    lake.Batch
+	commit  catalog.IngestCommit
+}
+
+// write writes the results' rows to the lake's files, which nothing reads
+// until their commit records them.
+func (j *Ingest) write(ctx context.Context, runID string, results []pipeline.Result) (written, error) {
 	rows := make([]lake.Batch, len(results))
-	commit := catalog.IngestCommit{RunID: runID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}
+	w := written{results: results, commit: catalog.IngestCommit{RunID: runID, Owner: j.Owner, Outcomes: make([]catalog.UploadOutcome, 0, len(results))}}
 	for i, r := range results {
 		rows[i] = r.Batch
-		commit.Outcomes = append(commit.Outcomes, r.Outcome)
+		w.commit.Outcomes = append(w.commit.Outcomes, r.Outcome)
 	}
-	batch := lake.Merge(rows)
-	var files []catalog.LakeFile
-	if batch.Rows() > 0 {
+	w.rows = lake.Merge(rows)
+	if w.rows.Rows() > 0 {
 		var err error
-		if files, err = j.Lake.Write(ctx, runID, batch); err != nil {
-			return fmt.Errorf("write lake: %w", err)
+		if w.commit.Files, err = j.Lake.Write(ctx, runID, w.rows); err != nil {
+			return written{}, fmt.Errorf("write lake: %w", err)
 		}
 	}
-	commit.Files = files
-	if err := j.Uploads.CommitIngest(ctx, commit); err != nil {
+	return w, nil
+}
+
+// record commits a written batch's files and outcomes in one transaction.
+func (j *Ingest) record(ctx context.Context, w written, counts *tally) error {
+	if err := j.Uploads.CommitIngest(ctx, w.commit); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	committed := map[string]int64{"lake_files": int64(len(files))}
-	for _, r := range results {
+	committed := map[string]int64{"lake_files": int64(len(w.commit.Files))}
+	for _, r := range w.results {
 		count(r, committed)
 	}
 	counts.merge(committed)
-	keepFigures(ctx, j.Figures, j.Log, files, &batch)
+	keepFigures(ctx, j.Figures, j.Log, w.commit.Files, &w.rows)
 	return nil
 }
 
@@ -216,11 +239,12 @@ func count(r pipeline.Result, counts map[string]int64) {
 	}
 }
 
-// nextClaim is how many uploads the next batch claims after one of
-// claimed uploads that held convs conversations (see BatchConversations).
-func nextClaim(batchSize, claimed, convs int) int {
+// nextClaim is how many uploads the next batch claims, with workers
+// processing them, after one of claimed uploads that held convs
+// conversations (see BatchConversations).
+func nextClaim(batchSize, workers, claimed, convs int) int {
 	perUpload := max(convs/max(claimed, 1), 1)
-	return min(max(BatchConversations/perUpload, 1), batchSize)
+	return min(max(BatchConversations/perUpload, workers, 1), batchSize)
 }
 
 // renewWhileProcessing extends the batch's leases every third of a lease
@@ -314,7 +338,7 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 			return err
 		}
 		parts := []pipeline.Result{part}
-		clash, err := j.takenNames(ctx, parts)
+		clash, err := j.takenNames(ctx, parts, nil)
 		if err != nil {
 			return err
 		}

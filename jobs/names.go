@@ -8,14 +8,29 @@ import (
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
+// chatNames are chats' file names by organization: [organization, name].
+type chatNames map[[2]string]bool
+
+// namesOf are the file names of the results' chats.
+func namesOf(results []pipeline.Result) chatNames {
+	out := chatNames{}
+	for _, r := range results {
+		for _, ch := range r.Outcome.Children {
+			out[[2]string{r.Outcome.Upload.OrgID, ch.FileName}] = true
+		}
+	}
+	return out
+}
+
 // refuseTakenNames fails, before anything is written, each upload of a
 // batch that would record a chat under a file name another interaction of
-// its organization already has (or another upload of the batch claims):
+// its organization already has, or another upload of the batch claims, or
+// a batch written before it whose commit may not have run yet (pending):
 // the unique name would refuse the whole batch's commit, and every run
 // would claim and fail the same batch again. The upload fails with its
 // reason; the others go on.
-func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result) error {
-	clash, err := j.takenNames(ctx, results)
+func (j *Ingest) refuseTakenNames(ctx context.Context, results []pipeline.Result, pending chatNames) error {
+	clash, err := j.takenNames(ctx, results, pending)
 	if err != nil {
 		return err
 	}
@@ -33,8 +48,9 @@ func nameTaken(name string) error {
 	return fmt.Errorf("%w: %s", catalog.ErrFileNameTaken, name)
 }
 
-// takenNames finds, by result, a chat name it cannot have.
-func (j *Ingest) takenNames(ctx context.Context, results []pipeline.Result) (map[int]string, error) {
+// takenNames finds, by result, a chat name it cannot have: one the
+// catalog has, another result claims, or pending holds.
+func (j *Ingest) takenNames(ctx context.Context, results []pipeline.Result, pending chatNames) (map[int]string, error) {
 	names := map[string][]string{}  // organization → its chats' names in the batch
 	except := map[string][]string{} // organization → its uploads in the batch
 	owner := map[[2]string]int{}    // (organization, name) → the result that claims it
@@ -44,7 +60,7 @@ func (j *Ingest) takenNames(ctx context.Context, results []pipeline.Result) (map
 		except[org] = append(except[org], r.Outcome.Upload.ID)
 		for _, ch := range r.Outcome.Children {
 			key := [2]string{org, ch.FileName}
-			if other, dup := owner[key]; dup && other != i {
+			if other, dup := owner[key]; dup && other != i || pending[key] {
 				clash[i] = ch.FileName
 				continue
 			}

@@ -3,16 +3,17 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // drain processes one queue's batches until it is empty. Batches overlap:
-// while one is committed (its lake files written, its catalog transaction)
-// the next is claimed and processed, so neither stage waits for the other.
-// Commits stay in claim order, one at a time, and at most two batches are
-// held in memory.
+// while one is committed (its catalog transaction) the next one's lake
+// files are written and the one after it is claimed and processed, so no
+// stage waits for another. Commits stay in claim order, one at a time, and
+// at most three batches are held in memory.
 func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
 	c := j.startCommitter(ctx, run.ID, counts)
 	// The first batch is one upload a worker: how many conversations an
@@ -47,7 +48,7 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			j.giveBack(ctx, b)
 			return c.finish(nil)
 		}
-		limit = nextClaim(q.BatchSize, len(claimed), convs)
+		limit = nextClaim(q.BatchSize, j.Workers, len(claimed), convs)
 	}
 }
 
@@ -66,43 +67,91 @@ func (j *Ingest) giveBack(ctx context.Context, b processed) {
 	j.release(ctx, b.claimed)
 }
 
-// committer commits processed batches in the order they are handed to it.
+// committer writes and commits processed batches in the order they are
+// handed to it, in two stages: a batch's lake files are written while the
+// one before it is committed.
 type committer struct {
 	queue   chan processed
 	stopped chan struct{} // closed at the first failure: nothing more is taken
 	done    chan error    // the first failure (or nil) once every batch is dealt with
+	once    sync.Once
+	failure error
 }
 
-// startCommitter starts committing the batches handed to it; after a
-// failure, each batch still handed is given back uncommitted.
+// writtenBatch is a processed batch whose lake files are written.
+type writtenBatch struct {
+	processed
+	written
+}
+
+// startCommitter starts writing and committing the batches handed to it;
+// after a failure, each batch still handed is given back uncommitted.
 func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally) *committer {
 	c := &committer{queue: make(chan processed), stopped: make(chan struct{}), done: make(chan error, 1)}
+	toCommit := make(chan writtenBatch)
 	go func() {
-		var failure error
+		defer close(toCommit)
+		var pending chatNames // the names of the batch handed on, perhaps not yet committed
 		for b := range c.queue {
-			if failure != nil {
+			if c.failed() {
 				j.giveBack(ctx, b)
 				continue
 			}
-			err := j.commitBatch(ctx, runID, b.results, counts)
-			b.stopRenewing()
+			w, err := j.writeBatch(ctx, runID, b.results, pending)
+			if err != nil {
+				j.giveBack(ctx, b)
+				c.fail(err)
+				continue
+			}
+			pending = namesOf(w.results)
+			toCommit <- writtenBatch{processed: b, written: w}
+		}
+	}()
+	go func() {
+		for b := range toCommit {
+			if c.failed() {
+				j.giveBack(ctx, b.processed)
+				continue
+			}
+			err := ctx.Err() // a stop before the commit commits nothing
 			if err == nil {
-				err = j.deleteOriginals(ctx, counts)
-			} else {
-				j.release(ctx, b.claimed)
+				err = j.record(ctx, b.written, counts)
 			}
 			if err != nil {
-				failure = err
-				close(c.stopped)
+				j.giveBack(ctx, b.processed)
+				c.fail(err)
+				continue
+			}
+			b.stopRenewing()
+			if err := j.deleteOriginals(ctx, counts); err != nil {
+				c.fail(err)
 			}
 		}
-		c.done <- failure
+		c.done <- c.failure
 	}()
 	return c
 }
 
+// fail records the committer's first failure and stops it taking more.
+func (c *committer) fail(err error) {
+	c.once.Do(func() {
+		c.failure = err
+		close(c.stopped)
+	})
+}
+
+// failed reports whether the committer has failed.
+func (c *committer) failed() bool {
+	select {
+	case <-c.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
 // hand queues a processed batch for its commit, waiting while the one
-// before it is committed; false when the committer has failed and will
+// before it is written; false when the committer has failed and will
 // not take it.
 func (c *committer) hand(b processed) bool {
 	select {
@@ -123,14 +172,15 @@ func (c *committer) finish(err error) error {
 	return err
 }
 
-// commitBatch commits a processed batch; a stop (ctx) before the commit
-// commits nothing.
-func (j *Ingest) commitBatch(ctx context.Context, runID string, results []pipeline.Result, counts *tally) error {
+// writeBatch writes a processed batch's lake files, after failing the
+// uploads whose chat names are taken (pending: those of the batch written
+// before it); a stop (ctx) before it writes nothing.
+func (j *Ingest) writeBatch(ctx context.Context, runID string, results []pipeline.Result, pending chatNames) (written, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return written{}, err
 	}
-	if err := j.refuseTakenNames(ctx, results); err != nil {
-		return err
+	if err := j.refuseTakenNames(ctx, results, pending); err != nil {
+		return written{}, err
 	}
-	return j.commit(ctx, runID, results, counts)
+	return j.write(ctx, runID, results)
 }
