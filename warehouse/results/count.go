@@ -106,15 +106,16 @@ func inside(f catalog.LakeFile, w Window) bool {
 
 // scanCount counts the conversations of files by reading them.
 func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.LakeFile, classifierIDs []string) (int64, error) {
-	date := "arrived_on"
-	if q.ByInteraction {
-		date = "coalesce(interaction_date, arrived_on)"
-	}
 	list, err := r.Lake.Files(ctx, catalog.Paths(files))
 	if err != nil {
 		return 0, err
 	}
-	where := date + ` BETWEEN ? AND ?`
+	// An interaction date may differ from run to run (a PATCH, then
+	// processing again): its window applies to the current rows.
+	arrival, where := arrivalWindow, `true`
+	if q.ByInteraction {
+		arrival, where = "", `coalesce(interaction_date, arrived_on) BETWEEN ? AND ?`
+	}
 	args := []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
 		where += ` AND list_contains(?, hierarchy_node_id)`
@@ -141,6 +142,6 @@ func (r *Reader) scanCount(ctx context.Context, q PageQuery, files []catalog.Lak
 		args = append(args, classifierIDs)
 	}
 	var n int64
-	err = r.Lake.QueryRowContext(ctx, `SELECT count(*) FROM (`+currentConversationsSQL(list, "1 AS one", where)+`)`, args...).Scan(&n)
+	err = r.Lake.QueryRowContext(ctx, `SELECT count(*) FROM (`+currentConversationsSQL(list, "1 AS one", arrival, where)+`)`, args...).Scan(&n)
 	return n, err
 }

@@ -100,6 +100,13 @@ func TestCountMatchesScan(t *testing.T) {
 			if got != want || got < tc.min {
 				t.Fatalf("Count %d, a scan of every file counts %d (at least %d expected)", got, want, tc.min)
 			}
+			if tc.classifiers == nil { // the pages' walk, which reads the lake and the catalog its own way
+				q.Limit = 10000
+				page, _, err := r.Page(ctx, q, nil)
+				if err != nil || int64(len(page)) != got {
+					t.Fatalf("Count %d, the pages list %d (%v)", got, len(page), err)
+				}
+			}
 			manifest := 0
 			for _, cluster := range overlapping(all) {
 				if _, ok := manifestCount(cluster, q, tc.classifiers); ok {

@@ -352,7 +352,7 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 		return nil, err
 	}
 	conv := currentConversationsSQL(convList, `CAST(arrived_on AS DATE) AS day, coalesce(hierarchy_node_id, '') AS node,
-		coalesce(agent_code, '') AS agent, media_type AS media`, "")
+		coalesce(agent_code, '') AS agent, media_type AS media`, "", "")
 	in := newInterner()
 	dayOf := func(t time.Time) *dayFigures {
 		t = t.UTC()

@@ -21,15 +21,19 @@ func (r *Reader) figureConversations(ctx context.Context, q PageQuery, columns s
 	if err != nil {
 		return "", nil, false, err
 	}
-	where := `arrived_on BETWEEN ? AND ?`
+	where := `true`
 	args = []any{q.From.UTC(), q.To.UTC()}
 	if q.NodeIDs != nil {
 		where += ` AND list_contains(?, hierarchy_node_id)`
 		args = append(args, q.NodeIDs)
 	}
 	scope, scopeArgs := q.scopeSQL()
-	return currentConversationsSQL(list, columns, where+scope), append(args, scopeArgs...), true, nil
+	return currentConversationsSQL(list, columns, arrivalWindow, where+scope), append(args, scopeArgs...), true, nil
 }
+
+// arrivalWindow is the condition of an arrival window on lake rows, its
+// arguments the window's start and end.
+const arrivalWindow = `arrived_on BETWEEN ? AND ?`
 
 // figureResults is the statement of the current results of the given
 // classifiers for the conversations of conv (a figureConversations
@@ -50,13 +54,20 @@ func (r *Reader) figureResults(ctx context.Context, q PageQuery, columns string)
 // a file list's rows (lake.ConversationRunSQL), then those meeting a
 // condition ("" for all), with conversation_id, run_id and the given
 // columns. The condition is applied to the current rows, so a newer run's
-// row that fails it hides an older one that would meet it.
-func currentConversationsSQL(list, columns, where string) string {
+// row that fails it hides an older one that would meet it. arrival ("" for
+// none) is a condition on arrived_on alone, applied before the rule: every
+// row of an upload carries the upload's arrival, in every run, so it keeps
+// or drops each of the rule's groups whole, and DuckDB reads only the row
+// groups of the files that can meet it. Its arguments come first.
+func currentConversationsSQL(list, columns, arrival, where string) string {
+	if arrival == "" {
+		arrival = "true"
+	}
 	if where == "" {
 		where = "true"
 	}
 	return `SELECT conversation_id, run_id, ` + columns + ` FROM (SELECT * FROM read_parquet(` + list + `, hive_partitioning = false)
-		QUALIFY run_id = ` + lake.ConversationRunSQL + `) WHERE ` + where
+		WHERE ` + arrival + ` QUALIFY run_id = ` + lake.ConversationRunSQL + `) WHERE ` + where
 }
 
 // currentResultsSQL selects the current results (r) of the
