@@ -149,6 +149,7 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	// Set directly, not through Header.Set: Go would send X-Next-Lastid, and
 	// some clients look headers up with the contract's exact spelling.
 	c.Writer.Header()["X-Next-LastId"] = []string{public(convs[len(convs)-1].ID)}
+	stop = timing.Start(ctx, "layout")
 	items := make([]insightItem, len(convs))
 	for i, cv := range convs {
 		when := cv.ArrivedOn
@@ -164,6 +165,7 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 		}
 		items[i] = item
 	}
+	stop()
 	writePage(c, items)
 	return nil
 }

@@ -212,7 +212,9 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 			return err
 		}
 	}
+	stop = timing.Start(ctx, "layout")
 	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
+	stop()
 	if len(items) > limit {
 		items = items[:limit]
 	}

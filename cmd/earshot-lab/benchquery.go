@@ -107,12 +107,12 @@ type queryTiming struct {
 
 // pageSteps are the steps of an API page, in the order they run; fetch
 // runs beside verify, and a first Insights page's count beside the page.
-var pageSteps = []string{"params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "receipts", "encode"}
+var pageSteps = []string{"params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "layout", "receipts", "encode"}
 
 // printSteps prints where each API page's time goes: the page served in
 // process (no HTTP), its steps' p50s, and the rest of the HTTP p50
-// (authentication, routing, laying out the items, sending the body and
-// reading it, HTTP itself).
+// (authentication, routing, sending the body and reading it, HTTP
+// itself).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
@@ -125,7 +125,7 @@ func printSteps(w io.Writer, timings []queryTiming) {
 			fmt.Fprintf(tw, "%s\t", ms(q.steps[s]))
 		}
 		inside := q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
-			q.steps["ids"] + q.steps["receipts"] + q.steps["encode"]
+			q.steps["ids"] + q.steps["layout"] + q.steps["receipts"] + q.steps["encode"]
 		fmt.Fprintf(tw, "%s\t\n", ms(max(q.httpP50-inside, 0)))
 	}
 	tw.Flush()
