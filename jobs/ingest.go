@@ -115,14 +115,30 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 		}
 		err = j.drain(ctx, run, q, counts)
 	}
+	for stage, d := range counts.stages {
+		counts.m[stage+"_ms"] = d.Milliseconds()
+	}
 	return counts.m, err
 }
 
 // tally is a run's counts; the parts of archives are committed, and
-// counted, by the workers that read them.
+// counted, by the workers that read them. stages are how long each stage
+// of the batches' pipeline was busy (processing, writing, committing): the
+// one busy for about the run's whole time is what holds the others back.
 type tally struct {
-	mu sync.Mutex
-	m  map[string]int64
+	mu     sync.Mutex
+	m      map[string]int64
+	stages map[string]time.Duration
+}
+
+// busy adds d to the time a stage was busy.
+func (t *tally) busy(stage string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stages == nil {
+		t.stages = map[string]time.Duration{}
+	}
+	t.stages[stage] += d
 }
 
 // merge adds counts to the tally's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -39,7 +40,9 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 			return c.finish(err)
 		}
 		var convs int
+		started := time.Now()
 		b.results, convs = j.process(ctx, run.ID, claimed, counts)
+		counts.busy("processing", time.Since(started))
 		if err := ctx.Err(); err != nil {
 			j.giveBack(ctx, b)
 			return c.finish(err)
@@ -97,7 +100,9 @@ func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally
 				j.giveBack(ctx, b)
 				continue
 			}
+			started := time.Now()
 			w, err := j.writeBatch(ctx, runID, b.results, pending)
+			counts.busy("writing", time.Since(started))
 			if err != nil {
 				j.giveBack(ctx, b)
 				c.fail(err)
@@ -115,7 +120,9 @@ func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally
 			}
 			err := ctx.Err() // a stop before the commit commits nothing
 			if err == nil {
+				started := time.Now()
 				err = j.record(ctx, b.written, counts)
+				counts.busy("committing", time.Since(started))
 			}
 			if err != nil {
 				j.giveBack(ctx, b.processed)

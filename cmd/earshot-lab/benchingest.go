@@ -121,7 +121,7 @@ drift moves less than the medians' difference.`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tbusy: process / write / commit\tserver peak RSS\tserver RSS after\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -133,9 +133,9 @@ drift moves less than the medians' difference.`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
 						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
-						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.peakRSS>>20, res.rss>>20)
+						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.busy(), res.peakRSS>>20, res.rss>>20)
 				}
 			}
 			tw.Flush()
@@ -196,6 +196,25 @@ type ingestResult struct {
 	conversations int64
 	wall, cpu     time.Duration // cpu: the server's, user and system
 	peakRSS, rss  int64
+	// stages are how long the job's stages were busy (its counts'
+	// processing_ms, writing_ms, committing_ms); nil from a build without.
+	stages []int64
+}
+
+// ingestStages are the counts of an ingest run's busy stages.
+var ingestStages = []string{"processing_ms", "writing_ms", "committing_ms"}
+
+// busy is how long each stage was busy, in seconds: the stage busy for
+// about the whole wall time is the one the others wait for.
+func (r ingestResult) busy() string {
+	if r.stages == nil {
+		return "–"
+	}
+	parts := make([]string, len(r.stages))
+	for i, ms := range r.stages {
+		parts[i] = fmt.Sprintf("%.2f", float64(ms)/1000)
+	}
+	return strings.Join(parts, " / ") + " s"
 }
 
 // rate is the run's conversations per second.
@@ -265,6 +284,11 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	counts, err := runIngestJob(ctx, self, []string{"--data", data})
 	res.wall = time.Since(began)
 	res.conversations = counts["conversations"]
+	if _, ok := counts[ingestStages[0]]; ok {
+		for _, stage := range ingestStages {
+			res.stages = append(res.stages, counts[stage])
+		}
+	}
 	if err == nil && autoForm > 0 && counts["auto_evaluations"] != res.conversations {
 		err = fmt.Errorf("%d Auto evaluations for %d conversations", counts["auto_evaluations"], res.conversations)
 	}
