@@ -123,7 +123,8 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 
 // tally is a run's counts; the parts of archives are committed, and
 // counted, by the workers that read them. stages are how long each stage
-// of the batches' pipeline was busy (processing, writing, committing): the
+// of the batches' pipeline was busy (processing, writing, committing,
+// keeping the dashboards' figures): the
 // one busy for about the run's whole time is what holds the others back.
 type tally struct {
 	mu     sync.Mutex
@@ -187,7 +188,11 @@ func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Re
 	if err != nil {
 		return err
 	}
-	return j.record(ctx, w, counts)
+	if err := j.record(ctx, w, counts); err != nil {
+		return err
+	}
+	keepFigures(ctx, j.Figures, j.Log, w.commit.Files, &w.rows)
+	return nil
 }
 
 // written is a batch whose lake files are written and wait for the
@@ -227,7 +232,6 @@ func (j *Ingest) record(ctx context.Context, w written, counts *tally) error {
 		count(r, committed)
 	}
 	counts.merge(committed)
-	keepFigures(ctx, j.Figures, j.Log, w.commit.Files, &w.rows)
 	return nil
 }
 

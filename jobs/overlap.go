@@ -130,6 +130,9 @@ func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally
 				continue
 			}
 			b.stopRenewing()
+			started := time.Now()
+			keepFigures(ctx, j.Figures, j.Log, b.commit.Files, &b.rows)
+			counts.busy("figures", time.Since(started))
 			if err := j.deleteOriginals(ctx, counts); err != nil {
 				c.fail(err)
 			}

@@ -121,7 +121,7 @@ drift moves less than the medians' difference.`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tbusy: process / write / commit\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -197,12 +197,13 @@ type ingestResult struct {
 	wall, cpu     time.Duration // cpu: the server's, user and system
 	peakRSS, rss  int64
 	// stages are how long the job's stages were busy (its counts'
-	// processing_ms, writing_ms, committing_ms); nil from a build without.
+	// processing_ms, writing_ms, committing_ms, figures_ms); nil from a
+	// build without.
 	stages []int64
 }
 
 // ingestStages are the counts of an ingest run's busy stages.
-var ingestStages = []string{"processing_ms", "writing_ms", "committing_ms"}
+var ingestStages = []string{"processing_ms", "writing_ms", "committing_ms", "figures_ms"}
 
 // busy is how long each stage was busy, in seconds: the stage busy for
 // about the whole wall time is the one the others wait for.

@@ -40,6 +40,9 @@ type Writer struct {
 	// Cache, when set, is the local directory DuckDB reads a remote
 	// bucket's lake from: every file is written through to it.
 	Cache string
+	// Workers is how many files are encoded at once, and how many a large
+	// partition is split into at most (0: the cores the process may use).
+	Workers int
 }
 
 // partition is an organization and an arrival day (UTC midnight).
@@ -69,7 +72,10 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	convs := groupByPartition(b.Conversations, func(c *Conversation) partition { return partitionOf(c.OrgID, c.ArrivedOn) })
 	segs := groupByPartition(b.Segments, func(s *Segment) partition { return partitionOf(s.OrgID, s.ArrivedOn) })
 	classified := sortedResults(b.ClassifierResults, func(r *ClassifierResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) }, classifierResultKey)
-	workers := runtime.GOMAXPROCS(0)
+	workers := w.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	var jobs []fileJob
 	for _, p := range sortedPartitions(convs) {
 		rows := convs[p]
@@ -102,9 +108,9 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 				}})
 		}
 	}
-	jobs = append(jobs, resultJobs(classified, TableClassifierResults, classifierResultKey, classifierResultRecord)...)
+	jobs = append(jobs, resultJobs(classified, TableClassifierResults, workers, classifierResultKey, classifierResultRecord)...)
 	modeled := sortedResults(b.ModelResults, func(r *ModelResult) partition { return partitionOf(r.OrgID, r.ArrivedOn) }, modelResultKey)
-	jobs = append(jobs, resultJobs(modeled, TableModelResults, modelResultKey, modelResultRecord)...)
+	jobs = append(jobs, resultJobs(modeled, TableModelResults, workers, modelResultKey, modelResultRecord)...)
 	files := make([]catalog.LakeFile, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -159,17 +165,27 @@ func sortedResults[T any](rows []T, part func(*T) partition, key func(*T) (strin
 }
 
 // resultJobs are the files of a results table, from its sortedResults:
-// one per partition (results are few next to transcripts, so partitions
-// are not split).
-func resultJobs[T any](byPartition map[partition][]T, table string, key func(*T) (string, string), record func([]T) arrow.RecordBatch) []fileJob {
+// a large partition is split at conversation boundaries into up to
+// workers files, as the conversations' and segments' are (a batch holds
+// a result of every classifier for each conversation: often more rows
+// than its segments).
+func resultJobs[T any](byPartition map[partition][]T, table string, workers int, key func(*T) (string, string), record func([]T) arrow.RecordBatch) []fileJob {
 	var jobs []fileJob
 	for _, p := range sortedPartitions(byPartition) {
-		chunk := byPartition[p]
-		jobs = append(jobs, fileJob{table, p, func() arrow.RecordBatch { return record(chunk) }, func(f *catalog.LakeFile) {
-			first, _ := key(&chunk[0])
-			last, _ := key(&chunk[len(chunk)-1])
-			f.Rows, f.MinID, f.MaxID = int64(len(chunk)), first, last
-		}})
+		rows := byPartition[p]
+		boundary := func(i int) bool {
+			a, _ := key(&rows[i-1])
+			b, _ := key(&rows[i])
+			return a != b
+		}
+		for _, part := range splitAt(len(rows), workers, boundary) {
+			chunk := rows[part[0]:part[1]]
+			jobs = append(jobs, fileJob{table, p, func() arrow.RecordBatch { return record(chunk) }, func(f *catalog.LakeFile) {
+				first, _ := key(&chunk[0])
+				last, _ := key(&chunk[len(chunk)-1])
+				f.Rows, f.MinID, f.MaxID = int64(len(chunk)), first, last
+			}})
+		}
 	}
 	return jobs
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,54 @@ func TestDictionaryOf(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "b b null a b a" || dict.Dictionary().Len() != 2 {
 		t.Fatalf("rows %v, %d distinct values", got, dict.Dictionary().Len())
+	}
+}
+
+// A large partition is split at conversation boundaries into files with
+// disjoint id ranges, up to one a worker, in every table: no conversation
+// has rows in two files of a batch, and no row is lost.
+func TestWriterSplitsLargePartitions(t *testing.T) {
+	w, _ := localWriter(t)
+	w.Workers = 4
+	day := time.Date(2025, 10, 1, 9, 0, 0, 0, time.UTC)
+	const convs, classifiers = 2*minRowsPerSplit/10 + 7, 10 // two splits' worth of results and segments
+	var b Batch
+	for i := range convs {
+		id := fmt.Sprintf("c%05d", i)
+		b.Conversations = append(b.Conversations, Conversation{ID: id, RunID: "r", OrgID: "o", ArrivedOn: day, MediaType: "Chat"})
+		for j := range 10 {
+			b.Segments = append(b.Segments, Segment{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: day, Index: int32(j), Speaker: "Agent", Text: "hello"})
+		}
+		for j := range classifiers {
+			b.ClassifierResults = append(b.ClassifierResults, ClassifierResult{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: day,
+				ClassifierID: fmt.Sprintf("k%02d", j), Version: 1, Type: "Classifier", Category: "Topics", Result: "true"})
+			b.ModelResults = append(b.ModelResults, ModelResult{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: day,
+				EventType: "ModelResults", EventTime: day, ModelID: fmt.Sprintf("m%02d", j), Version: 1, Result: ptr(true)})
+		}
+	}
+	files, err := w.Write(context.Background(), "r", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTable := map[string][]catalog.LakeFile{}
+	for _, f := range files {
+		byTable[f.Table] = append(byTable[f.Table], f)
+	}
+	for table, want := range map[string]int64{TableSegments: convs * 10, TableClassifierResults: convs * classifiers, TableModelResults: convs * classifiers} {
+		fs := byTable[table]
+		if len(fs) < 2 {
+			t.Fatalf("%s: %d files, want the partition split", table, len(fs))
+		}
+		slices.SortFunc(fs, func(a, b catalog.LakeFile) int { return strings.Compare(a.MinID, b.MinID) })
+		var rows int64
+		for i, f := range fs {
+			rows += f.Rows
+			if i > 0 && f.MinID <= fs[i-1].MaxID {
+				t.Fatalf("%s: files %s–%s and %s–%s share conversations", table, fs[i-1].MinID, fs[i-1].MaxID, f.MinID, f.MaxID)
+			}
+		}
+		if rows != want {
+			t.Fatalf("%s: %d rows in its files, want %d", table, rows, want)
+		}
 	}
 }
