@@ -1,12 +1,13 @@
 package api
 
 import (
-	"github.com/earshot/earshot/internal/timing"
 	"net/http"
-	"sync"
+	"runtime"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/earshot/earshot/internal/timing"
 )
 
 // Result pages (/ModelResults, /Conversations/Insights) are encoded by the
@@ -21,18 +22,29 @@ import (
 type jsonItem interface{ appendJSON(dst []byte) []byte }
 
 // pageBuffers are the buffers pages are written into, reused: growing a
-// new one to megabytes for every page cost more than writing it.
-var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+// new one to megabytes for every page cost more than writing it. A
+// sync.Pool would lose them at every garbage collection, and the pages
+// after it would grow new ones; these are kept (up to one a core, the
+// pages being written at once) until the process ends.
+var pageBuffers = make(chan *[]byte, runtime.GOMAXPROCS(0))
 
 // writePage answers a result page: a JSON array of its items.
 func writePage[T jsonItem](c *gin.Context, items []T) {
-	buf := pageBuffers.Get().(*[]byte)
+	var buf *[]byte
+	select {
+	case buf = <-pageBuffers:
+	default:
+		buf = new([]byte)
+	}
 	stop := timing.Start(c.Request.Context(), "encode")
 	*buf = appendPage((*buf)[:0], items)
 	stop()
 	writeServerTiming(c)
 	c.Data(http.StatusOK, "application/json; charset=utf-8", *buf) // written out before it returns
-	pageBuffers.Put(buf)
+	select {
+	case pageBuffers <- buf:
+	default: // as many are kept already
+	}
 }
 
 func appendPage[T jsonItem](dst []byte, items []T) []byte {
