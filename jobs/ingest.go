@@ -124,8 +124,8 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 // tally is a run's counts; the parts of archives are committed, and
 // counted, by the workers that read them. stages are how long each stage
 // of the batches' pipeline was busy (processing, writing, committing,
-// keeping the dashboards' figures): the
-// one busy for about the run's whole time is what holds the others back.
+// keeping the dashboards' figures): the one busy for about the run's whole
+// time is what holds the others back.
 type tally struct {
 	mu     sync.Mutex
 	m      map[string]int64
@@ -182,7 +182,7 @@ func (j *Ingest) release(ctx context.Context, claimed []catalog.Interaction) {
 }
 
 // commit writes the results' rows to the lake and commits them, with
-// their outcomes, in one transaction.
+// their outcomes, in one transaction, then keeps their figures.
 func (j *Ingest) commit(ctx context.Context, runID string, results []pipeline.Result, counts *tally) error {
 	w, err := j.write(ctx, runID, results)
 	if err != nil {
