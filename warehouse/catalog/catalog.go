@@ -53,6 +53,12 @@ type Catalog struct {
 type handle struct {
 	db       *sql.DB
 	postgres bool
+	// writers queues this process's transactions on SQLite, where each
+	// takes the database's one write lock as it begins (txlock=immediate):
+	// they wait their turn here, handed on at once, rather than in SQLite's
+	// busy handler, which sleeps and polls (a millisecond, then longer and
+	// longer) while another holds the lock. nil on PostgreSQL.
+	writers chan struct{}
 }
 
 // newCatalog builds the stores over db. What a store keeps in memory is
@@ -60,6 +66,9 @@ type handle struct {
 // lake files) drops that domain's copy through the shared cache.
 func newCatalog(db *sql.DB, postgres bool) *Catalog {
 	h := handle{db: db, postgres: postgres}
+	if !postgres {
+		h.writers = make(chan struct{}, 1)
+	}
 	manifest := &orgCache[[]LakeFile]{}
 	reviews := &orgCache[*reviewIndex]{}
 	return &Catalog{
@@ -254,6 +263,11 @@ func (h handle) retried(ctx context.Context, isolation sql.IsolationLevel, fn fu
 }
 
 func (h handle) runTx(ctx context.Context, isolation sql.IsolationLevel, fn func(tx *sql.Tx) error) error {
+	leave, err := h.queue(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	var opts *sql.TxOptions
 	if h.postgres {
 		opts = &sql.TxOptions{Isolation: isolation}
@@ -267,6 +281,40 @@ func (h handle) runTx(ctx context.Context, isolation sql.IsolationLevel, fn func
 		return err
 	}
 	return tx.Commit()
+}
+
+// writerWait bounds the wait for this process's other transactions, as
+// busy_timeout bounds the wait for other processes': past it the
+// transaction begins anyway and SQLite decides.
+const writerWait = 10 * time.Second
+
+// queue waits for this process's turn to write (see handle.writers);
+// leave ends it.
+func (h handle) queue(ctx context.Context) (leave func(), err error) {
+	if h.writers == nil {
+		return func() {}, nil
+	}
+	wait := time.NewTimer(writerWait)
+	defer wait.Stop()
+	select {
+	case h.writers <- struct{}{}:
+		return func() { <-h.writers }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-wait.C:
+		return func() {}, nil
+	}
+}
+
+// exec runs one statement that writes, outside a transaction, in this
+// process's turn (see handle.writers).
+func (h handle) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	leave, err := h.queue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	return h.db.ExecContext(ctx, query, args...)
 }
 
 // skipLocked is the claim's row locking: on PostgreSQL, workers claiming

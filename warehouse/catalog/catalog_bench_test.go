@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -255,4 +257,74 @@ func benchCatalog(b *testing.B) (*Catalog, Organization) {
 	b.Cleanup(func() { c.Close() })
 	org, _ := c.Orgs.CreateOrganization(context.Background(), "acme")
 	return c, org
+}
+
+// BenchmarkConcurrentWrites: small write transactions from many goroutines
+// at once (a process's uploads, claims, lease renewals and commits meeting
+// on SQLite's one write lock), queued in the process as the catalog's
+// transactions are, beside the baseline of the same transactions left to
+// SQLite's busy handler, which sleeps and polls while the lock is held.
+func BenchmarkConcurrentWrites(b *testing.B) {
+	if testEngine == "postgres" {
+		b.Skip("PostgreSQL has no one write lock")
+	}
+	for _, mode := range []struct {
+		name   string
+		queued bool
+	}{{"queued", true}, {"baseline-busy-handler", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			ctx := context.Background()
+			c := openTest(b)
+			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+			benchUploads(b, c, org.ID, 64)
+			ids, err := queryStrings(ctx, c.db, `SELECT id FROM interactions`)
+			if err != nil || len(ids) != 64 {
+				b.Fatal(len(ids), err)
+			}
+			touch := func(tx *sql.Tx, id string) error {
+				_, err := tx.ExecContext(ctx, `UPDATE interactions SET modified_on = ? WHERE id = ?`, stamp(time.Now()), id)
+				return err
+			}
+			inTx := func(fn func(tx *sql.Tx) error) error {
+				if mode.queued {
+					return c.inTx(ctx, fn)
+				}
+				tx, err := c.db.BeginTx(ctx, nil)
+				if err != nil {
+					return err
+				}
+				if err := fn(tx); err != nil {
+					tx.Rollback()
+					return err
+				}
+				return tx.Commit()
+			}
+			var mu sync.Mutex
+			var took []time.Duration
+			var next atomic.Int64
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				var mine []time.Duration
+				for pb.Next() {
+					id := ids[next.Add(1)%int64(len(ids))]
+					start := time.Now()
+					if err := inTx(func(tx *sql.Tx) error { return touch(tx, id) }); err != nil {
+						b.Error(err)
+						return
+					}
+					mine = append(mine, time.Since(start))
+				}
+				mu.Lock()
+				took = append(took, mine...)
+				mu.Unlock()
+			})
+			slices.Sort(took)
+			if len(took) > 0 {
+				b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "max-ms")
+			}
+		})
+	}
 }

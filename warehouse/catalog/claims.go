@@ -43,7 +43,7 @@ func (c *InteractionStore) ClaimPending(ctx context.Context, owner string, media
 // than len(ids) means another worker took some over.
 func (c *InteractionStore) RenewLeases(ctx context.Context, owner string, ids []string, lease time.Duration) (int, error) {
 	t := now()
-	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_expires = ?
+	res, err := c.exec(ctx, `UPDATE interactions SET lease_expires = ?
 		WHERE `+anyOf("id")+` AND lease_owner = ? AND status = 'Processing'`, t.Add(lease), list(ids), owner)
 	if err != nil {
 		return 0, err
@@ -56,7 +56,7 @@ func (c *InteractionStore) RenewLeases(ctx context.Context, owner string, ids []
 // pending), so that any worker claims them at once; it reports how many
 // it released.
 func (c *InteractionStore) ReleaseLeases(ctx context.Context, owner string, ids []string) (int, error) {
-	res, err := c.db.ExecContext(ctx, `UPDATE interactions SET lease_owner = NULL, lease_expires = NULL
+	res, err := c.exec(ctx, `UPDATE interactions SET lease_owner = NULL, lease_expires = NULL
 		WHERE `+anyOf("id")+` AND lease_owner = ? AND status = 'Processing'`, list(ids), owner)
 	if err != nil {
 		return 0, err

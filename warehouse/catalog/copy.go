@@ -91,7 +91,7 @@ func (c *Catalog) CopyFrom(ctx context.Context, src CopySource) (map[string]int6
 		// PostgreSQL plans queries from statistics that only ANALYZE (or,
 		// later, autovacuum) gathers: without them, right after a copy,
 		// some pages were planned several times slower.
-		if _, err := c.db.ExecContext(ctx, `ANALYZE`); err != nil {
+		if _, err := c.exec(ctx, `ANALYZE`); err != nil {
 			return copied, fmt.Errorf("the copy is made; gathering its statistics (ANALYZE) failed: %w", err)
 		}
 	}

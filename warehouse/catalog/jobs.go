@@ -53,7 +53,7 @@ type TrainParams struct {
 // StartJobRun records the start of a run.
 func (c *JobStore) StartJobRun(ctx context.Context, job, owner string) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{}}
-	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts) VALUES (?, ?, ?, ?, ?, '{}')`,
+	_, err := c.exec(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts) VALUES (?, ?, ?, ?, ?, '{}')`,
 		r.ID, r.Job, r.Owner, r.StartedOn, r.Status)
 	return r, err
 }
@@ -63,14 +63,14 @@ func (c *JobStore) StartJobRun(ctx context.Context, job, owner string) (JobRun, 
 func (c *JobStore) StartJobRunFor(ctx context.Context, job, owner, orgID string, params json.RawMessage) (JobRun, error) {
 	r := JobRun{ID: NewID(), Job: job, Owner: owner, StartedOn: now(), Status: "running", Counts: map[string]int64{},
 		OrgID: &orgID, Params: params}
-	_, err := c.db.ExecContext(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts, org_id, params)
+	_, err := c.exec(ctx, `INSERT INTO job_runs (id, job, owner, started_on, status, counts, org_id, params)
 		VALUES (?, ?, ?, ?, ?, '{}', ?, ?)`, r.ID, r.Job, r.Owner, r.StartedOn, r.Status, orgID, string(params))
 	return r, err
 }
 
 // Heartbeat records that owner (a process running jobs) is alive now.
 func (c *JobStore) Heartbeat(ctx context.Context, owner string) error {
-	_, err := c.db.ExecContext(ctx, `INSERT INTO process_heartbeats (owner, beat_on) VALUES (?, ?)
+	_, err := c.exec(ctx, `INSERT INTO process_heartbeats (owner, beat_on) VALUES (?, ?)
 		ON CONFLICT (owner) DO UPDATE SET beat_on = excluded.beat_on`, owner, now())
 	return err
 }
@@ -102,7 +102,7 @@ func (c *JobStore) FailInterruptedRuns(ctx context.Context, since time.Time) (in
 // UpdateJobRunCounts records a running job's counts so far (its progress).
 func (c *JobStore) UpdateJobRunCounts(ctx context.Context, id string, counts map[string]int64) error {
 	data, _ := json.Marshal(counts)
-	_, err := c.db.ExecContext(ctx, `UPDATE job_runs SET counts = ? WHERE id = ? AND status = 'running'`, string(data), id)
+	_, err := c.exec(ctx, `UPDATE job_runs SET counts = ? WHERE id = ? AND status = 'running'`, string(data), id)
 	return err
 }
 
@@ -128,7 +128,7 @@ func (c *JobStore) FinishJobRun(ctx context.Context, r JobRun, counts map[string
 		r.Error, r.Status = &msg, "failed"
 	}
 	data, _ := json.Marshal(counts)
-	_, err := c.db.ExecContext(ctx, `UPDATE job_runs SET ended_on = ?, status = ?, counts = ?, error = ? WHERE id = ?`,
+	_, err := c.exec(ctx, `UPDATE job_runs SET ended_on = ?, status = ?, counts = ?, error = ? WHERE id = ?`,
 		end, r.Status, string(data), r.Error, r.ID)
 	return r, err
 }

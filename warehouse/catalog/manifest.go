@@ -300,7 +300,7 @@ func (c *ManifestStore) RetiredBy(ctx context.Context, t time.Time) ([]string, e
 
 // ForgetRetired forgets retired files once they are deleted.
 func (c *ManifestStore) ForgetRetired(ctx context.Context, paths []string) error {
-	_, err := c.db.ExecContext(ctx, `DELETE FROM retired_lake_files WHERE `+anyOf("path"), list(paths))
+	_, err := c.exec(ctx, `DELETE FROM retired_lake_files WHERE `+anyOf("path"), list(paths))
 	return err
 }
 

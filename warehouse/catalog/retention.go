@@ -42,6 +42,6 @@ func (c *InteractionStore) StagedDeletions(ctx context.Context, limit int) ([]St
 // StagedDeleted records that the originals of these interactions are gone
 // from the bucket.
 func (c *InteractionStore) StagedDeleted(ctx context.Context, ids []string) error {
-	_, err := c.db.ExecContext(ctx, `DELETE FROM staged_deletions WHERE `+anyOf("interaction_id"), list(ids))
+	_, err := c.exec(ctx, `DELETE FROM staged_deletions WHERE `+anyOf("interaction_id"), list(ids))
 	return err
 }

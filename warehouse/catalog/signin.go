@@ -89,7 +89,7 @@ func (c *PeopleStore) Session(ctx context.Context, tokenHash string) (Session, e
 // RenewSession moves a live session's end to expiresOn (a session in
 // use); an ended session stays ended.
 func (c *PeopleStore) RenewSession(ctx context.Context, tokenHash string, expiresOn time.Time) error {
-	_, err := c.db.ExecContext(ctx, `UPDATE sessions SET expires_on = ? WHERE token_hash = ? AND expires_on > ?`, stamp(expiresOn), tokenHash, now())
+	_, err := c.exec(ctx, `UPDATE sessions SET expires_on = ? WHERE token_hash = ? AND expires_on > ?`, stamp(expiresOn), tokenHash, now())
 	return err
 }
 
