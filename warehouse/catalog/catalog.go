@@ -46,9 +46,6 @@ type Catalog struct {
 	// stopListening ends the listener of other processes' changes
 	// (PostgreSQL) and waits for it.
 	stopListening func()
-	// stopCheckpoints ends the checkpoints of the log (SQLite,
-	// checkpoint.go) and waits for them.
-	stopCheckpoints func()
 }
 
 // handle is the database every store of a catalog shares; postgres says
@@ -121,12 +118,7 @@ func Open(ctx context.Context, address string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c, err := setUp(ctx, db, false, path)
-	if err != nil {
-		return nil, err
-	}
-	c.stopCheckpoints = c.startCheckpoints()
-	return c, nil
+	return setUp(ctx, db, false, path)
 }
 
 // IsPostgres tells whether a catalog address names PostgreSQL
@@ -160,10 +152,6 @@ const driverName = "earshot-sqlite3"
 
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(conn *sqlite3.SQLiteConn) error {
-		// Checkpoints are the catalog's own goroutine's (checkpoint.go).
-		if _, err := conn.Exec("PRAGMA wal_autocheckpoint = 0", nil); err != nil {
-			return err
-		}
 		// md5(text) as lower-case hex, as PostgreSQL and DuckDB have it:
 		// the QA sample's repeatable draw.
 		return conn.RegisterFunc("md5", func(s string) string {
@@ -213,9 +201,6 @@ func sqliteDSN(path string) string {
 func (c *Catalog) Close() error {
 	if c.stopListening != nil {
 		c.stopListening()
-	}
-	if c.stopCheckpoints != nil {
-		c.stopCheckpoints()
 	}
 	return c.db.Close()
 }
@@ -287,6 +272,12 @@ func (h handle) runTx(ctx context.Context, isolation sql.IsolationLevel, fn func
 	if h.postgres {
 		opts = &sql.TxOptions{Isolation: isolation}
 	}
+	return h.transact(ctx, opts, fn)
+}
+
+// transact runs fn in a transaction and commits it, or rolls it back when
+// fn fails.
+func (h handle) transact(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
 	tx, err := h.db.BeginTx(ctx, opts)
 	if err != nil {
 		return err

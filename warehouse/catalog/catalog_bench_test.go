@@ -289,15 +289,7 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 				if mode.queued {
 					return c.inTx(ctx, fn)
 				}
-				tx, err := c.db.BeginTx(ctx, nil)
-				if err != nil {
-					return err
-				}
-				if err := fn(tx); err != nil {
-					tx.Rollback()
-					return err
-				}
-				return tx.Commit()
+				return c.transact(ctx, nil, fn) // no turn taken first
 			}
 			var mu sync.Mutex
 			var took []time.Duration
