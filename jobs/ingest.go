@@ -104,7 +104,7 @@ func (j *Ingest) EveryProcess() {}
 // Run processes batches until no pending upload is left.
 func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := &tally{m: map[string]int64{"uploads": 0, "uploads_failed": 0, "conversations": 0, "conversations_failed": 0, "lake_files": 0,
-		"classifier_results": 0, "classifier_failures": 0, "auto_evaluations": 0}}
+		"classifier_results": 0, "classifier_failures": 0, "auto_evaluations": 0}, stages: map[string]time.Duration{}}
 	// Every stage's CPU-bound work shares Workers cores: batches overlap
 	// without the job using more.
 	ctx = cores.With(ctx, cores.New(j.Workers))
@@ -136,9 +136,6 @@ type tally struct {
 func (t *tally) busy(stage string, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.stages == nil {
-		t.stages = map[string]time.Duration{}
-	}
 	t.stages[stage] += d
 }
 
