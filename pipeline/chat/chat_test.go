@@ -1,7 +1,6 @@
 package chat
 
 import (
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -116,10 +115,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzParseJSONInOnePass: the one-pass read of a JSON chat gives what
-// reading its keys first gives, conversation or failure — except where
-// only the one pass reads it, which must then be valid JSON: the keys-first
-// read's streaming decoder refuses some valid objects (a key with an
-// escape, fuzzing found), and an Earshot chat no longer meets it.
+// reading its keys first gives, conversation or failure.
 func FuzzParseJSONInOnePass(f *testing.F) {
 	for _, seed := range []string{
 		`{"messages":[{"participant":"Agent","text":"Hi","timestamp":"2025-10-03"}],"metadata":{"queue":"billing"}}`,
@@ -140,12 +136,6 @@ func FuzzParseJSONInOnePass(f *testing.F) {
 		}
 		got, err := parseJSON(data)
 		want, wantErr := parseJSONByKeys(data)
-		if err == nil && wantErr != nil {
-			if !stdjson.Valid(data) {
-				t.Fatalf("in one pass %+v from invalid JSON; keys first %v", got, wantErr)
-			}
-			return
-		}
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("in one pass %+v, %v; keys first %+v, %v", got, err, want, wantErr)
 		}
