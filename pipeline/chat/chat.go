@@ -101,50 +101,7 @@ func Parse(data []byte) (*Conversation, error) {
 	return c, nil
 }
 
-// earshotMessage is an Earshot JSON message as sent.
-type earshotMessage struct {
-	Participant *string `json:"participant"`
-	Text        *string `json:"text"`
-	Timestamp   *string `json:"timestamp"`
-}
-
-// ccaiEntry is a Contact Center AI Insights entry as sent.
-type ccaiEntry struct {
-	Text      *string      `json:"text"`
-	Role      string       `json:"role"`
-	UserID    json.Number  `json:"user_id"`
-	StartUsec *json.Number `json:"start_timestamp_usec"`
-}
-
-// earshotMessages are an Earshot chat's messages, each occurrence of the
-// key read afresh (a repeated key replaces the messages before it, as in
-// parseJSONByKeys, rather than being merged into them).
-type earshotMessages []earshotMessage
-
-func (m *earshotMessages) UnmarshalJSON(data []byte) error {
-	var list []earshotMessage
-	err := json.Unmarshal(data, &list)
-	*m = list
-	return err
-}
-
-// parseJSON reads an Earshot JSON chat without copying it first. Any other
-// (Contact Center AI Insights JSON, no turns where they go, a mistake) is
-// read by parseJSONByKeys, whose failure says what is wrong.
 func parseJSON(data []byte) (*Conversation, error) {
-	var doc struct {
-		Messages *earshotMessages `json:"messages"`
-		Metadata json.RawMessage  `json:"metadata"`
-	}
-	if json.Unmarshal(data, &doc) == nil && doc.Messages != nil {
-		return earshotConversation(*doc.Messages, doc.Metadata)
-	}
-	return parseJSONByKeys(data)
-}
-
-// parseJSONByKeys reads a JSON chat's keys first, then its turns by its
-// format.
-func parseJSONByKeys(data []byte) (*Conversation, error) {
 	var doc struct {
 		Messages json.RawMessage `json:"messages"`
 		Entries  json.RawMessage `json:"entries"`
@@ -159,22 +116,22 @@ func parseJSONByKeys(data []byte) (*Conversation, error) {
 	}
 	switch {
 	case doc.Messages != nil:
-		var msgs []earshotMessage
-		if err := json.Unmarshal(doc.Messages, &msgs); err != nil {
-			return nil, fail(`"messages" must be an array of {participant, text, timestamp}: %v`, err)
-		}
-		return earshotConversation(msgs, doc.Metadata)
+		return parseEarshot(doc.Messages, doc.Metadata)
 	case doc.Entries != nil:
-		var entries []ccaiEntry
-		if err := json.Unmarshal(doc.Entries, &entries); err != nil {
-			return nil, fail(`"entries" must be an array of {text, role, user_id, start_timestamp_usec}: %v`, err)
-		}
-		return ccaiConversation(entries)
+		return parseCCAI(doc.Entries)
 	}
 	return nil, fail(`a JSON chat needs "messages" (Earshot) or "entries" (Contact Center AI Insights)`)
 }
 
-func earshotConversation(msgs []earshotMessage, metadata json.RawMessage) (*Conversation, error) {
+func parseEarshot(raw, metadata json.RawMessage) (*Conversation, error) {
+	var msgs []struct {
+		Participant *string `json:"participant"`
+		Text        *string `json:"text"`
+		Timestamp   *string `json:"timestamp"`
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return nil, fail(`"messages" must be an array of {participant, text, timestamp}: %v`, err)
+	}
 	if len(bytes.TrimSpace(metadata)) > 0 && string(bytes.TrimSpace(metadata)) != "null" {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(metadata, &obj) != nil {
@@ -207,7 +164,16 @@ func earshotConversation(msgs []earshotMessage, metadata json.RawMessage) (*Conv
 
 var ccaiRoles = map[string]string{"AGENT": Agent, "CUSTOMER": Customer, "END_USER": Customer, "AUTOMATED_AGENT": Bot}
 
-func ccaiConversation(entries []ccaiEntry) (*Conversation, error) {
+func parseCCAI(raw json.RawMessage) (*Conversation, error) {
+	var entries []struct {
+		Text      *string      `json:"text"`
+		Role      string       `json:"role"`
+		UserID    json.Number  `json:"user_id"`
+		StartUsec *json.Number `json:"start_timestamp_usec"`
+	}
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fail(`"entries" must be an array of {text, role, user_id, start_timestamp_usec}: %v`, err)
+	}
 	c := &Conversation{Format: FormatCCAI}
 	for i, e := range entries {
 		if e.Text == nil {
