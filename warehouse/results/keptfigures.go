@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 	"golang.org/x/sync/errgroup"
@@ -171,8 +172,10 @@ func encodeFigures(f *dayFigures) (string, error) {
 // columns disagree.
 func decodeFigures(s string, in *interner) (*dayFigures, error) {
 	// The fast decoder reads past the end of some malformed input (a key
-	// cut in an escape): only well-formed JSON reaches it.
-	if !stdjson.Valid([]byte(s)) {
+	// cut in an escape), and keeps bytes that are not UTF-8 where encoding
+	// writes U+FFFD: only well-formed JSON in UTF-8, as encodeFigures
+	// writes it, reaches it.
+	if !utf8.ValidString(s) || !stdjson.Valid([]byte(s)) {
 		return nil, errors.New("the kept figures are not JSON")
 	}
 	var form keptForm
