@@ -108,7 +108,7 @@ func TestIngestAutoScoresEveryConversation(t *testing.T) {
 	ingest("second run")
 	// None of the first run's is left, even of the chats it replaced.
 	var rows int
-	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM evaluations WHERE org_id = ?`, e.org.ID).Scan(&rows)
+	e.sql.QueryRowContext(ctx, `SELECT count(*) FROM auto_evaluations WHERE org_id = ?`, e.org.ID).Scan(&rows)
 	if rows != 1000 {
 		t.Fatalf("%d evaluation rows after two runs, want the second run's 1000", rows)
 	}

@@ -4,13 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // replaceAutoEvaluations, inside an ingest commit, drops the Auto
 // evaluations (and their reviews) of the conversations the commit
 // replaces (by organization), and inserts the batch's, numbered after each
-// organization's last evaluation: one row each.
+// organization's last evaluation: a row of auto_evaluations each.
 func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.Tx, replaced map[string][]string, outcomes []UploadOutcome, t time.Time) error {
 	// Numbered before the replaced ones go: a number is never given twice
 	// in a row, so a client paging by number past a replaced evaluation
@@ -28,17 +32,22 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 		}
 	}
 	for org, ids := range replaced {
-		of := `org_id = ? AND ` + anyOf("conversation_id") + ` AND source = 'Auto'`
-		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_answers WHERE org_id = ? AND evaluation_id IN (SELECT id FROM evaluations WHERE `+of+`)`,
-			org, org, list(ids)); err != nil {
+		gone, err := queryAll(ctx, tx, func(s scanner) (string, error) {
+			var n int
+			err := s.Scan(&n)
+			return AutoEvaluationID(org, n), err
+		}, `DELETE FROM auto_evaluations WHERE org_id = ? AND `+anyOf("conversation_id")+` RETURNING number`, org, list(ids))
+		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluations WHERE `+of, org, list(ids)); err != nil {
-			return err
+		if len(gone) > 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_answers WHERE org_id = ? AND `+anyOf("evaluation_id"), org, list(gone)); err != nil {
+				return err
+			}
 		}
 	}
-	// A form's evaluations in an organization share all but six columns:
-	// those go once a statement.
+	// An organization's evaluations of a form in one commit share their
+	// organization, form and time: those go once a statement.
 	type group struct{ org, form string }
 	var order []group
 	rows := map[group][][]any{}
@@ -46,10 +55,7 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 		for _, e := range o.Evaluations {
 			n := next[e.OrgID]
 			next[e.OrgID] = n + 1
-			var agent, score any // plain values: the driver converts a pointer by reflection
-			if e.AgentID != nil {
-				agent = *e.AgentID
-			}
+			var score any // a plain value: the driver converts a pointer by reflection
 			if e.Score != nil {
 				score = *e.Score
 			}
@@ -57,23 +63,24 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 			if _, ok := rows[g]; !ok {
 				order = append(order, g)
 			}
-			rows[g] = append(rows[g], []any{e.ID, n, e.ConversationID, agent, score, e.AutoAnswers})
+			rows[g] = append(rows[g], []any{n, e.ConversationID, score, e.AutoAnswers})
 		}
 	}
 	at := stamp(t)
 	for _, g := range order {
-		shared := sharedColumns{Columns: autoEvaluationShared, Values: []any{g.org, g.form, "", SourceAuto, EvaluationAutoScored, at, at}}
-		if err := c.bulkInsertShared(ctx, tx, "evaluations", shared, autoEvaluationColumns, rows[g]); err != nil {
+		shared := sharedColumns{Columns: autoEvaluationShared, Values: []any{g.org, g.form, at}}
+		if err := c.bulkInsertShared(ctx, tx, "auto_evaluations", shared, autoEvaluationColumns, rows[g]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// nextEvaluationNumber is the organization's next evaluation number. On
-// PostgreSQL the organization's row is locked until the transaction ends:
-// two processes numbering at once (peers ingesting, a person assigning)
-// would otherwise take the same number and one would fail.
+// nextEvaluationNumber is the organization's next evaluation number, after
+// both people's and Auto evaluations. On PostgreSQL the organization's row
+// is locked until the transaction ends: two processes numbering at once
+// (peers ingesting, a person assigning) would otherwise take the same
+// number and one would fail.
 func (h handle) nextEvaluationNumber(ctx context.Context, tx *sql.Tx, orgID string) (int, error) {
 	if h.postgres {
 		if _, err := tx.ExecContext(ctx, `SELECT id FROM organizations WHERE id = ?`+h.lockRows(), orgID); err != nil {
@@ -81,16 +88,52 @@ func (h handle) nextEvaluationNumber(ctx context.Context, tx *sql.Tx, orgID stri
 		}
 	}
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(number), 0) + 1 FROM evaluations WHERE org_id = ?`, orgID).Scan(&n)
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(last), 0) + 1 FROM (SELECT max(number) AS last FROM evaluations WHERE org_id = ?
+		UNION ALL SELECT max(number) FROM auto_evaluations WHERE org_id = ?) AS lasts`, orgID, orgID).Scan(&n)
 	return n, err
 }
 
 // The columns of an Auto evaluation's row: those an organization's
 // evaluations of a form in one commit share, and each one's own.
 var (
-	autoEvaluationShared  = []string{"org_id", "form_id", "analyst_id", "source", "status", "assigned_on", "modified_on"}
-	autoEvaluationColumns = []string{"id", "number", "conversation_id", "agent_id", "score", "auto_answers"}
+	autoEvaluationShared  = []string{"org_id", "form_id", "scored_on"}
+	autoEvaluationColumns = []string{"number", "conversation_id", "score", "auto_answers"}
 )
+
+// AutoEvaluationID is the id of an organization's Auto evaluation of a
+// number: the last twelve hex digits of the organization's id, then
+// "8000-8000" (a UUID of version 8; people's evaluations have ids of
+// version 7, so the two never meet), then the number. An id made from
+// the row's key needs no column or index of its own in a row ingest
+// writes for every conversation; the organization's digits keep two
+// organizations' Auto evaluations of one number apart.
+func AutoEvaluationID(orgID string, number int) string {
+	tail := orgDigits(orgID)
+	return fmt.Sprintf("%s-%s-8000-8000-%012x", tail[:8], tail[8:], number)
+}
+
+// autoEvaluationNumber is the number of the organization's Auto
+// evaluation an id names; false when the id names none of its.
+func autoEvaluationNumber(orgID, id string) (int, bool) {
+	id = strings.ToLower(id)
+	tail := orgDigits(orgID)
+	if len(id) != 36 || id[:8] != tail[:8] || id[8] != '-' || id[9:13] != tail[8:] || id[13:24] != "-8000-8000-" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(id[24:], 16, 48)
+	if err != nil || n == 0 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// orgDigits are the last twelve hex digits of an organization's id (a
+// UUID; the migration that made Auto evaluations' ids takes the same).
+func orgDigits(orgID string) string {
+	digits := strings.ToLower(strings.ReplaceAll(orgID, "-", ""))
+	digits = digits[max(len(digits)-12, 0):]
+	return strings.Repeat("0", 12-len(digits)) + digits
+}
 
 // ErrNotAuto: the evaluation is a person's; only Auto evaluations' answers
 // are reviewed.
@@ -102,17 +145,24 @@ var ErrNotAuto = errors.New("catalog: the evaluation is not an Auto evaluation")
 // give, in one transaction; a question reviewed again keeps the latest. A
 // person's evaluation is ErrNotAuto.
 func (c *EvaluationStore) ReviewAutoAnswers(ctx context.Context, orgID, id string, reviewed []EvaluationAnswer, score *float64) (Evaluation, error) {
+	number, auto := autoEvaluationNumber(orgID, id)
 	err := c.inTx(ctx, func(tx *sql.Tx) error {
-		var source string
-		err := tx.QueryRowContext(ctx, `SELECT source FROM evaluations WHERE org_id = ? AND id = ?`, orgID, id).Scan(&source)
-		if errors.Is(err, sql.ErrNoRows) {
+		if !auto {
+			var person int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM evaluations WHERE org_id = ? AND id = ?`, orgID, id).Scan(&person); err != nil {
+				return err
+			}
+			if person > 0 {
+				return ErrNotAuto
+			}
 			return ErrNotFound
 		}
+		res, err := tx.ExecContext(ctx, `UPDATE auto_evaluations SET score = ?, modified_on = ? WHERE org_id = ? AND number = ?`, score, now(), orgID, number)
 		if err != nil {
 			return err
 		}
-		if source != SourceAuto {
-			return ErrNotAuto
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
 		}
 		rows := make([][]any, len(reviewed))
 		for i, a := range reviewed {
@@ -122,11 +172,7 @@ func (c *EvaluationStore) ReviewAutoAnswers(ctx context.Context, orgID, id strin
 			}
 			rows[i] = answerRow(id, orgID, a)
 		}
-		if err := c.bulkInsert(ctx, tx, "evaluation_answers", answerInsertColumns, rows); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE evaluations SET score = ?, modified_on = ? WHERE org_id = ? AND id = ?`, score, now(), orgID, id)
-		return err
+		return c.bulkInsert(ctx, tx, "evaluation_answers", answerInsertColumns, rows)
 	})
 	if err != nil {
 		return Evaluation{}, err
@@ -150,15 +196,38 @@ type AnswerPair struct {
 // AnswerPairs are every pair of a form's auto answers and people's
 // answers to the same question of the same conversation.
 func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string) ([]AnswerPair, error) {
-	reviewed, err := queryAll(ctx, c.db, func(s scanner) (AnswerPair, error) {
-		p := AnswerPair{Reviewed: true}
-		err := s.Scan(&p.QuestionID, (*strList)(&p.Auto), (*strList)(&p.Human))
-		return p, err
-	}, `SELECT a.question_id, a.auto_tag_ids, a.tag_ids
-		FROM evaluations e JOIN evaluation_answers a ON a.org_id = e.org_id AND a.evaluation_id = e.id
-		WHERE e.org_id = ? AND e.form_id = ? AND e.source = 'Auto' AND a.reviewed_by IS NOT NULL`, orgID, formID)
+	// Reviews are a person's work, few: read, then kept where their
+	// evaluation is one of the form's.
+	type review struct {
+		number int
+		pair   AnswerPair
+	}
+	reviews, err := queryAll(ctx, c.db, func(s scanner) (review, error) {
+		r := review{pair: AnswerPair{Reviewed: true}}
+		var id string
+		err := s.Scan(&id, &r.pair.QuestionID, (*strList)(&r.pair.Auto), (*strList)(&r.pair.Human))
+		r.number, _ = autoEvaluationNumber(orgID, id)
+		return r, err
+	}, `SELECT evaluation_id, question_id, auto_tag_ids, tag_ids FROM evaluation_answers WHERE org_id = ? AND reviewed_by IS NOT NULL`, orgID)
 	if err != nil {
 		return nil, err
+	}
+	numbers := make([]int, len(reviews))
+	for i, r := range reviews {
+		numbers[i] = r.number
+	}
+	ofForm, err := queryAll(ctx, c.db, func(s scanner) (int, error) {
+		var n int
+		return n, s.Scan(&n)
+	}, `SELECT number FROM auto_evaluations WHERE org_id = ? AND form_id = ? AND `+anyIntOf("number"), orgID, formID, intList(numbers))
+	if err != nil {
+		return nil, err
+	}
+	var pairs []AnswerPair
+	for _, r := range reviews {
+		if slices.Contains(ofForm, r.number) {
+			pairs = append(pairs, r.pair)
+		}
 	}
 	// From the few Human evaluations to the Auto one of their conversation.
 	evaluated, err := queryAll(ctx, c.db, func(s scanner) (AnswerPair, error) {
@@ -168,10 +237,10 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 	}, `SELECT h.question_id, h.tag_ids, ae.auto_answers
 		FROM evaluations he
 		JOIN evaluation_answers h ON h.org_id = he.org_id AND h.evaluation_id = he.id
-		JOIN evaluations ae ON ae.org_id = he.org_id AND ae.conversation_id = he.conversation_id AND ae.form_id = he.form_id AND ae.source = 'Auto'
-		WHERE he.org_id = ? AND he.form_id = ? AND he.source = 'Human' AND he.status IN (?, ?, ?)`,
+		JOIN auto_evaluations ae ON ae.conversation_id = he.conversation_id AND ae.org_id = he.org_id AND ae.form_id = he.form_id
+		WHERE he.org_id = ? AND he.form_id = ? AND he.status IN (?, ?, ?)`,
 		orgID, formID, EvaluationCompleted, EvaluationPendingReview, EvaluationReviewComplete)
-	return append(reviewed, evaluated...), err
+	return append(pairs, evaluated...), err
 }
 
 // UpdateAutoEvaluations writes Auto evaluations' new results and scores
@@ -181,14 +250,14 @@ func (c *EvaluationStore) UpdateAutoEvaluations(ctx context.Context, orgID strin
 		return nil
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `UPDATE evaluations SET auto_answers = ?, score = ?, modified_on = ? WHERE org_id = ? AND id = ? AND source = 'Auto'`)
+		stmt, err := tx.PrepareContext(ctx, `UPDATE auto_evaluations SET auto_answers = ?, score = ?, modified_on = ? WHERE org_id = ? AND number = ?`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		t := now()
 		for _, e := range changed {
-			if _, err := stmt.ExecContext(ctx, e.AutoAnswers, e.Score, t, orgID, e.ID); err != nil {
+			if _, err := stmt.ExecContext(ctx, e.AutoAnswers, e.Score, t, orgID, e.Number); err != nil {
 				return err
 			}
 		}

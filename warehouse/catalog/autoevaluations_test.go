@@ -3,8 +3,15 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
+
+	"github.com/earshot/earshot/internal/pgtest"
+	"github.com/earshot/earshot/sql/migrations"
 )
 
 // Auto evaluations on both engines: inserted numbered after a person's,
@@ -91,5 +98,113 @@ func TestAutoEvaluations(t *testing.T) {
 	if err != nil || len(pairs) != 2 || !pairs[0].Reviewed || pairs[0].Auto[0] != "yes" || pairs[0].Human[0] != "no" ||
 		pairs[1].Reviewed || pairs[1].AutoAnswers != "1" || pairs[1].Human[0] != "yes" {
 		t.Fatalf("pairs %+v %v", pairs, err)
+	}
+}
+
+// An Auto evaluation's id is made from its organization and number, and
+// read back only for the same organization; people's ids (version 7) and
+// other organizations' are none of its.
+func TestAutoEvaluationIDs(t *testing.T) {
+	t.Parallel()
+	org, other := "0190f2a4-5b6c-7d8e-9f01-23456789abcd", "0190f2a4-5b6c-7d8e-9f01-000000000001"
+	id := AutoEvaluationID(org, 300)
+	if id != "23456789-abcd-8000-8000-00000000012c" {
+		t.Fatalf("id %s", id)
+	}
+	for _, tc := range []struct {
+		org, id string
+		number  int
+		ok      bool
+	}{
+		{org, id, 300, true},
+		{org, strings.ToUpper(id), 300, true},
+		{org, AutoEvaluationID(org, 1<<40), 1 << 40, true},
+		{other, id, 0, false},
+		{org, "0190f2a4-5b6c-7d8e-9f01-23456789abcd", 0, false},
+		{org, "23456789-abcd-8000-8000-00000000000g", 0, false},
+		{org, "23456789-abcd-8000-8000-000000000000", 0, false},
+		{org, id[:35], 0, false},
+		{"short", AutoEvaluationID("short", 7), 7, true},
+	} {
+		if n, ok := autoEvaluationNumber(tc.org, tc.id); n != tc.number || ok != tc.ok {
+			t.Errorf("autoEvaluationNumber(%s, %s) = %d, %v; want %d, %v", tc.org, tc.id, n, ok, tc.number, tc.ok)
+		}
+	}
+}
+
+// Migration 0031 moves the Auto evaluations that evaluations held into
+// their own table, under ids made from their numbers, with their
+// reviews; people's stay as they were.
+func TestAutoEvaluationsMoveToTheirTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	address := filepath.Join(t.TempDir(), "catalog.db")
+	driver, base := driverName, fs.FS(migrations.SQLite)
+	if testEngine == "postgres" {
+		address, driver, base = pgtest.Database(t), postgresDriverName, overlay{migrations.SQLite, migrations.Postgres}
+	} else {
+		address = sqliteDSN(address)
+	}
+	db, err := sql.Open(driver, address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCatalog(db, testEngine == "postgres")
+	t.Cleanup(func() { c.Close() })
+	before := fstest.MapFS{}
+	names, _ := fs.Glob(base, "*.sql")
+	for _, name := range names {
+		if name < "0031" {
+			body, _ := fs.ReadFile(base, name)
+			before[name] = &fstest.MapFile{Data: body}
+		}
+	}
+	if err := c.applyMigrations(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	org := NewID()
+	conv := NewID()
+	at, later := stamp(time.Now()), stamp(time.Now().Add(time.Minute))
+	must := func(query string, args ...any) {
+		t.Helper()
+		if _, err := c.db.ExecContext(ctx, query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(`INSERT INTO organizations (id, name, created_on) VALUES (?, ?, ?)`, org, "acme", at)
+	insert := `INSERT INTO evaluations (id, org_id, number, form_id, conversation_id, agent_id, analyst_id, status, score, assigned_on, modified_on, source, auto_answers)
+		VALUES (?, ?, ?, 'f', ?, NULL, ?, ?, ?, ?, ?, ?, ?)`
+	human, reviewed, plain := NewID(), NewID(), NewID()
+	must(insert, human, org, 1, conv, "u", EvaluationNotStarted, nil, at, at, SourceHuman, nil)
+	must(insert, reviewed, org, 2, conv, "", EvaluationAutoScored, 0.0, at, later, SourceAuto, "10")
+	must(insert, plain, org, 3, NewID(), "", EvaluationAutoScored, 100.0, at, at, SourceAuto, "11")
+	must(`INSERT INTO evaluation_answers (evaluation_id, org_id, question_id, answer_id, module_id, module_name, question_text, category, weight,
+		tag_ids, tag_values, auto_tag_ids, reviewed_by, reviewed_on) VALUES (?, ?, 'q', 'a', 'm', 'M', 'Q?', '', 1, '["no"]', '["No"]', '["yes"]', 'u', ?)`,
+		reviewed, org, later)
+	if err := c.applyMigrations(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	rows := [][]any{}
+	for _, id := range []string{conv} {
+		rows = append(rows, interactionRow(Interaction{ID: id, OrgID: org, MediaType: MediaChat, Status: StatusReadyToSample,
+			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}, now, &id))
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.Evaluations.Evaluations(ctx, org, EvaluationFilter{Limit: 10})
+	if err != nil || len(list) != 2 || list[0].ID != human || list[1].ID != AutoEvaluationID(org, 2) || list[1].Source != SourceAuto ||
+		list[1].AutoAnswers != "10" || !list[1].AssignedOn.Equal(at) || !list[1].ModifiedOn.Equal(later) ||
+		len(list[1].Answers) != 1 || list[1].Answers[0].AutoTagIDs[0] != "yes" {
+		t.Fatalf("after the migration %+v %v", list, err)
+	}
+	var left int
+	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM evaluations WHERE source = 'Auto'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d Auto evaluations left in evaluations: %v", left, err)
+	}
+	var next int
+	if err := c.inTx(ctx, func(tx *sql.Tx) (err error) { next, err = c.nextEvaluationNumber(ctx, tx, org); return err }); err != nil || next != 4 {
+		t.Fatalf("next number %d %v", next, err)
 	}
 }

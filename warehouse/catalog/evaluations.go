@@ -230,57 +230,144 @@ func scanEvaluation(s scanner) (Evaluation, error) {
 // answers. The conversation's hierarchy node and media decide the node
 // and scope filters.
 func (c *EvaluationStore) Evaluations(ctx context.Context, orgID string, f EvaluationFilter) ([]Evaluation, error) {
-	where := []string{"e.org_id = ?"}
-	args := []any{orgID}
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
-		args = append(args, a...)
-	}
-	if f.ModifiedFrom != nil {
-		add("e.modified_on >= ?", stamp(*f.ModifiedFrom))
-	}
-	if f.ModifiedTo != nil {
-		add("e.modified_on <= ?", stamp(*f.ModifiedTo))
-	}
-	if f.Status != "" {
-		add("e.status = ?", f.Status)
-	}
-	if f.Source != "" {
-		add("e.source = ?", f.Source)
-	}
-	if f.IDs != nil {
-		add(anyOf("e.id"), list(f.IDs))
-	}
-	if f.ConversationIDs != nil {
-		add(anyOf("e.conversation_id"), list(f.ConversationIDs))
-	}
-	if f.AnalystID != "" {
-		add("e.analyst_id = ?", f.AnalystID)
-	}
-	if f.Statuses != nil {
-		add(anyOf("e.status"), list(f.Statuses))
-	}
-	if f.NodeIDs != nil {
-		add(anyOf("i.hierarchy_node_id"), list(f.NodeIDs))
-	}
-	if f.Scope != nil {
-		cond, scopeArgs := f.Scope.where("i.media_type", "i.hierarchy_node_id")
-		add(cond, scopeArgs...)
-	}
-	if f.AfterNumber > 0 {
-		add("e.number > ?", f.AfterNumber)
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	list, err := queryAll(ctx, c.db, scanEvaluation, `SELECT `+evaluationColumns+` FROM evaluations e
-		JOIN interactions i ON i.org_id = e.org_id AND i.id = e.conversation_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY e.number LIMIT ?`, append(args, limit)...)
-	if err != nil || len(list) == 0 {
-		return list, err
+	var list []Evaluation
+	if f.Source != SourceAuto {
+		people, err := c.peoplesEvaluations(ctx, orgID, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		list = people
+	}
+	if f.Source != SourceHuman {
+		auto, err := c.autoEvaluations(ctx, orgID, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		list = mergeByNumber(list, auto, limit)
+	}
+	if len(list) == 0 {
+		return list, nil
 	}
 	return list, c.attachAnswers(ctx, orgID, list)
+}
+
+// conditions are a query's WHERE conditions and their arguments.
+type conditions struct {
+	where []string
+	args  []any
+}
+
+func (c *conditions) add(cond string, a ...any) {
+	c.where = append(c.where, cond)
+	c.args = append(c.args, a...)
+}
+
+// evaluationConditions are the conditions of f on evaluations e of either
+// source and their conversations i.
+func evaluationConditions(orgID string, f EvaluationFilter) *conditions {
+	c := &conditions{}
+	c.add("e.org_id = ?", orgID)
+	if f.ConversationIDs != nil {
+		c.add(anyOf("e.conversation_id"), list(f.ConversationIDs))
+	}
+	if f.NodeIDs != nil {
+		c.add(anyOf("i.hierarchy_node_id"), list(f.NodeIDs))
+	}
+	if f.Scope != nil {
+		cond, scopeArgs := f.Scope.where("i.media_type", "i.hierarchy_node_id")
+		c.add(cond, scopeArgs...)
+	}
+	if f.AfterNumber > 0 {
+		c.add("e.number > ?", f.AfterNumber)
+	}
+	return c
+}
+
+// peoplesEvaluations are the evaluations of people that f selects.
+func (c *EvaluationStore) peoplesEvaluations(ctx context.Context, orgID string, f EvaluationFilter, limit int) ([]Evaluation, error) {
+	w := evaluationConditions(orgID, f)
+	if f.ModifiedFrom != nil {
+		w.add("e.modified_on >= ?", stamp(*f.ModifiedFrom))
+	}
+	if f.ModifiedTo != nil {
+		w.add("e.modified_on <= ?", stamp(*f.ModifiedTo))
+	}
+	if f.Status != "" {
+		w.add("e.status = ?", f.Status)
+	}
+	if f.IDs != nil {
+		w.add(anyOf("e.id"), list(f.IDs))
+	}
+	if f.AnalystID != "" {
+		w.add("e.analyst_id = ?", f.AnalystID)
+	}
+	if f.Statuses != nil {
+		w.add(anyOf("e.status"), list(f.Statuses))
+	}
+	return queryAll(ctx, c.db, scanEvaluation, `SELECT `+evaluationColumns+` FROM evaluations e
+		JOIN interactions i ON i.org_id = e.org_id AND i.id = e.conversation_id
+		WHERE `+strings.Join(w.where, " AND ")+` ORDER BY e.number LIMIT ?`, append(w.args, limit)...)
+}
+
+// autoEvaluations are the Auto evaluations that f selects: none where it
+// asks for an analyst, another status or only people's ids.
+func (c *EvaluationStore) autoEvaluations(ctx context.Context, orgID string, f EvaluationFilter, limit int) ([]Evaluation, error) {
+	if f.AnalystID != "" || f.Status != "" && f.Status != EvaluationAutoScored ||
+		f.Statuses != nil && !slices.Contains(f.Statuses, EvaluationAutoScored) {
+		return nil, nil
+	}
+	w := evaluationConditions(orgID, f)
+	if f.ModifiedFrom != nil {
+		w.add("coalesce(e.modified_on, e.scored_on) >= ?", stamp(*f.ModifiedFrom))
+	}
+	if f.ModifiedTo != nil {
+		w.add("coalesce(e.modified_on, e.scored_on) <= ?", stamp(*f.ModifiedTo))
+	}
+	if f.IDs != nil {
+		var numbers []int
+		for _, id := range f.IDs {
+			if n, ok := autoEvaluationNumber(orgID, id); ok {
+				numbers = append(numbers, n)
+			}
+		}
+		if len(numbers) == 0 {
+			return nil, nil
+		}
+		w.add(anyIntOf("e.number"), intList(numbers))
+	}
+	return queryAll(ctx, c.db, scanAutoEvaluation, `SELECT e.org_id, e.number, e.form_id, e.conversation_id, i.agent_id, e.score,
+		e.auto_answers, e.scored_on, e.modified_on
+		FROM auto_evaluations e JOIN interactions i ON i.org_id = e.org_id AND i.id = e.conversation_id
+		WHERE `+strings.Join(w.where, " AND ")+` ORDER BY e.number LIMIT ?`, append(w.args, limit)...)
+}
+
+// scanAutoEvaluation reads an Auto evaluation's row as an Evaluation.
+func scanAutoEvaluation(s scanner) (Evaluation, error) {
+	e := Evaluation{Source: SourceAuto, Status: EvaluationAutoScored}
+	var modified *time.Time
+	err := s.Scan(&e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.Score, &e.AutoAnswers, &e.AssignedOn, &modified)
+	e.ID, e.AssignedOn, e.ModifiedOn = AutoEvaluationID(e.OrgID, e.Number), e.AssignedOn.UTC(), e.AssignedOn.UTC()
+	if modified != nil {
+		e.ModifiedOn = modified.UTC()
+	}
+	return e, err
+}
+
+// mergeByNumber is two lists in number order merged, the first limit.
+func mergeByNumber(a, b []Evaluation, limit int) []Evaluation {
+	out := make([]Evaluation, 0, min(len(a)+len(b), limit))
+	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || len(a) > 0 && a[0].Number < b[0].Number {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
 }
 
 // Evaluation is one evaluation of the organization, with its answers.

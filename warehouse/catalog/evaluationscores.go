@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -34,16 +33,16 @@ func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQue
 	if q.ByAgent {
 		key = "coalesce(i.agent_code, '')"
 	}
-	where := []string{"i.org_id = e.org_id", "i.id = e.conversation_id", "e.org_id = ?", "e.score IS NOT NULL", "e.source = ?",
+	where := []string{"i.org_id = e.org_id", "i.id = e.conversation_id", "e.org_id = ?", "e.score IS NOT NULL",
 		"i.arrived_on >= ?", "i.arrived_on <= ?"}
-	args := []any{orgID, cmp.Or(q.Source, SourceHuman), stamp(q.ArrivedFrom), stamp(q.ArrivedTo)}
+	args := []any{orgID, stamp(q.ArrivedFrom), stamp(q.ArrivedTo)}
 	// People's evaluations are few: from them to their conversations
 	// (SQLite keeps a CROSS JOIN's order; the other way round reads every
 	// conversation of the window). The classifiers' are one a conversation:
 	// from the window's conversations to them.
 	from := `evaluations e CROSS JOIN interactions i`
 	if q.Source == SourceAuto {
-		from = `interactions i CROSS JOIN evaluations e`
+		from = `interactions i CROSS JOIN auto_evaluations e`
 		where = append(where, "i.org_id = ?")
 		args = append(args, orgID)
 	} else {

@@ -11,6 +11,18 @@ import (
 // parameter: a JSON array (see list).
 func anyOf(column string) string { return column + " IN (SELECT value FROM json_each(?))" }
 
+// anyIntOf is anyOf for an integer column: the list's values (intList)
+// are read as integers on either engine.
+func anyIntOf(column string) string {
+	return column + " IN (SELECT CAST(value AS INTEGER) FROM json_each(?))"
+}
+
+// intList is a list of integers as one bound parameter, for anyIntOf.
+func intList(values []int) string {
+	b, _ := json.Marshal(append([]int{}, values...)) // [] for none
+	return string(b)
+}
+
 // list is a list of strings as one bound parameter, for anyOf (a nil list
 // is an empty one).
 func list(values []string) string {

@@ -76,7 +76,7 @@ func (a *AutoScorer) Score(ctx context.Context, b *lake.Batch) ([]catalog.Evalua
 			if !answered {
 				continue
 			}
-			out = append(out, catalog.Evaluation{ID: catalog.NewID(), OrgID: conv.OrgID, FormID: f.id, ConversationID: conv.ID,
+			out = append(out, catalog.Evaluation{OrgID: conv.OrgID, FormID: f.id, ConversationID: conv.ID,
 				AgentID: conv.AgentID, Source: catalog.SourceAuto, Status: catalog.EvaluationAutoScored, Score: &score, AutoAnswers: results})
 		}
 	}
