@@ -16,7 +16,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -364,7 +363,8 @@ func writeParquet(w io.Writer, rec arrow.RecordBatch) error {
 	}
 	rec = withDictionaries(rec)
 	defer rec.Release()
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, parquet.NewWriterProperties(append(opts, parquet.WithAllocator(buffers))...),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(buffers)))
 	if err != nil {
 		return err
 	}
@@ -413,9 +413,9 @@ func withDictionaries(rec arrow.RecordBatch) arrow.RecordBatch {
 // dictionaryOf is strs as a dictionary array: its distinct values in order
 // of first appearance, and each row's index into them.
 func dictionaryOf(strs *array.String) arrow.Array {
-	indices := array.NewInt32Builder(memory.DefaultAllocator)
+	indices := array.NewInt32Builder(buffers)
 	defer indices.Release()
-	values := array.NewStringBuilder(memory.DefaultAllocator)
+	values := array.NewStringBuilder(buffers)
 	defer values.Release()
 	indices.Reserve(strs.Len())
 	index := map[string]int32{}
@@ -501,11 +501,25 @@ var ModelResultSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 func classifierResultRecord(rows []ClassifierResult) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, ClassifierResultSchema)
+	b := array.NewRecordBuilder(buffers, ClassifierResultSchema)
 	defer b.Release()
 	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	evidence := b.Field(10).(*array.ListBuilder)
 	ev := evidence.ValueBuilder().(*array.StructBuilder)
+	text := make([]int, 9)
+	var evidences, evidenceText int
+	for _, r := range rows {
+		for i, s := range [...]string{r.ConversationID, r.RunID, r.OrgID, r.ClassifierID, 5: r.Type, r.Category, r.Result, deref(r.Reasoning)} {
+			text[i] += len(s)
+		}
+		evidences += len(r.Evidence)
+		for _, e := range r.Evidence {
+			evidenceText += len(e.Text)
+		}
+	}
+	reserveText(b.Field, text)
+	ev.Reserve(evidences)
+	reserveText(ev.FieldBuilder, []int{3: evidenceText})
 	for _, r := range rows {
 		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
 		b.Field(1).(*array.StringBuilder).Append(r.RunID)
@@ -534,9 +548,16 @@ func classifierResultRecord(rows []ClassifierResult) arrow.RecordBatch {
 }
 
 func modelResultRecord(rows []ModelResult) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, ModelResultSchema)
+	b := array.NewRecordBuilder(buffers, ModelResultSchema)
 	defer b.Release()
 	b.Reserve(len(rows)) // one allocation per column instead of doublings
+	text := make([]int, 9)
+	for _, r := range rows {
+		for i, s := range [...]string{r.ConversationID, r.RunID, r.OrgID, r.EventType, 5: r.ModelID, 8: deref(r.TextResult)} {
+			text[i] += len(s)
+		}
+	}
+	reserveText(b.Field, text)
 	for _, r := range rows {
 		b.Field(0).(*array.StringBuilder).Append(r.ConversationID)
 		b.Field(1).(*array.StringBuilder).Append(r.RunID)
@@ -553,6 +574,25 @@ func modelResultRecord(rows []ModelResult) arrow.RecordBatch {
 		appendStr(b.Field(8).(*array.StringBuilder), r.TextResult)
 	}
 	return b.NewRecordBatch()
+}
+
+// reserveText sizes string columns' data before their rows go in (one
+// allocation each instead of doublings, which copy): bytes[i] is the
+// length of column i's strings together, 0 for a column of another type.
+func reserveText(field func(int) array.Builder, bytes []int) {
+	for i, n := range bytes {
+		if n > 0 {
+			field(i).(*array.StringBuilder).ReserveData(n)
+		}
+	}
+}
+
+// deref is an optional string's value, "" for none.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func appendStr(b *array.StringBuilder, s *string) {
@@ -572,9 +612,18 @@ func appendTime(b *array.TimestampBuilder, t *time.Time) {
 }
 
 func conversationRecord(rows []Conversation) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, ConversationSchema)
+	b := array.NewRecordBuilder(buffers, ConversationSchema)
 	defer b.Release()
 	b.Reserve(len(rows)) // one allocation per column instead of doublings
+	text := make([]int, 20)
+	for _, r := range rows {
+		for i, s := range [...]string{r.ID, r.RunID, r.OrgID, deref(r.UploadID), r.MediaType, r.FileName, 8: deref(r.HierarchyNodeID),
+			deref(r.AgentID), deref(r.AgentCode), deref(r.ClientCallID), deref(r.CallDirection), 16: r.ExtendedMetadata, r.TranscriptMode,
+			deref(r.TranscriptEngine), deref(r.TranscriptModel)} {
+			text[i] += len(s)
+		}
+	}
+	reserveText(b.Field, text)
 	f := func(i int) array.Builder { return b.Field(i) }
 	for _, r := range rows {
 		f(0).(*array.StringBuilder).Append(r.ID)
@@ -610,7 +659,7 @@ func conversationRecord(rows []Conversation) arrow.RecordBatch {
 }
 
 func segmentRecord(rows []Segment) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, SegmentSchema)
+	b := array.NewRecordBuilder(buffers, SegmentSchema)
 	defer b.Release()
 	b.Reserve(len(rows)) // one allocation per column instead of doublings
 	// And for the strings' bytes, which are most of a transcript's.
@@ -619,11 +668,7 @@ func segmentRecord(rows []Segment) arrow.RecordBatch {
 		ids, runs, orgs, speakers, texts = ids+len(r.ConversationID), runs+len(r.RunID), orgs+len(r.OrgID), speakers+len(r.Speaker), texts+len(r.Text)
 		nWords += len(r.Words)
 	}
-	for i, n := range []int{0: ids, 1: runs, 2: orgs, 4: speakers, 7: texts} {
-		if n > 0 {
-			b.Field(i).(*array.StringBuilder).ReserveData(n)
-		}
-	}
+	reserveText(b.Field, []int{0: ids, 1: runs, 2: orgs, 4: speakers, 7: texts})
 	words := b.Field(9).(*array.ListBuilder)
 	word := words.ValueBuilder().(*array.StructBuilder)
 	word.Reserve(nWords)

@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"flag"
@@ -39,30 +40,7 @@ func TestWriterPersistedSchema(t *testing.T) {
 	ctx := context.Background()
 	w, dir := localWriter(t)
 	day := time.Date(2025, 10, 3, 23, 59, 0, 0, time.UTC)
-	batch := Batch{}
-	for _, id := range []string{"c3", "c1", "c2"} {
-		batch.Conversations = append(batch.Conversations, Conversation{ID: id, RunID: "r1", OrgID: "o1", MediaType: "ProcessedChat",
-			FileName: id + ".json", ArrivedOn: day, InteractionDate: ptr(day.Add(-time.Hour)), LocaleID: 1033,
-			ChatMessageCount: ptr(int32(2)), ExtendedMetadata: `{"queue":"billing"}`, TranscriptMode: "chat"})
-		for i := int32(1); i >= 0; i-- {
-			batch.Segments = append(batch.Segments, Segment{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day, Index: i,
-				Speaker: "Agent", StartMs: int64(i) * 1000, EndMs: int64(i)*1000 + 900, Text: fmt.Sprint("turn ", i),
-				Words: []Word{{Word: "turn", StartMs: 0, EndMs: 400, Confidence: 0.9}}})
-		}
-	}
-	for _, id := range []string{"c2", "c1"} {
-		for _, cl := range []string{"k2", "k1"} {
-			yes := cl == "k1"
-			batch.ClassifierResults = append(batch.ClassifierResults, ClassifierResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
-				ClassifierID: cl, Version: 3, Type: "Classifier", Category: "Topics", Result: fmt.Sprint(yes), Score: ptr(0.5),
-				Evidence: []Evidence{{Turn: 1, StartMs: 1000, EndMs: 1900, Text: "cancel"}}})
-			batch.ModelResults = append(batch.ModelResults, ModelResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
-				EventType: "ModelResults", EventTime: day, ModelID: cl, Version: 3, Result: &yes})
-		}
-	}
-	// Another organization and day land in partitions of their own.
-	batch.Conversations = append(batch.Conversations, Conversation{ID: "x1", RunID: "r1", OrgID: "o2", MediaType: "Chat",
-		FileName: "x1.json", ArrivedOn: day.Add(2 * time.Minute), LocaleID: 2058, ExtendedMetadata: "{}", TranscriptMode: "chat"})
+	batch := sampleBatch(day)
 	files, err := w.Write(ctx, "r1", batch)
 	if err != nil {
 		t.Fatal(err)
@@ -284,5 +262,65 @@ func TestWriterSplitsLargePartitions(t *testing.T) {
 		if rows != want {
 			t.Fatalf("%s: %d rows in its files, want %d", table, rows, want)
 		}
+	}
+}
+
+// sampleBatch is a batch of every table, out of order, of two
+// organizations, one of them on two days.
+func sampleBatch(day time.Time) Batch {
+	batch := Batch{}
+	for _, id := range []string{"c3", "c1", "c2"} {
+		batch.Conversations = append(batch.Conversations, Conversation{ID: id, RunID: "r1", OrgID: "o1", MediaType: "ProcessedChat",
+			FileName: id + ".json", ArrivedOn: day, InteractionDate: ptr(day.Add(-time.Hour)), LocaleID: 1033,
+			ChatMessageCount: ptr(int32(2)), ExtendedMetadata: `{"queue":"billing"}`, TranscriptMode: "chat"})
+		for i := int32(1); i >= 0; i-- {
+			batch.Segments = append(batch.Segments, Segment{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day, Index: i,
+				Speaker: "Agent", StartMs: int64(i) * 1000, EndMs: int64(i)*1000 + 900, Text: fmt.Sprint("turn ", i),
+				Words: []Word{{Word: "turn", StartMs: 0, EndMs: 400, Confidence: 0.9}}})
+		}
+	}
+	for _, id := range []string{"c2", "c1"} {
+		for _, cl := range []string{"k2", "k1"} {
+			yes := cl == "k1"
+			batch.ClassifierResults = append(batch.ClassifierResults, ClassifierResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
+				ClassifierID: cl, Version: 3, Type: "Classifier", Category: "Topics", Result: fmt.Sprint(yes), Score: ptr(0.5),
+				Evidence: []Evidence{{Turn: 1, StartMs: 1000, EndMs: 1900, Text: "cancel"}}})
+			batch.ModelResults = append(batch.ModelResults, ModelResult{ConversationID: id, RunID: "r1", OrgID: "o1", ArrivedOn: day,
+				EventType: "ModelResults", EventTime: day, ModelID: cl, Version: 3, Result: &yes})
+		}
+	}
+	// Another organization and day land in partitions of their own.
+	batch.Conversations = append(batch.Conversations, Conversation{ID: "x1", RunID: "r1", OrgID: "o2", MediaType: "Chat",
+		FileName: "x1.json", ArrivedOn: day.Add(2 * time.Minute), LocaleID: 2058, ExtendedMetadata: "{}", TranscriptMode: "chat"})
+	return batch
+}
+
+// The writer gives every buffer it builds and encodes records in back to
+// its allocator (the pool, not the collector, gets them), and a batch
+// written again from reused buffers gives the same files.
+func TestWriterReturnsItsBuffers(t *testing.T) {
+	checked := memory.NewCheckedAllocator(&pooledAllocator{})
+	was := buffers
+	buffers = checked
+	defer func() { buffers = was }()
+	w, dir := localWriter(t)
+	batch := sampleBatch(time.Date(2025, 10, 3, 23, 59, 0, 0, time.UTC))
+	var written [2][][]byte
+	for i := range written {
+		files, err := w.Write(context.Background(), "r1", batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(dir, f.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			written[i] = append(written[i], data)
+		}
+		checked.AssertSize(t, 0)
+	}
+	if len(written[0]) != 5 || !slices.EqualFunc(written[0], written[1], bytes.Equal) {
+		t.Fatalf("%d files, then %d: a batch written from reused buffers differs", len(written[0]), len(written[1]))
 	}
 }
