@@ -112,6 +112,13 @@ func AutoEvaluationID(orgID string, number int) string {
 	return fmt.Sprintf("%s-%s-8000-8000-%012x", tail[:8], tail[8:], number)
 }
 
+// autoEvaluationPrefix is what every id of the organization's Auto
+// evaluations starts with: their answers are a range of
+// evaluation_answers' key.
+func autoEvaluationPrefix(orgID string) string {
+	return AutoEvaluationID(orgID, 0)[:24]
+}
+
 // autoEvaluationNumber is the number of the organization's Auto
 // evaluation an id names; false when the id names none of its.
 func autoEvaluationNumber(orgID, id string) (int, bool) {
@@ -196,8 +203,9 @@ type AnswerPair struct {
 // AnswerPairs are every pair of a form's auto answers and people's
 // answers to the same question of the same conversation.
 func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string) ([]AnswerPair, error) {
-	// Reviews are a person's work, few: read, then kept where their
-	// evaluation is one of the form's.
+	// Reviews are a person's work, few: the organization's, read by the
+	// range of its Auto evaluations' ids, then kept where their evaluation
+	// is one of the form's.
 	type review struct {
 		number int
 		pair   AnswerPair
@@ -208,7 +216,8 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 		err := s.Scan(&id, &r.pair.QuestionID, (*strList)(&r.pair.Auto), (*strList)(&r.pair.Human))
 		r.number, _ = autoEvaluationNumber(orgID, id)
 		return r, err
-	}, `SELECT evaluation_id, question_id, auto_tag_ids, tag_ids FROM evaluation_answers WHERE org_id = ? AND reviewed_by IS NOT NULL`, orgID)
+	}, `SELECT evaluation_id, question_id, auto_tag_ids, tag_ids FROM evaluation_answers
+		WHERE evaluation_id >= ? AND evaluation_id < ? AND org_id = ? AND reviewed_by IS NOT NULL`, autoEvaluationPrefix(orgID), autoEvaluationPrefix(orgID)+"g", orgID)
 	if err != nil {
 		return nil, err
 	}
