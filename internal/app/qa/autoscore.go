@@ -57,7 +57,11 @@ func (a *AutoScorer) Score(ctx context.Context, b *lake.Batch) ([]catalog.Evalua
 	if err != nil {
 		return nil, err
 	}
-	var out []catalog.Evaluation
+	capacity := 0
+	for _, conv := range b.Conversations {
+		capacity += len(forms[conv.OrgID])
+	}
+	out := make([]catalog.Evaluation, 0, capacity) // an evaluation is large: no doublings
 	for _, conv := range b.Conversations {
 		orgForms := forms[conv.OrgID]
 		span := spans[conv.ID]
