@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -225,16 +224,19 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 	for i, r := range reviews {
 		numbers[i] = r.number
 	}
-	ofForm, err := queryAll(ctx, c.db, func(s scanner) (int, error) {
+	ofForm := map[int]bool{}
+	_, err = queryAll(ctx, c.db, func(s scanner) (int, error) {
 		var n int
-		return n, s.Scan(&n)
+		err := s.Scan(&n)
+		ofForm[n] = true
+		return n, err
 	}, `SELECT number FROM auto_evaluations WHERE org_id = ? AND form_id = ? AND `+anyIntOf("number"), orgID, formID, intList(numbers))
 	if err != nil {
 		return nil, err
 	}
 	var pairs []AnswerPair
 	for _, r := range reviews {
-		if slices.Contains(ofForm, r.number) {
+		if ofForm[r.number] {
 			pairs = append(pairs, r.pair)
 		}
 	}
