@@ -10,6 +10,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -98,11 +99,20 @@ func (s *state) skip(name, reason string) {
 	s.skipped = append(s.skipped, Skipped{Name: name, Reason: reason})
 }
 
-// read takes at most MaxEntryBytes+1 of r; over the limit the entry fails
-// alone, over the total the archive fails.
-func (s *state) read(r io.Reader) ([]byte, error, error) {
+// presized is the most of an entry's size, as its header gives it, that
+// read allocates before the bytes arrive: a header may lie, the bytes
+// cannot.
+const presized = 1 << 20
+
+// read takes at most MaxEntryBytes+1 of r, into one allocation when the
+// entry is the size its header says (0: not known) and no larger than
+// presized; over the limit the entry fails alone, over the total the
+// archive fails.
+func (s *state) read(r io.Reader, size int64) ([]byte, error, error) {
 	limit := s.lim.MaxEntryBytes
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), limit, presized)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	data := buf.Bytes()
 	s.total += int64(len(data))
 	if s.lim.MaxTotalBytes > 0 && s.total > s.lim.MaxTotalBytes {
 		return nil, nil, fmt.Errorf("%w: more than %d bytes expanded", ErrLimit, s.lim.MaxTotalBytes)
@@ -210,7 +220,7 @@ func (w Walker) walkOneTar(r io.Reader, s *state, fn func(Entry) error) error {
 			s.skip(name, "not a regular file ("+tarType(h.Typeflag)+")")
 			continue
 		}
-		data, entryErr, err := s.read(tr)
+		data, entryErr, err := s.read(tr, h.Size)
 		if err != nil {
 			return cutOff(err, s)
 		}
@@ -306,7 +316,7 @@ func (w Walker) WalkZip(r io.ReaderAt, size int64, fn func(Entry) error) ([]Skip
 			}
 			continue
 		}
-		data, entryErr, err := s.read(ratioGuard(rc, f.CompressedSize64, w.Limits.MaxRatio))
+		data, entryErr, err := s.read(ratioGuard(rc, f.CompressedSize64, w.Limits.MaxRatio), int64(min(f.UncompressedSize64, presized)))
 		rc.Close()
 		if err != nil && !errors.Is(err, ErrCorrupt) {
 			return s.skipped, err
