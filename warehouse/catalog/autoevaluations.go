@@ -209,6 +209,7 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 		number int
 		pair   AnswerPair
 	}
+	prefix := autoEvaluationPrefix(orgID)
 	reviews, err := queryAll(ctx, c.db, func(s scanner) (review, error) {
 		r := review{pair: AnswerPair{Reviewed: true}}
 		var id string
@@ -216,7 +217,7 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 		r.number, _ = autoEvaluationNumber(orgID, id)
 		return r, err
 	}, `SELECT evaluation_id, question_id, auto_tag_ids, tag_ids FROM evaluation_answers
-		WHERE evaluation_id >= ? AND evaluation_id < ? AND org_id = ? AND reviewed_by IS NOT NULL`, autoEvaluationPrefix(orgID), autoEvaluationPrefix(orgID)+"g", orgID)
+		WHERE evaluation_id >= ? AND evaluation_id < ? AND org_id = ? AND reviewed_by IS NOT NULL`, prefix, prefix+"g", orgID)
 	if err != nil {
 		return nil, err
 	}

@@ -211,18 +211,17 @@ type EvaluationFilter struct {
 	Limit                    int
 }
 
-const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.source, e.status, e.call_summary,
-	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on, e.auto_answers`
+// evaluationColumns are a person's evaluation's columns as scanEvaluation
+// reads them (Auto evaluations are rows of auto_evaluations:
+// scanAutoEvaluation).
+const evaluationColumns = `e.id, e.org_id, e.number, e.form_id, e.conversation_id, e.agent_id, e.analyst_id, e.status, e.call_summary,
+	e.customer_type_id, e.score, e.assigned_on, e.submitted_on, e.modified_on`
 
 func scanEvaluation(s scanner) (Evaluation, error) {
-	var e Evaluation
-	var auto *string
-	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Source, &e.Status, &e.CallSummary,
-		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn, &auto)
+	e := Evaluation{Source: SourceHuman}
+	err := s.Scan(&e.ID, &e.OrgID, &e.Number, &e.FormID, &e.ConversationID, &e.AgentID, &e.AnalystID, &e.Status, &e.CallSummary,
+		&e.CustomerTypeID, &e.Score, &e.AssignedOn, &e.SubmittedOn, &e.ModifiedOn)
 	e.AssignedOn, e.ModifiedOn, e.SubmittedOn = e.AssignedOn.UTC(), e.ModifiedOn.UTC(), stampPtr(e.SubmittedOn)
-	if auto != nil {
-		e.AutoAnswers = *auto
-	}
 	return e, err
 }
 
