@@ -151,23 +151,29 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	c.Writer.Header()["X-Next-LastId"] = []string{public(convs[len(convs)-1].ID)}
 	stop = timing.Start(ctx, "layout")
 	items := make([]insightItem, len(convs))
-	for i, cv := range convs {
-		when := cv.ArrivedOn
-		if cv.InteractionDate != nil {
-			when = *cv.InteractionDate
+	inParts(len(convs), pageParts(len(convs)), func(_, lo, hi int) {
+		for i, cv := range convs[lo:hi] {
+			items[lo+i] = insightItemOf(cv, public(cv.ID), found[cv.ID], req.classifiers)
 		}
-		res := found[cv.ID]
-		item := insightItem{ConversationID: public(cv.ID), ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
-			InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
-		for _, r := range res {
-			item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: req.classifiers[r.ClassifierID],
-				Result: r.Result, Reasoning: r.Reasoning})
-		}
-		items[i] = item
-	}
+	})
 	stop()
 	writePage(c, items)
 	return nil
+}
+
+// insightItemOf is a conversation's item with its results.
+func insightItemOf(cv results.Conversation, publicID string, res []results.ClassifierResult, classifiers map[string]*insightClassifier) insightItem {
+	when := cv.ArrivedOn
+	if cv.InteractionDate != nil {
+		when = *cv.InteractionDate
+	}
+	item := insightItem{ConversationID: publicID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
+		InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
+	for _, r := range res {
+		item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: classifiers[r.ClassifierID],
+			Result: r.Result, Reasoning: r.Reasoning})
+	}
+	return item
 }
 
 // readInsightsRequest checks every parameter, the window last: it is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/api/problem"
 	"github.com/earshot/earshot/internal/app/reviews"
@@ -186,11 +187,17 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
 	found := reviews.Found{Machine: map[string][]results.ModelResult{}, Reviews: map[string][]catalog.Review{}}
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
+		// The reviews (the catalog) are read beside the results (the lake).
+		var reviewSets map[string][]catalog.Review
+		reviewed := errgroup.Group{}
+		reviewed.Go(func() (err error) {
+			reviewSets, err = s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
+			return err
+		})
 		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.IDs)
-		if err != nil {
-			return nil, err
+		if rerr := reviewed.Wait(); err == nil {
+			err = rerr
 		}
-		reviewSets, err := s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
 		if err != nil {
 			return nil, err
 		}
@@ -235,14 +242,16 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 // unprocessed ones, in id order. With withStatus every item carries its
 // mediaStatus.
 func modelResultsItems(models modelSet, convs []results.Conversation, found reviews.Found, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
-	items := make([]modelResultsItem, 0, len(convs)+len(unprocessed))
-	for _, cv := range convs {
-		item := processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
-		if withStatus {
-			item.MediaStatus = &mediaStatus{Status: mediaProcessed}
+	items := make([]modelResultsItem, len(convs), len(convs)+len(unprocessed))
+	inParts(len(convs), pageParts(len(convs)), func(_, lo, hi int) {
+		for i, cv := range convs[lo:hi] {
+			item := processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
+			if withStatus {
+				item.MediaStatus = &mediaStatus{Status: mediaProcessed}
+			}
+			items[lo+i] = item
 		}
-		items = append(items, item)
-	}
+	})
 	for _, it := range unprocessed {
 		items = append(items, unprocessedItem(it))
 	}

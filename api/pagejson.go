@@ -28,37 +28,75 @@ type jsonItem interface{ appendJSON(dst []byte) []byte }
 // pages being written at once) until the process ends.
 var pageBuffers = make(chan *[]byte, runtime.GOMAXPROCS(0))
 
-// writePage answers a result page: a JSON array of its items.
-func writePage[T jsonItem](c *gin.Context, items []T) {
-	var buf *[]byte
+func takePageBuffer() *[]byte {
 	select {
-	case buf = <-pageBuffers:
+	case buf := <-pageBuffers:
+		return buf
 	default:
-		buf = new([]byte)
+		return new([]byte)
 	}
-	stop := timing.Start(c.Request.Context(), "encode")
-	*buf = appendPage((*buf)[:0], items)
-	stop()
-	writeServerTiming(c)
-	c.Data(http.StatusOK, "application/json; charset=utf-8", *buf) // written out before it returns
+}
+
+func givePageBuffer(buf *[]byte) {
 	select {
 	case pageBuffers <- buf:
 	default: // as many are kept already
 	}
 }
 
-func appendPage[T jsonItem](dst []byte, items []T) []byte {
-	if items == nil {
-		return append(dst, "null"...)
+// writePage answers a result page: a JSON array of its items.
+func writePage[T jsonItem](c *gin.Context, items []T) {
+	buf := takePageBuffer()
+	stop := timing.Start(c.Request.Context(), "encode")
+	*buf = appendPageInParts((*buf)[:0], items, pageParts(len(items)))
+	stop()
+	writeServerTiming(c)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", *buf) // written out before it returns
+	givePageBuffer(buf)
+}
+
+// appendPageInParts is appendPage with the items written in parts at
+// once (inParts), each but the first into a buffer of its own, then
+// joined.
+func appendPageInParts[T jsonItem](dst []byte, items []T, parts int) []byte {
+	if parts <= 1 || len(items) < parts {
+		return appendPage(dst, items)
 	}
-	dst = append(dst, '[')
+	bufs := make([]*[]byte, parts) // of the parts after the first
+	inParts(len(items), parts, func(p, lo, hi int) {
+		if p == 0 {
+			dst = appendItems(append(dst, '['), items[lo:hi])
+			return
+		}
+		buf := takePageBuffer()
+		*buf = appendItems((*buf)[:0], items[lo:hi])
+		bufs[p] = buf
+	})
+	for _, buf := range bufs {
+		if buf != nil {
+			dst = append(append(dst, ','), *buf...)
+			givePageBuffer(buf)
+		}
+	}
+	return append(dst, ']')
+}
+
+// appendItems writes items separated by commas.
+func appendItems[T jsonItem](dst []byte, items []T) []byte {
 	for i, it := range items {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = it.appendJSON(dst)
 	}
-	return append(dst, ']')
+	return dst
+}
+
+func appendPage[T jsonItem](dst []byte, items []T) []byte {
+	if items == nil {
+		return append(dst, "null"...)
+	}
+	return append(appendItems(append(dst, '['), items), ']')
 }
 
 func (it modelResultsItem) appendJSON(dst []byte) []byte {

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -109,6 +111,10 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	check("ModelResults page", appendPage(nil, items), items)
 	check("Insights page", appendPage(nil, insights), insights)
+	for _, parts := range []int{2, 3, 4, 7, len(items) - 1, len(items)} { // written at once on a machine of many cores
+		check(fmt.Sprintf("ModelResults page in %d parts", parts), appendPageInParts([]byte("kept"), items, parts)[len("kept"):], items)
+		check(fmt.Sprintf("Insights page in %d parts", parts), appendPageInParts(nil, insights, parts), insights)
+	}
 	check("empty page", appendPage(nil, []insightItem{}), []insightItem{})
 	check("nil page", appendPage[insightItem](nil, nil), []insightItem(nil))
 }
@@ -125,4 +131,53 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("%q: %s, encoding/json %s", s, got, want)
 		}
 	})
+}
+
+// TestInParts covers every item once, in order, in at most the parts
+// asked for.
+func TestInParts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ n, parts int }{{1, 1}, {1, 4}, {9, 4}, {10, 4}, {7, 3}, {1000, 4}, {5, 0}} {
+		seen := make([]int, tt.n)
+		ranges := make([][2]int, max(tt.parts, 1))
+		inParts(tt.n, tt.parts, func(p, lo, hi int) {
+			ranges[p] = [2]int{lo, hi}
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Errorf("n %d parts %d: item %d seen %d times", tt.n, tt.parts, i, c)
+			}
+		}
+		for p := 1; p < len(ranges); p++ {
+			if ranges[p] != ([2]int{}) && ranges[p][0] != ranges[p-1][1] {
+				t.Errorf("n %d parts %d: part %d %v after %v", tt.n, tt.parts, p, ranges[p], ranges[p-1])
+			}
+		}
+	}
+}
+
+// TestPageLaidOutInPartsAsInOne lays a page out and writes it on a
+// machine of many cores (in parts at once) as on one of few. It sets
+// GOMAXPROCS, so it does not run in parallel with other tests.
+func TestPageLaidOutInPartsAsInOne(t *testing.T) {
+	models, convs, found := modelResultsPage()
+	page := func(procs int) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		if parts := pageParts(len(convs)); procs >= 8 && parts < 2 || procs < 4 && parts != 1 {
+			t.Fatalf("%d cores: %d parts", procs, parts)
+		}
+		items := modelResultsItems(models, convs, found, nil, true)
+		return appendPageInParts(nil, items, pageParts(len(items)))
+	}
+	one, many := page(1), page(16)
+	if !bytes.Equal(one, many) {
+		t.Errorf("in parts: %d bytes, in one: %d bytes", len(many), len(one))
+	}
+	want, err := json.Marshal(modelResultsItems(models, convs, found, nil, true))
+	if err != nil || !bytes.Equal(many, want) {
+		t.Errorf("in parts: %d bytes, encoding/json: %d bytes (%v)", len(many), len(want), err)
+	}
 }

@@ -15,9 +15,11 @@ import (
 // A Command makes a command over the shared configuration.
 type Command func(*Config) *cobra.Command
 
-// Main runs earshot's commands and the extra ones, and exits with status 1
-// on an error.
+// Main runs earshot's commands and the extra ones in this process, with
+// its garbage collector tuned (gc.go), and exits with status 1 on an
+// error.
 func Main(extra ...Command) {
+	tuneGC()
 	if err := Root(extra...).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "earshot:", err)
 		os.Exit(1)

@@ -125,8 +125,9 @@ func serve(ctx context.Context, cfg *Config) error {
 	}
 	defer stopAdmin()
 	srv := &http.Server{Handler: st.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	gcPercent, memoryLimit := gcSettings()
 	log.Info("serving", "role", cfg.Role, "addr", ln.Addr().String(), "public_url", cfg.ClientURL(), "data", cfg.DataDir,
-		"bucket", cfg.BucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String())
+		"bucket", cfg.BucketURL(), "max_upload_bytes", maxUpload, "rate_limit", cfg.RateLimit, "token_ttl", cfg.TokenTTL.String(), "gogc", gcPercent, "memory_limit_bytes", memoryLimit)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
