@@ -38,7 +38,7 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 	var archives, chats, runs, autoForm int
-	var keep, baseline, format, workerList, profile string
+	var keep, baseline, format, workerList, profile, traceFile string
 	cmd := &cobra.Command{
 		Use:   "ingest",
 		Short: "Ingest end to end: chats in tar archives uploaded to a fresh server, `earshot jobs run ingest` timed, server memory",
@@ -113,6 +113,9 @@ drift moves less than the medians' difference.`,
 							}
 							serverFlags = []string{"--cpu-profile", file}
 						}
+						if traceFile != "" && bin.path == self {
+							serverFlags = append(serverFlags, "--trace", fmt.Sprintf("%s.%d", traceFile, n))
+						}
 						res, err := benchIngest(c.Context(), bin.path, data, format, archives, chats, n, bin.autoForm, c.ErrOrStderr(), serverFlags...)
 						if err != nil {
 							return fmt.Errorf("%s: %w", bin.label, err)
@@ -157,6 +160,7 @@ drift moves less than the medians' difference.`,
 	cmd.Flags().StringVar(&keep, "keep", "", "use (and keep) this empty data directory instead of a temporary one")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "another earshot binary (an earlier release) to run the same benchmark with")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each binary and count of workers, alternating; the median run (by wall time) is printed, with the range")
+	cmd.Flags().StringVar(&traceFile, "trace", "", "write an execution trace of this build's server (uploads and ingest) to FILE.WORKERS (go tool trace)")
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS, FILE.WORKERS.auto with --auto-form (go tool pprof)")
 	cmd.Flags().IntVar(&autoForm, "auto-form", 0, "also run this build with an auto-scored form of this many questions bound to the starter classifiers")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")

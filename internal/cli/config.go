@@ -92,6 +92,9 @@ type Config struct {
 	// CPUProfile, when set, is where serve writes a CPU profile of its
 	// whole life (go tool pprof), for diagnosing where time goes.
 	CPUProfile string
+	// Trace, when set, is where serve writes an execution trace of its
+	// run (go tool trace): where goroutines waited, not only what ran.
+	Trace string
 	// Role is what serve does: all, api or jobs.
 	Role string
 }

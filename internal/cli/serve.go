@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -66,6 +67,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env EARSHOT_LOG_LEVEL)")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "auto (text on a terminal, JSON lines otherwise), text or json (env EARSHOT_LOG_FORMAT)")
 	f.StringVar(&cfg.CPUProfile, "cpu-profile", "", "write a CPU profile of the process to this file when it stops (go tool pprof; a diagnosis aid)")
+	f.StringVar(&cfg.Trace, "trace", "", "write an execution trace of the process to this file (go tool trace; a diagnosis aid, large)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "how long in-flight requests may finish after SIGINT/SIGTERM (env EARSHOT_SHUTDOWN_TIMEOUT)")
 	return cmd
 }
@@ -83,6 +85,13 @@ func serve(ctx context.Context, cfg *Config) error {
 			return err
 		}
 		defer stopProfile()
+	}
+	if cfg.Trace != "" {
+		stopTrace, err := startTrace(cfg.Trace)
+		if err != nil {
+			return err
+		}
+		defer stopTrace()
 	}
 
 	st, err := OpenStack(ctx, cfg, log, api.Options{PublicURL: cfg.ClientURL(), RatePerSec: cfg.RateLimit,
@@ -268,4 +277,17 @@ func StartCPUProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startTrace traces the process into path until the returned stop.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
