@@ -258,10 +258,14 @@ func count(r pipeline.Result, counts map[string]int64) {
 
 // nextClaim is how many uploads the next batch claims, with workers
 // processing them, after one of claimed uploads that held convs
-// conversations (see BatchConversations).
+// conversations (see BatchConversations): a whole number of uploads a
+// worker, so that a batch of uploads of one size does not end with one
+// worker on its last upload while the others wait for the next batch.
 func nextClaim(batchSize, workers, claimed, convs int) int {
+	workers = max(workers, 1)
 	perUpload := max(convs/max(claimed, 1), 1)
-	return min(max(BatchConversations/perUpload, workers, 1), batchSize)
+	uploads := max(BatchConversations/perUpload, 1)
+	return min((uploads+workers-1)/workers*workers, batchSize)
 }
 
 // renewWhileProcessing extends the batch's leases every third of a lease
