@@ -121,31 +121,72 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	for i, s := range b.Segments {
 		segments[s.ConversationID] = append(segments[s.ConversationID], i)
 	}
-	failed := 0
+	// Each organization's set is read once for the batch, before any
+	// conversation is classified.
+	sets := make([]*orgSet, len(b.Conversations))
+	byOrg := map[string]*orgSet{}
+	for i, row := range b.Conversations {
+		s, ok := byOrg[row.OrgID]
+		if !ok {
+			var err error
+			if s, err = a.set(ctx, row.OrgID); err != nil {
+				return 0, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
+			}
+			byOrg[row.OrgID] = s
+		}
+		sets[i] = s
+	}
+	// The conversations are classified in groups at once, each
+	// conversation on one of the context's cores: an upload's last
+	// conversations do not leave the other cores of its job idle.
 	now := time.Now().UTC()
+	groups := make([]classified, (len(b.Conversations)+groupConversations-1)/groupConversations)
+	var wg sync.WaitGroup
+	for g := range groups {
+		lo, hi := g*groupConversations, min((g+1)*groupConversations, len(b.Conversations))
+		classify := func() { groups[g] = a.classifyGroup(ctx, b, lo, hi, sets, segments, now) }
+		if len(groups) == 1 {
+			classify()
+			break
+		}
+		wg.Go(classify)
+	}
+	wg.Wait()
+	failed, rows := 0, 0
+	for _, g := range groups {
+		failed += g.failed
+		rows += len(g.classifierResults)
+	}
+	b.ClassifierResults, b.ModelResults = slices.Grow(b.ClassifierResults, rows), slices.Grow(b.ModelResults, rows)
+	for _, g := range groups {
+		b.ClassifierResults = append(b.ClassifierResults, g.classifierResults...)
+		b.ModelResults = append(b.ModelResults, g.modelResults...)
+	}
+	return failed, nil
+}
+
+// groupConversations is how many conversations of a batch one goroutine
+// classifies: enough that handing them over costs little beside them.
+const groupConversations = 16
+
+// classified is a group of conversations' results, in their order.
+type classified struct {
+	classifierResults []lake.ClassifierResult
+	modelResults      []lake.ModelResult
+	failed            int
+}
+
+// classifyGroup classifies the batch's conversations lo to hi and
+// redacts their turns; the turns are theirs alone, so groups go on at
+// once.
+func (a *Analyzer) classifyGroup(ctx context.Context, b *lake.Batch, lo, hi int, sets []*orgSet, segments map[string][]int, now time.Time) classified {
+	var out classified
+	if n := (hi - lo) * len(sets[lo].set.Classifiers); n > 0 { // a batch is mostly one organization's
+		out.classifierResults, out.modelResults = make([]lake.ClassifierResult, 0, n), make([]lake.ModelResult, 0, n)
+	}
 	var outcomes []registry.Outcome
-	// Each organization's set is read once for the batch.
-	sets := map[string]*orgSet{}
-	setOf := func(org string) (*orgSet, error) {
-		if s, ok := sets[org]; ok {
-			return s, nil
-		}
-		s, err := a.set(ctx, org)
-		if err == nil {
-			sets[org] = s
-		}
-		return s, err
-	}
-	// A batch is mostly one organization's: room for its results at once.
-	if s, err := setOf(b.Conversations[0].OrgID); err == nil {
-		n := len(b.Conversations) * len(s.set.Classifiers)
-		b.ClassifierResults, b.ModelResults = slices.Grow(b.ClassifierResults, n), slices.Grow(b.ModelResults, n)
-	}
-	for _, row := range b.Conversations {
-		s, err := setOf(row.OrgID)
-		if err != nil {
-			return failed, fmt.Errorf("the organization's classifiers cannot be read: %w", err)
-		}
+	for i := lo; i < hi; i++ {
+		row, s := b.Conversations[i], sets[i]
 		// A conversation is classified on one of the context's cores,
 		// unless a classifier of the set waits on the network (an LLM):
 		// a core held while waiting would idle the job's other work.
@@ -155,26 +196,26 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 		}
 		if len(s.set.Classifiers) > 0 {
 			segs := make([]lake.Segment, len(segments[row.ID]))
-			for j, i := range segments[row.ID] {
-				segs[j] = b.Segments[i]
+			for j, k := range segments[row.ID] {
+				segs[j] = b.Segments[k]
 			}
 			conv := conversationOf(row, segs, s.tree)
 			outcomes = s.set.EvaluateInto(ctx, conv, outcomes)
-			for _, out := range outcomes {
-				if out.Err != nil {
-					failed++
-					a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", out.Classifier.ID, "err", out.Err)
+			for _, o := range outcomes {
+				if o.Err != nil {
+					out.failed++
+					a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", o.Classifier.ID, "err", o.Err)
 					continue
 				}
-				cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, out, now)
-				b.ClassifierResults = append(b.ClassifierResults, cr)
-				b.ModelResults = append(b.ModelResults, mr)
+				cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, o, now)
+				out.classifierResults = append(out.classifierResults, cr)
+				out.modelResults = append(out.modelResults, mr)
 			}
 		}
 		if s.redactPII {
 			turns := segments[row.ID]
-			for _, i := range turns {
-				redact(&b.Segments[i])
+			for _, k := range turns {
+				redact(&b.Segments[k])
 			}
 			for k := 1; k < len(turns); k++ {
 				redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
@@ -182,7 +223,7 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 		}
 		core.Release()
 	}
-	return failed, nil
+	return out
 }
 
 // redact replaces a turn's personal data with its kind ("[card]") and

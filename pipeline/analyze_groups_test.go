@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/earshot/earshot/internal/cores"
+	"github.com/earshot/earshot/pipeline/analysis/starter"
+	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
+)
+
+type starterClassifiers []catalog.Classifier
+
+func (s starterClassifiers) Classifiers(context.Context, string, catalog.ClassifierFilter) ([]catalog.Classifier, error) {
+	return s, nil
+}
+
+type noHierarchy struct{}
+
+func (noHierarchy) Hierarchy(context.Context, string) (*catalog.Tree, error) { return nil, nil }
+
+type redacting bool
+
+func (r redacting) PrivacySettings(_ context.Context, org string) (catalog.PrivacySettings, error) {
+	return catalog.PrivacySettings{OrgID: org, RedactPII: bool(r)}, nil
+}
+
+// analyzedBatch is a batch of n conversations, some with a card number,
+// analyzed with the starter classifiers in ctx.
+func analyzedBatch(t *testing.T, ctx context.Context, n int) lake.Batch {
+	t.Helper()
+	specs, err := starter.Parse(starter.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list starterClassifiers
+	for i, s := range specs {
+		list = append(list, catalog.Classifier{ID: fmt.Sprintf("c%02d", i), Name: s.Name, Type: s.ClassifierType, CategoryName: s.CategoryName, Version: 1, Definition: s.Definition})
+	}
+	a := &Analyzer{Classifiers: list, Hierarchy: noHierarchy{}, Privacy: redacting(true), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	at := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	var b lake.Batch
+	for i := range n {
+		id := fmt.Sprintf("conv-%03d", i)
+		b.Conversations = append(b.Conversations, lake.Conversation{ID: id, RunID: "run", OrgID: "org", ArrivedOn: at})
+		texts := []string{"Thank you for calling, my name is Sam.", "I want to cancel my subscription, this is awful."}
+		if i%3 == 0 {
+			texts = append(texts, fmt.Sprintf("My card is 4111 1111 1111 %04d.", 1111+i))
+		}
+		for k, text := range texts {
+			b.Segments = append(b.Segments, lake.Segment{ConversationID: id, RunID: "run", OrgID: "org", ArrivedOn: at, Index: int32(k),
+				Speaker: []string{"Agent", "Customer"}[k%2], StartMs: int64(k) * 1000, EndMs: int64(k+1) * 1000, Text: text})
+		}
+	}
+	if failed, err := a.Analyze(ctx, &b); err != nil || failed != 0 {
+		t.Fatalf("%d failed, %v", failed, err)
+	}
+	return b
+}
+
+// TestAnalyzeInGroupsAsInOrder classifies a batch's conversations in
+// groups at once on several cores and gets what one core gets: every
+// conversation's results, in the conversations' order, and its turns
+// redacted.
+func TestAnalyzeInGroupsAsInOrder(t *testing.T) {
+	t.Parallel()
+	n := 5*groupConversations + 3
+	one := analyzedBatch(t, cores.With(context.Background(), cores.New(1)), n)
+	many := analyzedBatch(t, cores.With(context.Background(), cores.New(8)), n)
+	if len(one.ClassifierResults) < n || len(one.ModelResults) != len(one.ClassifierResults) {
+		t.Fatalf("%d classifier results, %d model results for %d conversations", len(one.ClassifierResults), len(one.ModelResults), n)
+	}
+	at := 0
+	for i, c := range one.Conversations { // in the conversations' order
+		for at < len(one.ClassifierResults) && one.ClassifierResults[at].ConversationID == c.ID {
+			at++
+		}
+		if at == 0 || one.ClassifierResults[at-1].ConversationID != c.ID {
+			t.Fatalf("conversation %d (%s) has no results where its turn comes", i, c.ID)
+		}
+	}
+	if at != len(one.ClassifierResults) {
+		t.Errorf("results out of the conversations' order from %d", at)
+	}
+	for i := range many.ModelResults { // the moment each batch was classified
+		many.ModelResults[i].EventTime = one.ModelResults[min(i, len(one.ModelResults)-1)].EventTime
+	}
+	if !reflect.DeepEqual(one.ClassifierResults, many.ClassifierResults) || !reflect.DeepEqual(one.ModelResults, many.ModelResults) {
+		t.Error("results classified in groups on eight cores differ from those on one")
+	}
+	if !reflect.DeepEqual(one.Segments, many.Segments) {
+		t.Error("turns redacted in groups differ from those redacted on one core")
+	}
+	if text := many.Segments[2].Text; text == "My card is 4111 1111 1111 1111." {
+		t.Errorf("card not redacted: %q", text)
+	}
+}
