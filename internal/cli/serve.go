@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -268,26 +269,24 @@ func OpenCatalog(ctx context.Context, cfg *Config) (*catalog.Catalog, error) {
 
 // StartCPUProfile profiles the process into path until the returned stop.
 func StartCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return record(path, "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // startTrace traces the process into path until the returned stop.
 func startTrace(path string) (stop func(), err error) {
+	return record(path, "trace", trace.Start, trace.Stop)
+}
+
+// record writes what start records of the process into path, until the
+// returned stop ends it.
+func record(path, what string, start func(io.Writer) error, end func()) (stop func(), err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := trace.Start(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("trace: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return func() { trace.Stop(); f.Close() }, nil
+	return func() { end(); f.Close() }, nil
 }
