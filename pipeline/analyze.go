@@ -138,92 +138,111 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	}
 	// The conversations are classified in groups at once, each
 	// conversation on one of the context's cores: an upload's last
-	// conversations do not leave the other cores of its job idle.
+	// conversations do not leave the other cores of its job idle. Each
+	// conversation writes its results in place, at most one a classifier
+	// of its set, and the places a failed classifier left are closed up
+	// after.
+	base := len(b.ClassifierResults)
+	places := make([]int, len(b.Conversations)+1) // conversation i's results start at base+places[i]
+	for i, s := range sets {
+		places[i+1] = places[i] + len(s.set.Classifiers)
+	}
+	end := base + places[len(sets)]
+	b.ClassifierResults = slices.Grow(b.ClassifierResults, end-base)[:end]
+	b.ModelResults = slices.Grow(b.ModelResults, end-base)[:end]
+	written := make([]int, len(b.Conversations))
 	now := time.Now().UTC()
-	groups := make([]classified, (len(b.Conversations)+groupConversations-1)/groupConversations)
+	groups := (len(b.Conversations) + groupConversations - 1) / groupConversations
+	state := make([]group, groups)
 	var wg sync.WaitGroup
 	for g := range groups {
 		lo, hi := g*groupConversations, min((g+1)*groupConversations, len(b.Conversations))
-		classify := func() { groups[g] = a.classifyGroup(ctx, b, lo, hi, sets, segments, now) }
-		if len(groups) == 1 {
+		classify := func() {
+			for i := lo; i < hi; i++ {
+				written[i] = a.classify(ctx, b, i, sets[i], segments[b.Conversations[i].ID], base+places[i], now, &state[g])
+			}
+		}
+		if groups == 1 {
 			classify()
 			break
 		}
 		wg.Go(classify)
 	}
 	wg.Wait()
-	failed, rows := 0, 0
-	for _, g := range groups {
+	b.ClassifierResults = closeUp(b.ClassifierResults, base, places, written)
+	b.ModelResults = closeUp(b.ModelResults, base, places, written)
+	failed := 0
+	for _, g := range state {
 		failed += g.failed
-		rows += len(g.classifierResults)
-	}
-	b.ClassifierResults, b.ModelResults = slices.Grow(b.ClassifierResults, rows), slices.Grow(b.ModelResults, rows)
-	for _, g := range groups {
-		b.ClassifierResults = append(b.ClassifierResults, g.classifierResults...)
-		b.ModelResults = append(b.ModelResults, g.modelResults...)
 	}
 	return failed, nil
+}
+
+// closeUp moves each conversation's rows (written[i] of them from
+// base+places[i] on) up to the ones before, and returns rows without the
+// places left over (cleared: they would hold on to what they point at).
+func closeUp[T any](rows []T, base int, places, written []int) []T {
+	at := base
+	for i, n := range written {
+		if from := base + places[i]; from != at {
+			copy(rows[at:at+n], rows[from:from+n])
+		}
+		at += n
+	}
+	clear(rows[at:])
+	return rows[:at]
 }
 
 // groupConversations is how many conversations of a batch one goroutine
 // classifies: enough that handing them over costs little beside them.
 const groupConversations = 16
 
-// classified is a group of conversations' results, in their order.
-type classified struct {
-	classifierResults []lake.ClassifierResult
-	modelResults      []lake.ModelResult
-	failed            int
+// group is what the goroutine classifying a group of conversations keeps
+// from one to the next.
+type group struct {
+	outcomes []registry.Outcome
+	failed   int
 }
 
-// classifyGroup classifies the batch's conversations lo to hi and
-// redacts their turns; the turns are theirs alone, so groups go on at
-// once.
-func (a *Analyzer) classifyGroup(ctx context.Context, b *lake.Batch, lo, hi int, sets []*orgSet, segments map[string][]int, now time.Time) classified {
-	var out classified
-	if n := (hi - lo) * len(sets[lo].set.Classifiers); n > 0 { // a batch is mostly one organization's
-		out.classifierResults, out.modelResults = make([]lake.ClassifierResult, 0, n), make([]lake.ModelResult, 0, n)
+// classify classifies the batch's conversation i, writing its results
+// from place at on, and redacts its turns (theirs alone: conversations
+// are classified at once). It returns how many results it wrote.
+func (a *Analyzer) classify(ctx context.Context, b *lake.Batch, i int, s *orgSet, turns []int, at int, now time.Time, g *group) int {
+	row := b.Conversations[i]
+	// A conversation is classified on one of the context's cores, unless
+	// a classifier of the set waits on the network (an LLM): a core held
+	// while waiting would idle the job's other work.
+	var core *cores.Pool
+	if !s.set.WaitsOnNetwork() {
+		core = cores.Take(ctx)
 	}
-	var outcomes []registry.Outcome
-	for i := lo; i < hi; i++ {
-		row, s := b.Conversations[i], sets[i]
-		// A conversation is classified on one of the context's cores,
-		// unless a classifier of the set waits on the network (an LLM):
-		// a core held while waiting would idle the job's other work.
-		var core *cores.Pool
-		if !s.set.WaitsOnNetwork() {
-			core = cores.Take(ctx)
+	defer core.Release()
+	start := at
+	if len(s.set.Classifiers) > 0 {
+		segs := make([]lake.Segment, len(turns))
+		for j, k := range turns {
+			segs[j] = b.Segments[k]
 		}
-		if len(s.set.Classifiers) > 0 {
-			segs := make([]lake.Segment, len(segments[row.ID]))
-			for j, k := range segments[row.ID] {
-				segs[j] = b.Segments[k]
+		g.outcomes = s.set.EvaluateInto(ctx, conversationOf(row, segs, s.tree), g.outcomes)
+		for _, o := range g.outcomes {
+			if o.Err != nil {
+				g.failed++
+				a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", o.Classifier.ID, "err", o.Err)
+				continue
 			}
-			conv := conversationOf(row, segs, s.tree)
-			outcomes = s.set.EvaluateInto(ctx, conv, outcomes)
-			for _, o := range outcomes {
-				if o.Err != nil {
-					out.failed++
-					a.Log.Warn("classifier failed", "org", row.OrgID, "conversation", row.ID, "classifier", o.Classifier.ID, "err", o.Err)
-					continue
-				}
-				cr, mr := ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, o, now)
-				out.classifierResults = append(out.classifierResults, cr)
-				out.modelResults = append(out.modelResults, mr)
-			}
+			b.ClassifierResults[at], b.ModelResults[at] = ResultRows(row.ID, row.OrgID, row.RunID, row.ArrivedOn, o, now)
+			at++
 		}
-		if s.redactPII {
-			turns := segments[row.ID]
-			for _, k := range turns {
-				redact(&b.Segments[k])
-			}
-			for k := 1; k < len(turns); k++ {
-				redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
-			}
-		}
-		core.Release()
 	}
-	return out
+	if s.redactPII {
+		for _, k := range turns {
+			redact(&b.Segments[k])
+		}
+		for k := 1; k < len(turns); k++ {
+			redactAcross(&b.Segments[turns[k-1]], &b.Segments[turns[k]])
+		}
+	}
+	return at - start
 }
 
 // redact replaces a turn's personal data with its kind ("[card]") and

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,5 +100,37 @@ func TestAnalyzeInGroupsAsInOrder(t *testing.T) {
 	}
 	if text := many.Segments[2].Text; text == "My card is 4111 1111 1111 1111." {
 		t.Errorf("card not redacted: %q", text)
+	}
+}
+
+// TestCloseUp closes up the places failed classifiers left: each
+// conversation's rows follow the ones before, in order, and nothing is
+// left after them.
+func TestCloseUp(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		rows    []string
+		base    int
+		places  []int
+		written []int
+		want    []string
+	}{
+		{"none failed", []string{"a1", "a2", "b1", "b2"}, 0, []int{0, 2, 4}, []int{2, 2}, []string{"a1", "a2", "b1", "b2"}},
+		{"one failed", []string{"a1", "", "b1", "b2"}, 0, []int{0, 2, 4}, []int{1, 2}, []string{"a1", "b1", "b2"}},
+		{"all of one failed", []string{"", "", "b1", "", "c1", "c2"}, 0, []int{0, 2, 4, 6}, []int{0, 1, 2}, []string{"b1", "c1", "c2"}},
+		{"after rows already there", []string{"x", "a1", "", "b1", ""}, 1, []int{0, 2, 4}, []int{1, 1}, []string{"x", "a1", "b1"}},
+		{"every one failed", []string{"x", "", ""}, 1, []int{0, 1, 2}, []int{0, 0}, []string{"x"}},
+	} {
+		rows := slices.Clone(tt.rows)
+		got := closeUp(rows, tt.base, tt.places, tt.written)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		for i, r := range rows[len(got):] {
+			if r != "" {
+				t.Errorf("%s: place %d left holding %q", tt.name, len(got)+i, r)
+			}
+		}
 	}
 }
