@@ -219,11 +219,7 @@ func (a *Analyzer) classify(ctx context.Context, b *lake.Batch, i int, s *orgSet
 	defer core.Release()
 	start := at
 	if len(s.set.Classifiers) > 0 {
-		segs := make([]lake.Segment, len(turns))
-		for j, k := range turns {
-			segs[j] = b.Segments[k]
-		}
-		g.outcomes = s.set.EvaluateInto(ctx, conversationOf(row, segs, s.tree), g.outcomes)
+		g.outcomes = s.set.EvaluateInto(ctx, conversationOf(row, b.Segments, turns, s.tree), g.outcomes)
 		for _, o := range g.outcomes {
 			if o.Err != nil {
 				g.failed++
@@ -297,10 +293,12 @@ func redactAcross(a, b *lake.Segment) {
 	blankWords(b)
 }
 
-// conversationOf is a processed conversation as classifiers read it.
-func conversationOf(row lake.Conversation, segs []lake.Segment, tree *catalog.Tree) *analysis.Conversation {
-	c := &analysis.Conversation{ID: row.ID, OrgID: row.OrgID, Turns: make([]analysis.Turn, len(segs))}
-	for i, s := range segs {
+// conversationOf is a processed conversation as classifiers read it: its
+// row and its turns, segments[k] for each k of turns.
+func conversationOf(row lake.Conversation, segments []lake.Segment, turns []int, tree *catalog.Tree) *analysis.Conversation {
+	c := &analysis.Conversation{ID: row.ID, OrgID: row.OrgID, Turns: make([]analysis.Turn, len(turns))}
+	for i, k := range turns {
+		s := &segments[k]
 		t := analysis.Turn{Speaker: s.Speaker, Text: s.Text, StartMs: s.StartMs, EndMs: s.EndMs}
 		for _, w := range s.Words {
 			t.Words = append(t.Words, analysis.Word{Text: w.Word, StartMs: w.StartMs, EndMs: w.EndMs})
