@@ -12,9 +12,35 @@ import (
 // 03/06/1995", "born on the 6th of March, 1995"); other dates (a
 // booking's, a delivery's) are what conversations are about and stay.
 
-// birthContext is what names the date after it as a date of birth, with
-// the words that may stand between ("is", "was", "on the").
-var birthContext = regexp.MustCompile(`(?i)\b(?:date\s+of\s+birth|birth\s*date|birthday|born|d\.?o\.?b)\b\.?(?:[\s:,-]|\b(?:is|was|it's|its|on|in|the)\b)*`)
+// birthWords are what name the date after them as a date of birth, with
+// the words that may stand between ("is", "was", "on the"), from a word's
+// beginning on: the context is `(?i)\b` and these (birthContexts).
+const birthWords = `(?:date\s+of\s+birth|birth\s*date|birthday|born|d\.?o\.?b)\b\.?(?:[\s:,-]|\b(?:is|was|it's|its|on|in|the)\b)*`
+
+var birthAt = regexp.MustCompile(`(?i)^` + birthWords)
+
+// birthContexts are the matches in text of `(?i)\b` and birthWords, as
+// FindAllStringIndex gives them, found faster: that search tried every
+// position of a turn and cost more than the rest of the PII check, while
+// a match can only begin at a word that begins with b or d.
+func birthContexts(text string) [][]int {
+	var out [][]int
+	for i := 0; i < len(text); i++ {
+		if c := text[i] | 0x20; c != 'b' && c != 'd' || i > 0 && isWordByte(text[i-1]) {
+			continue
+		}
+		if m := birthAt.FindStringIndex(text[i:]); m != nil {
+			out = append(out, []int{i, i + m[1]})
+			i += m[1] - 1
+		}
+	}
+	return out
+}
+
+// isWordByte is what \b counts as a word character.
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
 
 // monthWords are the months' names and abbreviations.
 var monthWords = setOf([]string{"january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -48,24 +74,36 @@ var writtenDate = regexp.MustCompile(`^(?:\d{1,4}(?:[/.-]\d{1,4}){0,2}|\d{1,2}(?
 // maxDateTokens bounds how far a date of birth reaches after its context.
 const maxDateTokens = 12
 
-// mentionsBirth is a glance for birthContext's words, which most turns
+// mentionsBirth is a glance for birthWords' words, which most turns
 // do not have.
 func mentionsBirth(text string) bool {
-	for _, w := range []string{"birth", "Birth", "BIRTH", "born", "Born", "BORN", "dob", "Dob", "DOB", "D.O.B", "d.o.b"} {
-		if strings.Contains(text, w) {
-			return true
+	for i := 0; i < len(text); i++ {
+		switch text[i] | 0x20 { // b or B, d or D
+		case 'b':
+			if hasPrefixFold(text[i:], "birth") || hasPrefixFold(text[i:], "born") {
+				return true
+			}
+		case 'd':
+			if hasPrefixFold(text[i:], "dob") || hasPrefixFold(text[i:], "d.o.b") {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// datesOfBirth finds the dates that birthContext names.
+// hasPrefixFold reports whether s begins with prefix, in any case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// datesOfBirth finds the dates that birthContexts names.
 func datesOfBirth(text string) []Finding {
 	if !mentionsBirth(text) {
 		return nil
 	}
 	var out []Finding
-	for _, m := range birthContext.FindAllStringIndex(text, -1) {
+	for _, m := range birthContexts(text) {
 		if f, ok := dateAt(text, m[1]); ok {
 			out = append(out, f)
 		}
