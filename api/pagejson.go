@@ -28,6 +28,7 @@ type jsonItem interface{ appendJSON(dst []byte) []byte }
 // pages being written at once) until the process ends.
 var pageBuffers = make(chan *[]byte, runtime.GOMAXPROCS(0))
 
+// takePageBuffer is a kept buffer, or a new one when none is free.
 func takePageBuffer() *[]byte {
 	select {
 	case buf := <-pageBuffers:
@@ -37,6 +38,7 @@ func takePageBuffer() *[]byte {
 	}
 }
 
+// givePageBuffer keeps buf for the next page, unless enough are kept.
 func givePageBuffer(buf *[]byte) {
 	select {
 	case pageBuffers <- buf:

@@ -12,7 +12,7 @@ import (
 // deal of memory that lives for one batch beside a small live heap: with
 // Go's default (GOGC=100) the collector runs each time the heap doubles
 // that small set, and on a machine with idle cores its idle workers take
-// them too (docs/perf/2026-11-27-gc-policy.md). So a process collects when
+// them too (docs/adr/0013). So a process collects when
 // its heap has grown by twice what is live, under a soft limit of half the
 // memory its container (cgroup) or machine gives it: near the limit the
 // collector runs sooner, so the headroom never costs the memory it lacks.
