@@ -29,13 +29,14 @@ export GOFLAGS := -tags=duckdb_arrow
 comma := ,
 BUILD_TAGS := duckdb_arrow$(if $(TAGS),$(comma)$(TAGS))
 
-# System packages the project uses: ffmpeg and PocketSphinx for audio, flite
-# and sox to synthesize test calls, pkg-config to find the libraries for cgo,
+# System packages the project uses: ffmpeg and PocketSphinx for audio,
+# Sphinxtrain and sphinxbase-utils to adapt the acoustic model (earshot asr
+# adapt), flite and sox to synthesize test calls, pkg-config to find the libraries for cgo,
 # jq and curl for the README's and the demo's curl examples, postgresql for
 # the tests' throwaway catalog clusters (internal/pgtest), chromium for the
 # web console's tests in a real browser.
 SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
-                   libsphinxbase-dev pkg-config flite sox jq curl postgresql chromium
+                   libsphinxbase-dev sphinxtrain sphinxbase-utils pkg-config flite sox jq curl postgresql chromium
 
 # Every fuzz target, as package:FuzzName.
 FUZZ_TARGETS := ./internal/contract/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./internal/contract/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords \

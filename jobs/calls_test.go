@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/lab/synth"
+	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/earshot/earshot/pipeline/asr/spoken"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lakedb"
@@ -33,12 +35,23 @@ func overlap(want, got []string) float64 {
 }
 
 // A stereo call with the agent on the right channel (the organization's
-// setting) and a mono MP3 become transcripts; silence, a text file named
-// .wav and a Spanish call without a Spanish model fail alone, each with
-// its reason.
+// setting), a mono MP3 and a stereo call at telephone rate (decoded with
+// the telephone acoustic model) become transcripts; silence, a text file
+// named .wav and a Spanish call without a Spanish model fail alone, each
+// with its reason.
 func TestIngestCalls(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t)
+	// The telephone model: the base one under another name, which the
+	// transcripts record.
+	telephone := filepath.Join(t.TempDir(), "telephone")
+	if err := os.Symlink(filepath.Join(sphinx.DefaultModelDir(), "en-us", "en-us"), telephone); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(in *Ingest) {
+		calls := in.Processors[1].(pipeline.Calls)
+		calls.Telephone = telephone
+		in.Processors[1] = calls
+	})
 	if err := e.cat.Settings.SetAudioSettings(ctx, catalog.AudioSettings{OrgID: e.org.ID, AgentChannel: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +79,12 @@ func TestIngestCalls(t *testing.T) {
 	}
 	monoData, _ := os.ReadFile(mono)
 	monoID := e.stageAs(t, catalog.MediaAudio, "mono.mp3", monoData, nil)
+	os.WriteFile(filepath.Join(dir, "call.wav"), call.WAV, 0o600)
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", filepath.Join(dir, "call.wav"), "-ar", "8000", "-c:a", "pcm_mulaw", filepath.Join(dir, "line.wav")).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	lineData, _ := os.ReadFile(filepath.Join(dir, "line.wav"))
+	lineID := e.stageAs(t, catalog.MediaAudio, "line.wav", lineData, nil)
 	silentID := e.stageAs(t, catalog.MediaAudio, "silent.wav", synth.WAV(make([]int16, 3*16000)), nil)
 	textID := e.stageAs(t, catalog.MediaAudio, "notes.wav", []byte("Customer called about a refund.\n"), nil)
 	spanishID := e.stageAs(t, catalog.MediaAudio, "hola.wav", call.WAV, func(it *catalog.Interaction) { it.LocaleID = 2058 })
@@ -81,7 +100,7 @@ func TestIngestCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Counts["uploads"] != 6 || run.Counts["uploads_failed"] != 4 || run.Counts["conversations"] != 2 {
+	if run.Counts["uploads"] != 7 || run.Counts["uploads_failed"] != 4 || run.Counts["conversations"] != 3 {
 		t.Fatalf("counts %v", run.Counts)
 	}
 	get := func(id string) catalog.Interaction {
@@ -155,12 +174,16 @@ func TestIngestCalls(t *testing.T) {
 		if err := rows.Scan(&id, &mode, &engine, &model, &ms); err != nil {
 			t.Fatal(err)
 		}
-		if engine != "pocketsphinx" || model != "en-us+en-us.lm.bin" || ms <= 0 {
-			t.Fatalf("%s: %s %s %d", id, engine, model, ms)
+		want := "en-us+en-us.lm.bin"
+		if id == lineID {
+			want = "telephone+en-us.lm.bin"
+		}
+		if engine != "pocketsphinx" || model != want || ms <= 0 {
+			t.Fatalf("%s: %s %s %d, want the model %s", id, engine, model, ms, want)
 		}
 		modes[id] = mode
 	}
-	if modes[stereoID] != "stereo" || modes[monoID] != "mono" {
+	if modes[stereoID] != "stereo" || modes[monoID] != "mono" || modes[lineID] != "stereo" {
 		t.Fatalf("modes %v", modes)
 	}
 }

@@ -32,7 +32,15 @@ type Calls struct {
 	// Spanish is the model for LocaleId 2058 uploads; nil when none is
 	// configured (they fail with a reason that says so).
 	Spanish *asr.Model
+	// Telephone is the acoustic model for calls recorded at telephone
+	// rates (TelephoneRate or less), adapted to such audio (pipeline/asr/adapt);
+	// "" decodes them with the engine's default model like any other.
+	Telephone string
 }
+
+// TelephoneRate is the highest sample rate of telephone audio: a call
+// recorded at it or below carries nothing above 4 kHz.
+const TelephoneRate = 8000
 
 // AudioSettings reads an organization's speech settings.
 type AudioSettings interface {
@@ -54,16 +62,16 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 	if err != nil {
 		return Result{}, ourFault(fmt.Errorf("the organization's speech settings cannot be read: %w", err))
 	}
-	model, err := p.model(up, settings)
-	if err != nil {
-		return Result{}, err
-	}
 	file, cleanup, err := spool(ctx, open, *up.StagedKey)
 	if err != nil {
 		return Result{}, err
 	}
 	defer cleanup()
 	info, err := audio.Probe(ctx, file)
+	if err != nil {
+		return Result{}, err
+	}
+	model, err := p.model(up, settings, info)
 	if err != nil {
 		return Result{}, err
 	}
@@ -105,15 +113,20 @@ func (p Calls) Process(ctx context.Context, up catalog.Interaction, runID string
 }
 
 // model picks the recognizer model for an upload: Spanish for LocaleId
-// 2058, the organization's own language model when it set one.
-func (p Calls) model(up catalog.Interaction, settings catalog.AudioSettings) (asr.Model, error) {
+// 2058, the organization's own language model when it set one, the
+// telephone acoustic model for audio at telephone rates when there is one.
+func (p Calls) model(up catalog.Interaction, settings catalog.AudioSettings, info audio.Info) (asr.Model, error) {
 	if up.LocaleID == LocaleSpanish {
 		if p.Spanish == nil {
 			return asr.Model{}, errors.New("no Spanish model configured: LocaleId 2058 calls need the operator's --asr-spanish-model")
 		}
 		return *p.Spanish, nil
 	}
-	return asr.Model{LanguageModel: settings.LanguageModel, Dictionary: settings.Dictionary}, nil
+	m := asr.Model{LanguageModel: settings.LanguageModel, Dictionary: settings.Dictionary}
+	if info.SampleRate > 0 && info.SampleRate <= TelephoneRate {
+		m.Dir = p.Telephone
+	}
+	return m, nil
 }
 
 // spool copies the staged file to a local temporary file with the same

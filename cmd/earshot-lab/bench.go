@@ -28,7 +28,7 @@ func benchCommand(cfg *cli.Config) *cobra.Command {
 }
 
 func benchASRCommand(cfg *cli.Config) *cobra.Command {
-	var calls, turns, workers int
+	var calls, turns, workers, adaptSentences, adaptPasses int
 	var seed uint64
 	var generalWeight float64
 	var lmPath, dictPath string
@@ -41,8 +41,10 @@ and customer on their own channels) and runs them through the real call
 pipeline (ffmpeg, segmenter, PocketSphinx, turn merging): with the en-us
 model's general language model (the baseline) and with a domain model (built
 from sgd-train unless --language-model is given), on 16 kHz WAV and on 8 kHz
-μ-law telephone audio. The corpus is found in shared/corpus of the working
-directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
+μ-law telephone audio; there also with an acoustic model adapted to telephone
+audio (earshot asr adapt) on --adapt-sentences sgd-train turns spoken by other
+flite voices than the calls' (awb, kal16). The corpus is found in
+shared/corpus of the working directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, log := cmd.Context(), cmd.ErrOrStderr()
@@ -77,8 +79,32 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 				domain = asr.Model{LanguageModel: filepath.Join(dir, "sgd-train.lm.bin"), Dictionary: built.Dictionary}
 				mixed = asr.Model{LanguageModel: built.LanguageModel, Dictionary: built.Dictionary}
 			}
+			telephoneModel := ""
+			if adaptSentences > 0 {
+				train, err := corpus.Read(corpus.Train, 0)
+				if err != nil {
+					return err
+				}
+				dir, err := os.MkdirTemp("", "earshot-bench-adapt-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				base := cfg.ASRModelDir
+				if base == "" {
+					base = sphinx.DefaultModelDir()
+				}
+				fmt.Fprintf(log, "adapting the acoustic model to telephone audio on %d sgd-train turns (voices %s)…\n", adaptSentences, strings.Join(callbench.AdaptationVoices, ", "))
+				telephoneModel = filepath.Join(dir, "telephone")
+				report, err := callbench.AdaptTelephone(ctx, corpus.AcrossServices(train, adaptSentences, seed),
+					filepath.Join(base, "en-us", "en-us"), filepath.Join(base, "en-us", "cmudict-en-us.dict"), telephoneModel, adaptPasses)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(log, "  %d turns (%.0f s) used, %d left out; log-likelihood per frame by pass %.2f\n", report.Recordings, report.AudioSeconds, report.Skipped, report.LogLikelihood)
+			}
 			var results []callbench.Result
-			for _, cfg := range callbench.Configs(sphinx.Engine{ModelDir: cfg.ASRModelDir}, domain, mixed, workers) {
+			for _, cfg := range callbench.Configs(sphinx.Engine{ModelDir: cfg.ASRModelDir}, domain, mixed, telephoneModel, workers) {
 				start := time.Now()
 				fmt.Fprintf(log, "running %s…", cfg.Name)
 				res, err := callbench.Run(ctx, synthesized, cfg)
@@ -99,6 +125,8 @@ directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 	cmd.Flags().StringVar(&lmPath, "language-model", "", "domain language model to measure (default: built from sgd-train)")
 	cmd.Flags().StringVar(&dictPath, "dictionary", "", "its dictionary")
 	cmd.Flags().Float64Var(&generalWeight, "general-weight", 0.5, "the general model's weight in the mixed model built from sgd-train")
+	cmd.Flags().IntVar(&adaptSentences, "adapt-sentences", 600, "sgd-train turns (one a dialogue, dialogues picked across services) to adapt the telephone acoustic model on (0: no adapted model)")
+	cmd.Flags().IntVar(&adaptPasses, "adapt-passes", 2, "transforms the adaptation estimates in turn")
 	return cmd
 }
 

@@ -11,8 +11,8 @@ import (
 )
 
 func asrCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "asr", Short: "Speech recognition tools: domain language models"}
-	cmd.AddCommand(lmCommand())
+	cmd := &cobra.Command{Use: "asr", Short: "Speech recognition tools: domain language models, acoustic models adapted to telephone audio"}
+	cmd.AddCommand(lmCommand(), adaptCommand())
 	return cmd
 }
 

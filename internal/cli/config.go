@@ -73,6 +73,9 @@ type Config struct {
 	ASREngine string
 	// ASRModelDir is PocketSphinx's model directory ("" = pkg-config's).
 	ASRModelDir string
+	// ASRTelephoneModel is the acoustic model for calls at telephone
+	// rates ("" = the default one), made by earshot asr adapt.
+	ASRTelephoneModel string
 	// ASRSherpaModel is the sherpa-onnx model directory; ASRSherpaThreads
 	// its ONNX threads per worker.
 	ASRSherpaModel   string

@@ -82,7 +82,7 @@ func newJobRunner(cfg *Config, cat *catalog.Catalog, lk lakeParts, bucket blob.B
 		// that runs no calls still gets its other jobs.
 		log.Warn("calls cannot be transcribed", "err", err)
 	}
-	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat.Settings}
+	calls := pipeline.Calls{Recognizers: &pipeline.Recognizers{Engine: engine}, Settings: cat.Settings, Telephone: cfg.ASRTelephoneModel}
 	if cfg.ASRSpanishHMM != "" {
 		calls.Spanish = &asr.Model{Dir: cfg.ASRSpanishHMM, LanguageModel: cfg.ASRSpanishLM, Dictionary: cfg.ASRSpanishDict, Language: "es"}
 	}
@@ -170,6 +170,7 @@ func JobFlags(cmd *cobra.Command, cfg *Config) {
 	f.StringVar(&cfg.ASRSherpaModel, "asr-sherpa-model", cfg.ASRSherpaModel, "sherpa-onnx model directory: Whisper or Zipformer/Parakeet transducer ONNX files (env EARSHOT_ASR_SHERPA_MODEL)")
 	f.IntVar(&cfg.ASRSherpaThreads, "asr-sherpa-threads", cfg.ASRSherpaThreads, "ONNX threads per ingest worker for sherpa-onnx (env EARSHOT_ASR_SHERPA_THREADS)")
 	f.StringVar(&cfg.ASRModelDir, "asr-model-dir", cfg.ASRModelDir, "PocketSphinx model directory; empty: pkg-config's (the pocketsphinx-en-us package) (env EARSHOT_ASR_MODEL_DIR)")
+	f.StringVar(&cfg.ASRTelephoneModel, "asr-telephone-model", cfg.ASRTelephoneModel, "PocketSphinx acoustic model for calls recorded at 8 kHz or less, adapted to telephone audio by earshot asr adapt; empty: the default model (env EARSHOT_ASR_TELEPHONE_MODEL)")
 	f.StringVar(&cfg.ASRSpanishHMM, "asr-spanish-model", cfg.ASRSpanishHMM, "model directory for Spanish (LocaleId 2058) calls, for the chosen engine; without it they fail (env EARSHOT_ASR_SPANISH_MODEL)")
 	f.StringVar(&cfg.ASRSpanishLM, "asr-spanish-lm", cfg.ASRSpanishLM, "language model for Spanish calls (env EARSHOT_ASR_SPANISH_LM)")
 	f.StringVar(&cfg.ASRSpanishDict, "asr-spanish-dict", cfg.ASRSpanishDict, "pronunciation dictionary for Spanish calls (env EARSHOT_ASR_SPANISH_DICT)")

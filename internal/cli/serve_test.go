@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/internal/cli/clitest"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
 	"github.com/spf13/cobra"
 )
 
@@ -308,7 +309,11 @@ func TestConfigFromEnvironment(t *testing.T) {
 		func(c *Config) { c.LogLevel = "loud" },
 		func(c *Config) { c.RateBurst = 0 },
 		func(c *Config) { c.ASREngine = "whisper.cpp" },
-		func(c *Config) { c.ASREngine = "sherpa-onnx" }, // no model directory
+		func(c *Config) { c.ASREngine = "sherpa-onnx" },       // no model directory
+		func(c *Config) { c.ASRTelephoneModel = t.TempDir() }, // no acoustic model in it
+		func(c *Config) {
+			c.ASREngine, c.ASRSherpaModel, c.ASRTelephoneModel = "sherpa-onnx", t.TempDir(), t.TempDir()
+		},
 	} {
 		c := defaultConfig()
 		bad(&c)
@@ -320,6 +325,11 @@ func TestConfigFromEnvironment(t *testing.T) {
 	c.ASREngine, c.ASRSherpaModel = "sherpa-onnx", t.TempDir()
 	if _, err := c.validate(); err == nil || !strings.Contains(err.Error(), "--asr-engine sherpa-onnx: speech recognition is not configured: no sherpa-onnx model in") {
 		t.Errorf("sherpa-onnx without model files: %v", err)
+	}
+	c = defaultConfig()
+	c.ASRTelephoneModel = filepath.Join(sphinx.DefaultModelDir(), "en-us", "en-us")
+	if _, err := c.validate(); err != nil {
+		t.Errorf("a PocketSphinx model as the telephone model: %v", err)
 	}
 }
 

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/sherpa"
@@ -19,8 +22,16 @@ const (
 func (c *Config) speechEngine() (asr.Engine, error) {
 	switch c.ASREngine {
 	case engineSphinx, "":
+		if c.ASRTelephoneModel != "" {
+			if _, err := os.Stat(filepath.Join(c.ASRTelephoneModel, "mdef")); err != nil {
+				return nil, fmt.Errorf("--asr-telephone-model %s: not a PocketSphinx acoustic model (it has no mdef; earshot asr adapt makes one)", c.ASRTelephoneModel)
+			}
+		}
 		return sphinx.Engine{ModelDir: c.ASRModelDir}, nil
 	case engineSherpa:
+		if c.ASRTelephoneModel != "" {
+			return nil, errors.New("--asr-telephone-model is a PocketSphinx model: it needs --asr-engine pocketsphinx")
+		}
 		if _, err := sherpa.Find(c.ASRSherpaModel); err != nil {
 			return nil, fmt.Errorf("--asr-engine sherpa-onnx: %w", err)
 		}

@@ -93,6 +93,9 @@ type Config struct {
 	Workers int
 	// Telephone: the calls go through 8 kHz μ-law first.
 	Telephone bool
+	// TelephoneModel is the acoustic model the call processor decodes
+	// telephone audio with ("" for the engine's).
+	TelephoneModel string
 }
 
 // Result is what a run measured.
@@ -147,11 +150,15 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 	stopWatch := memwatch.Start()
 	recs := &pipeline.Recognizers{Engine: cfg.Engine}
 	defer recs.Close()
-	if err := recs.Preload(cfg.Model, workers); err != nil {
+	loaded := cfg.Model
+	if cfg.Telephone {
+		loaded.Dir = cfg.TelephoneModel
+	}
+	if err := recs.Preload(loaded, workers); err != nil {
 		stopWatch()
 		return Result{}, err
 	}
-	proc := pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model)}
+	proc := pipeline.Calls{Recognizers: recs, Settings: settings(cfg.Model), Telephone: cfg.TelephoneModel}
 
 	res := Result{Config: cfg, Calls: len(calls), PerCall: make([]wer.Score, len(calls))}
 	cpuStart, ffmpegStart := cputime.Self(), cputime.Children()
@@ -243,17 +250,17 @@ func (t *Transcriber) Close() { t.recs.Close() }
 
 // WriteTable prints results side by side, with the targets.
 func WriteTable(w io.Writer, results []Result) {
-	fmt.Fprintf(w, "%-37s %5s %7s %6s %5s %4s %4s %8s %13s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr",
+	fmt.Fprintf(w, "%-38s %5s %7s %6s %5s %4s %4s %8s %13s %9s %13s\n", "setting", "calls", "audio-s", "WER-%", "S", "D", "I", "RTF/wkr",
 		"CPU-s/audio-s", "speaker-%", "peak RSS MiB")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-37s %5d %7.0f %6.1f %5d %4d %4d %8.3f %5.3f (%.3f) %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
+		fmt.Fprintf(w, "%-38s %5d %7.0f %6.1f %5d %4d %4d %8.3f %5.3f (%.3f) %9.1f %6.0f (+%.0f)\n", r.Name, r.Calls, r.AudioSeconds,
 			100*r.Score.WER(), r.Score.Substitutions, r.Score.Deletions, r.Score.Insertions, r.RTF(), r.CPUPerAudioSecond(), r.FFmpegSeconds/r.AudioSeconds,
 			100*r.Score.SpeakerAccuracy(), r.Memory.Resident, r.Memory.Growth)
 	}
 	fmt.Fprintln(w, "CPU-s/audio-s: the run's CPU time, ffmpeg's (in brackets) included, per second of audio")
 	for _, r := range results {
 		for _, base := range results {
-			if r.Model.LanguageModel != "" && base.Model.LanguageModel == "" && base.Telephone == r.Telephone {
+			if r.Model.LanguageModel != "" && base.Model.LanguageModel == "" && base.Telephone == r.Telephone && base.TelephoneModel == r.TelephoneModel {
 				n, worst := Worse(base, r, 2)
 				fmt.Fprintf(w, "%s: %d of %d calls more than 2 points worse than with %s (largest rise %+.1f points)\n", r.Name, n, r.Calls, base.Name, worst)
 			}
@@ -279,18 +286,28 @@ func Worse(base, other Result, points float64) (calls int, worst float64) {
 // Configs are the settings a benchmark compares: the engine's general
 // language model (the baseline), a domain one and, when given, the domain
 // one mixed with the general one, each on 16 kHz audio and on 8 kHz μ-law
-// telephone audio.
-func Configs(engine asr.Engine, domain, mixed asr.Model, workers int) []Config {
+// telephone audio, and there also with the telephone acoustic model when
+// one is given.
+func Configs(engine asr.Engine, domain, mixed asr.Model, telephoneModel string, workers int) []Config {
+	type kind struct {
+		prefix         string
+		telephone      bool
+		telephoneModel string
+	}
+	kinds := []kind{{"wav-16k", false, ""}, {"telephone-8k-mulaw", true, ""}}
+	if telephoneModel != "" {
+		kinds = append(kinds, kind{"telephone-8k-adapted", true, telephoneModel})
+	}
 	var out []Config
-	for _, telephone := range []bool{false, true} {
-		prefix := "wav-16k"
-		if telephone {
-			prefix = "telephone-8k-mulaw"
+	for _, k := range kinds {
+		c := Config{Engine: engine, Workers: workers, Telephone: k.telephone, TelephoneModel: k.telephoneModel}
+		with := func(name string, m asr.Model) Config {
+			c.Name, c.Model = k.prefix+" "+name, m
+			return c
 		}
-		out = append(out, Config{Name: prefix + " general-lm", Engine: engine, Workers: workers, Telephone: telephone},
-			Config{Name: prefix + " domain-lm", Engine: engine, Model: domain, Workers: workers, Telephone: telephone})
+		out = append(out, with("general-lm", asr.Model{}), with("domain-lm", domain))
 		if mixed.LanguageModel != "" {
-			out = append(out, Config{Name: prefix + " domain+general-lm", Engine: engine, Model: mixed, Workers: workers, Telephone: telephone})
+			out = append(out, with("domain+general-lm", mixed))
 		}
 	}
 	return out

@@ -76,7 +76,7 @@ func BenchmarkASR(b *testing.B) {
 	}
 	domain := asr.Model{LanguageModel: filepath.Join(dir, "sgd-train.lm.bin"), Dictionary: mixed.Dictionary}
 	var results []Result
-	for _, cfg := range Configs(sphinx.Engine{}, domain, asr.Model{LanguageModel: mixed.LanguageModel, Dictionary: mixed.Dictionary}, 2) {
+	for _, cfg := range Configs(sphinx.Engine{}, domain, asr.Model{LanguageModel: mixed.LanguageModel, Dictionary: mixed.Dictionary}, "", 2) {
 		b.Run(cfg.Name, func(b *testing.B) {
 			var res Result
 			for b.Loop() {

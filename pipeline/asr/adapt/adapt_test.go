@@ -1,0 +1,216 @@
+package adapt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/earshot/earshot/internal/lab/synth"
+	"github.com/earshot/earshot/pipeline/asr"
+	"github.com/earshot/earshot/pipeline/asr/sphinx"
+)
+
+func baseModel() (dir, dict string) {
+	base := sphinx.DefaultModelDir()
+	return filepath.Join(base, "en-us", "en-us"), filepath.Join(base, "en-us", "cmudict-en-us.dict")
+}
+
+// telephone speaks text with flite and sends it down a telephone line:
+// 8 kHz μ-law, then back to 16 kHz as the call pipeline decodes it.
+func telephone(t *testing.T, voice, text string) []int16 {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := synth.Speak(context.Background(), filepath.Join(dir, "s.wav"), voice, text); err != nil {
+		t.Fatal(err)
+	}
+	line := filepath.Join(dir, "line.wav")
+	if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", filepath.Join(dir, "s.wav"), "-ar", "8000", "-c:a", "pcm_mulaw", line).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, out)
+	}
+	raw, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", line, "-ac", "1", "-ar", "16000", "-f", "s16le", "pipe:1").Output()
+	if err != nil {
+		t.Fatalf("ffmpeg: %v", err)
+	}
+	pcm := make([]int16, len(raw)/2)
+	binary.Read(bytes.NewReader(raw), binary.LittleEndian, pcm)
+	return pcm
+}
+
+var sentences = []string{
+	"I would like to find a restaurant in San Jose",
+	"Please book a table for two people at seven in the evening",
+	"Can you check the balance of my savings account",
+	"I need a one way flight to Chicago on March 3rd",
+	"What is the weather going to be like tomorrow",
+	"Find me a hotel near the airport with free parking",
+	"I want to transfer 200 dollars to my checking account",
+	"Is there a bus to Los Angeles in the morning",
+	"Please play some music by the Beatles",
+	"Set an alarm for six thirty tomorrow morning",
+	"How much does a rental car cost for three days",
+	"My order has not arrived yet and I am worried",
+}
+
+func TestAdaptRaisesTheLikelihoodOfTelephoneSpeech(t *testing.T) {
+	t.Parallel()
+	model, dict := baseModel()
+	a, err := New(model, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i, s := range sentences {
+		voice := []string{"awb", "kal16"}[i%2]
+		if ok, err := a.Add(telephone(t, voice, s), s); err != nil || !ok {
+			t.Fatalf("Add(%q) = %v, %v", s, ok, err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "telephone")
+	report, err := a.Build(context.Background(), out, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Recordings != len(sentences) || report.Skipped != 0 || report.AudioSeconds < 20 {
+		t.Fatalf("report %+v", report)
+	}
+	t.Logf("%+v", report)
+	// The second pass aligns the recordings under the first transform: the
+	// model fits them better than the unadapted one did.
+	if len(report.LogLikelihood) != 2 || !(report.LogLikelihood[1] > report.LogLikelihood[0]) {
+		t.Fatalf("log-likelihood per frame by pass %v: want a rise", report.LogLikelihood)
+	}
+	for _, f := range []string{"mdef", "variances", "transition_matrices", "feat.params", "noisedict", "sendump"} {
+		same, err := sameFile(filepath.Join(model, f), filepath.Join(out, f))
+		if err != nil || !same {
+			t.Fatalf("%s: copied unchanged = %v, %v", f, same, err)
+		}
+	}
+	if same, err := sameFile(filepath.Join(model, "means"), filepath.Join(out, "means")); err != nil || same {
+		t.Fatalf("means unchanged = %v, %v", same, err)
+	}
+	rec, err := sphinx.Engine{}.New(asr.Model{Dir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	words, err := rec.Recognize(telephone(t, synth.AgentVoice, "please find restaurants in san jose"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, w := range words {
+		text = append(text, w.Text)
+	}
+	if got := strings.Join(text, " "); !strings.Contains(got, "restaurants") {
+		t.Fatalf("the adapted model recognized %q", got)
+	}
+	if _, err := a.Build(context.Background(), out, 1); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Fatalf("a second build into %s: %v", out, err)
+	}
+}
+
+func TestAddKeepsOnlyWhatCanBeAligned(t *testing.T) {
+	t.Parallel()
+	model, dict := baseModel()
+	a, err := New(model, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	second := make([]int16, asr.SampleRate)
+	for _, tc := range []struct {
+		name string
+		pcm  []int16
+		text string
+		want bool
+	}{
+		{"words the dictionary has", second, "hello there", true},
+		{"numbers read as spoken", second, "table for 2 at 7", true},
+		{"a word it cannot pronounce", second, "hello zzxqvk", false},
+		{"no words", second, " ... ", false},
+		{"no audio", nil, "hello", false},
+		{"longer than a minute", make([]int16, (maxSeconds+1)*asr.SampleRate), "hello", false},
+	} {
+		if ok, err := a.Add(tc.pcm, tc.text); err != nil || ok != tc.want {
+			t.Errorf("%s: Add = %v, %v; want %v", tc.name, ok, err, tc.want)
+		}
+	}
+	if a.report.Recordings != 2 || a.report.Skipped != 4 {
+		t.Fatalf("report %+v", a.report)
+	}
+	transcripts, err := os.ReadFile(filepath.Join(a.dir, "transcripts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "<s> hello there </s> (r000000)\n<s> table for two at seven </s> (r000001)\n"; string(transcripts) != want {
+		t.Fatalf("transcripts %q, want %q", transcripts, want)
+	}
+}
+
+func TestBuildWithoutRecordings(t *testing.T) {
+	t.Parallel()
+	model, dict := baseModel()
+	a, err := New(model, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Build(context.Background(), filepath.Join(t.TempDir(), "m"), 1); err == nil || !strings.Contains(err.Error(), "no recording") {
+		t.Fatalf("Build = %v", err)
+	}
+}
+
+func TestMixtureWeightsFromSendump(t *testing.T) {
+	t.Parallel()
+	model, _ := baseModel()
+	out := filepath.Join(t.TempDir(), "mixture_weights")
+	if err := mixtureWeights(filepath.Join(model, "sendump"), out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.Index(data, []byte("endhdr\n")) + len("endhdr\n")
+	if end%4 != 0 || binary.LittleEndian.Uint32(data[end:]) != 0x11223344 {
+		t.Fatalf("header of %d bytes, byte-order mark %x", end, data[end:end+4])
+	}
+	var dims [4]uint32
+	binary.Read(bytes.NewReader(data[end+4:]), binary.LittleEndian, &dims)
+	if dims[0] == 0 || dims[1] != 3 || dims[2] == 0 || dims[3] != dims[0]*dims[1]*dims[2] || len(data) != end+20+4*int(dims[3]) {
+		t.Fatalf("dimensions %v in %d bytes", dims, len(data))
+	}
+	weights := make([]float32, dims[3])
+	binary.Read(bytes.NewReader(data[end+20:]), binary.LittleEndian, weights)
+	for m := range int(dims[0] * dims[1]) {
+		var sum float64
+		for _, w := range weights[m*int(dims[2]) : (m+1)*int(dims[2])] {
+			sum += float64(w)
+		}
+		if math.Abs(sum-1) > 1e-4 {
+			t.Fatalf("mixture %d sums to %v", m, sum)
+		}
+	}
+	if err := mixtureWeights(filepath.Join(model, "means"), out); err == nil {
+		t.Fatal("a means file read as a sendump")
+	}
+}
+
+func sameFile(a, b string) (bool, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false, err
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", b, err)
+	}
+	return bytes.Equal(x, y), nil
+}
