@@ -214,3 +214,81 @@ func sameFile(a, b string) (bool, error) {
 	}
 	return bytes.Equal(x, y), nil
 }
+
+// sendumpOf writes a sendump: the title and header strings, the empty
+// string that ends them, the sizes (densities, senones) and the bytes.
+func sendumpOf(header []string, densities, senones uint32, body []byte) []byte {
+	var b bytes.Buffer
+	for _, s := range append([]string{"title"}, header...) {
+		binary.Write(&b, binary.LittleEndian, uint32(len(s)+1))
+		b.WriteString(s + "\x00")
+	}
+	binary.Write(&b, binary.LittleEndian, uint32(0))
+	binary.Write(&b, binary.LittleEndian, []uint32{densities, senones})
+	b.Write(body)
+	return b.Bytes()
+}
+
+func TestReadSendump(t *testing.T) {
+	t.Parallel()
+	// Two densities, three senones, one stream; stored density by density.
+	// A senone's weights are 1.0001^-(q<<shift), normalized.
+	body := []byte{0, 0, 255, 0, 7, 255}
+	dims, weights, err := readSendump(bytes.NewReader(sendumpOf([]string{"feature_count 1", "mixw_shift 10"}, 2, 3, body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dims != [3]uint32{3, 1, 2} {
+		t.Fatalf("dimensions %v", dims)
+	}
+	low := math.Pow(1.0001, -float64(7<<10))
+	want := []float64{0.5, 0.5, 1 / (1 + low), low / (1 + low), 0.5, 0.5}
+	for i := range want {
+		if math.Abs(float64(weights[i])-want[i]) > 1e-6 {
+			t.Fatalf("weights %v, want %v", weights, want)
+		}
+	}
+	for _, bad := range []struct {
+		name string
+		data []byte
+	}{
+		{"clustered", sendumpOf([]string{"feature_count 1", "cluster_count 4"}, 2, 3, body)},
+		{"no streams", sendumpOf(nil, 2, 3, body)},
+		{"too large", sendumpOf([]string{"feature_count 3"}, 1<<20, 1<<20, body)},
+		{"short", sendumpOf([]string{"feature_count 1"}, 2, 3, body[:5])},
+		{"a header string too long", []byte{0xff, 0xff, 0xff, 0x7f}},
+	} {
+		if _, _, err := readSendump(bytes.NewReader(bad.data)); err == nil {
+			t.Errorf("%s: read without an error", bad.name)
+		}
+	}
+}
+
+// FuzzReadSendump: any bytes as a model's sendump give weights of the
+// sizes read, each mixture summing to one, or an error; never a panic or
+// an allocation beyond the bound.
+func FuzzReadSendump(f *testing.F) {
+	model, _ := baseModel()
+	if data, err := os.ReadFile(filepath.Join(model, "sendump")); err == nil {
+		f.Add(data[:min(len(data), 4096)])
+	}
+	f.Add(sendumpOf([]string{"feature_count 1"}, 2, 3, []byte{0, 10, 255, 3, 4, 5}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dims, weights, err := readSendump(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if len(weights) != int(dims[0]*dims[1]*dims[2]) || len(weights) > maxWeights {
+			t.Fatalf("%d weights for dimensions %v", len(weights), dims)
+		}
+		for m := range int(dims[0] * dims[1]) {
+			var sum float64
+			for _, w := range weights[m*int(dims[2]) : (m+1)*int(dims[2])] {
+				sum += float64(w)
+			}
+			if math.Abs(sum-1) > 1e-4 {
+				t.Fatalf("mixture %d sums to %v", m, sum)
+			}
+		}
+	})
+}

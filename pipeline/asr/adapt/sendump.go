@@ -14,24 +14,37 @@ import (
 
 // mixtureWeights rewrites a PocketSphinx sendump (the mixture weights,
 // quantized to a byte each, as the pocketsphinx-en-us package ships them)
-// as the Sphinx-III mixture_weights file sphinxtrain's bw reads. Each
-// byte is a negative log (base 1.0001) shifted right by mixw_shift bits;
-// each mixture is normalized again after the quantization.
+// as the Sphinx-III mixture_weights file sphinxtrain's bw reads.
 func mixtureWeights(sendump, out string) error {
 	f, err := os.Open(sendump)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
+	dims, weights, err := readSendump(bufio.NewReader(f))
+	if err != nil {
+		return fmt.Errorf("%s: %w", sendump, err)
+	}
+	return writeS3(out, dims[:], weights)
+}
+
+// maxWeights bounds a sendump's size: the en-us model has about two
+// million weights.
+const maxWeights = 1 << 24
+
+// readSendump reads a sendump's weights, senone by senone, stream by
+// stream. Each byte is a negative log (base 1.0001) shifted right by
+// mixw_shift bits; each mixture is normalized again after the
+// quantization.
+func readSendump(r io.Reader) (dims [3]uint32, weights []float32, err error) {
 	header := map[string]int{"mixw_shift": 10}
 	if _, err := readString(r); err != nil { // the format's title
-		return fmt.Errorf("%s: %w", sendump, err)
+		return dims, nil, err
 	}
 	for {
 		s, err := readString(r)
 		if err != nil {
-			return fmt.Errorf("%s: %w", sendump, err)
+			return dims, nil, err
 		}
 		if s == "" {
 			break
@@ -43,39 +56,43 @@ func mixtureWeights(sendump, out string) error {
 		}
 	}
 	if header["cluster_count"] != 0 {
-		return fmt.Errorf("%s: clustered mixture weights are not supported", sendump)
+		return dims, nil, errors.New("clustered mixture weights are not supported")
 	}
-	var dims [2]uint32 // densities (codewords), then senones
-	if err := binary.Read(r, binary.LittleEndian, &dims); err != nil {
-		return fmt.Errorf("%s: %w", sendump, err)
+	shift := header["mixw_shift"]
+	var sizes [2]uint32 // densities (codewords), then senones
+	if err := binary.Read(r, binary.LittleEndian, &sizes); err != nil {
+		return dims, nil, err
 	}
-	densities, senones, streams := int(dims[0]), int(dims[1]), header["feature_count"]
-	if densities <= 0 || senones <= 0 || streams <= 0 || densities*senones*streams > 1<<28 {
-		return fmt.Errorf("%s: implausible sizes (%d senones, %d streams, %d densities)", sendump, senones, streams, densities)
+	densities, senones, streams := int(sizes[0]), int(sizes[1]), header["feature_count"]
+	if densities < 1 || senones < 1 || streams < 1 || shift < 0 || shift > 16 ||
+		densities > maxWeights || senones > maxWeights || streams > 16 || densities*senones*streams > maxWeights {
+		return dims, nil, fmt.Errorf("implausible sizes (%d senones, %d streams, %d densities, shift %d)", senones, streams, densities, shift)
 	}
-	weights := make([]float32, senones*streams*densities)
-	row := make([]byte, senones)
-	for s := range streams {
-		for d := range densities {
-			if _, err := io.ReadFull(r, row); err != nil {
-				return fmt.Errorf("%s: %w", sendump, err)
+	q := make([]byte, senones*streams*densities) // as stored: stream, density, senone
+	if _, err := io.ReadFull(r, q); err != nil {
+		return dims, nil, err
+	}
+	weights = make([]float32, len(q))
+	mixture := make([]float64, densities)
+	for sen := range senones {
+		for s := range streams {
+			// Relative to the mixture's largest weight, so that none
+			// underflows to a mixture of zeros.
+			least := byte(255)
+			for d := range densities {
+				least = min(least, q[(s*densities+d)*senones+sen])
 			}
-			for sen, q := range row {
-				weights[(sen*streams+s)*densities+d] = float32(math.Pow(1.0001, -float64(int(q)<<header["mixw_shift"])))
+			var sum float64
+			for d := range densities {
+				mixture[d] = math.Pow(1.0001, -float64(int(q[(s*densities+d)*senones+sen]-least)<<shift))
+				sum += mixture[d]
+			}
+			for d, w := range mixture {
+				weights[(sen*streams+s)*densities+d] = float32(w / sum)
 			}
 		}
 	}
-	for m := 0; m < senones*streams; m++ {
-		mixture := weights[m*densities : (m+1)*densities]
-		var sum float64
-		for _, w := range mixture {
-			sum += float64(w)
-		}
-		for i := range mixture {
-			mixture[i] = float32(float64(mixture[i]) / sum)
-		}
-	}
-	return writeS3(out, []uint32{uint32(senones), uint32(streams), uint32(densities)}, weights)
+	return [3]uint32{uint32(senones), uint32(streams), uint32(densities)}, weights, nil
 }
 
 // readString reads one of a sendump header's strings: its length (the
