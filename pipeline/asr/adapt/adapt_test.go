@@ -22,6 +22,19 @@ func baseModel() (dir, dict string) {
 	return filepath.Join(base, "en-us", "en-us"), filepath.Join(base, "en-us", "cmudict-en-us.dict")
 }
 
+// newAdaptation starts an adaptation of the en-us model, closed when the
+// test ends.
+func newAdaptation(t *testing.T) *Adaptation {
+	t.Helper()
+	model, dict := baseModel()
+	a, err := New(model, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
 // telephone speaks text with flite and sends it down a telephone line:
 // 8 kHz μ-law, then back to 16 kHz as the call pipeline decodes it.
 func telephone(t *testing.T, voice, text string) []int16 {
@@ -60,12 +73,8 @@ var sentences = []string{
 
 func TestAdaptRaisesTheLikelihoodOfTelephoneSpeech(t *testing.T) {
 	t.Parallel()
-	model, dict := baseModel()
-	a, err := New(model, dict)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	model, _ := baseModel()
+	a := newAdaptation(t)
 	for i, s := range sentences {
 		voice := []string{"awb", "kal16"}[i%2]
 		if ok, err := a.Add(telephone(t, voice, s), s); err != nil || !ok {
@@ -118,12 +127,7 @@ func TestAdaptRaisesTheLikelihoodOfTelephoneSpeech(t *testing.T) {
 
 func TestAddKeepsOnlyWhatCanBeAligned(t *testing.T) {
 	t.Parallel()
-	model, dict := baseModel()
-	a, err := New(model, dict)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := newAdaptation(t)
 	second := make([]int16, asr.SampleRate)
 	for _, tc := range []struct {
 		name string
@@ -156,12 +160,7 @@ func TestAddKeepsOnlyWhatCanBeAligned(t *testing.T) {
 
 func TestBuildWithoutRecordings(t *testing.T) {
 	t.Parallel()
-	model, dict := baseModel()
-	a, err := New(model, dict)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := newAdaptation(t)
 	if _, err := a.Build(context.Background(), filepath.Join(t.TempDir(), "m"), 1); err == nil || !strings.Contains(err.Error(), "no recording") {
 		t.Fatalf("Build = %v", err)
 	}
@@ -189,15 +188,7 @@ func TestMixtureWeightsFromSendump(t *testing.T) {
 	}
 	weights := make([]float32, dims[3])
 	binary.Read(bytes.NewReader(data[end+20:]), binary.LittleEndian, weights)
-	for m := range int(dims[0] * dims[1]) {
-		var sum float64
-		for _, w := range weights[m*int(dims[2]) : (m+1)*int(dims[2])] {
-			sum += float64(w)
-		}
-		if math.Abs(sum-1) > 1e-4 {
-			t.Fatalf("mixture %d sums to %v", m, sum)
-		}
-	}
+	checkMixtures(t, int(dims[0]*dims[1]), int(dims[2]), weights)
 	if err := mixtureWeights(filepath.Join(model, "means"), out); err == nil {
 		t.Fatal("a means file read as a sendump")
 	}
@@ -281,14 +272,21 @@ func FuzzReadSendump(f *testing.F) {
 		if len(weights) != int(dims[0]*dims[1]*dims[2]) || len(weights) > maxWeights {
 			t.Fatalf("%d weights for dimensions %v", len(weights), dims)
 		}
-		for m := range int(dims[0] * dims[1]) {
-			var sum float64
-			for _, w := range weights[m*int(dims[2]) : (m+1)*int(dims[2])] {
-				sum += float64(w)
-			}
-			if math.Abs(sum-1) > 1e-4 {
-				t.Fatalf("mixture %d sums to %v", m, sum)
-			}
-		}
+		checkMixtures(t, int(dims[0]*dims[1]), int(dims[2]), weights)
 	})
+}
+
+// checkMixtures fails unless each of the mixtures of densities weights
+// sums to one.
+func checkMixtures(t *testing.T, mixtures, densities int, weights []float32) {
+	t.Helper()
+	for m := range mixtures {
+		var sum float64
+		for _, w := range weights[m*densities : (m+1)*densities] {
+			sum += float64(w)
+		}
+		if math.Abs(sum-1) > 1e-4 {
+			t.Fatalf("mixture %d sums to %v", m, sum)
+		}
+	}
 }
