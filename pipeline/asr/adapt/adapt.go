@@ -191,10 +191,14 @@ func (a *Adaptation) Build(ctx context.Context, out string, passes int) (Report,
 	return a.report, a.write(out, means)
 }
 
-// write puts the adapted model in place: built beside out, then renamed,
-// so that out is whole or absent.
+// write puts the adapted model in place: built beside out (its parent
+// made if missing), then renamed, so that out is whole or absent.
 func (a *Adaptation) write(out, means string) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".adapt-")
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, ".adapt-")
 	if err != nil {
 		return err
 	}

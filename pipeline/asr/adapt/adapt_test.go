@@ -81,13 +81,16 @@ func TestAdaptRaisesTheLikelihoodOfTelephoneSpeech(t *testing.T) {
 			t.Fatalf("Add(%q) = %v, %v", s, ok, err)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "telephone")
+	out := filepath.Join(t.TempDir(), "models", "telephone") // models/ made too
 	report, err := a.Build(context.Background(), out, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if report.Recordings != len(sentences) || report.Skipped != 0 || report.AudioSeconds < 20 {
 		t.Fatalf("report %+v", report)
+	}
+	if entries, err := os.ReadDir(filepath.Dir(out)); err != nil || len(entries) != 1 || entries[0].Name() != "telephone" {
+		t.Fatalf("beside the model: %v, %v (the working directory renamed, nothing left)", entries, err)
 	}
 	t.Logf("%+v", report)
 	// The second pass aligns the recordings under the first transform: the
