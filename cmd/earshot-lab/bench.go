@@ -79,6 +79,7 @@ shared/corpus of the working directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 				domain = asr.Model{LanguageModel: filepath.Join(dir, "sgd-train.lm.bin"), Dictionary: built.Dictionary}
 				mixed = asr.Model{LanguageModel: built.LanguageModel, Dictionary: built.Dictionary}
 			}
+			engine := sphinx.Engine{ModelDir: cfg.ASRModelDir}
 			telephoneModel := ""
 			if adaptSentences > 0 {
 				train, err := corpus.Read(corpus.Train, 0)
@@ -90,21 +91,17 @@ shared/corpus of the working directory or a parent, or in $EARSHOT_CORPUS_DIR.`,
 					return err
 				}
 				defer os.RemoveAll(dir)
-				base := cfg.ASRModelDir
-				if base == "" {
-					base = sphinx.DefaultModelDir()
-				}
 				fmt.Fprintf(log, "adapting the acoustic model to telephone audio on %d sgd-train turns (voices %s)…\n", adaptSentences, strings.Join(callbench.AdaptationVoices, ", "))
 				telephoneModel = filepath.Join(dir, "telephone")
 				report, err := callbench.AdaptTelephone(ctx, corpus.AcrossServices(train, adaptSentences, seed),
-					filepath.Join(base, "en-us", "en-us"), filepath.Join(base, "en-us", "cmudict-en-us.dict"), telephoneModel, adaptPasses)
+					engine.AcousticModel(), engine.Dictionary(), telephoneModel, adaptPasses)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(log, "  %d turns (%.0f s) used, %d left out; log-likelihood per frame by pass %.2f\n", report.Recordings, report.AudioSeconds, report.Skipped, report.LogLikelihood)
 			}
 			var results []callbench.Result
-			for _, cfg := range callbench.Configs(sphinx.Engine{ModelDir: cfg.ASRModelDir}, domain, mixed, telephoneModel, workers) {
+			for _, cfg := range callbench.Configs(engine, domain, mixed, telephoneModel, workers) {
 				start := time.Now()
 				fmt.Fprintf(log, "running %s…", cfg.Name)
 				res, err := callbench.Run(ctx, synthesized, cfg)

@@ -46,12 +46,11 @@ calls recorded at 8 kHz or less with
 			if err != nil {
 				return err
 			}
-			base := sphinx.DefaultModelDir()
 			if model == "" {
-				model = filepath.Join(base, "en-us", "en-us")
+				model = sphinx.Engine{}.AcousticModel()
 			}
 			if dictionary == "" {
-				dictionary = filepath.Join(base, "en-us", "cmudict-en-us.dict")
+				dictionary = sphinx.Engine{}.Dictionary()
 			}
 			a, err := adapt.New(model, dictionary)
 			if err != nil {
@@ -66,11 +65,8 @@ calls recorded at 8 kHz or less with
 				if err != nil {
 					return err
 				}
-				var pcm []int16
-				if _, err := audio.Decode(ctx, r.audio, -1, func(chunk []int16) error {
-					pcm = append(pcm, chunk...)
-					return nil
-				}); err != nil {
+				pcm, err := audio.DecodeAll(ctx, r.audio, -1)
+				if err != nil {
 					return fmt.Errorf("%s: %w", r.audio, err)
 				}
 				if ok, err := a.Add(pcm, string(text)); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,13 +53,16 @@ func TestASRAdaptCommand(t *testing.T) {
 		"I want to rent a car for three days in Denver",
 	} {
 		name := filepath.Join(dir, fmt.Sprintf("call-%d", i))
-		if _, err := synth.Speak(context.Background(), name+".16k.wav", []string{"awb", "kal16"}[i%2], text); err != nil {
+		pcm, err := synth.Speak(context.Background(), name+".16k.wav", []string{"awb", "kal16"}[i%2], text)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", name+".16k.wav", "-ar", "8000", "-c:a", "pcm_mulaw", name+".wav").CombinedOutput(); err != nil {
-			t.Fatalf("ffmpeg: %v %s", err, out)
+		line, err := synth.Telephone(context.Background(), synth.WAV(pcm))
+		if err != nil {
+			t.Fatal(err)
 		}
 		os.Remove(name + ".16k.wav")
+		os.WriteFile(name+".wav", line, 0o600)
 		os.WriteFile(name+".txt", []byte(text+"\n"), 0o600)
 	}
 	os.WriteFile(filepath.Join(dir, "untranscribed.wav"), nil, 0o600) // no .txt: not a recording to adapt on

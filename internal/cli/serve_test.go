@@ -327,7 +327,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 		t.Errorf("sherpa-onnx without model files: %v", err)
 	}
 	c = defaultConfig()
-	c.ASRTelephoneModel = filepath.Join(sphinx.DefaultModelDir(), "en-us", "en-us")
+	c.ASRTelephoneModel = sphinx.Engine{}.AcousticModel()
 	if _, err := c.validate(); err != nil {
 		t.Errorf("a PocketSphinx model as the telephone model: %v", err)
 	}

@@ -79,3 +79,14 @@ func Decode(ctx context.Context, path string, channel int, fn func(chunk []int16
 	}
 	return time.Duration(samples) * time.Second / SampleRate, nil
 }
+
+// DecodeAll is Decode into one slice: for short recordings, which are
+// kept whole.
+func DecodeAll(ctx context.Context, path string, channel int) ([]int16, error) {
+	var pcm []int16
+	_, err := Decode(ctx, path, channel, func(chunk []int16) error {
+		pcm = append(pcm, chunk...)
+		return nil
+	})
+	return pcm, err
+}

@@ -24,7 +24,7 @@ var AdaptationVoices = []string{"awb", "kal16"}
 // AdaptTelephone builds a telephone acoustic model in out from one turn
 // of each dialogue (agents' and customers' in turn, among the first six a
 // call speaks), spoken by AdaptationVoices in turn and sent down a
-// telephone line (Telephone).
+// telephone line (synth.Telephone).
 func AdaptTelephone(ctx context.Context, dialogues []corpus.Dialogue, model, dictionary, out string, passes int) (adapt.Report, error) {
 	var texts []string
 	for i, d := range dialogues {
@@ -70,7 +70,7 @@ func overTheLine(ctx context.Context, voice, text string) ([]int16, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, err := Telephone(ctx, synth.WAV(spoken))
+	line, err := synth.Telephone(ctx, synth.WAV(spoken))
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +78,8 @@ func overTheLine(ctx context.Context, voice, text string) ([]int16, error) {
 	if err := os.WriteFile(path, line, 0o600); err != nil {
 		return nil, err
 	}
-	var pcm []int16
-	if _, err := audio.Decode(ctx, path, -1, func(chunk []int16) error {
-		pcm = append(pcm, chunk...)
-		return nil
-	}); err != nil {
+	pcm, err := audio.DecodeAll(ctx, path, -1)
+	if err != nil {
 		return nil, fmt.Errorf("%q: %w", text, err)
 	}
 	return pcm, nil

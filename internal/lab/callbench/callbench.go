@@ -10,9 +10,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -70,24 +67,6 @@ func Synthesize(ctx context.Context, dialogues []corpus.Dialogue, turns int) ([]
 	return calls, nil
 }
 
-// Telephone re-encodes a call as a telephone line carries it: 8 kHz
-// μ-law.
-func Telephone(ctx context.Context, wav []byte) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "earshot-telephone-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	in, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "out.wav")
-	if err := os.WriteFile(in, wav, 0o600); err != nil {
-		return nil, err
-	}
-	if msg, err := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", in, "-ar", "8000", "-c:a", "pcm_mulaw", out).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("ffmpeg: %v: %s", err, msg)
-	}
-	return os.ReadFile(out)
-}
-
 // Config is one measured setting.
 type Config struct {
 	Name    string
@@ -143,7 +122,7 @@ func Run(ctx context.Context, calls []Call, cfg Config) (Result, error) {
 		inputs[i] = c.WAV
 		if cfg.Telephone {
 			var err error
-			if inputs[i], err = Telephone(ctx, c.WAV); err != nil {
+			if inputs[i], err = synth.Telephone(ctx, c.WAV); err != nil {
 				return Result{}, err
 			}
 		}

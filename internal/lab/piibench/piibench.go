@@ -282,7 +282,7 @@ func Calls(ctx context.Context, t *callbench.Transcriber, n int, seed uint64, te
 		}
 		wav := call.WAV
 		if telephone {
-			if wav, err = callbench.Telephone(ctx, wav); err != nil {
+			if wav, err = synth.Telephone(ctx, wav); err != nil {
 				return res, err
 			}
 		}

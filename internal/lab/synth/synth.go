@@ -83,6 +83,24 @@ func extend(channels *[2][]int16, n int64) {
 	}
 }
 
+// Telephone re-encodes a call (a WAV) as a telephone line carries it:
+// 8 kHz μ-law.
+func Telephone(ctx context.Context, wav []byte) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "earshot-telephone-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	in, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "out.wav")
+	if err := os.WriteFile(in, wav, 0o600); err != nil {
+		return nil, err
+	}
+	if msg, err := exec.CommandContext(ctx, "ffmpeg", "-nostdin", "-v", "error", "-i", in, "-ar", "8000", "-c:a", "pcm_mulaw", out).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("ffmpeg: %v: %s", err, msg)
+	}
+	return os.ReadFile(out)
+}
+
 // Speak runs flite and returns its 16 kHz samples.
 func Speak(ctx context.Context, path, voice, text string) ([]int16, error) {
 	cmd := exec.CommandContext(ctx, "flite", "-voice", voice, "-t", text, "-o", path)

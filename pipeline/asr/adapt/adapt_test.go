@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,11 @@ import (
 	"github.com/earshot/earshot/internal/lab/synth"
 	"github.com/earshot/earshot/pipeline/asr"
 	"github.com/earshot/earshot/pipeline/asr/sphinx"
+	"github.com/earshot/earshot/pipeline/audio"
 )
 
 func baseModel() (dir, dict string) {
-	base := sphinx.DefaultModelDir()
-	return filepath.Join(base, "en-us", "en-us"), filepath.Join(base, "en-us", "cmudict-en-us.dict")
+	return sphinx.Engine{}.AcousticModel(), sphinx.Engine{}.Dictionary()
 }
 
 // newAdaptation starts an adaptation of the en-us model, closed when the
@@ -39,20 +38,22 @@ func newAdaptation(t *testing.T) *Adaptation {
 // 8 kHz μ-law, then back to 16 kHz as the call pipeline decodes it.
 func telephone(t *testing.T, voice, text string) []int16 {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := synth.Speak(context.Background(), filepath.Join(dir, "s.wav"), voice, text); err != nil {
+	ctx, dir := context.Background(), t.TempDir()
+	pcm, err := synth.Speak(ctx, filepath.Join(dir, "s.wav"), voice, text)
+	if err != nil {
 		t.Fatal(err)
 	}
-	line := filepath.Join(dir, "line.wav")
-	if out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", filepath.Join(dir, "s.wav"), "-ar", "8000", "-c:a", "pcm_mulaw", line).CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	raw, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-i", line, "-ac", "1", "-ar", "16000", "-f", "s16le", "pipe:1").Output()
+	line, err := synth.Telephone(ctx, synth.WAV(pcm))
 	if err != nil {
-		t.Fatalf("ffmpeg: %v", err)
+		t.Fatal(err)
 	}
-	pcm := make([]int16, len(raw)/2)
-	binary.Read(bytes.NewReader(raw), binary.LittleEndian, pcm)
+	path := filepath.Join(dir, "line.wav")
+	if err := os.WriteFile(path, line, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pcm, err = audio.DecodeAll(ctx, path, -1); err != nil {
+		t.Fatal(err)
+	}
 	return pcm
 }
 

@@ -30,7 +30,7 @@ func BuildFiles(ctx context.Context, files []string, baseDictionary string, opt 
 		}
 	}
 	if baseDictionary == "" {
-		baseDictionary = filepath.Join(sphinx.DefaultModelDir(), "en-us", "cmudict-en-us.dict")
+		baseDictionary = sphinx.Engine{}.Dictionary()
 	}
 	base, err := readDictionaryFile(baseDictionary)
 	if err != nil {

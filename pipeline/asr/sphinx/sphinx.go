@@ -61,17 +61,28 @@ var quietOnce sync.Once
 // quiet turns off sphinxbase's logging to stderr, once per process.
 func quiet() { quietOnce.Do(func() { C.earshot_ps_quiet() }) }
 
-// New loads a decoder (about a second for the default model).
-func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
-	quiet()
+// enUS is a file of the en-us model under ModelDir.
+func (e Engine) enUS(name string) string {
 	base := e.ModelDir
 	if base == "" {
 		base = DefaultModelDir()
 	}
+	return filepath.Join(base, "en-us", name)
+}
+
+// AcousticModel is the en-us acoustic model's directory.
+func (e Engine) AcousticModel() string { return e.enUS("en-us") }
+
+// Dictionary is the en-us model's pronunciation dictionary.
+func (e Engine) Dictionary() string { return e.enUS("cmudict-en-us.dict") }
+
+// New loads a decoder (about a second for the default model).
+func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
+	quiet()
 	if m.Dir == "" {
-		m.Dir = filepath.Join(base, "en-us", "en-us")
+		m.Dir = e.AcousticModel()
 	}
-	general := filepath.Join(base, "en-us", "en-us.lm.bin")
+	general := e.enUS("en-us.lm.bin")
 	if m.LanguageModel == "" {
 		m.LanguageModel = general
 	}
@@ -85,7 +96,7 @@ func (e Engine) New(m asr.Model) (asr.Recognizer, error) {
 		lm = components[0].Path // the decoder starts on it; the mix replaces it
 	}
 	if m.Dictionary == "" {
-		m.Dictionary = filepath.Join(base, "en-us", "cmudict-en-us.dict")
+		m.Dictionary = e.Dictionary()
 	}
 	for what, path := range map[string]string{"acoustic model": m.Dir, "language model": m.LanguageModel, "dictionary": m.Dictionary} {
 		if _, err := os.Stat(path); err != nil {
