@@ -43,7 +43,10 @@ type Options struct {
 	Regularization float64
 	MinDocuments   int // a term is a feature when this many examples have it (default 2)
 	MaxTerms       int // a model keeps its this many strongest terms (default 3000)
-	Workers        int // labels trained at once (default GOMAXPROCS)
+	// SureShare is the share of a label's positives, each scored out of
+	// fold, that reach the model's sure level (default DefaultSureShare).
+	SureShare float64
+	Workers   int // labels trained at once (default GOMAXPROCS)
 	// Progress, when set, is told of each label trained.
 	Progress func(label string, done, total int)
 }
@@ -64,6 +67,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxTerms == 0 {
 		o.MaxTerms = 3000
+	}
+	if o.SureShare == 0 {
+		o.SureShare = DefaultSureShare
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -212,6 +218,9 @@ func Check(examples []Example, opt Options) error {
 	labels := Labels(examples)
 	if opt.Folds < 2 || opt.Folds > 20 {
 		return InputError("folds must be from 2 to 20, not %d", opt.Folds)
+	}
+	if opt.SureShare <= 0 || opt.SureShare > 1 {
+		return InputError("the sure share must be above 0 and at most 1, not %g", opt.SureShare)
 	}
 	if len(examples) == 0 {
 		return InputError("no labelled conversations to train from")
@@ -383,11 +392,13 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 		return nil, nil, fmt.Errorf("label %q: %w", label, err)
 	}
 	m := &Model{
-		Label: label, Bias: round(bias), Threshold: round(best.threshold), Sure: round(best.sure), Weights: prune(w, vocab, opt.MaxTerms),
+		Label: label, Bias: round(bias), Threshold: round(best.threshold), Weights: prune(w, vocab, opt.MaxTerms),
 		Evaluation: Evaluation{Folds: opt.Folds, Examples: len(x), Positives: positives,
 			Precision: round(best.precision), Recall: round(best.recall), F1: round(best.f1)},
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
 	}
+	m.sureBasis = sureBasis{threshold: best.threshold, positives: positiveScores(best.scores, y)}
+	m.Sure = m.sureBasis.level(opt.SureShare)
 	m.alone = NewIndex([]*Model{m})
 	scores := best.scores
 	if byGroup != nil {
@@ -410,7 +421,6 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 // from (sureLevel).
 type crossValidation struct {
 	lambda, threshold     float64
-	sure                  float64
 	precision, recall, f1 float64
 	solutions             [][]float64 // each fold's weights and bias
 	scores                []float64   // each row's, by the model of the folds without it
@@ -445,30 +455,48 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 		}
 	}
 	cv.threshold, cv.precision, cv.recall, cv.f1 = bestThreshold(scores, y)
-	cv.sure = max(cv.threshold, sureLevel(scores, y))
 	cv.scores = scores
 	return cv, nil
 }
 
-// SureShare is the share of a label's positives, each scored out of fold,
-// that score at least the model's sure level: a conversation scored there
-// looks like most of the label's conversations, not merely like some.
-const SureShare = 0.9
+// DefaultSureShare is the share of a label's positives, each scored out of
+// fold, that score at least the model's sure level: a conversation scored
+// there looks like most of the label's conversations, not merely like
+// some. It was chosen on the training split alone (`earshot-lab bench
+// classifiers --open-set`), never on a split measured on.
+const DefaultSureShare = 0.98
 
-// sureLevel is the out-of-fold score that SureShare of the positives
-// reach.
-func sureLevel(scores []float64, y []bool) float64 {
+// sureBasis is what a model's sure level is chosen from: its threshold
+// and its positives' out-of-fold scores, in order.
+type sureBasis struct {
+	threshold float64
+	positives []float64
+}
+
+// level is the sure level where share of the positives reach it, never
+// below the threshold.
+func (b sureBasis) level(share float64) float64 {
+	return round(max(b.threshold, sureLevel(b.positives, share)))
+}
+
+// positiveScores are the scores of the positive rows, in order.
+func positiveScores(scores []float64, y []bool) []float64 {
 	var positives []float64
 	for i, s := range scores {
 		if y[i] {
 			positives = append(positives, s)
 		}
 	}
+	slices.Sort(positives)
+	return positives
+}
+
+// sureLevel is the score that share of the positives (in order) reach.
+func sureLevel(positives []float64, share float64) float64 {
 	if len(positives) == 0 {
 		return 0
 	}
-	slices.Sort(positives)
-	below := math.Floor((1-SureShare)*float64(len(positives)) + 1e-9) // the rest reach the level
+	below := math.Floor((1-share)*float64(len(positives)) + 1e-9) // the rest reach the level
 	return positives[int(below)]
 }
 

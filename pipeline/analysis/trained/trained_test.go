@@ -119,6 +119,39 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	}
 }
 
+// A trained model's sure level set for another share is what training
+// with that share gives; a model read back from its definition has no
+// out-of-fold scores to set it from.
+func TestWithSureShareIsTrainingWithIt(t *testing.T) {
+	ex := examples(3, 150)
+	models := train(t, ex, Options{Seed: 7})
+	levels := map[float64][]float64{}
+	for _, share := range []float64{0.5, DefaultSureShare, 1} {
+		want := train(t, ex, Options{Seed: 7, SureShare: share})
+		for i, m := range models {
+			got, err := m.WithSureShare(share)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Definition(), want[i].Definition()) {
+				t.Errorf("%s at share %v: %s, training with it: %s", m.Label, share, got.Definition(), want[i].Definition())
+			}
+			levels[share] = append(levels[share], got.Sure)
+		}
+	}
+	if slices.Equal(levels[0.5], levels[1]) {
+		t.Fatalf("the shares 0.5 and 1 gave the same sure levels %v: nothing was checked", levels[1])
+	}
+	def, _ := analysis.Decode(models[0].Definition(), "definition")
+	loaded, err := Compile(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loaded.WithSureShare(0.5); err == nil {
+		t.Error("a model read from its definition took a sure share")
+	}
+}
+
 // A model read back from its definition scores as the trained one did,
 // alone or in a set.
 func TestSavedModelScoresAlike(t *testing.T) {
@@ -177,6 +210,7 @@ func TestTrainRefusesBadInput(t *testing.T) {
 		{"no labels", unlabelled, Options{}, "no conversation has a label"},
 		{"blank label", blank, Options{}, "conversation 51 (0) has a blank label"},
 		{"folds", ok, Options{Folds: 1}, "folds must be from 2 to 20, not 1"},
+		{"sure share", ok, Options{SureShare: 1.5}, "the sure share must be above 0 and at most 1, not 1.5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Train(tc.ex, tc.opt)
@@ -367,7 +401,7 @@ func TestLabelledGzipBomb(t *testing.T) {
 		gz.Len()>>10, expanded>>20, err, peak.Growth, peak.Resident-peak.Growth)
 }
 
-// The sure level is the out-of-fold score that SureShare of the positives
+// The sure level is the out-of-fold score that the share of the positives
 // reach, whatever the negatives score.
 func TestSureLevel(t *testing.T) {
 	for _, tc := range []struct {
@@ -375,16 +409,18 @@ func TestSureLevel(t *testing.T) {
 		scores []float64
 		y      []bool
 		want   float64
+		share  float64
 	}{
-		{"no positives", []float64{0.2, 0.9}, []bool{false, false}, 0},
-		{"one positive", []float64{0.7, 0.9}, []bool{true, false}, 0.7},
-		{"nine positives: all reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99}, []bool{true, true, true, true, true, true, true, true, true, false}, 0.1},
-		{"ten positives: nine reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}, []bool{true, true, true, true, true, true, true, true, true, true, false}, 0.2},
+		{"no positives", []float64{0.2, 0.9}, []bool{false, false}, 0, 0.9},
+		{"one positive", []float64{0.7, 0.9}, []bool{true, false}, 0.7, 0.9},
+		{"nine positives: all reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99}, []bool{true, true, true, true, true, true, true, true, true, false}, 0.1, 0.9},
+		{"ten positives: nine reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}, []bool{true, true, true, true, true, true, true, true, true, true, false}, 0.2, 0.9},
+		{"half of ten positives reach it", []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99}, []bool{true, true, true, true, true, true, true, true, true, true, false}, 0.6, 0.5},
 		{"twenty positives: eighteen reach it", []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.81, 0.82, 0.83, 0.84, 0.85, 0.86, 0.87, 0.88, 0.89, 0.9, 0.91, 0.95},
-			[]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false}, 0.2},
+			[]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false}, 0.2, 0.9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := sureLevel(tc.scores, tc.y); got != tc.want {
+			if got := sureLevel(positiveScores(tc.scores, tc.y), tc.share); got != tc.want {
 				t.Errorf("sure level %v, want %v", got, tc.want)
 			}
 		})
