@@ -36,19 +36,19 @@ type Model struct {
 	Evaluation Evaluation `json:"evaluation"`
 	Training   Training   `json:"training"`
 
-	alone     *Index    // the model indexed by itself
-	sureBasis sureBasis // of a model trained in this process; zero when read from a definition
+	alone     *Index     // the model indexed by itself
+	sureBasis *sureBasis // of a model trained in this process; nil when read from a definition
 }
 
 // WithSureShare is a copy of a model trained in this process with its sure
 // level where share of its positives, scored out of fold, reach it: what
 // training with that share would have given, without training again.
 func (m *Model) WithSureShare(share float64) (*Model, error) {
-	if m.sureBasis.positives == nil {
+	if m.sureBasis == nil {
 		return nil, fmt.Errorf("model %q: its out-of-fold scores are only known where it was trained", m.Label)
 	}
-	if share <= 0 || share > 1 {
-		return nil, fmt.Errorf("the sure share must be above 0 and at most 1, not %g", share)
+	if err := checkSureShare(share); err != nil {
+		return nil, err
 	}
 	c := *m
 	c.Sure = m.sureBasis.level(share)

@@ -219,8 +219,8 @@ func Check(examples []Example, opt Options) error {
 	if opt.Folds < 2 || opt.Folds > 20 {
 		return InputError("folds must be from 2 to 20, not %d", opt.Folds)
 	}
-	if opt.SureShare <= 0 || opt.SureShare > 1 {
-		return InputError("the sure share must be above 0 and at most 1, not %g", opt.SureShare)
+	if err := checkSureShare(opt.SureShare); err != nil {
+		return err
 	}
 	if len(examples) == 0 {
 		return InputError("no labelled conversations to train from")
@@ -397,7 +397,7 @@ func trainLabel(label string, examples []Example, vocab []string, all []vector, 
 			Precision: round(best.precision), Recall: round(best.recall), F1: round(best.f1)},
 		Training: Training{Source: opt.Source, Seed: opt.Seed, Regularization: best.lambda, MinDocuments: opt.MinDocuments, Vocabulary: len(vocab)},
 	}
-	m.sureBasis = sureBasis{threshold: best.threshold, positives: positiveScores(best.scores, y)}
+	m.sureBasis = &sureBasis{threshold: best.threshold, positives: positiveScores(best.scores, y)}
 	m.Sure = m.sureBasis.level(opt.SureShare)
 	m.alone = NewIndex([]*Model{m})
 	scores := best.scores
@@ -465,6 +465,14 @@ func crossValidate(x []vector, y []bool, folds []int, lambda float64, dim int, o
 // some. It was chosen on the training split alone (`earshot-lab bench
 // classifiers --open-set`), never on a split measured on.
 const DefaultSureShare = 0.98
+
+// checkSureShare refuses a share no sure level can be set at.
+func checkSureShare(share float64) error {
+	if share <= 0 || share > 1 {
+		return InputError("the sure share must be above 0 and at most 1, not %g", share)
+	}
+	return nil
+}
 
 // sureBasis is what a model's sure level is chosen from: its threshold
 // and its positives' out-of-fold scores, in order.
