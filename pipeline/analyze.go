@@ -158,7 +158,14 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	for g := range groups {
 		lo, hi := g*groupConversations, min((g+1)*groupConversations, len(b.Conversations))
 		classify := func() {
+			var core cores.Kept
+			defer core.Release()
 			for i := lo; i < hi; i++ {
+				// A conversation is classified on one of the context's
+				// cores, kept for the group's next ones, unless a
+				// classifier of its set waits on the network (an LLM): a
+				// core held while waiting would idle the job's other work.
+				core.Hold(ctx, !sets[i].set.WaitsOnNetwork())
 				written[i] = a.classify(ctx, b, i, sets[i], segments[b.Conversations[i].ID], base+places[i], now, &state[g])
 			}
 		}
@@ -209,14 +216,6 @@ type group struct {
 // are classified at once). It returns how many results it wrote.
 func (a *Analyzer) classify(ctx context.Context, b *lake.Batch, i int, s *orgSet, turns []int, at int, now time.Time, g *group) int {
 	row := b.Conversations[i]
-	// A conversation is classified on one of the context's cores, unless
-	// a classifier of the set waits on the network (an LLM): a core held
-	// while waiting would idle the job's other work.
-	var core *cores.Pool
-	if !s.set.WaitsOnNetwork() {
-		core = cores.Take(ctx)
-	}
-	defer core.Release()
 	start := at
 	if len(s.set.Classifiers) > 0 {
 		g.outcomes = s.set.EvaluateInto(ctx, conversationOf(row, b.Segments, turns, s.tree), g.outcomes)

@@ -21,6 +21,12 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
+// keptChats is how many chats waiting to be parsed one worker parses on
+// the core it took before giving it back: enough that taking it costs
+// little beside them, few enough that other work waiting for a core is
+// not kept long.
+const keptChats = 16
+
 // Chats processes chat uploads: archives (.tar, gzip tar, .zip) whose
 // every chat becomes a ProcessedChat record, and single conversations
 // (.json, .json_chat) that are their own record.
@@ -117,12 +123,26 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var core cores.Kept
 			for sl := range work {
-				core := cores.Take(walkCtx)
-				sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
+				// One core for the chats waiting to be parsed, up to
+				// keptChats of them, then given back for the job's other
+				// work to take its turn, and before waiting for more.
+				for n := 1; sl != nil; n++ {
+					core.Hold(walkCtx, true)
+					sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
+					sl.entry.Data = nil // done with the bytes
+					sl.part.parsed.Done()
+					if n%keptChats == 0 {
+						core.Release()
+					}
+					select {
+					case sl = <-work: // nil once work is closed
+					default:
+						sl = nil
+					}
+				}
 				core.Release()
-				sl.entry.Data = nil // done with the bytes
-				sl.part.parsed.Done()
 			}
 		}()
 	}

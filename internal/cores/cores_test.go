@@ -74,3 +74,32 @@ func TestNoPoolIsUnbounded(t *testing.T) {
 		}
 	}
 }
+
+// A kept core serves one unit of work after another with a single take,
+// is given back for work that waits and when done. With a pool of one
+// core, a second take or a core not given back would hang the test (and
+// time it out).
+func TestKeptTakesOneCoreForConsecutiveWork(t *testing.T) {
+	t.Parallel()
+	p := New(1)
+	ctx := With(context.Background(), p)
+	var k Kept
+	k.Hold(ctx, true)
+	k.Hold(ctx, true) // the next unit: the same core
+	if len(p.slots) != 1 {
+		t.Fatalf("%d cores held for consecutive work, want 1", len(p.slots))
+	}
+	k.Hold(ctx, false) // work that waits holds none
+	if len(p.slots) != 0 {
+		t.Fatal("a core kept for work that waits")
+	}
+	k.Hold(ctx, true)
+	k.Release()
+	k.Release() // twice gives back nothing more
+	if len(p.slots) != 0 {
+		t.Fatal("the kept core was not given back")
+	}
+	var none Kept
+	none.Hold(context.Background(), true) // no pool: nothing to take or give back
+	none.Release()
+}
