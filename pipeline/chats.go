@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -117,9 +116,11 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	walkCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	parts := newPartCommitter(walkCtx, up, commit, stop)
-	work := make(chan *slot, 4*runtime.GOMAXPROCS(0))
+	// As many parsers as the job has cores: more would only wait for one.
+	parsers := cores.Size(walkCtx)
+	work := make(chan *slot, 4*parsers)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range parsers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

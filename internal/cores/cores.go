@@ -7,7 +7,10 @@
 // no pool is not bounded.
 package cores
 
-import "context"
+import (
+	"context"
+	"runtime"
+)
 
 // Pool is a number of cores to share.
 type Pool struct {
@@ -24,6 +27,15 @@ type poolKey struct{}
 // With is ctx whose CPU-bound work shares the pool's cores.
 func With(ctx context.Context, p *Pool) context.Context {
 	return context.WithValue(ctx, poolKey{}, p)
+}
+
+// Size is how many cores the context's work may keep busy at once: its
+// pool's, or every core the process may use without one.
+func Size(ctx context.Context) int {
+	if p, _ := ctx.Value(poolKey{}).(*Pool); p != nil {
+		return cap(p.slots)
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Take waits for one of the context's cores; Release on what it returns

@@ -2,6 +2,7 @@ package cores
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,4 +103,15 @@ func TestKeptTakesOneCoreForConsecutiveWork(t *testing.T) {
 	var none Kept
 	none.Hold(context.Background(), true) // no pool: nothing to take or give back
 	none.Release()
+}
+
+// A context's size is its pool's, or the process's cores without one.
+func TestSize(t *testing.T) {
+	t.Parallel()
+	if got := Size(With(context.Background(), New(3))); got != 3 {
+		t.Errorf("a pool of 3: size %d", got)
+	}
+	if got := Size(context.Background()); got != runtime.GOMAXPROCS(0) {
+		t.Errorf("no pool: size %d, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
+	}
 }
