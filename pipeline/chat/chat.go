@@ -102,6 +102,13 @@ func Parse(data []byte) (*Conversation, error) {
 }
 
 func parseJSON(data []byte) (*Conversation, error) {
+	// The JSON reader takes a NUL byte for the end of its input: what
+	// follows one would go unread.
+	if at := bytes.IndexByte(data, 0); at >= 0 {
+		return nil, fail("invalid JSON: a NUL byte at offset %d", at)
+	}
+	// Read as a stream: go-json's Unmarshal can panic on malformed input
+	// (a fuzzed `{"\'2\`), its stream decoder says what is wrong.
 	var doc struct {
 		Messages json.RawMessage `json:"messages"`
 		Entries  json.RawMessage `json:"entries"`
@@ -140,7 +147,8 @@ func parseEarshot(raw, metadata json.RawMessage) (*Conversation, error) {
 	} else {
 		metadata = nil
 	}
-	c := &Conversation{Format: FormatEarshot, Metadata: metadata}
+	c := &Conversation{Format: FormatEarshot, Metadata: metadata, Messages: make([]Message, 0, len(msgs))}
+	stamps := make([]time.Time, len(msgs)) // one allocation for the messages' times
 	for i, m := range msgs {
 		if m.Participant == nil || m.Text == nil {
 			return nil, fail("message %d: participant and text are required", i+1)
@@ -155,7 +163,8 @@ func parseEarshot(raw, metadata json.RawMessage) (*Conversation, error) {
 			if err != nil {
 				return nil, fail("message %d: timestamp: %v", i+1, err)
 			}
-			msg.Timestamp = &t
+			stamps[i] = t
+			msg.Timestamp = &stamps[i]
 		}
 		c.Messages = append(c.Messages, msg)
 	}
@@ -174,7 +183,8 @@ func parseCCAI(raw json.RawMessage) (*Conversation, error) {
 	if err := json.Unmarshal(raw, &entries); err != nil {
 		return nil, fail(`"entries" must be an array of {text, role, user_id, start_timestamp_usec}: %v`, err)
 	}
-	c := &Conversation{Format: FormatCCAI}
+	c := &Conversation{Format: FormatCCAI, Messages: make([]Message, 0, len(entries))}
+	stamps := make([]time.Time, len(entries)) // one allocation for the entries' times
 	for i, e := range entries {
 		if e.Text == nil {
 			return nil, fail("entry %d: text is required", i+1)
@@ -189,8 +199,8 @@ func parseCCAI(raw json.RawMessage) (*Conversation, error) {
 			if err != nil || usec < 0 || usec > 253402300799999999 {
 				return nil, fail("entry %d: start_timestamp_usec must be microseconds since 1970", i+1)
 			}
-			t := time.UnixMicro(usec).UTC()
-			msg.Timestamp = &t
+			stamps[i] = time.UnixMicro(usec).UTC()
+			msg.Timestamp = &stamps[i]
 		}
 		c.Messages = append(c.Messages, msg)
 	}

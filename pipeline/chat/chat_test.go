@@ -27,6 +27,8 @@ func TestParse(t *testing.T) {
 		{"neither key", `{"turns":[]}`, "", ""},
 		{"bad json", `{"messages":[`, "", ""},
 		{"trailing data", `{"messages":[{"participant":"Agent","text":"x"}]} x`, "", ""},
+		{"trailing data after a NUL", "{\"messages\":[{\"participant\":\"Agent\",\"text\":\"x\"}]}\x00 x", "", ""},
+		{"an unterminated escaped key", `{"\'2\`, "", ""},
 		{"unknown participant", `{"messages":[{"participant":"Robot","text":"x"}]}`, "", ""},
 		{"missing text", `{"messages":[{"participant":"Agent"}]}`, "", ""},
 		{"bad timestamp", `{"messages":[{"participant":"Agent","text":"x","timestamp":"noon"}]}`, "", ""},
@@ -111,4 +113,26 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseJSON parses a chat of a dozen timed messages with
+// metadata, as ingest does for each chat of an archive.
+func BenchmarkParseJSON(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"messages":[`)
+	for i := range 12 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"participant":%q,"text":"I would like to change my booking to the fourteenth, number %d please.","timestamp":"2026-11-27T10:%02d:%02dZ"}`,
+			[]string{"Agent", "Customer"}[i%2], i, i, i*3)
+	}
+	sb.WriteString(`],"metadata":{"ClientCallId":"call-1","AgentId":"a7"}}`)
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
