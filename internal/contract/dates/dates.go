@@ -73,10 +73,8 @@ func parse(s string) (t time.Time, dateOnly bool, err error) {
 	if len(s) < 11 || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digitsAt(s, 11, 2) || !byteAt(s, 13, ':') || !digitsAt(s, 14, 2) {
 		return fail()
 	}
-	canonical := s[:10] + "T" + s[11:16]
-	i := 16
+	seconds, i := ":00", 16 // HH:MM
 	if byteAt(s, i, ':') && digitsAt(s, i+1, 2) {
-		canonical += s[i : i+3]
 		i += 3
 		if byteAt(s, i, '.') {
 			n := 0
@@ -86,17 +84,19 @@ func parse(s string) (t time.Time, dateOnly bool, err error) {
 			if n == 0 || n > maxFractionDigits {
 				return fail()
 			}
-			canonical += s[i : i+1+n]
 			i += 1 + n
 		}
-	} else {
-		canonical += ":00" // HH:MM
+		seconds = s[16:i]
 	}
 	zone, ok := normalZone(s[i:])
 	if !ok {
 		return fail()
 	}
-	t, err = time.Parse(time.RFC3339Nano, canonical+zone)
+	rfc3339 := s // most values come in this form already: no copy
+	if s[10] != 'T' || seconds != s[16:i] || zone != s[i:] {
+		rfc3339 = s[:10] + "T" + s[11:16] + seconds + zone
+	}
+	t, err = time.Parse(time.RFC3339Nano, rfc3339)
 	if err != nil || !inRange(t) {
 		return fail()
 	}

@@ -130,3 +130,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse reads the forms chats and clients send most: RFC 3339
+// in UTC with and without a fraction, and an offset.
+func BenchmarkParse(b *testing.B) {
+	for _, s := range []string{"2025-10-03T21:52:26Z", "2025-10-03T21:52:26.8816090Z", "2025-10-03T17:56:09.8683110-04:00"} {
+		b.Run(s, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Parse(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
