@@ -26,6 +26,7 @@ func requestID() gin.HandlerFunc {
 			id = uuid.Must(uuid.NewV7()).String()
 		}
 		c.Set(problem.TraceIDKey, id)
+		c.Set(receivedKey, time.Now())
 		c.Header(requestIDHeader, id)
 		c.Next()
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/earshot/earshot/internal/timing"
@@ -9,10 +11,17 @@ import (
 // stepsKey holds a request's timing.Steps in its gin context.
 const stepsKey = "earshot.steps"
 
+// receivedKey holds when the request reached the router, in its gin
+// context: a timed page's "auth" step is the time from then to its own.
+const receivedKey = "earshot.received"
+
 // timed records the steps of a results page (the lake query, the catalog
 // check, the fetch, the JSON) for its Server-Timing header.
 func timed(c *gin.Context) {
 	ctx, steps := timing.With(c.Request.Context())
+	if received, ok := c.Get(receivedKey); ok {
+		steps.Add("auth", time.Since(received.(time.Time))) // and the middleware before it
+	}
 	c.Request = c.Request.WithContext(ctx)
 	c.Set(stepsKey, steps)
 	c.Next()

@@ -107,12 +107,11 @@ type queryTiming struct {
 
 // pageSteps are the steps of an API page, in the order they run; fetch
 // runs beside verify, and a first Insights page's count beside the page.
-var pageSteps = []string{"params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "layout", "receipts", "encode"}
+var pageSteps = []string{"auth", "params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "layout", "receipts", "encode"}
 
 // printSteps prints where each API page's time goes: the page served in
 // process (no HTTP), its steps' p50s, and the rest of the HTTP p50
-// (authentication, routing, sending the body and reading it, HTTP
-// itself).
+// (between the steps, sending the body and reading it, HTTP itself).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
@@ -124,7 +123,7 @@ func printSteps(w io.Writer, timings []queryTiming) {
 		for _, s := range pageSteps {
 			fmt.Fprintf(tw, "%s\t", ms(q.steps[s]))
 		}
-		inside := q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
+		inside := q.steps["auth"] + q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
 			q.steps["ids"] + q.steps["layout"] + q.steps["receipts"] + q.steps["encode"]
 		fmt.Fprintf(tw, "%s\t\n", ms(max(q.httpP50-inside, 0)))
 	}
