@@ -49,11 +49,16 @@ func HoldOut(train []corpus.Dialogue, services []string) ([]corpus.Dialogue, err
 	}
 	var out []corpus.Dialogue
 	for _, d := range train {
-		if !slices.ContainsFunc(d.Services, func(s string) bool { return slices.Contains(services, s) }) {
+		if !ofAny(d, services) {
 			out = append(out, d)
 		}
 	}
 	return out, nil
+}
+
+// ofAny reports whether the dialogue is labelled with any of services.
+func ofAny(d corpus.Dialogue, services []string) bool {
+	return slices.ContainsFunc(d.Services, func(s string) bool { return slices.Contains(services, s) })
 }
 
 // Build mines phrase topics from train (settings tuned on a held-out fifth

@@ -37,9 +37,6 @@ type openSetFold struct {
 // giving most of their dialogues exactly their labels, the smaller share on
 // a tie. The split measured on afterwards is never looked at.
 func OpenSet(w io.Writer, train []corpus.Dialogue, holdOut []string, opt trained.Options) (float64, error) {
-	isHeldOut := func(d corpus.Dialogue) bool {
-		return slices.ContainsFunc(d.Services, func(s string) bool { return slices.Contains(holdOut, s) })
-	}
 	var random openSetFold
 	random.name = "a random fifth"
 	for i, d := range train {
@@ -55,7 +52,7 @@ func OpenSet(w io.Writer, train []corpus.Dialogue, holdOut []string, opt trained
 	}
 	var heldOutFifth []corpus.Dialogue
 	for i, d := range train {
-		if isHeldOut(d) && i%5 == 4 {
+		if ofAny(d, holdOut) && i%5 == 4 {
 			heldOutFifth = append(heldOutFifth, d)
 		}
 	}
@@ -64,7 +61,7 @@ func OpenSet(w io.Writer, train []corpus.Dialogue, holdOut []string, opt trained
 		f := openSetFold{name: group, held: slices.Clone(heldOutFifth)}
 		for _, d := range train {
 			switch {
-			case isHeldOut(d):
+			case ofAny(d, holdOut):
 			case slices.Contains(d.Intents, group):
 				f.held = append(f.held, d)
 			default:
