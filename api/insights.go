@@ -18,7 +18,8 @@ import (
 	"github.com/earshot/earshot/warehouse/results"
 )
 
-// insightItem is one conversation of /Conversations/Insights.
+// insightItem is one conversation of /Conversations/Insights. A page
+// writes its classifierResults ahead (insightLine).
 type insightItem struct {
 	ConversationID    string          `json:"conversationId"`
 	ClientCallID      *string         `json:"clientCallId"`
@@ -94,21 +95,27 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 		return p
 	}
 	ctx := c.Request.Context()
-	found := map[string][]results.ClassifierResult{}
+	// Each batch's results are chosen and written as JSON by its fetch,
+	// beside the catalog's check of its rows; kept holds those of the
+	// conversations the page keeps, in its order (Page appends each batch's
+	// kept conversations in order).
+	var kept []writtenResults
+	written := &writtenPages{}
+	defer written.giveBack()
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
 		cands, err := s.deps.Results.ClassifierCandidates(ctx, req.page, rows, req.ids)
 		if err != nil {
 			return nil, err
 		}
+		byRow := written.insightResults(results.CurrentOfEach(cands, rows), req.classifiers)
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			res := cands.Current(results.Runs(batch))
 			out := batch[:0]
-			for _, cv := range batch {
-				if req.narrowed && len(res[cv.ID]) == 0 {
+			for i, row := range results.RowsOf(rows, batch) {
+				if req.narrowed && byRow[row].count == 0 {
 					continue
 				}
-				found[cv.ID] = res[cv.ID]
-				out = append(out, cv)
+				out = append(out, batch[i])
+				kept = append(kept, byRow[row])
 			}
 			return out, nil
 		}, nil
@@ -150,30 +157,23 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	// some clients look headers up with the contract's exact spelling.
 	c.Writer.Header()["X-Next-LastId"] = []string{public(convs[len(convs)-1].ID)}
 	stop = timing.Start(ctx, "layout")
-	items := make([]insightItem, len(convs))
-	inParts(len(convs), pageParts(len(convs)), func(_, lo, hi int) {
-		for i, cv := range convs[lo:hi] {
-			items[lo+i] = insightItemOf(cv, public(cv.ID), found[cv.ID], req.classifiers)
-		}
-	})
+	items := make([]insightLine, len(convs))
+	for i, cv := range convs {
+		items[i] = insightLine{head: insightHeadOf(cv, public(cv.ID)), results: kept[i].json}
+	}
 	stop()
 	writePage(c, items)
 	return nil
 }
 
-// insightItemOf is a conversation's item with its results.
-func insightItemOf(cv results.Conversation, publicID string, res []results.ClassifierResult, classifiers map[string]*insightClassifier) insightItem {
+// insightHeadOf is a conversation's item without its results.
+func insightHeadOf(cv results.Conversation, publicID string) insightItem {
 	when := cv.ArrivedOn
 	if cv.InteractionDate != nil {
 		when = *cv.InteractionDate
 	}
-	item := insightItem{ConversationID: publicID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
-		InteractionDate: dates.Timestamp(when), Status: cv.Status, ClassifierResults: make([]insightResult, 0, len(res))}
-	for _, r := range res {
-		item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: classifiers[r.ClassifierID],
-			Result: r.Result, Reasoning: r.Reasoning})
-	}
-	return item
+	return insightItem{ConversationID: publicID, ClientCallID: cv.ClientCallID, ArrivedOn: dates.Timestamp(cv.ArrivedOn),
+		InteractionDate: dates.Timestamp(when), Status: cv.Status}
 }
 
 // readInsightsRequest checks every parameter, the window last: it is

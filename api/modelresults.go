@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"github.com/earshot/earshot/internal/timing"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -185,7 +184,10 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		return err
 	}
 	q := results.PageQuery{OrgID: orgID(c), Window: results.Window{From: from, To: to}, NodeIDs: nodes, AfterID: after, Limit: limit, Scope: scope}
-	found := reviews.Found{Machine: map[string][]results.ModelResult{}, Reviews: map[string][]catalog.Review{}}
+	// Each batch's items are laid out by its fetch, beside the catalog's
+	// check of its rows; kept holds those of the conversations the page
+	// keeps, in its order (Page appends each batch's kept ones in order).
+	kept := []modelResultsItem{} // an empty page is [], not null
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
 		// The reviews (the catalog) are read beside the results (the lake).
 		var reviewSets map[string][]catalog.Review
@@ -201,9 +203,19 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
+		machine := results.CurrentOfEach(cands, rows)
+		byRow := make([]modelResultsItem, len(rows))
+		inParts(len(rows), pageParts(len(rows)), func(_, lo, hi int) {
+			for row := lo; row < hi; row++ {
+				byRow[row] = processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
+			}
+		})
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
-			maps.Copy(found.Machine, cands.Current(results.Runs(batch)))
-			maps.Copy(found.Reviews, reviewSets)
+			for i, row := range results.RowsOf(rows, batch) {
+				item := byRow[row]
+				item.ClientCallID = batch[i].ClientCallID // as the catalog has it
+				kept = append(kept, item)
+			}
 			return batch, nil
 		}, nil
 	}
@@ -220,7 +232,7 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		}
 	}
 	stop = timing.Start(ctx, "layout")
-	items := modelResultsItems(models, convs, found, unprocessed, withUnprocessed)
+	items := withUnprocessedItems(kept[:len(convs)], unprocessed, withUnprocessed)
 	stop()
 	if len(items) > limit {
 		items = items[:limit]
@@ -245,13 +257,22 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found revi
 	items := make([]modelResultsItem, len(convs), len(convs)+len(unprocessed))
 	inParts(len(convs), pageParts(len(convs)), func(_, lo, hi int) {
 		for i, cv := range convs[lo:hi] {
-			item := processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
-			if withStatus {
-				item.MediaStatus = &mediaStatus{Status: mediaProcessed}
-			}
-			items[lo+i] = item
+			items[lo+i] = processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
 		}
 	})
+	return withUnprocessedItems(items, unprocessed, withStatus)
+}
+
+// withUnprocessedItems adds the items of unprocessed conversations to
+// those of processed ones (in id order), in id order. With withStatus
+// every item carries its mediaStatus.
+func withUnprocessedItems(items []modelResultsItem, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
+	if withStatus {
+		processed := &mediaStatus{Status: mediaProcessed} // read only: one for all
+		for i := range items {
+			items[i].MediaStatus = processed
+		}
+	}
 	for _, it := range unprocessed {
 		items = append(items, unprocessedItem(it))
 	}

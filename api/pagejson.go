@@ -181,13 +181,14 @@ func (v resultSetView) appendJSON(dst []byte) []byte {
 	return append(appendPage(append(dst, `,"modelResults":`...), v.ModelResults), '}')
 }
 
-func (it insightItem) appendJSON(dst []byte) []byte {
+// appendHead writes an Insights item up to its classifierResults (the
+// object not closed): insightLine writes the rest.
+func (it insightItem) appendHead(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `{"conversationId":`...), it.ConversationID)
 	dst = appendJSONStringPtr(append(dst, `,"clientCallId":`...), it.ClientCallID)
 	dst = it.ArrivedOn.AppendJSON(append(dst, `,"arrivedOn":`...))
 	dst = it.InteractionDate.AppendJSON(append(dst, `,"interactionDate":`...))
-	dst = appendJSONString(append(dst, `,"status":`...), it.Status)
-	return append(appendPage(append(dst, `,"classifierResults":`...), it.ClassifierResults), '}')
+	return appendJSONString(append(dst, `,"status":`...), it.Status)
 }
 
 func (r insightResult) appendJSON(dst []byte) []byte {

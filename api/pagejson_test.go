@@ -103,6 +103,11 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 		insights = append(insights, insightItem{ConversationID: s, ClientCallID: &s, ArrivedOn: dates.Timestamp(time.Date(2025, 10, 3, 21, 52, 26, 881e6, time.FixedZone("x", 3600))),
 			Status: s, ClassifierResults: []insightResult{{insightClassifier: newInsightClassifier(s, s, s, s), Result: s, Reasoning: &s}, {}}})
 	}
+	// An Insights page writes its items' results ahead (insightLine).
+	lines := make([]insightLine, len(insights))
+	for i, it := range insights {
+		lines[i] = insightLine{head: it, results: appendPage(nil, it.ClassifierResults)}
+	}
 	check := func(name string, got []byte, v any) {
 		want, err := json.Marshal(v)
 		if err != nil || string(got) != string(want) {
@@ -110,13 +115,13 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	check("ModelResults page", appendPage(nil, items), items)
-	check("Insights page", appendPage(nil, insights), insights)
+	check("Insights page", appendPage(nil, lines), insights)
 	for _, parts := range []int{2, 3, 4, 7, len(items) - 1, len(items)} { // written at once on a machine of many cores
 		check(fmt.Sprintf("ModelResults page in %d parts", parts), appendPageInParts([]byte("kept"), items, parts)[len("kept"):], items)
-		check(fmt.Sprintf("Insights page in %d parts", parts), appendPageInParts(nil, insights, parts), insights)
+		check(fmt.Sprintf("Insights page in %d parts", parts), appendPageInParts(nil, lines, parts), insights)
 	}
-	check("empty page", appendPage(nil, []insightItem{}), []insightItem{})
-	check("nil page", appendPage[insightItem](nil, nil), []insightItem(nil))
+	check("empty page", appendPage(nil, []insightLine{}), []insightItem{})
+	check("nil page", appendPage[insightLine](nil, nil), []insightItem(nil))
 }
 
 // FuzzAppendJSONString holds appendJSONString to encoding/json on any
@@ -180,4 +185,113 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 	if err != nil || !bytes.Equal(many, want) {
 		t.Errorf("in parts: %d bytes, encoding/json: %d bytes (%v)", len(many), len(want), err)
 	}
+}
+
+// TestWrittenResults: results written ahead, in any number of parts, are
+// each row's array as the item's own encoding writes it, and a row's
+// count is its results'.
+func TestWrittenResults(t *testing.T) {
+	t.Parallel()
+	classifiers := map[string]*insightClassifier{}
+	var byRow [][]results.ClassifierResult
+	for i, s := range append(jsonTexts, jsonTexts...) {
+		s := s
+		classifiers[s] = newInsightClassifier(s, "name "+s, "Classifier", "category")
+		var row []results.ClassifierResult // the first row has none
+		for k := range i % 5 {
+			row = append(row, results.ClassifierResult{ClassifierID: jsonTexts[k], Result: s, Reasoning: []*string{nil, &s}[k%2]})
+		}
+		byRow = append(byRow, row)
+	}
+	for _, parts := range []int{1, 2, 3, len(byRow)} {
+		written := &writtenPages{}
+		got := written.write(len(byRow), parts, func(dst []byte, row int) ([]byte, int) {
+			return appendInsightResults(dst, byRow[row], classifiers), len(byRow[row])
+		})
+		for row, res := range byRow {
+			want := make([]insightResult, 0, len(res))
+			for _, r := range res {
+				want = append(want, insightResult{insightClassifier: classifiers[r.ClassifierID], Result: r.Result, Reasoning: r.Reasoning})
+			}
+			wantJSON, _ := json.Marshal(want)
+			if string(got[row].json) != string(wantJSON) || got[row].count != len(res) {
+				t.Fatalf("%d parts, row %d: %s (%d), want %s (%d)", parts, row, got[row].json, got[row].count, wantJSON, len(res))
+			}
+		}
+		written.giveBack()
+	}
+}
+
+// BenchmarkInsightsPageWrite: choosing and writing an Insights page's
+// results (1,000 conversations, 20 classifiers) once they are read:
+// written ahead by row (CurrentOfEach, writtenPages, insightLine) beside
+// the baseline of the build before it, a map of current results by
+// conversation, then items of result structs, then their JSON.
+func BenchmarkInsightsPageWrite(b *testing.B) {
+	classifiers := map[string]*insightClassifier{}
+	var ids []string
+	for k := range 20 {
+		id := fmt.Sprintf("0199a000-0000-7000-8000-%012d", k)
+		ids = append(ids, id)
+		classifiers[id] = newInsightClassifier(id, fmt.Sprintf("Classifier %d", k), "Classifier", "Compliance")
+	}
+	at := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
+	var convs []results.Conversation
+	newCandidates := func() *results.Candidates[results.ClassifierResult] { // of every conversation, in order
+		cands := &results.Candidates[results.ClassifierResult]{}
+		for _, cv := range convs {
+			for _, id := range ids {
+				cands.Add(cv.ID, cv.RunID, id, results.ClassifierResult{ClassifierID: id, Result: "Yes"})
+			}
+		}
+		return cands
+	}
+	for i := range 1000 {
+		call := fmt.Sprintf("call-%d", i)
+		convs = append(convs, results.Conversation{ID: fmt.Sprintf("019a3000-0000-7000-8000-%012d", i), RunID: "run", ArrivedOn: at,
+			ClientCallID: &call, Status: catalog.StatusReadyToSample})
+	}
+	cands := newCandidates() // in order: choosing from them leaves them as they are
+	b.Run("written-ahead", func(b *testing.B) {
+		for b.Loop() {
+			written := &writtenPages{}
+			byRow := written.insightResults(results.CurrentOfEach(cands, convs), classifiers)
+			lines := make([]insightLine, len(convs))
+			for i, row := range results.RowsOf(convs, convs) {
+				lines[i] = insightLine{head: insightHeadOf(convs[i], convs[i].ID), results: byRow[row].json}
+			}
+			buf := takePageBuffer()
+			*buf = appendPageInParts((*buf)[:0], lines, pageParts(len(lines)))
+			givePageBuffer(buf)
+			written.giveBack()
+		}
+	})
+	b.Run("baseline-map-and-items", func(b *testing.B) {
+		for b.Loop() {
+			found := map[string][]results.ClassifierResult{}
+			res := cands.Current(results.Runs(convs))
+			for _, cv := range convs {
+				found[cv.ID] = res[cv.ID]
+			}
+			items := make([]insightItem, len(convs))
+			for i, cv := range convs {
+				item := insightHeadOf(cv, cv.ID)
+				item.ClassifierResults = make([]insightResult, 0, len(found[cv.ID]))
+				for _, r := range found[cv.ID] {
+					item.ClassifierResults = append(item.ClassifierResults, insightResult{insightClassifier: classifiers[r.ClassifierID], Result: r.Result, Reasoning: r.Reasoning})
+				}
+				items[i] = item
+			}
+			buf := takePageBuffer()
+			*buf = appendPageInParts((*buf)[:0], items, pageParts(len(items)))
+			givePageBuffer(buf)
+		}
+	})
+}
+
+// appendJSON writes a whole Insights item from its result structs, as
+// pages did before their results were written ahead (the baseline of
+// BenchmarkInsightsPageWrite).
+func (it insightItem) appendJSON(dst []byte) []byte {
+	return append(appendPage(append(it.appendHead(dst), `,"classifierResults":`...), it.ClassifierResults), '}')
 }

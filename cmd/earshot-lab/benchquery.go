@@ -101,8 +101,9 @@ type queryTiming struct {
 	items                int
 	// handlerP50 is the API page served in process, without HTTP.
 	handlerP50 time.Duration
-	// steps are an API page's steps (its Server-Timing), p50 each.
-	steps map[string]time.Duration
+	// steps are an API page's steps (its Server-Timing), p50 each;
+	// directSteps the direct queries' two ("lake", "fetch").
+	steps, directSteps map[string]time.Duration
 }
 
 // pageSteps are the steps of an API page, in the order they run; fetch
@@ -110,16 +111,17 @@ type queryTiming struct {
 var pageSteps = []string{"auth", "params", "files", "lake", "verify", "fetch", "keep", "count", "ids", "layout", "receipts", "encode"}
 
 // printSteps prints where each API page's time goes: the page served in
-// process (no HTTP), its steps' p50s, and the rest of the HTTP p50
-// (between the steps, sending the body and reading it, HTTP itself).
+// process (no HTTP), the direct queries' two steps beside the page's own
+// lake and fetch, its steps' p50s, and the rest of the HTTP p50 (between
+// the steps, sending the body and reading it, HTTP itself).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
+	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
 	for _, q := range timings {
 		if len(q.steps) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t", q.name, ms(q.httpP50), ms(q.handlerP50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", q.name, ms(q.httpP50), ms(q.handlerP50), ms(q.directSteps["lake"]), ms(q.directSteps["fetch"]))
 		for _, s := range pageSteps {
 			fmt.Fprintf(tw, "%s\t", ms(q.steps[s]))
 		}
@@ -183,19 +185,23 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		if err != nil {
 			return nil, fmt.Errorf("%s in process: %w", c.name, err)
 		}
-		direct, err := timeRuns(runs, func() error { _, err := st.Reader.Direct(ctx, c.page, c.table, c.classifiers); return err })
+		directSteps := map[string][]time.Duration{}
+		direct, err := timeRuns(runs, func() error {
+			tctx, took := timing.With(ctx)
+			_, err := st.Reader.Direct(tctx, c.page, c.table, c.classifiers)
+			for name, d := range timing.Parse(took.Header()) {
+				directSteps[name] = append(directSteps[name], d)
+			}
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s direct: %w", c.name, err)
 		}
 		// Counted once, after the timed requests: latency is the time to
 		// the whole body, not the client's scan of it.
-		stepP50 := map[string]time.Duration{}
-		for name, ds := range steps {
-			slices.Sort(ds)
-			stepP50[name] = pct(ds, 50)
-		}
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)), steps: stepP50})
+			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)),
+			steps: medians(steps), directSteps: medians(directSteps)})
 	}
 	dashboards, err := measureDashboards(ctx, st, base, org, runs)
 	return append(out, dashboards...), err
@@ -272,9 +278,7 @@ func midCursor(ctx context.Context, cat *catalog.Catalog, q results.PageQuery) (
 
 // getPage requests a page and reads its body whole into buf (reused, so
 // that the client's own buffer growth is not timed), failing on any
-// status but 200.
-// getPage reads a page into buf, and adds its Server-Timing steps to
-// steps.
+// status but 200, and adds its Server-Timing steps to steps.
 func getPage(ctx context.Context, target, token string, buf *bytes.Buffer, steps map[string][]time.Duration) error {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -305,6 +309,16 @@ func servePage(ctx context.Context, h http.Handler, target, token string) error 
 		return fmt.Errorf("%s: %d %s", target, rec.Code, rec.Body.Bytes())
 	}
 	return nil
+}
+
+// medians are each step's p50.
+func medians(steps map[string][]time.Duration) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for name, ds := range steps {
+		slices.Sort(ds)
+		out[name] = pct(ds, 50)
+	}
+	return out
 }
 
 func timeRuns(runs int, fn func() error) ([]time.Duration, error) {

@@ -89,30 +89,63 @@ func (c *Candidates[T]) Current(runs map[string]string) map[string][]T {
 	out := make(map[string][]T, len(runs))
 	kept := make([]T, 0, len(rows))
 	for i := 0; i < len(rows); {
-		conv := rows[i].conv
-		end := i
-		for end < len(rows) && rows[end].conv == conv {
-			end++
-		}
-		run, ok := runs[conv]
-		start := len(kept)
-		for ok && i < end {
-			classifier, newest := rows[i].classifier, -1
-			for ; i < end && rows[i].classifier == classifier; i++ {
-				if rows[i].run >= run {
-					newest = i // runs ascend: the last one kept is the newest
-				}
+		end := groupEnd(rows, i)
+		if run, ok := runs[rows[i].conv]; ok {
+			start := len(kept)
+			if kept = appendCurrent(kept, rows[i:end], run); len(kept) > start {
+				out[rows[i].conv] = kept[start:len(kept):len(kept)]
 			}
-			if newest >= 0 {
-				kept = append(kept, rows[newest].row)
-			}
-		}
-		if len(kept) > start {
-			out[conv] = kept[start:len(kept):len(kept)]
 		}
 		i = end
 	}
 	return out
+}
+
+// CurrentOfEach is Current for a list of conversations, each given with
+// the run to take as its current one (convs[i] with runs[i]): the list
+// may name a conversation more than once with different runs, as a
+// batch of lake rows does before the catalog says which run is current.
+// The i-th slice holds the current rows of the i-th; no map is built.
+func (c *Candidates[T]) CurrentOfEach(convs, runs []string) [][]T {
+	rows := inOrder(c.rows)
+	out := make([][]T, len(convs))
+	kept := make([]T, 0, len(rows))
+	for i, conv := range convs {
+		start, found := slices.BinarySearchFunc(rows, conv, func(r candidate[T], conv string) int { return strings.Compare(r.conv, conv) })
+		if !found {
+			continue
+		}
+		from := len(kept)
+		kept = appendCurrent(kept, rows[start:groupEnd(rows, start)], runs[i])
+		out[i] = kept[from:len(kept):len(kept)]
+	}
+	return out
+}
+
+// groupEnd is the end of the conversation's rows that start at i.
+func groupEnd[T any](rows []candidate[T], i int) int {
+	end := i
+	for end < len(rows) && rows[end].conv == rows[i].conv {
+		end++
+	}
+	return end
+}
+
+// appendCurrent appends to kept the current rows of one conversation's
+// rows (sorted by classifier and run) when run is its current run.
+func appendCurrent[T any](kept []T, rows []candidate[T], run string) []T {
+	for i := 0; i < len(rows); {
+		classifier, newest := rows[i].classifier, -1
+		for ; i < len(rows) && rows[i].classifier == classifier; i++ {
+			if rows[i].run >= run {
+				newest = i // runs ascend: the last one kept is the newest
+			}
+		}
+		if newest >= 0 {
+			kept = append(kept, rows[newest].row)
+		}
+	}
+	return kept
 }
 
 // inOrder returns rows sorted, using rows' memory as well as its own.

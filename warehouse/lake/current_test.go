@@ -32,6 +32,13 @@ func TestCurrent(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("got %v, want %v", got, want)
 			}
+			// The same rule a row at a time: c1 twice (a batch's lake rows
+			// of two runs), c4 not in the results at all.
+			each := (&Candidates[string]{rows: slices.Clone(order)}).CurrentOfEach([]string{"c1", "c1", "c2", "c4"}, []string{"r2", "r1", "r1", "r1"})
+			wantEach := [][]string{want["c1"], {"c1/k1@r3", "c1/k2@r2", "c1/k3@r1"}, want["c2"], nil}
+			if fmt.Sprint(each) != fmt.Sprint(wantEach) {
+				t.Fatalf("each: got %v, want %v", each, wantEach)
+			}
 		})
 	}
 }

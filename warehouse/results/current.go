@@ -25,6 +25,33 @@ func Runs(convs []Conversation) map[string]string {
 	return out
 }
 
+// CurrentOfEach are the current results of each of a batch's lake rows
+// (Candidates.CurrentOfEach): the i-th of rows[i], taking its run as
+// current, so that they can be chosen and laid out beside the catalog's
+// check of the rows.
+func CurrentOfEach[T any](cands *Candidates[T], rows []Conversation) [][]T {
+	ids, runs := make([]string, len(rows)), make([]string, len(rows))
+	for i, c := range rows {
+		ids[i], runs[i] = c.ID, c.RunID
+	}
+	return cands.CurrentOfEach(ids, runs)
+}
+
+// RowsOf is, for each conversation of a batch a Keep is given, its place
+// among the rows the batch's Fetch was given: the batch is the rows the
+// catalog's check kept, in their order.
+func RowsOf(rows, batch []Conversation) []int {
+	at := make([]int, len(batch))
+	j := 0
+	for i, c := range batch {
+		for j < len(rows) && (rows[j].ID != c.ID || rows[j].RunID != c.RunID) {
+			j++
+		}
+		at[i] = j
+	}
+	return at
+}
+
 // resultPaths are the files of a results table that can hold rows of the
 // conversations: their arrival dates, their id range. lo and hi bound the
 // ids.

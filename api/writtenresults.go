@@ -1,0 +1,86 @@
+package api
+
+import (
+	"sync"
+
+	"github.com/earshot/earshot/warehouse/results"
+)
+
+// A result page's batch has its results chosen and written as JSON by its
+// fetch, beside the catalog's check of the batch's lake rows; once the
+// check is done, the page only writes each item's own fields around them.
+// No map of results is built and no result is laid out twice.
+
+// writtenResults are a conversation's results as a JSON array, and how
+// many there are.
+type writtenResults struct {
+	json  []byte
+	count int
+}
+
+// writtenPages holds the buffers a page's results are written into (kept
+// buffers, takePageBuffer) until the page is sent: giveBack returns them.
+type writtenPages struct {
+	mu   sync.Mutex
+	bufs []*[]byte
+}
+
+func (w *writtenPages) giveBack() {
+	for _, buf := range w.bufs {
+		givePageBuffer(buf)
+	}
+}
+
+// write writes the results of n rows with appendRow (which returns how
+// many it wrote), in parts at once (inParts), each part into a buffer.
+func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) ([]byte, int)) []writtenResults {
+	out := make([]writtenResults, n)
+	inParts(n, parts, func(_, lo, hi int) {
+		buf := takePageBuffer()
+		b := (*buf)[:0]
+		ends := make([]int, hi-lo) // b grows: the rows are sliced out of it when it is whole
+		for i := lo; i < hi; i++ {
+			b, out[i].count = appendRow(b, i)
+			ends[i-lo] = len(b)
+		}
+		start := 0
+		for i := lo; i < hi; i++ {
+			end := ends[i-lo]
+			out[i].json, start = b[start:end:end], end
+		}
+		*buf = b
+		w.mu.Lock()
+		w.bufs = append(w.bufs, buf)
+		w.mu.Unlock()
+	})
+	return out
+}
+
+// insightResults writes each row's current classifier results.
+func (w *writtenPages) insightResults(byRow [][]results.ClassifierResult, classifiers map[string]*insightClassifier) []writtenResults {
+	return w.write(len(byRow), pageParts(len(byRow)), func(dst []byte, row int) ([]byte, int) {
+		return appendInsightResults(dst, byRow[row], classifiers), len(byRow[row])
+	})
+}
+
+// appendInsightResults writes an Insights item's classifierResults.
+func appendInsightResults(dst []byte, res []results.ClassifierResult, classifiers map[string]*insightClassifier) []byte {
+	dst = append(dst, '[')
+	for i, r := range res {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = insightResult{insightClassifier: classifiers[r.ClassifierID], Result: r.Result, Reasoning: r.Reasoning}.appendJSON(dst)
+	}
+	return append(dst, ']')
+}
+
+// insightLine is an Insights item with its classifierResults written.
+type insightLine struct {
+	head    insightItem // its ClassifierResults are not read
+	results []byte
+}
+
+func (l insightLine) appendJSON(dst []byte) []byte {
+	return append(append(append(l.head.appendHead(dst), `,"classifierResults":`...), l.results...), '}')
+}
