@@ -129,7 +129,10 @@ func (q PageQuery) scopeSQL() (string, []any) {
 var processed = map[string]bool{catalog.StatusReadyToSample: true, catalog.StatusSampled: true}
 
 // Keep narrows a batch of a page (e.g. to conversations with a matching
-// result); it returns the batch itself to keep all.
+// result); it returns the batch itself to keep all. The batch is the rows
+// its Fetch was given that the catalog's check kept, in their order
+// (RowsOf finds them there), and Page appends what Keep returns to the
+// page in that order.
 type Keep func(ctx context.Context, batch []Conversation) ([]Conversation, error)
 
 // Fetch reads what a page shows of a batch's conversations (their
