@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -197,16 +198,20 @@ func TestWrittenResults(t *testing.T) {
 	for i, s := range append(jsonTexts, jsonTexts...) {
 		s := s
 		classifiers[s] = newInsightClassifier(s, "name "+s, "Classifier", "category")
-		var row []results.ClassifierResult // the first row has none
-		for k := range i % 5 {
-			row = append(row, results.ClassifierResult{ClassifierID: jsonTexts[k], Result: s, Reasoning: []*string{nil, &s}[k%2]})
+		var row []results.ClassifierResult // the first row has none; results come in classifier id order
+		for k, id := range slices.Sorted(slices.Values(jsonTexts))[:i%5] {
+			row = append(row, results.ClassifierResult{ClassifierID: id, Result: s, Reasoning: []*string{nil, &s}[k%2]})
+		}
+		if i%3 == 2 { // a result of a classifier the page does not list
+			row = append(row, results.ClassifierResult{ClassifierID: "\xff unlisted", Result: s})
 		}
 		byRow = append(byRow, row)
 	}
 	for _, parts := range []int{1, 2, 3, len(byRow)} {
 		written := &writtenPages{}
+		inOrder := classifiersInOrder(classifiers)
 		got := written.write(len(byRow), parts, func(dst []byte, row int) ([]byte, int) {
-			return appendInsightResults(dst, byRow[row], classifiers), len(byRow[row])
+			return appendInsightResults(dst, byRow[row], inOrder), len(byRow[row])
 		})
 		for row, res := range byRow {
 			want := make([]insightResult, 0, len(res))

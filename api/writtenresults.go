@@ -1,6 +1,9 @@
 package api
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/earshot/earshot/warehouse/results"
@@ -58,19 +61,36 @@ func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) (
 
 // insightResults writes each row's current classifier results.
 func (w *writtenPages) insightResults(byRow [][]results.ClassifierResult, classifiers map[string]*insightClassifier) []writtenResults {
+	inOrder := classifiersInOrder(classifiers)
 	return w.write(len(byRow), pageParts(len(byRow)), func(dst []byte, row int) ([]byte, int) {
-		return appendInsightResults(dst, byRow[row], classifiers), len(byRow[row])
+		return appendInsightResults(dst, byRow[row], inOrder), len(byRow[row])
 	})
 }
 
-// appendInsightResults writes an Insights item's classifierResults.
-func appendInsightResults(dst []byte, res []results.ClassifierResult, classifiers map[string]*insightClassifier) []byte {
+// classifiersInOrder are the classifiers in id order, the order of a
+// conversation's results (lake.Candidates.Current).
+func classifiersInOrder(classifiers map[string]*insightClassifier) []*insightClassifier {
+	return slices.SortedFunc(maps.Values(classifiers), func(a, b *insightClassifier) int { return strings.Compare(a.ClassifierID, b.ClassifierID) })
+}
+
+// appendInsightResults writes an Insights item's classifierResults. The
+// results come in classifier id order, so their classifiers are found by
+// walking inOrder along them, not by a map lookup each.
+func appendInsightResults(dst []byte, res []results.ClassifierResult, inOrder []*insightClassifier) []byte {
 	dst = append(dst, '[')
+	k := 0
 	for i, r := range res {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = insightResult{insightClassifier: classifiers[r.ClassifierID], Result: r.Result, Reasoning: r.Reasoning}.appendJSON(dst)
+		for k < len(inOrder) && inOrder[k].ClassifierID < r.ClassifierID {
+			k++
+		}
+		var ic *insightClassifier // none for a result of a classifier not listed, as a map lookup would say
+		if k < len(inOrder) && inOrder[k].ClassifierID == r.ClassifierID {
+			ic = inOrder[k]
+		}
+		dst = insightResult{insightClassifier: ic, Result: r.Result, Reasoning: r.Reasoning}.appendJSON(dst)
 	}
 	return append(dst, ']')
 }
