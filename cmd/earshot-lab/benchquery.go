@@ -48,9 +48,10 @@ pages through HTTP (p50, p99 over --runs requests): /ModelResults over the
 whole range and /Conversations/Insights over 7 and 31 days, first and deep
 pages (the cursor halfway through the range), with and without a hierarchy
 filter; beside each, the same page's lake queries run directly in DuckDB on
-the same files (no catalog check, JSON or HTTP). Then the console's
-dashboard over 14 days (all, hierarchy R1) and all 92 days, as a signed-in
-administrator, beside its figure queries alone (conversations per day, hit
+the same files (no catalog check, JSON or HTTP), and a second table of
+each page's steps (its Server-Timing) beside the direct queries' two. Then
+the console's dashboard over 14 days (all, hierarchy R1) and all 92 days,
+as a signed-in administrator, beside its figure queries alone (conversations per day, hit
 rates, every team's and agent's figures); their "items" are the
 conversations counted. Then the console's conversation list filtered by a
 classifier's result over all 92 days: newest first, a deep page, and
