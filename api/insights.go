@@ -99,7 +99,7 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	// beside the catalog's check of its rows; kept holds those of the
 	// conversations the page keeps, in its order (Page appends each batch's
 	// kept conversations in order).
-	var kept []writtenResults
+	var kept [][]byte
 	written := &writtenPages{}
 	defer written.giveBack()
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
@@ -107,11 +107,12 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 		if err != nil {
 			return nil, err
 		}
-		byRow := written.insightResults(results.CurrentOfEach(cands, rows), req.classifiers)
+		current := results.CurrentOfEach(cands, rows)
+		byRow := written.insightResults(current, req.classifiers)
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
 			out := batch[:0]
 			for i, row := range results.RowsOf(rows, batch) {
-				if req.narrowed && byRow[row].count == 0 {
+				if req.narrowed && len(current[row]) == 0 {
 					continue
 				}
 				out = append(out, batch[i])
@@ -159,7 +160,7 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 	stop = timing.Start(ctx, "layout")
 	items := make([]insightLine, len(convs))
 	for i, cv := range convs {
-		items[i] = insightLine{head: insightHeadOf(cv, public(cv.ID)), results: kept[i].json}
+		items[i] = insightLine{head: insightHeadOf(cv, public(cv.ID)), results: kept[i]}
 	}
 	stop()
 	writePage(c, items)

@@ -189,8 +189,7 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 }
 
 // TestWrittenResults: results written ahead, in any number of parts, are
-// each row's array as the item's own encoding writes it, and a row's
-// count is its results'.
+// each row's array as the item's own encoding writes it.
 func TestWrittenResults(t *testing.T) {
 	t.Parallel()
 	classifiers := map[string]*insightClassifier{}
@@ -210,8 +209,8 @@ func TestWrittenResults(t *testing.T) {
 	for _, parts := range []int{1, 2, 3, len(byRow)} {
 		written := &writtenPages{}
 		inOrder := classifiersInOrder(classifiers)
-		got := written.write(len(byRow), parts, func(dst []byte, row int) ([]byte, int) {
-			return appendInsightResults(dst, byRow[row], inOrder), len(byRow[row])
+		got := written.write(len(byRow), parts, func(dst []byte, row int) []byte {
+			return appendInsightResults(dst, byRow[row], inOrder)
 		})
 		for row, res := range byRow {
 			want := make([]insightResult, 0, len(res))
@@ -219,8 +218,8 @@ func TestWrittenResults(t *testing.T) {
 				want = append(want, insightResult{insightClassifier: classifiers[r.ClassifierID], Result: r.Result, Reasoning: r.Reasoning})
 			}
 			wantJSON, _ := json.Marshal(want)
-			if string(got[row].json) != string(wantJSON) || got[row].count != len(res) {
-				t.Fatalf("%d parts, row %d: %s (%d), want %s (%d)", parts, row, got[row].json, got[row].count, wantJSON, len(res))
+			if string(got[row]) != string(wantJSON) {
+				t.Fatalf("%d parts, row %d: %s, want %s", parts, row, got[row], wantJSON)
 			}
 		}
 		written.giveBack()
@@ -263,7 +262,7 @@ func BenchmarkInsightsPageWrite(b *testing.B) {
 			byRow := written.insightResults(results.CurrentOfEach(cands, convs), classifiers)
 			lines := make([]insightLine, len(convs))
 			for i, row := range results.RowsOf(convs, convs) {
-				lines[i] = insightLine{head: insightHeadOf(convs[i], convs[i].ID), results: byRow[row].json}
+				lines[i] = insightLine{head: insightHeadOf(convs[i], convs[i].ID), results: byRow[row]}
 			}
 			buf := takePageBuffer()
 			*buf = appendPageInParts((*buf)[:0], lines, pageParts(len(lines)))

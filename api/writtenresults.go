@@ -14,13 +14,6 @@ import (
 // check is done, the page only writes each item's own fields around them.
 // No map of results is built and no result is laid out twice.
 
-// writtenResults are a conversation's results as a JSON array, and how
-// many there are.
-type writtenResults struct {
-	json  []byte
-	count int
-}
-
 // writtenPages holds the buffers a page's results are written into (kept
 // buffers, takePageBuffer) until the page is sent: giveBack returns them.
 type writtenPages struct {
@@ -34,22 +27,23 @@ func (w *writtenPages) giveBack() {
 	}
 }
 
-// write writes the results of n rows with appendRow (which returns how
-// many it wrote), in parts at once (inParts), each part into a buffer.
-func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) ([]byte, int)) []writtenResults {
-	out := make([]writtenResults, n)
+// write writes the results of n rows with appendRow, in parts at once
+// (inParts), each part into a buffer: the i-th of what it returns is row
+// i's JSON.
+func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) []byte) [][]byte {
+	out := make([][]byte, n)
 	inParts(n, parts, func(_, lo, hi int) {
 		buf := takePageBuffer()
 		b := (*buf)[:0]
 		ends := make([]int, hi-lo) // b grows: the rows are sliced out of it when it is whole
 		for i := lo; i < hi; i++ {
-			b, out[i].count = appendRow(b, i)
+			b = appendRow(b, i)
 			ends[i-lo] = len(b)
 		}
 		start := 0
 		for i := lo; i < hi; i++ {
 			end := ends[i-lo]
-			out[i].json, start = b[start:end:end], end
+			out[i], start = b[start:end:end], end
 		}
 		*buf = b
 		w.mu.Lock()
@@ -59,11 +53,12 @@ func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) (
 	return out
 }
 
-// insightResults writes each row's current classifier results.
-func (w *writtenPages) insightResults(byRow [][]results.ClassifierResult, classifiers map[string]*insightClassifier) []writtenResults {
+// insightResults writes each row's current classifier results as a JSON
+// array.
+func (w *writtenPages) insightResults(byRow [][]results.ClassifierResult, classifiers map[string]*insightClassifier) [][]byte {
 	inOrder := classifiersInOrder(classifiers)
-	return w.write(len(byRow), pageParts(len(byRow)), func(dst []byte, row int) ([]byte, int) {
-		return appendInsightResults(dst, byRow[row], inOrder), len(byRow[row])
+	return w.write(len(byRow), pageParts(len(byRow)), func(dst []byte, row int) []byte {
+		return appendInsightResults(dst, byRow[row], inOrder)
 	})
 }
 

@@ -51,9 +51,9 @@ filter; beside each, the same page's lake queries run directly in DuckDB on
 the same files (no catalog check, JSON or HTTP), and a second table of
 each page's steps (its Server-Timing) beside the direct queries' two. Then
 the console's dashboard over 14 days (all, hierarchy R1) and all 92 days,
-as a signed-in administrator, beside its figure queries alone (conversations per day, hit
-rates, every team's and agent's figures); their "items" are the
-conversations counted. Then the console's conversation list filtered by a
+as a signed-in administrator, beside its figure queries alone
+(conversations per day, hit rates, every team's and agent's figures);
+their "items" are the conversations counted. Then the console's conversation list filtered by a
 classifier's result over all 92 days: newest first, a deep page, and
 oldest first, beside the lake's search alone. It reads the first
 organization earshot bench gen created.`,
@@ -190,7 +190,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		direct, err := timeRuns(runs, func() error {
 			tctx, took := timing.With(ctx)
 			_, err := st.Reader.Direct(tctx, c.page, c.table, c.classifiers)
-			for name, d := range timing.Parse(took.Header()) {
+			for name, d := range took.Took() {
 				directSteps[name] = append(directSteps[name], d)
 			}
 			return err

@@ -7,6 +7,7 @@ package timing
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,13 @@ func (s *Steps) Add(name string, d time.Duration) {
 		s.names = append(s.names, name)
 	}
 	s.took[name] += d
+}
+
+// Took is how long each step took, by name.
+func (s *Steps) Took() map[string]time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.took)
 }
 
 // Header is the steps as a Server-Timing value, in the order they first

@@ -21,6 +21,9 @@ func TestStepsRoundTrip(t *testing.T) {
 	if back["lake"] != 9*time.Millisecond || back["verify"] != 1500*time.Microsecond || len(back) != 3 {
 		t.Errorf("parsed back: %v", back)
 	}
+	if took := s.Took(); took["lake"] != 9*time.Millisecond || took["verify"] != 1500*time.Microsecond || len(took) != 3 {
+		t.Errorf("took: %v", took)
+	}
 	Start(context.Background(), "no recorder")() // costs nothing, records nowhere
 	for _, bad := range []string{"", "x;dur=-1", "y;dur=abc", ";;;", "z"} {
 		if got := Parse(bad); len(got) != 0 {
