@@ -44,12 +44,20 @@ func (s *resultsAPI) attachReceipts(ctx context.Context, org string, items []mod
 		return err
 	}
 	for i := range items {
-		if d, ok := latest[items[i].ID]; ok {
-			items[i].EmissionReceipt = &emissionReceipt{EventTime: dates.Timestamp(*d.TransmittedOn), AuthenticxReceiptID: &d.ID,
-				CustomerReceiptID: d.CustomerReceiptID}
-		}
+		items[i].EmissionReceipt = receiptOf(latest, items[i].ID)
 	}
 	return nil
+}
+
+// receiptOf is a conversation's latest receipt as its item shows it, from
+// the latest receipts of the conversations (nil while it has none).
+func receiptOf(latest map[string]catalog.Delivery, conversationID string) *emissionReceipt {
+	d, ok := latest[conversationID]
+	if !ok {
+		return nil
+	}
+	id := d.ID // &d.ID would move every lookup's d to the heap, found or not
+	return &emissionReceipt{EventTime: dates.Timestamp(*d.TransmittedOn), AuthenticxReceiptID: &id, CustomerReceiptID: d.CustomerReceiptID}
 }
 
 // emissionView is an organization's endpoint; its secret only when it is

@@ -189,15 +189,22 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	// keeps, in its order (Page appends each batch's kept ones in order).
 	kept := []modelResultsItem{} // an empty page is [], not null
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		// The reviews (the catalog) are read beside the results (the lake).
+		// The reviews and the receipts (the catalog) are read beside the
+		// results (the lake).
 		var reviewSets map[string][]catalog.Review
-		reviewed := errgroup.Group{}
-		reviewed.Go(func() (err error) {
-			reviewSets, err = s.deps.Reviews.Reviews(ctx, q.OrgID, results.IDs(rows))
+		var receipts map[string]catalog.Delivery
+		ids := results.IDs(rows)
+		catalogReads := errgroup.Group{}
+		catalogReads.Go(func() (err error) {
+			reviewSets, err = s.deps.Reviews.Reviews(ctx, q.OrgID, ids)
+			return err
+		})
+		catalogReads.Go(func() (err error) {
+			receipts, err = s.deps.Emissions.LatestReceipts(ctx, q.OrgID, ids)
 			return err
 		})
 		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.IDs)
-		if rerr := reviewed.Wait(); err == nil {
+		if rerr := catalogReads.Wait(); err == nil {
 			err = rerr
 		}
 		if err != nil {
@@ -208,6 +215,7 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		inParts(len(rows), pageParts(len(rows)), func(_, lo, hi int) {
 			for row := lo; row < hi; row++ {
 				byRow[row] = processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
+				byRow[row].EmissionReceipt = receiptOf(receipts, rows[row].ID)
 			}
 		})
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
@@ -231,17 +239,16 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 			return err
 		}
 	}
+	// The processed conversations' receipts came with their results.
+	others := unprocessedItems(unprocessed)
+	if err := s.attachReceipts(ctx, q.OrgID, others); err != nil {
+		return err
+	}
 	stop = timing.Start(ctx, "layout")
-	items := withUnprocessedItems(kept[:len(convs)], unprocessed, withUnprocessed)
+	items := withUnprocessedItems(kept[:len(convs)], others, withUnprocessed)
 	stop()
 	if len(items) > limit {
 		items = items[:limit]
-	}
-	stop = timing.Start(ctx, "receipts")
-	err = s.attachReceipts(ctx, q.OrgID, items)
-	stop()
-	if err != nil {
-		return err
 	}
 	if err := s.publicModelResults(ctx, q.OrgID, items); err != nil {
 		return err
@@ -260,22 +267,20 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found revi
 			items[lo+i] = processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
 		}
 	})
-	return withUnprocessedItems(items, unprocessed, withStatus)
+	return withUnprocessedItems(items, unprocessedItems(unprocessed), withStatus)
 }
 
 // withUnprocessedItems adds the items of unprocessed conversations to
 // those of processed ones (in id order), in id order. With withStatus
 // every item carries its mediaStatus.
-func withUnprocessedItems(items []modelResultsItem, unprocessed []catalog.Interaction, withStatus bool) []modelResultsItem {
+func withUnprocessedItems(items, unprocessed []modelResultsItem, withStatus bool) []modelResultsItem {
 	if withStatus {
 		processed := &mediaStatus{Status: mediaProcessed} // read only: one for all
 		for i := range items {
 			items[i].MediaStatus = processed
 		}
 	}
-	for _, it := range unprocessed {
-		items = append(items, unprocessedItem(it))
-	}
+	items = append(items, unprocessed...)
 	if len(unprocessed) > 0 { // processed ones come in id order
 		slices.SortFunc(items, func(a, b modelResultsItem) int { return strings.Compare(a.ID, b.ID) })
 	}
@@ -293,6 +298,16 @@ func processedItem(cv results.Conversation, models modelSet, machine []results.M
 	}
 	return modelResultsItem{ID: cv.ID, ConversationID: cv.ID, ClientCallID: cv.ClientCallID, EventType: cur.EventType,
 		EventTime: dates.Timestamp(cur.EventTime), ModelResults: &current, PriorResults: prior}
+}
+
+// unprocessedItems are the items of conversations still processing or
+// failed.
+func unprocessedItems(its []catalog.Interaction) []modelResultsItem {
+	out := make([]modelResultsItem, len(its))
+	for i, it := range its {
+		out[i] = unprocessedItem(it)
+	}
+	return out
 }
 
 // unprocessedItem is a conversation still processing (NotProcessed) or

@@ -185,7 +185,7 @@ func TestModelResultsRules(t *testing.T) {
 	whole := e.get("/ModelResults?modelIds=" + models + "&pageSize=5")
 	// The page says where its time went (Server-Timing).
 	steps := timing.Parse(whole.Header().Get("Server-Timing"))
-	for _, step := range []string{"auth", "params", "files", "lake", "verify", "fetch", "ids", "receipts", "encode"} {
+	for _, step := range []string{"auth", "params", "files", "lake", "verify", "fetch", "ids", "encode"} {
 		if _, ok := steps[step]; !ok {
 			t.Errorf("Server-Timing %q lacks %s", whole.Header().Get("Server-Timing"), step)
 		}

@@ -137,7 +137,7 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 
 // BenchmarkConversationStates: the states of a page's 1,000 conversations
 // (as every result page reads them) in a catalog of 200,000 processed
-// conversations: by id range (a dense page), and by id list (a sparse
+// conversations, each with a client call id and an interaction date: by id range (a dense page), and by id list (a sparse
 // page, one in ten of the range), beside the baseline of the same ids
 // read through the general interaction lookup.
 func BenchmarkConversationStates(b *testing.B) {
@@ -150,8 +150,9 @@ func BenchmarkConversationStates(b *testing.B) {
 	rows := make([][]any, total)
 	for i := range rows {
 		ids[i] = NewID()
+		callID, when := "CALL-"+ids[i][24:], now.Add(-time.Duration(i)*time.Second)
 		it := Interaction{ID: ids[i], OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample,
-			FileName: ids[i] + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
+			FileName: ids[i] + ".json", ArrivedOn: now, InteractionDate: &when, ClientCallID: &callID, LocaleID: 1033, Source: "file"}
 		rows[i] = interactionRow(it, now, &run)
 	}
 	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {

@@ -53,28 +53,34 @@ func IsCurrent(runs map[string]string, conversationID, run string) bool {
 }
 
 // Candidates are the rows of a results table for a batch of
-// conversations, of every run, before the current ones are chosen.
+// conversations, of every run, before the current ones are chosen. The
+// rows are kept apart from their keys, so that a conversation's current
+// rows can be handed out as they are, without a copy, when all of its rows
+// are current (as they are but after it is processed again or
+// reclassified, until compaction).
 type Candidates[T any] struct {
-	rows []candidate[T]
+	keys []candidateKey
+	rows []T // rows[i] is keyed by keys[i]
 }
 
-type candidate[T any] struct {
-	conv, run, classifier string
-	row                   T
-}
+// candidateKey is a candidate row's conversation, run and classifier.
+type candidateKey struct{ conv, run, classifier string }
 
 // Add adds a row of conversation and run for classifier (or model).
 // Rows added in conversation, classifier and run order are chosen from in
 // one pass; others are sorted first.
 func (c *Candidates[T]) Add(conversation, run, classifier string, row T) {
-	c.rows = append(c.rows, candidate[T]{conv: conversation, run: run, classifier: classifier, row: row})
+	c.keys = append(c.keys, candidateKey{conv: conversation, run: run, classifier: classifier})
+	c.rows = append(c.rows, row)
 }
 
 // Len is how many rows were added.
-func (c *Candidates[T]) Len() int { return len(c.rows) }
+func (c *Candidates[T]) Len() int { return len(c.keys) }
 
 // Grow makes room for n more rows.
-func (c *Candidates[T]) Grow(n int) { c.rows = slices.Grow(c.rows, n) }
+func (c *Candidates[T]) Grow(n int) {
+	c.keys, c.rows = slices.Grow(c.keys, n), slices.Grow(c.rows, n)
+}
 
 // Current keeps the current rows (the rule above): per conversation that
 // runs names and classifier, the row of the newest run not older than the
@@ -83,17 +89,18 @@ func (c *Candidates[T]) Grow(n int) { c.rows = slices.Grow(c.rows, n) }
 //
 // The rows arrive sorted by conversation and classifier (the files are,
 // and DuckDB keeps their order; see inOrder for when it does not), so one
-// pass over them decides, without a map entry per row.
+// pass over them decides, without a map entry per row. The slices handed
+// out may be the candidates' own rows: they are read, not written.
 func (c *Candidates[T]) Current(runs map[string]string) map[string][]T {
-	rows := inOrder(c.rows)
+	c.sort()
 	out := make(map[string][]T, len(runs))
-	kept := make([]T, 0, len(rows))
-	for i := 0; i < len(rows); {
-		end := groupEnd(rows, i)
-		if run, ok := runs[rows[i].conv]; ok {
-			start := len(kept)
-			if kept = appendCurrent(kept, rows[i:end], run); len(kept) > start {
-				out[rows[i].conv] = kept[start:len(kept):len(kept)]
+	var kept []T
+	for i := 0; i < len(c.keys); {
+		end := groupEnd(c.keys, i)
+		if run, ok := runs[c.keys[i].conv]; ok {
+			var cur []T
+			if cur, kept = c.currentOf(i, end, run, kept); len(cur) > 0 {
+				out[c.keys[i].conv] = cur
 			}
 		}
 		i = end
@@ -107,100 +114,126 @@ func (c *Candidates[T]) Current(runs map[string]string) map[string][]T {
 // batch of lake rows does before the catalog says which run is current.
 // The i-th slice holds the current rows of the i-th; no map is built.
 func (c *Candidates[T]) CurrentOfEach(convs, runs []string) [][]T {
-	rows := inOrder(c.rows)
+	c.sort()
 	out := make([][]T, len(convs))
-	kept := make([]T, 0, len(rows))
+	var kept []T
 	for i, conv := range convs {
-		start, found := slices.BinarySearchFunc(rows, conv, func(r candidate[T], conv string) int { return strings.Compare(r.conv, conv) })
-		if !found {
-			continue
+		start, found := slices.BinarySearchFunc(c.keys, conv, func(k candidateKey, conv string) int { return strings.Compare(k.conv, conv) })
+		if found {
+			out[i], kept = c.currentOf(start, groupEnd(c.keys, start), runs[i], kept)
 		}
-		from := len(kept)
-		kept = appendCurrent(kept, rows[start:groupEnd(rows, start)], runs[i])
-		out[i] = kept[from:len(kept):len(kept)]
 	}
 	return out
 }
 
 // groupEnd is the end of the conversation's rows that start at i.
-func groupEnd[T any](rows []candidate[T], i int) int {
+func groupEnd(keys []candidateKey, i int) int {
 	end := i
-	for end < len(rows) && rows[end].conv == rows[i].conv {
+	for end < len(keys) && keys[end].conv == keys[i].conv {
 		end++
 	}
 	return end
 }
 
-// appendCurrent appends to kept the current rows of one conversation's
-// rows (sorted by classifier and run) when run is its current run.
-func appendCurrent[T any](kept []T, rows []candidate[T], run string) []T {
-	for i := 0; i < len(rows); {
-		classifier, newest := rows[i].classifier, -1
-		for ; i < len(rows) && rows[i].classifier == classifier; i++ {
-			if rows[i].run >= run {
+// currentOf is the current rows of one conversation's rows lo:hi (sorted
+// by classifier and run) when run is its current run: those rows
+// themselves when every one is current, else the current ones appended to
+// kept (which it returns too).
+func (c *Candidates[T]) currentOf(lo, hi int, run string, kept []T) (current, _ []T) {
+	keys := c.keys[lo:hi]
+	all := true
+	for i, k := range keys {
+		if k.run < run || i > 0 && k.classifier == keys[i-1].classifier {
+			all = false
+			break
+		}
+	}
+	if all {
+		return c.rows[lo:hi:hi], kept
+	}
+	from := len(kept)
+	for i := 0; i < len(keys); {
+		classifier, newest := keys[i].classifier, -1
+		for ; i < len(keys) && keys[i].classifier == classifier; i++ {
+			if keys[i].run >= run {
 				newest = i // runs ascend: the last one kept is the newest
 			}
 		}
 		if newest >= 0 {
-			kept = append(kept, rows[newest].row)
+			kept = append(kept, c.rows[lo+newest])
 		}
 	}
-	return kept
+	return kept[from:len(kept):len(kept)], kept
 }
 
-// inOrder returns rows sorted, using rows' memory as well as its own.
-// DuckDB keeps a scan's order, but a join on a sparse page's ids hands
-// over its threads' sorted outputs interleaved; files of re-runs not yet
-// compacted overlap too. Either way the rows are a few sorted pieces, which
-// are merged (as a natural merge sort does, O(n log pieces)) instead of
-// sorted row by row, which costs a hierarchy page several times more.
-func inOrder[T any](rows []candidate[T]) []candidate[T] {
-	var pieces [][]candidate[T]
-	start := 0
-	for i := 1; i <= len(rows); i++ {
-		if i == len(rows) || compareCandidates(rows[i-1], rows[i]) > 0 {
-			pieces = append(pieces, rows[start:i])
-			start = i
+// sort puts the rows in order (inOrder), once.
+func (c *Candidates[T]) sort() { c.keys, c.rows = inOrder(c.keys, c.rows) }
+
+// inOrder returns keys and their rows sorted by key, using their memory as
+// well as its own. DuckDB keeps a scan's order, but a join on a sparse
+// page's ids hands over its threads' sorted outputs interleaved; files of
+// re-runs not yet compacted overlap too. Either way the rows are a few
+// sorted pieces, which are merged (as a natural merge sort does,
+// O(n log pieces)) instead of sorted row by row, which costs a hierarchy
+// page several times more.
+func inOrder[T any](keys []candidateKey, rows []T) ([]candidateKey, []T) {
+	bounds := []int{0} // where each sorted piece starts, then the end
+	for i := 1; i < len(keys); i++ {
+		if compareKeys(keys[i-1], keys[i]) > 0 {
+			bounds = append(bounds, i)
 		}
 	}
-	if len(pieces) <= 1 {
-		return rows
+	bounds = append(bounds, len(keys))
+	if len(bounds) <= 2 { // one piece, or none
+		return keys, rows
 	}
-	src, dst := rows, make([]candidate[T], len(rows))
-	for len(pieces) > 1 {
-		var merged [][]candidate[T] // pieces still points into src
-		at := 0
-		for i := 0; i < len(pieces); i += 2 {
-			out := dst[at:at]
-			if i+1 == len(pieces) {
-				out = append(out, pieces[i]...)
-			} else {
-				out = mergeCandidates(out, pieces[i], pieces[i+1])
+	src := sortedPieces[T]{keys, rows}
+	dst := sortedPieces[T]{make([]candidateKey, len(keys)), make([]T, len(rows))}
+	for len(bounds) > 2 {
+		merged := []int{0}
+		for p := 0; p+1 < len(bounds); p += 2 { // piece p is bounds[p]:bounds[p+1]
+			end := bounds[p+1]
+			if p+2 < len(bounds) {
+				end = bounds[p+2]
 			}
-			merged = append(merged, out)
-			at += len(out)
+			dst.merge(src, bounds[p], bounds[p+1], end)
+			merged = append(merged, end)
 		}
-		pieces, src, dst = merged, dst, src
+		bounds, src, dst = merged, dst, src
 	}
-	return src
+	return src.keys, src.rows
 }
 
-// mergeCandidates appends the merge of two sorted runs to out.
-func mergeCandidates[T any](out, a, b []candidate[T]) []candidate[T] {
-	for len(a) > 0 && len(b) > 0 {
-		if compareCandidates(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
+// sortedPieces are keys and their rows in sorted pieces (inOrder).
+type sortedPieces[T any] struct {
+	keys []candidateKey
+	rows []T
+}
+
+// merge writes the merge of src's sorted pieces lo:mid and mid:hi to
+// d[lo:hi] (a piece with nothing after it, mid == hi, is copied).
+func (d sortedPieces[T]) merge(src sortedPieces[T], lo, mid, hi int) {
+	a, b, at := lo, mid, lo
+	for ; a < mid && b < hi; at++ {
+		from := a
+		if compareKeys(src.keys[b], src.keys[a]) < 0 {
+			from, b = b, b+1
 		} else {
-			out, a = append(out, a[0]), a[1:]
+			a++
 		}
+		d.keys[at], d.rows[at] = src.keys[from], src.rows[from]
 	}
-	return append(append(out, a...), b...)
+	for _, r := range [][2]int{{a, mid}, {b, hi}} {
+		copy(d.keys[at:], src.keys[r[0]:r[1]])
+		copy(d.rows[at:], src.rows[r[0]:r[1]])
+		at += r[1] - r[0]
+	}
 }
 
-// compareCandidates orders by conversation, classifier and run, each
-// compared only when the ones before are equal (cmp.Or would compare all
-// three every time).
-func compareCandidates[T any](a, b candidate[T]) int {
+// compareKeys orders by conversation, classifier and run, each compared
+// only when the ones before are equal (cmp.Or would compare all three
+// every time).
+func compareKeys(a, b candidateKey) int {
 	if c := strings.Compare(a.conv, b.conv); c != 0 {
 		return c
 	}

@@ -295,6 +295,7 @@ func (r *Reader) lakeConversations(ctx context.Context, q PageQuery, files []cat
 	query += ` ORDER BY conversation_id, run_id DESC LIMIT ?`
 	args = append(args, limit)
 	in := newInterner() // runs and hierarchy nodes repeat
+	rows = make([]Conversation, 0, limit)
 	err = r.Lake.QueryArrow(ctx, func(rec arrow.RecordBatch) error {
 		cols := rec.Columns()
 		ids, runs := cols[0].(stringColumn), cols[1].(stringColumn)
