@@ -31,6 +31,9 @@ type modelResultsItem struct {
 	// clients validate it as an object.
 	EmissionReceipt *emissionReceipt `json:"emissionReceipt,omitempty"`
 	PriorResults    []resultSetView  `json:"priorResults"`
+	// tail is the item's JSON after its clientCallId, when a page's fetch
+	// wrote it ahead (writtenresults.go); nil: written with the page.
+	tail []byte
 }
 
 // modelResultView is a model's result in an item. The model's fields are
@@ -188,6 +191,8 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 	// check of its rows; kept holds those of the conversations the page
 	// keeps, in its order (Page appends each batch's kept ones in order).
 	kept := []modelResultsItem{} // an empty page is [], not null
+	written := &writtenPages{}
+	defer written.giveBack()
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
 		// The reviews and the receipts (the catalog) are read beside the
 		// results (the lake).
@@ -212,12 +217,18 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		}
 		machine := results.CurrentOfEach(cands, rows)
 		byRow := make([]modelResultsItem, len(rows))
-		inParts(len(rows), pageParts(len(rows)), func(_, lo, hi int) {
-			for row := lo; row < hi; row++ {
-				byRow[row] = processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
-				byRow[row].EmissionReceipt = receiptOf(receipts, rows[row].ID)
+		tails := written.write(len(rows), pageParts(len(rows)), func(dst []byte, row int) []byte {
+			item := processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
+			item.EmissionReceipt = receiptOf(receipts, rows[row].ID)
+			if withUnprocessed {
+				item.MediaStatus = processedStatus
 			}
+			byRow[row] = item
+			return item.appendTail(dst)
 		})
+		for row, tail := range tails {
+			byRow[row].tail = tail
+		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
 			for i, row := range results.RowsOf(rows, batch) {
 				item := byRow[row]
@@ -270,14 +281,17 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found revi
 	return withUnprocessedItems(items, unprocessedItems(unprocessed), withStatus)
 }
 
+// processedStatus is every processed item's mediaStatus (read only: one
+// for all).
+var processedStatus = &mediaStatus{Status: mediaProcessed}
+
 // withUnprocessedItems adds the items of unprocessed conversations to
 // those of processed ones (in id order), in id order. With withStatus
 // every item carries its mediaStatus.
 func withUnprocessedItems(items, unprocessed []modelResultsItem, withStatus bool) []modelResultsItem {
 	if withStatus {
-		processed := &mediaStatus{Status: mediaProcessed} // read only: one for all
 		for i := range items {
-			items[i].MediaStatus = processed
+			items[i].MediaStatus = processedStatus
 		}
 	}
 	items = append(items, unprocessed...)

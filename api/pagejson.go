@@ -105,6 +105,16 @@ func (it modelResultsItem) appendJSON(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `{"id":`...), it.ID)
 	dst = appendJSONString(append(dst, `,"conversationId":`...), it.ConversationID)
 	dst = appendJSONStringPtr(append(dst, `,"clientCallId":`...), it.ClientCallID)
+	if it.tail != nil {
+		return append(dst, it.tail...)
+	}
+	return it.appendTail(dst)
+}
+
+// appendTail writes a /ModelResults item after its clientCallId: the
+// fields a page's fetch knows, before the catalog's check and the public
+// ids settle the three before them.
+func (it modelResultsItem) appendTail(dst []byte) []byte {
 	dst = appendJSONString(append(dst, `,"eventType":`...), it.EventType)
 	dst = it.EventTime.AppendJSON(append(dst, `,"eventTime":`...))
 	if it.MediaStatus != nil {

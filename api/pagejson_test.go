@@ -186,6 +186,23 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 	if err != nil || !bytes.Equal(many, want) {
 		t.Errorf("in parts: %d bytes, encoding/json: %d bytes (%v)", len(many), len(want), err)
 	}
+	// Items whose tails a fetch wrote ahead, in parts, then given other
+	// ids and client call ids (as the catalog's check and the public ids
+	// give them), write the page encoding/json writes.
+	items := modelResultsItems(models, convs, found, nil, true)
+	written := &writtenPages{}
+	defer written.giveBack()
+	for i, tail := range written.write(len(items), 3, func(dst []byte, i int) []byte { return items[i].appendTail(dst) }) {
+		callID := "call " + items[i].ID
+		items[i].tail, items[i].ID, items[i].ConversationID, items[i].ClientCallID = tail, "public "+items[i].ID, "public "+items[i].ID, &callID
+	}
+	ahead := appendPageInParts(nil, items, 2)
+	for i := range items {
+		items[i].tail = nil
+	}
+	if want, err := json.Marshal(items); err != nil || !bytes.Equal(ahead, want) {
+		t.Errorf("tails written ahead: %d bytes, encoding/json: %d bytes (%v)", len(ahead), len(want), err)
+	}
 }
 
 // TestWrittenResults: results written ahead, in any number of parts, are

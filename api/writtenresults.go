@@ -11,8 +11,10 @@ import (
 
 // A result page's batch has its results chosen and written as JSON by its
 // fetch, beside the catalog's check of the batch's lake rows; once the
-// check is done, the page only writes each item's own fields around them.
-// No map of results is built and no result is laid out twice.
+// check is done, the page only writes each item's own fields around them
+// (an Insights item's before its results, a /ModelResults item's ids and
+// client call id before the rest, modelResultsItem.tail). No map of
+// results is built and no result is laid out twice.
 
 // writtenPages holds the buffers a page's results are written into (kept
 // buffers, takePageBuffer) until the page is sent: giveBack returns them.
