@@ -77,6 +77,8 @@ type pageItem struct {
 	ID             string            `json:"id"`
 	ConversationID string            `json:"conversationId"`
 	EventType      string            `json:"eventType"`
+	ClientCallID   *string           `json:"clientCallId"`
+	InteractionAt  string            `json:"interactionDate"` // Insights
 	MediaStatus    *mediaStatus      `json:"mediaStatus"`
 	ModelResults   *[]map[string]any `json:"modelResults"`
 	PriorResults   []map[string]any  `json:"priorResults"`
@@ -469,13 +471,39 @@ func TestInsightsFollowPatchedInteractionDates(t *testing.T) {
 	}
 	oldDay, newDay, emptyDay := "2025-10-02", "2025-10-04", "2026-03-01"
 	before, _ := served(oldDay)
-	if len(before) < 3 {
+	if len(before) < 4 {
 		t.Fatalf("%s has %d conversations", oldDay, len(before))
 	}
 	moving := before[:3]
 	targets := []string{newDay + "T10:00:00Z", newDay + "T11:00:00Z", emptyDay + "T09:30:00Z"}
 	for i, id := range moving {
-		mustStatus(t, e.jsonReq("PATCH", "/Metadata/"+id, e.token, map[string]any{"timestamp": targets[i]}), 200)
+		mustStatus(t, e.jsonReq("PATCH", "/Metadata/"+id, e.token, map[string]any{"timestamp": targets[i], "clientCallId": "patched-" + id}), 200)
+	}
+	// An item says what the catalog now says, not what its lake row does:
+	// of a conversation that stays where its row is (the page's check) and
+	// of one that moved away from it.
+	staying := before[3]
+	mustStatus(t, e.jsonReq("PATCH", "/Metadata/"+staying, e.token, map[string]any{"timestamp": oldDay + "T23:00:00Z", "clientCallId": "patched-" + staying}), 200)
+	checked := 0
+	for _, d := range []string{oldDay, newDay} {
+		for _, it := range e.walk(t, day(d), "LastId", 7) {
+			i := slices.Index(append(moving[:2:2], staying), it.key())
+			if i < 0 {
+				continue
+			}
+			checked++
+			at := []string{targets[0], targets[1], oldDay + "T23:00:00Z"}[i]
+			callID := "null"
+			if it.ClientCallID != nil {
+				callID = *it.ClientCallID
+			}
+			if callID != "patched-"+it.key() || it.InteractionAt != strings.Replace(at, "Z", ".000Z", 1) {
+				t.Errorf("%s on %s: clientCallId %s, interactionDate %s", it.key(), d, callID, it.InteractionAt)
+			}
+		}
+	}
+	if checked != 3 {
+		t.Errorf("%d of the 3 patched conversations served", checked)
 	}
 	for _, c := range []struct {
 		day        string

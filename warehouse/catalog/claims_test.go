@@ -103,7 +103,7 @@ func TestClaimsCommitAndSampling(t *testing.T) {
 	}
 	sampled := 0
 	for _, s := range states {
-		if s.LakeRunID == nil || *s.LakeRunID != commit.RunID {
+		if !s.LakeRunID.Valid || s.LakeRunID.String != commit.RunID {
 			t.Fatalf("state %+v", s)
 		}
 		if s.Status == StatusSampled {

@@ -2,17 +2,21 @@ package catalog
 
 import (
 	"context"
-	"time"
+	"database/sql"
 )
 
 // ConversationState is what the catalog alone knows of a conversation
 // whose rows are in the lake: its status (which sampling moves) and the run
 // whose lake rows are current.
+//
+// Its values are held, not pointed to: a page reads a thousand states, and
+// keeps the lake row's client call id and interaction date where they are
+// the same (nearly always).
 type ConversationState struct {
 	Status          string
-	LakeRunID       *string
-	ClientCallID    *string
-	InteractionDate *time.Time // as last patched
+	LakeRunID       sql.NullString
+	ClientCallID    sql.NullString
+	InteractionDate sql.NullTime // as last patched, in UTC
 }
 
 // ConversationStates reads the states of conversations of an organization.
@@ -53,10 +57,7 @@ func (c *InteractionStore) ConversationStates(ctx context.Context, orgID string,
 		if !sparse && !wanted[id] {
 			continue
 		}
-		if s.InteractionDate != nil {
-			t := s.InteractionDate.UTC()
-			s.InteractionDate = &t
-		}
+		s.InteractionDate.Time = s.InteractionDate.Time.UTC()
 		out[id] = s
 	}
 	return out, rows.Err()

@@ -46,7 +46,7 @@ func TestConversationStatesDenseAndSparse(t *testing.T) {
 		t.Fatalf("sparse: %+v", sparse)
 	}
 	if !maps.EqualFunc(sparse, dense, func(a, b ConversationState) bool {
-		return a.Status == b.Status && *a.LakeRunID == *b.LakeRunID
+		return a == b
 	}) {
 		t.Fatalf("dense %+v, sparse %+v", dense, sparse)
 	}

@@ -342,10 +342,10 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 	out := make([]Conversation, 0, len(rows)) // not in place: a fetch reads rows meanwhile
 	for _, c := range rows {
 		s, ok := states[c.ID]
-		if !ok || !processed[s.Status] || s.LakeRunID == nil || *s.LakeRunID != c.RunID || !q.Scope.Allows(c.MediaType, c.HierarchyNodeID) {
+		if !ok || !processed[s.Status] || !s.LakeRunID.Valid || s.LakeRunID.String != c.RunID || !q.Scope.Allows(c.MediaType, c.HierarchyNodeID) {
 			continue
 		}
-		c.Status, c.ClientCallID, c.InteractionDate = s.Status, s.ClientCallID, s.InteractionDate
+		c.Status, c.ClientCallID, c.InteractionDate = s.Status, patchedString(c.ClientCallID, s.ClientCallID), patchedTime(c.InteractionDate, s.InteractionDate)
 		if q.ByInteraction {
 			when := c.ArrivedOn
 			if c.InteractionDate != nil {
@@ -358,6 +358,31 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// patchedString is the catalog's value of a field of a lake row: the
+// row's own where they are the same, else a copy of the catalog's.
+func patchedString(lake *string, catalog sql.NullString) *string {
+	switch {
+	case !catalog.Valid:
+		return nil
+	case lake != nil && *lake == catalog.String:
+		return lake
+	}
+	v := catalog.String // &catalog.String would move every call's catalog to the heap
+	return &v
+}
+
+// patchedTime is patchedString for a time.
+func patchedTime(lake *time.Time, catalog sql.NullTime) *time.Time {
+	switch {
+	case !catalog.Valid:
+		return nil
+	case lake != nil && lake.Equal(catalog.Time):
+		return lake
+	}
+	v := catalog.Time
+	return &v
 }
 
 type errTooManyRuns string
