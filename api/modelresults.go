@@ -220,9 +220,7 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		tails := written.write(len(rows), pageParts(len(rows)), func(dst []byte, row int) []byte {
 			item := processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
 			item.EmissionReceipt = receiptOf(receipts, rows[row].ID)
-			if withUnprocessed {
-				item.MediaStatus = processedStatus
-			}
+			item.MediaStatus = processedStatusOf(withUnprocessed)
 			byRow[row] = item
 			return item.appendTail(dst)
 		})
@@ -256,7 +254,7 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 		return err
 	}
 	stop = timing.Start(ctx, "layout")
-	items := withUnprocessedItems(kept[:len(convs)], others, withUnprocessed)
+	items := withUnprocessedItems(kept[:len(convs)], others)
 	stop()
 	if len(items) > limit {
 		items = items[:limit]
@@ -276,24 +274,29 @@ func modelResultsItems(models modelSet, convs []results.Conversation, found revi
 	inParts(len(convs), pageParts(len(convs)), func(_, lo, hi int) {
 		for i, cv := range convs[lo:hi] {
 			items[lo+i] = processedItem(cv, models, found.Machine[cv.ID], found.Reviews[cv.ID])
+			items[lo+i].MediaStatus = processedStatusOf(withStatus)
 		}
 	})
-	return withUnprocessedItems(items, unprocessedItems(unprocessed), withStatus)
+	return withUnprocessedItems(items, unprocessedItems(unprocessed))
 }
 
 // processedStatus is every processed item's mediaStatus (read only: one
 // for all).
 var processedStatus = &mediaStatus{Status: mediaProcessed}
 
-// withUnprocessedItems adds the items of unprocessed conversations to
-// those of processed ones (in id order), in id order. With withStatus
-// every item carries its mediaStatus.
-func withUnprocessedItems(items, unprocessed []modelResultsItem, withStatus bool) []modelResultsItem {
+// processedStatusOf is a processed item's mediaStatus: shown only when
+// the request lists unprocessed conversations too (withStatus).
+func processedStatusOf(withStatus bool) *mediaStatus {
 	if withStatus {
-		for i := range items {
-			items[i].MediaStatus = processedStatus
-		}
+		return processedStatus
 	}
+	return nil
+}
+
+// withUnprocessedItems adds the items of unprocessed conversations (each
+// with its mediaStatus) to those of processed ones (in id order), in id
+// order.
+func withUnprocessedItems(items, unprocessed []modelResultsItem) []modelResultsItem {
 	items = append(items, unprocessed...)
 	if len(unprocessed) > 0 { // processed ones come in id order
 		slices.SortFunc(items, func(a, b modelResultsItem) int { return strings.Compare(a.ID, b.ID) })

@@ -345,7 +345,9 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 		if !ok || !processed[s.Status] || !s.LakeRunID.Valid || s.LakeRunID.String != c.RunID || !q.Scope.Allows(c.MediaType, c.HierarchyNodeID) {
 			continue
 		}
-		c.Status, c.ClientCallID, c.InteractionDate = s.Status, patchedString(c.ClientCallID, s.ClientCallID), patchedTime(c.InteractionDate, s.InteractionDate)
+		c.Status, c.ClientCallID, c.InteractionDate = s.Status,
+			patched(c.ClientCallID, s.ClientCallID.String, s.ClientCallID.Valid, func(a, b string) bool { return a == b }),
+			patched(c.InteractionDate, s.InteractionDate.Time, s.InteractionDate.Valid, time.Time.Equal)
 		if q.ByInteraction {
 			when := c.ArrivedOn
 			if c.InteractionDate != nil {
@@ -360,28 +362,17 @@ func (r *Reader) verify(ctx context.Context, q PageQuery, rows []Conversation) (
 	return out, nil
 }
 
-// patchedString is the catalog's value of a field of a lake row: the
-// row's own where they are the same, else a copy of the catalog's.
-func patchedString(lake *string, catalog sql.NullString) *string {
+// patched is the catalog's value of a field of a lake row (valid: not
+// NULL): the row's own where the two are the same, else a copy of the
+// catalog's.
+func patched[T any](lake *T, catalog T, valid bool, same func(a, b T) bool) *T {
 	switch {
-	case !catalog.Valid:
+	case !valid:
 		return nil
-	case lake != nil && *lake == catalog.String:
+	case lake != nil && same(*lake, catalog):
 		return lake
 	}
-	v := catalog.String // &catalog.String would move every call's catalog to the heap
-	return &v
-}
-
-// patchedTime is patchedString for a time.
-func patchedTime(lake *time.Time, catalog sql.NullTime) *time.Time {
-	switch {
-	case !catalog.Valid:
-		return nil
-	case lake != nil && lake.Equal(catalog.Time):
-		return lake
-	}
-	v := catalog.Time
+	v := catalog // &catalog would move every call's catalog to the heap
 	return &v
 }
 
