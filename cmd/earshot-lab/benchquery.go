@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -100,8 +101,10 @@ type queryTiming struct {
 	httpP50, httpP99     time.Duration
 	directP50, directP99 time.Duration
 	items                int
-	// handlerP50 is the API page served in process, without HTTP.
-	handlerP50 time.Duration
+	// handlerP50 is the API page served in process, without HTTP;
+	// handlerCPU and directCPU the CPU time a page took, served in process
+	// and queried directly.
+	handlerP50, handlerCPU, directCPU time.Duration
 	// steps are an API page's steps (its Server-Timing), p50 each;
 	// directSteps the direct queries' two ("lake", "fetch").
 	steps, directSteps map[string]time.Duration
@@ -114,10 +117,12 @@ var pageSteps = []string{"auth", "params", "files", "lake", "verify", "fetch", "
 // printSteps prints where each API page's time goes: the page served in
 // process (no HTTP), the direct queries' two steps beside the page's own
 // lake and fetch, its steps' p50s, and the rest of the HTTP p50 (between
-// the steps, sending the body and reading it, HTTP itself).
+// the steps, sending the body and reading it, HTTP itself); then the CPU
+// time a page took served in process and queried directly (all cores: on a
+// machine of few cores, the API's CPU beyond DuckDB's is wall time too).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tthe rest\t")
+	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tthe rest\tCPU in process\tCPU direct\tCPU over direct\t")
 	for _, q := range timings {
 		if len(q.steps) == 0 {
 			continue
@@ -128,7 +133,7 @@ func printSteps(w io.Writer, timings []queryTiming) {
 		}
 		inside := q.steps["auth"] + q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
 			q.steps["ids"] + q.steps["layout"] + q.steps["encode"]
-		fmt.Fprintf(tw, "%s\t\n", ms(max(q.httpP50-inside, 0)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", ms(max(q.httpP50-inside, 0)), ms(q.handlerCPU), ms(q.directCPU), ms(q.handlerCPU-q.directCPU))
 	}
 	tw.Flush()
 }
@@ -182,12 +187,12 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		handler, err := timeRuns(runs, func() error { return servePage(ctx, st.Handler, target, token, &body) })
+		handler, handlerCPU, err := timeRunsCPU(runs, func() error { return servePage(ctx, st.Handler, target, token, &body) })
 		if err != nil {
 			return nil, fmt.Errorf("%s in process: %w", c.name, err)
 		}
 		directSteps := map[string][]time.Duration{}
-		direct, err := timeRuns(runs, func() error {
+		direct, directCPU, err := timeRunsCPU(runs, func() error {
 			tctx, took := timing.With(ctx)
 			_, err := st.Reader.Direct(tctx, c.page, c.table, c.classifiers)
 			for name, d := range took.Took() {
@@ -201,7 +206,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		// Counted once, after the timed requests: latency is the time to
 		// the whole body, not the client's scan of it.
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)),
+			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), handlerCPU: handlerCPU, directCPU: directCPU, items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)),
 			steps: medians(steps), directSteps: medians(directSteps)})
 	}
 	dashboards, err := measureDashboards(ctx, st, base, org, runs)
@@ -339,6 +344,22 @@ func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// timeRunsCPU is timeRuns, and the CPU time this process used a run (the
+// mean, warm-up runs included): the API's own work and DuckDB's threads,
+// whatever runs beside them.
+func timeRunsCPU(runs int, fn func() error) ([]time.Duration, time.Duration, error) {
+	before, err := processCPU(os.Getpid())
+	if err != nil {
+		return nil, 0, err
+	}
+	times, err := timeRuns(runs, fn)
+	if err != nil {
+		return nil, 0, err
+	}
+	after, err := processCPU(os.Getpid())
+	return times, (after - before) / time.Duration(runs+3), err
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {

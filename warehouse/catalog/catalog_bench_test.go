@@ -142,7 +142,8 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 // read through the general interaction lookup.
 func BenchmarkConversationStates(b *testing.B) {
 	ctx := context.Background()
-	c, org := benchCatalog(b)
+	c := openTest(b) // on either engine: every page reads them
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 	const total = 200_000
 	now := time.Now().UTC()
 	run := NewID()

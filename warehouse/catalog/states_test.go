@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"maps"
 	"testing"
 	"time"
@@ -10,7 +11,8 @@ import (
 // A dense page's states are read by id range and filtered here, a sparse
 // one's joined on its ids: both give exactly the asked conversations of
 // the organization, never a neighbour in the range or another
-// organization's.
+// organization's; each with its client call id and interaction date as
+// stored, NULL or not, whatever characters the id holds.
 func TestConversationStatesDenseAndSparse(t *testing.T) {
 	c := openTest(t)
 	ctx := context.Background()
@@ -23,17 +25,26 @@ func TestConversationStatesDenseAndSparse(t *testing.T) {
 		orgs[name] = o.ID
 	}
 	now := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
-	for _, r := range []struct{ id, org, status string }{
-		{"id-1", "org-a", StatusReadyToSample}, {"id-2", "org-a", StatusSampled}, {"id-3", "org-a", StatusSampled},
-		{"id-35", "org-b", StatusSampled}, {"id-4", "org-a", "Processing"}, {"id-5", "org-a", StatusReadyToSample},
+	when := time.Date(2025, 10, 30, 23, 59, 58, 123456000, time.UTC)
+	for _, r := range []struct {
+		id, org, status string
+		run, call       *string
+		date            *time.Time
+	}{
+		{"id-1", "org-a", StatusReadyToSample, ptr("run-1"), ptr("CALL-1"), &when},
+		{"id-2", "org-a", StatusSampled, ptr("run-1"), nil, nil},
+		{"id-3", "org-a", StatusSampled, ptr("run-2"), ptr(`+"quoted", \ tab\t é 😀`), nil},
+		{"id-35", "org-b", StatusSampled, ptr("run-1"), ptr("CALL-35"), &when},
+		{"id-4", "org-a", "Processing", nil, nil, nil},
+		{"id-5", "org-a", StatusReadyToSample, ptr("run-1"), ptr(""), &now},
 	} {
 		if _, err := c.db.ExecContext(ctx, `INSERT INTO interactions (id, org_id, media_type, status, file_name, arrived_on, locale_id,
-			extended_metadata, source, modified_on, lake_run_id) VALUES (?, ?, 'Chat', ?, ?, ?, 1, '{}', 'file', ?, 'run-1')`,
-			r.id, orgs[r.org], r.status, r.id+".json", now, now); err != nil {
+			extended_metadata, source, modified_on, lake_run_id, client_call_id, interaction_date) VALUES (?, ?, 'Chat', ?, ?, ?, 1, '{}', 'file', ?, ?, ?, ?)`,
+			r.id, orgs[r.org], r.status, r.id+".json", now, now, r.run, r.call, stampPtr(r.date)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ids := []string{"id-1", "id-3", "id-5"}
+	ids := []string{"id-1", "id-3", "id-4", "id-5"}
 	sparse, err := c.Interactions.ConversationStates(ctx, orgs["org-a"], ids, true)
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +53,18 @@ func TestConversationStatesDenseAndSparse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sparse) != 3 || sparse["id-3"].Status != StatusSampled || sparse["id-1"].Status != StatusReadyToSample {
-		t.Fatalf("sparse: %+v", sparse)
+	want := map[string]ConversationState{
+		"id-1": {StatusReadyToSample, valid("run-1"), valid("CALL-1"), sql.NullTime{Time: when, Valid: true}},
+		"id-3": {StatusSampled, valid("run-2"), valid(`+"quoted", \ tab\t é 😀`), sql.NullTime{}},
+		"id-4": {Status: "Processing"},
+		"id-5": {StatusReadyToSample, valid("run-1"), valid(""), sql.NullTime{Time: now, Valid: true}},
 	}
-	if !maps.EqualFunc(sparse, dense, func(a, b ConversationState) bool {
-		return a == b
-	}) {
+	if !maps.Equal(sparse, want) {
+		t.Fatalf("sparse: %+v, want %+v", sparse, want)
+	}
+	if !maps.Equal(sparse, dense) {
 		t.Fatalf("dense %+v, sparse %+v", dense, sparse)
 	}
 }
+
+func valid(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
