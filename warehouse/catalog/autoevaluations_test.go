@@ -208,3 +208,58 @@ func TestAutoEvaluationsMoveToTheirTable(t *testing.T) {
 		t.Fatalf("next number %d %v", next, err)
 	}
 }
+
+// A dashboard's Auto scores, asked right after a first large load (before
+// PostgreSQL's autovacuum has gathered statistics of the new rows), find
+// each conversation's Auto evaluation by one lookup of both its
+// organization and conversation: never by ANDing a conversation index with
+// the primary key's organization, which reads all the organization's
+// evaluations for every conversation.
+func TestAutoScoresPlanBeforeStatistics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	now := time.Now().UTC()
+	run := NewID()
+	rows := make([][]any, 2000)
+	var evaluations []Evaluation
+	for i := range rows {
+		id, agent := NewID(), "A"+strings.Repeat("1", i%7)
+		rows[i] = interactionRow(Interaction{ID: id, OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample, AgentCode: &agent,
+			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}, now, &run)
+		score := float64(i % 101)
+		evaluations = append(evaluations, Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: id, Score: &score, AutoAnswers: "1"})
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows); err != nil {
+			return err
+		}
+		return c.Interactions.replaceAutoEvaluations(ctx, tx, nil, []UploadOutcome{{Evaluations: evaluations}}, now)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	q := ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto}
+	statement, args := scoresStatement(org.ID, q)
+	explain, detail := "EXPLAIN ", func(s scanner) (string, error) { var d string; return d, s.Scan(&d) }
+	// The condition on both columns, as each engine prints it.
+	lookup := "INDEX auto_evaluations_conversation (conversation_id=? AND org_id=?"
+	if testEngine == "sqlite" {
+		explain = "EXPLAIN QUERY PLAN "
+		detail = func(s scanner) (string, error) {
+			var id, parent, unused int
+			var d string
+			return d, s.Scan(&id, &parent, &unused, &d)
+		}
+	} else {
+		lookup = "Index Cond: ((conversation_id = (i.id)::text) AND (org_id = "
+	}
+	lines, err := queryAll(ctx, c.db, detail, explain+statement, args...)
+	plan := strings.Join(lines, "\n")
+	if err != nil || !strings.Contains(plan, lookup) || strings.Contains(plan, "BitmapAnd") {
+		t.Fatalf("the plan of a dashboard's Auto scores before statistics (want a lookup of %q):\n%s\n%v", lookup, plan, err)
+	}
+	if groups, err := c.Evaluations.ScoresBy(ctx, org.ID, q); err != nil || len(groups) != 7 {
+		t.Fatalf("groups %+v %v", groups, err)
+	}
+}

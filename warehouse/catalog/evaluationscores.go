@@ -29,6 +29,16 @@ type ScoreQuery struct {
 // or hierarchy node: people's once submitted (a score, not NoValue), or
 // the classifiers' (every conversation of an auto-scored form).
 func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQuery) ([]ScoreGroup, error) {
+	statement, args := scoresStatement(orgID, q)
+	return queryAll(ctx, c.db, func(s scanner) (ScoreGroup, error) {
+		var g ScoreGroup
+		err := s.Scan(&g.Key, &g.Evaluations, &g.Mean)
+		return g, err
+	}, statement, args...)
+}
+
+// scoresStatement is ScoresBy's query and its arguments.
+func scoresStatement(orgID string, q ScoreQuery) (string, []any) {
 	key := "coalesce(i.hierarchy_node_id, '')"
 	if q.ByAgent {
 		key = "coalesce(i.agent_code, '')"
@@ -56,9 +66,5 @@ func (c *EvaluationStore) ScoresBy(ctx context.Context, orgID string, q ScoreQue
 		cond, scopeArgs := q.Scope.where("i.media_type", "i.hierarchy_node_id")
 		where, args = append(where, cond), append(args, scopeArgs...)
 	}
-	return queryAll(ctx, c.db, func(s scanner) (ScoreGroup, error) {
-		var g ScoreGroup
-		err := s.Scan(&g.Key, &g.Evaluations, &g.Mean)
-		return g, err
-	}, `SELECT `+key+`, count(*), avg(e.score) FROM `+from+` WHERE `+strings.Join(where, " AND ")+` GROUP BY 1`, args...)
+	return `SELECT ` + key + `, count(*), avg(e.score) FROM ` + from + ` WHERE ` + strings.Join(where, " AND ") + ` GROUP BY 1`, args
 }
