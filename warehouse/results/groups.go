@@ -111,41 +111,48 @@ func (r *Reader) groupsOfDays(ctx context.Context, q PageQuery, by GroupBy, clas
 		keyOf = func(c cell) string { return c.agent }
 	}
 	sees := q.sees()
-	groups := map[string]*Group{}
-	sums := map[string]map[string]*resultSums{}
+	// Groups get a slot each as they appear; a day's cells are mapped to
+	// their group's slot once, so that its results are summed by index.
+	slotOf := map[string]int{}
+	var groups []*Group
+	var sums [][]resultSums // by slot, then by classifier's place
+	var summed [][]bool     // whether a classifier has results in a group
 	for _, day := range slices.SortedFunc(maps.Keys(byDay), time.Time.Compare) { // in order: the same sums to the last bit
 		f := byDay[day]
 		visible := f.visible(sees)
-		keys := make([]string, len(f.cells))
+		slots := make([]int, len(f.cells))
 		for i, c := range f.cells {
-			keys[i] = keyOf(c)
+			slots[i] = -1
 			if !visible[i] {
 				continue
 			}
-			g := groups[keys[i]]
-			if g == nil {
-				g = &Group{Key: keys[i], Scores: map[string]Score{}}
-				groups[g.Key], sums[g.Key] = g, map[string]*resultSums{}
+			key := keyOf(c)
+			slot, ok := slotOf[key]
+			if !ok {
+				slot = len(groups)
+				slotOf[key] = slot
+				groups = append(groups, &Group{Key: key, Scores: map[string]Score{}})
+				sums, summed = append(sums, make([]resultSums, len(classifierIDs))), append(summed, make([]bool, len(classifierIDs)))
 			}
-			g.Conversations += f.conversations[i]
+			slots[i] = slot
+			groups[slot].Conversations += f.conversations[i]
 		}
-		for _, id := range classifierIDs {
+		for k, id := range classifierIDs {
 			for _, e := range f.results[id] {
-				if !visible[e.cell] || groups[keys[e.cell]] == nil {
-					continue
+				if slot := slots[e.cell]; slot >= 0 {
+					sums[slot][k].add(e.resultSums)
+					summed[slot][k] = true
 				}
-				t := sums[keys[e.cell]][id]
-				if t == nil {
-					t = &resultSums{}
-					sums[keys[e.cell]][id] = t
-				}
-				t.add(e.resultSums)
 			}
 		}
 	}
 	out := make([]Group, 0, len(groups))
-	for key, g := range groups {
-		for id, t := range sums[key] {
+	for slot, g := range groups {
+		for k, id := range classifierIDs {
+			if !summed[slot][k] {
+				continue
+			}
+			t := sums[slot][k]
 			s := Score{Evaluated: t.evaluated, Hits: t.hits}
 			if t.scored > 0 {
 				mean := t.scoreSum / float64(t.scored)
