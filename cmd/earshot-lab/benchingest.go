@@ -124,7 +124,7 @@ drift moves less than the medians' difference.`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -136,9 +136,9 @@ drift moves less than the medians' difference.`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
 						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
-						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.busy(), res.peakRSS>>20, res.rss>>20)
+						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.gcShare(), res.busy(), res.peakRSS>>20, res.rss>>20)
 				}
 			}
 			tw.Flush()
@@ -204,6 +204,18 @@ type ingestResult struct {
 	// processing_ms, writing_ms, committing_ms, figures_ms); nil from a
 	// build without.
 	stages []int64
+	// gc is the server's garbage collection during the run; nil from a
+	// build whose /metrics does not say.
+	gc *gcCPU
+}
+
+// gcShare is the run's garbage collection CPU, and of it the marking on
+// otherwise idle cores, in seconds.
+func (r ingestResult) gcShare() string {
+	if r.gc == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f (%.2f) s", r.gc.total.Seconds(), r.gc.idle.Seconds())
 }
 
 // ingestStages are the counts of an ingest run's busy stages.
@@ -285,6 +297,10 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	if err != nil {
 		return res, err
 	}
+	gcBefore, gcServed, err := readGCCPU(ctx, server.base)
+	if err != nil {
+		return res, err
+	}
 	began := time.Now()
 	counts, err := runIngestJob(ctx, self, []string{"--data", data})
 	res.wall = time.Since(began)
@@ -301,6 +317,14 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	res.cpu = cpuAfter - cpuBefore
 	if err := errors.Join(err, cerr); err != nil {
 		return res, err
+	}
+	if gcServed {
+		gcAfter, _, err := readGCCPU(ctx, server.base)
+		if err != nil {
+			return res, err
+		}
+		gc := gcAfter.since(gcBefore)
+		res.gc = &gc
 	}
 	res.peakRSS, res.rss, err = processMemory(server.pid)
 	return res, err

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/pprof"
 	"runtime/trace"
 	"syscall"
@@ -186,7 +187,12 @@ func OpenStack(ctx context.Context, cfg *Config, log *slog.Logger, opts api.Opti
 		return nil, err
 	}
 	registry := prometheus.NewRegistry()
-	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Beside the usual Go metrics, the runtime's estimate of where the
+	// process's CPU went (go_cpu_classes_*): the collector's share, and of
+	// it the marking done on otherwise idle cores, tell a many-core
+	// machine's CPU figures apart.
+	registry.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(cpuClasses)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "earshot_queue_depth", Help: "Uploads waiting for the ingest job (status Processing).",
 	}, func() float64 {
@@ -266,6 +272,10 @@ func OpenCatalog(ctx context.Context, cfg *Config) (*catalog.Catalog, error) {
 	}
 	return catalog.Open(ctx, cfg.catalogAddress())
 }
+
+// cpuClasses are the runtime's estimates of the process's CPU by use
+// (/cpu/classes/...), which /metrics serves beside the usual Go metrics.
+var cpuClasses = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/`)}
 
 // StartCPUProfile profiles the process into path until the returned stop.
 func StartCPUProfile(path string) (stop func(), err error) {
