@@ -220,25 +220,7 @@ func TestAutoScoresPlanBeforeStatistics(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
 	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-	now := time.Now().UTC()
-	run := NewID()
-	rows := make([][]any, 2000)
-	var evaluations []Evaluation
-	for i := range rows {
-		id, agent := NewID(), "A"+strings.Repeat("1", i%7)
-		rows[i] = interactionRow(Interaction{ID: id, OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample, AgentCode: &agent,
-			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}, now, &run)
-		score := float64(i % 101)
-		evaluations = append(evaluations, Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: id, Score: &score, AutoAnswers: "1"})
-	}
-	if err := c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows); err != nil {
-			return err
-		}
-		return c.Interactions.replaceAutoEvaluations(ctx, tx, nil, []UploadOutcome{{Evaluations: evaluations}}, now)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	now := loadAutoScored(t, c, org.ID, 2000, 7)
 	q := ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto}
 	statement, args := scoresStatement(org.ID, q)
 	explain, detail := "EXPLAIN ", func(s scanner) (string, error) { var d string; return d, s.Scan(&d) }

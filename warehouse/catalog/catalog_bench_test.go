@@ -203,27 +203,7 @@ func BenchmarkAutoScores(b *testing.B) {
 	ctx := context.Background()
 	c := openTest(b) // on PostgreSQL too: the first query comes before any statistics
 	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-	const total = 150_000
-	now := time.Now().UTC()
-	run := NewID()
-	var evaluations []Evaluation
-	rows := make([][]any, total)
-	for i := range rows {
-		id, agent := NewID(), fmt.Sprintf("A%03d", i%500)
-		it := Interaction{ID: id, OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample, AgentCode: &agent,
-			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}
-		rows[i] = interactionRow(it, now, &run)
-		score := float64(i % 101)
-		evaluations = append(evaluations, Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: id, Score: &score, AutoAnswers: "10"})
-	}
-	if err := c.inTx(ctx, func(tx *sql.Tx) error {
-		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows); err != nil {
-			return err
-		}
-		return c.Interactions.replaceAutoEvaluations(ctx, tx, nil, []UploadOutcome{{Evaluations: evaluations}}, now)
-	}); err != nil {
-		b.Fatal(err)
-	}
+	now := loadAutoScored(b, c, org.ID, 150_000, 500)
 	q := ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto}
 	scores := func(b *testing.B) {
 		groups, err := c.Evaluations.ScoresBy(ctx, org.ID, q)
@@ -316,4 +296,33 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 			}
 		})
 	}
+}
+
+// loadAutoScored inserts n conversations of an organization that arrived
+// now, of agents agents in turn, each with an Auto evaluation, in one
+// transaction (as a first large load is, before any statistics of the
+// rows); it returns their arrival.
+func loadAutoScored(tb testing.TB, c *Catalog, orgID string, n, agents int) time.Time {
+	tb.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	run := NewID()
+	evaluations := make([]Evaluation, n)
+	rows := make([][]any, n)
+	for i := range rows {
+		id, agent := NewID(), fmt.Sprintf("A%03d", i%agents)
+		rows[i] = interactionRow(Interaction{ID: id, OrgID: orgID, MediaType: MediaChat, Status: StatusReadyToSample, AgentCode: &agent,
+			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}, now, &run)
+		score := float64(i % 101)
+		evaluations[i] = Evaluation{ID: NewID(), OrgID: orgID, FormID: "f", ConversationID: id, Score: &score, AutoAnswers: "10"}
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error {
+		if err := c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows); err != nil {
+			return err
+		}
+		return c.Interactions.replaceAutoEvaluations(ctx, tx, nil, []UploadOutcome{{Evaluations: evaluations}}, now)
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return now
 }
