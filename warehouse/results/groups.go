@@ -115,8 +115,9 @@ func (r *Reader) groupsOfDays(ctx context.Context, q PageQuery, by GroupBy, clas
 	// their group's slot once, so that its results are summed by index.
 	slotOf := map[string]int{}
 	var groups []*Group
-	var sums [][]resultSums                                                      // by slot, then by classifier's place
-	var summed [][]bool                                                          // whether a classifier has results in a group
+	var sums [][]resultSums // by slot, then by classifier's place
+	var summed [][]bool     // whether a classifier has results in a group
+
 	for _, day := range slices.SortedFunc(maps.Keys(byDay), time.Time.Compare) { // in order: the same sums to the last bit
 		f := byDay[day]
 		visible := f.visible(sees)
