@@ -113,29 +113,34 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	files := make([]catalog.LakeFile, len(jobs))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
-	var wg sync.WaitGroup
+	// A file is stored while the next ones are encoded: on an object store
+	// a put is a round trip, which an encoder waiting on it would add to
+	// the batch's write as many times as it has files.
+	var encoders, puts sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		encoders.Go(func() {
 			for i := range next {
 				data, err := encode(ctx, jobs[i])
-				var f catalog.LakeFile
-				if err == nil {
-					f, err = w.put(ctx, jobs[i].table, jobs[i].p, runID, data)
+				if err != nil {
+					errs[i] = err
+					continue
 				}
-				if err == nil {
-					jobs[i].meta(&f)
-				}
-				files[i], errs[i] = f, err
+				puts.Go(func() {
+					f, err := w.put(ctx, jobs[i].table, jobs[i].p, runID, data)
+					if err == nil {
+						jobs[i].meta(&f)
+					}
+					files[i], errs[i] = f, err
+				})
 			}
-		}()
+		})
 	}
 	for i := range jobs {
 		next <- i
 	}
 	close(next)
-	wg.Wait()
+	encoders.Wait()
+	puts.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -6,12 +6,15 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/earshot/earshot/warehouse/blob"
 )
 
 func benchConversations(n int) []Conversation {
@@ -93,4 +96,54 @@ func BenchmarkParquetWriters(b *testing.B) {
 		}
 		b.ReportMetric(float64(size)/(1<<20), "file-MiB")
 	})
+}
+
+// slowPutter is a bucket whose every put is a round trip of a few
+// milliseconds before it stores (an object store's).
+type slowPutter struct {
+	Putter
+	roundTrip time.Duration
+}
+
+func (p slowPutter) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error) {
+	time.Sleep(p.roundTrip) // the modelled network, not a wait for a condition
+	return p.Putter.Put(ctx, key, r, opts)
+}
+
+// BenchmarkWriteToRemoteBucket writes an ingest batch (2,000 chats of ten
+// turns and ten classifiers, over two days) with two encoders through a
+// bucket of 20 ms round trips, beside the baseline of the same batch to a
+// local bucket: what the bucket's latency adds to a batch's write.
+func BenchmarkWriteToRemoteBucket(b *testing.B) {
+	day := time.Date(2025, 10, 1, 9, 0, 0, 0, time.UTC)
+	var batch Batch
+	for i := range 2000 {
+		id, arrived := fmt.Sprintf("c%05d", i), day.Add(time.Duration(i%2)*24*time.Hour)
+		batch.Conversations = append(batch.Conversations, Conversation{ID: id, RunID: "r", OrgID: "o", ArrivedOn: arrived, MediaType: "ProcessedChat"})
+		for j := range 10 {
+			batch.Segments = append(batch.Segments, Segment{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: arrived, Index: int32(j), Speaker: "Agent", Text: "hello there"})
+			batch.ClassifierResults = append(batch.ClassifierResults, ClassifierResult{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: arrived,
+				ClassifierID: fmt.Sprintf("k%02d", j), Version: 1, Type: "Classifier", Category: "Topics", Result: "true"})
+			batch.ModelResults = append(batch.ModelResults, ModelResult{ConversationID: id, RunID: "r", OrgID: "o", ArrivedOn: arrived,
+				EventType: "ModelResults", EventTime: arrived, ModelID: fmt.Sprintf("m%02d", j), Version: 1, Result: ptr(true)})
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		roundTrip time.Duration
+	}{{"bucket-20ms-round-trip", 20 * time.Millisecond}, {"baseline-local-bucket", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			bucket, err := blob.OpenLocal(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := &Writer{Bucket: slowPutter{Putter: bucket, roundTrip: c.roundTrip}, Workers: 2}
+			for b.Loop() {
+				files, err := w.Write(context.Background(), "r", batch)
+				if err != nil || len(files) != 8 {
+					b.Fatalf("%d files: %v", len(files), err)
+				}
+			}
+		})
+	}
 }

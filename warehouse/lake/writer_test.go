@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -322,5 +324,48 @@ func TestWriterReturnsItsBuffers(t *testing.T) {
 	}
 	if len(written[0]) != 5 || !slices.EqualFunc(written[0], written[1], bytes.Equal) {
 		t.Fatalf("%d files, then %d: a batch written from reused buffers differs", len(written[0]), len(written[1]))
+	}
+}
+
+// waitingPutter stores nothing until several puts are asked for at once
+// (an object store's round trips, which the writer must not wait on one
+// by one), then stores them all in the bucket.
+type waitingPutter struct {
+	Putter
+	together int
+	asked    atomic.Int64
+	arrived  chan struct{}
+}
+
+func (p *waitingPutter) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error) {
+	if p.asked.Add(1) == int64(p.together) {
+		close(p.arrived)
+	}
+	select {
+	case <-p.arrived:
+	case <-ctx.Done():
+		return blob.ObjectInfo{}, ctx.Err()
+	}
+	return p.Putter.Put(ctx, key, r, opts)
+}
+
+// A batch's files are stored while the next are encoded: with one
+// encoder, a bucket that stores nothing until three puts are asked for
+// at once still gets every file.
+func TestWriterStoresBesideEncoding(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a put waited on never returns
+	defer cancel()
+	w, _ := localWriter(t)
+	w.Workers = 1
+	w.Bucket = &waitingPutter{Putter: w.Bucket, together: 3, arrived: make(chan struct{})}
+	files, err := w.Write(ctx, "r1", sampleBatch(time.Date(2025, 10, 3, 9, 0, 0, 0, time.UTC)))
+	if err != nil || len(files) != 5 {
+		t.Fatalf("%d files, %v; want the sample batch's 5", len(files), err)
+	}
+	for _, f := range files {
+		if f.Path == "" || f.Rows == 0 {
+			t.Fatalf("file %+v not described", f)
+		}
 	}
 }
