@@ -9,7 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/warehouse/blob"
 )
@@ -46,32 +49,48 @@ type Getter interface {
 }
 
 // Fill copies into dir every listed lake file it does not hold yet, and
-// reports how many it fetched.
+// reports how many it fetched. Files are fetched fetchesAtOnce at a time:
+// a replica's first fill is every file of the lake, each a round trip to
+// the bucket.
 func Fill(ctx context.Context, bucket Getter, dir string, paths []string) (int, error) {
-	fetched := 0
+	var fetched atomic.Int64
+	fetches, fctx := errgroup.WithContext(ctx)
+	fetches.SetLimit(fetchesAtOnce)
 	for _, key := range paths {
 		local := filepath.Join(dir, filepath.FromSlash(key))
 		if _, err := os.Stat(local); err == nil {
 			continue
 		}
-		rc, err := bucket.Get(ctx, key)
-		if errors.Is(err, blob.ErrNotFound) {
-			return fetched, fmt.Errorf("manifest file %s is missing from the bucket", key)
-		}
-		if err != nil {
-			return fetched, err
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return fetched, fmt.Errorf("fetch %s: %w", key, err)
-		}
-		if err := WriteCache(dir, key, data); err != nil {
-			return fetched, err
-		}
-		fetched++
+		fetches.Go(func() error {
+			if err := fetch(fctx, bucket, dir, key); err != nil {
+				return err
+			}
+			fetched.Add(1)
+			return nil
+		})
 	}
-	return fetched, nil
+	err := fetches.Wait()
+	return int(fetched.Load()), err
+}
+
+// fetchesAtOnce is how many files Fill fetches side by side.
+const fetchesAtOnce = 16
+
+// fetch copies one lake file from the bucket into the cache.
+func fetch(ctx context.Context, bucket Getter, dir, key string) error {
+	rc, err := bucket.Get(ctx, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return fmt.Errorf("manifest file %s is missing from the bucket", key)
+	}
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", key, err)
+	}
+	return WriteCache(dir, key, data)
 }
 
 // Evict removes a file from the cache (after compaction replaced it).
