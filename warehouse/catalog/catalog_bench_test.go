@@ -100,6 +100,45 @@ func BenchmarkClaimCommit(b *testing.B) {
 	}
 }
 
+// BenchmarkCommitSingleUploads: an ingest commit of 1,000 uploads that
+// are each a conversation (single chats, calls): each upload's own record
+// gets its outcome. Beside it the baseline of as many conversations in one
+// archive, whose chats are inserted as new records. On PostgreSQL every
+// statement is a round trip: the uploads' outcomes go in one.
+func BenchmarkCommitSingleUploads(b *testing.B) {
+	const conversations = 1000
+	for _, shape := range []struct {
+		name           string
+		uploads, chats int
+	}{{"single-uploads", conversations, 0}, {"baseline-one-archive", 1, conversations}} {
+		b.Run(shape.name, func(b *testing.B) {
+			ctx := context.Background()
+			c := openTest(b)
+			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+			var commitTime time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				benchUploads(b, c, org.ID, shape.uploads)
+				claimed, err := c.Interactions.ClaimPending(ctx, "bench", []string{MediaChat}, shape.uploads, time.Minute)
+				if err != nil || len(claimed) != shape.uploads {
+					b.Fatalf("claimed %d: %v", len(claimed), err)
+				}
+				ic := benchCommit(claimed, "bench", shape.chats)
+				for i := range ic.Outcomes {
+					ic.Outcomes[i].Conversation = shape.chats == 0
+				}
+				b.StartTimer()
+				start := time.Now()
+				if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
+					b.Fatal(err)
+				}
+				commitTime += time.Since(start)
+			}
+			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+		})
+	}
+}
+
 // BenchmarkCommitAutoEvaluations: an ingest commit of 200 archives of 50
 // chats each, every chat with an Auto evaluation, beside the baseline of
 // the same commit without: what automated QA adds to ingest's serial

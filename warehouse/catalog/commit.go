@@ -162,6 +162,7 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		if err := c.bulkInsert(ctx, tx, "process_failures", failureColumns, failures); err != nil {
 			return err
 		}
+		var ends []uploadEnd
 		for _, o := range ic.Outcomes {
 			if o.Partial {
 				continue
@@ -176,14 +177,11 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 			if o.Upload.InteractionDate != nil {
 				written = *o.Upload.InteractionDate
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE interactions SET status = ?, lake_run_id = ?,
-				chat_message_count = coalesce(?, chat_message_count), call_duration_millis = coalesce(?, call_duration_millis),
-				lease_owner = NULL, lease_expires = NULL, modified_on = ?,
-				lake_interaction_on = CASE WHEN CAST(? AS TEXT) IS NULL THEN NULL ELSE nullif(?, coalesce(interaction_date, arrived_on)) END
-				WHERE id = ?`,
-				o.Status, run, o.ChatMessageCount, o.CallDurationMillis, t, run, stamp(written), o.Upload.ID); err != nil {
-				return err
-			}
+			ends = append(ends, uploadEnd{ID: o.Upload.ID, Status: o.Status, Run: run, Messages: o.ChatMessageCount,
+				Duration: o.CallDurationMillis, Written: stamp(written)})
+		}
+		if err := c.endUploads(ctx, tx, ends, t); err != nil {
+			return err
 		}
 		if err := recordStagedDeletions(ctx, tx, ic.Outcomes); err != nil {
 			return err
