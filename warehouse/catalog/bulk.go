@@ -20,8 +20,10 @@ var (
 		"path", "table_name", "org_id", "part_date", "row_count", "byte_count", "min_id", "max_id", "min_interaction",
 		"max_interaction", "run_id", "created_on", "node_counts", "complete_classifiers",
 	}
-	failureColumns = []string{"id", "org_id", "interaction_id", "message", "created_on"}
-	reviewColumns  = []string{"id", "org_id", "conversation_id", "event_type", "reviewer", "event_time", "model_results"}
+	failureColumns        = []string{"id", "org_id", "interaction_id", "message", "created_on"}
+	reviewColumns         = []string{"id", "org_id", "conversation_id", "event_type", "reviewer", "event_time", "model_results"}
+	deliveryInsertColumns = []string{"id", "org_id", "conversation_id", "result_key", "event_type", "event_time", "status",
+		"attempts", "next_attempt_on", "created_on"}
 )
 
 // bulkInsert inserts rows (values in column order) inside the
@@ -142,3 +144,35 @@ func prepareInsert(ctx context.Context, tx *sql.Tx, table string, cols []string)
 	marks := strings.Repeat("?, ", len(cols)-1) + "?"
 	return tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (`+marks+`)`)
 }
+
+// insertNew inserts those of the rows whose keys are not taken yet (ON
+// CONFLICT DO NOTHING), newChunk rows to a statement on either engine
+// (a statement a row is a round trip a row on PostgreSQL), and returns
+// how many it inserted.
+func insertNew(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) (int64, error) {
+	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
+	head := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES `
+	var inserted int64
+	for len(rows) > 0 {
+		chunk := rows[:min(newChunk, len(rows))]
+		rows = rows[len(chunk):]
+		args := make([]any, 0, len(chunk)*len(cols))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		res, err := tx.ExecContext(ctx, head+strings.Repeat(row+", ", len(chunk)-1)+row+` ON CONFLICT DO NOTHING`, args...)
+		if err != nil {
+			return inserted, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return inserted, err
+		}
+		inserted += n
+	}
+	return inserted, nil
+}
+
+// newChunk is how many rows insertNew gives a statement: within SQLite's
+// limit of parameters as well as PostgreSQL's for rows of a dozen columns.
+const newChunk = 500

@@ -89,3 +89,49 @@ func TestBulkInsertSharedAcrossStatements(t *testing.T) {
 		t.Fatalf("%d rows with the shared time, want %d: %v", stamped, n, err)
 	}
 }
+
+// insertNew inserts, across statements, only the rows whose keys are not
+// taken (by rows there before, or earlier in the same list) and counts
+// them, on both engines.
+func TestInsertNewCountsTheNewRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	now := time.Now().UTC()
+	delivery := func(key string) []any {
+		return []any{NewID(), org.ID, "conv", key, "ModelResults", now, DeliveryPending, 0, now, now}
+	}
+	insert := func(rows [][]any) int64 {
+		t.Helper()
+		var n int64
+		if err := c.inTx(ctx, func(tx *sql.Tx) (err error) {
+			n, err = insertNew(ctx, tx, "deliveries", deliveryInsertColumns, rows)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var first [][]any
+	for i := range newChunk + 10 {
+		first = append(first, delivery(fmt.Sprint("k", i)))
+	}
+	if n := insert(first); n != newChunk+10 {
+		t.Fatalf("%d rows inserted, want %d", n, newChunk+10)
+	}
+	// Every other key is taken already, and one comes twice.
+	var second [][]any
+	for i := range newChunk + 10 {
+		second = append(second, delivery(fmt.Sprint("k", i*2)))
+	}
+	second = append(second, delivery("k9999"), delivery("k9999"))
+	if n := insert(second); n != (newChunk+10)/2+1 {
+		t.Fatalf("%d rows inserted, want %d", n, (newChunk+10)/2+1)
+	}
+	var have int
+	c.db.QueryRowContext(ctx, `SELECT count(*) FROM deliveries`).Scan(&have)
+	if have != newChunk+10+(newChunk+10)/2+1 {
+		t.Fatalf("%d deliveries", have)
+	}
+}

@@ -365,3 +365,50 @@ func loadAutoScored(tb testing.TB, c *Catalog, orgID string, n, agents int) time
 	}
 	return now
 }
+
+// BenchmarkDiscoverDeliveries: an emission endpoint's discovery of the
+// result sets of 10,000 conversations processed since its last scan (a
+// night's ingest), each enqueued as a delivery in one transaction, beside
+// the baseline of the same discovery when all are enqueued already (its
+// reads alone).
+func BenchmarkDiscoverDeliveries(b *testing.B) {
+	ctx := context.Background()
+	c := openTest(b)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	ep, err := c.Emissions.SetEndpoint(ctx, org.ID, "https://hooks.example.com/x", "whsec_x")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const conversations = 10_000
+	now := time.Now().UTC().Add(time.Millisecond) // after the endpoint's registration
+	run := NewID()
+	rows := make([][]any, conversations)
+	for i := range rows {
+		id := NewID()
+		rows[i] = interactionRow(Interaction{ID: id, OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample,
+			FileName: id + ".json", ArrivedOn: now, LocaleID: 1033, Source: "file"}, now, &run)
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		new  int64
+	}{{"all-new", conversations}, {"baseline-none-new", 0}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				if mode.new > 0 {
+					if _, err := c.db.ExecContext(ctx, `DELETE FROM deliveries`); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				// ep keeps the scan's start: each discovery looks from there.
+				if n, err := c.Emissions.Discover(ctx, ep); err != nil || n != mode.new {
+					b.Fatalf("%d enqueued: %v", n, err)
+				}
+			}
+		})
+	}
+}

@@ -119,23 +119,21 @@ func (c *EmissionStore) Discover(ctx context.Context, ep EmissionEndpoint) (int6
 	if err != nil {
 		return 0, err
 	}
+	t := now()
+	var rows [][]any
+	for _, f := range append(machine, reviews...) {
+		rows = append(rows, []any{NewID(), ep.OrgID, f.conversation, f.key, f.eventType, stamp(f.at), DeliveryPending, 0, t, t})
+	}
 	var enqueued int64
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
-		enqueued = 0
-		for _, f := range append(machine, reviews...) {
-			res, err := tx.ExecContext(ctx, `INSERT INTO deliveries (id, org_id, conversation_id, result_key, event_type, event_time, status,
-				attempts, next_attempt_on, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT DO NOTHING`,
-				NewID(), ep.OrgID, f.conversation, f.key, f.eventType, stamp(f.at), DeliveryPending, now(), now())
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			enqueued += n
+	err = c.inTx(ctx, func(tx *sql.Tx) (err error) {
+		// Another process's discovery may have enqueued some since.
+		if enqueued, err = insertNew(ctx, tx, "deliveries", deliveryInsertColumns, rows); err != nil {
+			return err
 		}
 		if len(machine) == maxDiscovered || len(reviews) == maxDiscovered {
 			return nil // more to find: look from the same place next time
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE emission_endpoints SET scanned_until = ? WHERE org_id = ? AND created_on = ?`,
+		_, err = tx.ExecContext(ctx, `UPDATE emission_endpoints SET scanned_until = ? WHERE org_id = ? AND created_on = ?`,
 			started, ep.OrgID, ep.CreatedOn)
 		return err
 	})
