@@ -121,9 +121,17 @@ const maxParameters = 65535
 // insertMany inserts the rows through multi-row INSERT statements, as
 // many rows to a statement as the parameter limit allows.
 func insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
-	per := maxParameters / len(cols)
+	_, err := insertChunks(ctx, tx, table, cols, rows, maxParameters/len(cols), "")
+	return err
+}
+
+// insertChunks inserts the rows per to a multi-row INSERT statement,
+// each ending with suffix, and returns how many rows the statements
+// inserted.
+func insertChunks(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any, per int, suffix string) (int64, error) {
 	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
 	head := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES `
+	var inserted int64
 	for len(rows) > 0 {
 		chunk := rows[:min(per, len(rows))]
 		rows = rows[len(chunk):]
@@ -131,12 +139,17 @@ func insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, ro
 		for _, r := range chunk {
 			args = append(args, r...)
 		}
-		query := head + strings.Repeat(row+", ", len(chunk)-1) + row
-		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
-			return err
+		res, err := tx.ExecContext(ctx, head+strings.Repeat(row+", ", len(chunk)-1)+row+suffix, args...)
+		if err != nil {
+			return inserted, err
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return inserted, err
+		}
+		inserted += n
 	}
-	return nil
+	return inserted, nil
 }
 
 // prepareInsert is the statement that inserts one row of the columns.
@@ -150,27 +163,7 @@ func prepareInsert(ctx context.Context, tx *sql.Tx, table string, cols []string)
 // (a statement a row is a round trip a row on PostgreSQL), and returns
 // how many it inserted.
 func insertNew(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) (int64, error) {
-	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
-	head := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES `
-	var inserted int64
-	for len(rows) > 0 {
-		chunk := rows[:min(newChunk, len(rows))]
-		rows = rows[len(chunk):]
-		args := make([]any, 0, len(chunk)*len(cols))
-		for _, r := range chunk {
-			args = append(args, r...)
-		}
-		res, err := tx.ExecContext(ctx, head+strings.Repeat(row+", ", len(chunk)-1)+row+` ON CONFLICT DO NOTHING`, args...)
-		if err != nil {
-			return inserted, err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return inserted, err
-		}
-		inserted += n
-	}
-	return inserted, nil
+	return insertChunks(ctx, tx, table, cols, rows, newChunk, " ON CONFLICT DO NOTHING")
 }
 
 // newChunk is how many rows insertNew gives a statement: within SQLite's

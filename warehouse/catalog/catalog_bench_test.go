@@ -100,6 +100,29 @@ func BenchmarkClaimCommit(b *testing.B) {
 	}
 }
 
+// benchClaimed stages n pending archives of an organization and claims
+// them, as an ingest batch does.
+func benchClaimed(b *testing.B, c *Catalog, orgID string, n int) []Interaction {
+	b.Helper()
+	benchUploads(b, c, orgID, n)
+	claimed, err := c.Interactions.ClaimPending(context.Background(), "bench", []string{MediaChat}, n, time.Minute)
+	if err != nil || len(claimed) != n {
+		b.Fatalf("claimed %d: %v", len(claimed), err)
+	}
+	return claimed
+}
+
+// timedCommit commits ic, the benchmark's timer running (stopped before),
+// and returns how long the commit took.
+func timedCommit(b *testing.B, c *Catalog, ic IngestCommit) time.Duration {
+	b.StartTimer()
+	start := time.Now()
+	if err := c.Interactions.CommitIngest(context.Background(), ic); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
 // BenchmarkCommitSingleUploads: an ingest commit of 1,000 uploads that
 // are each a conversation (single chats, calls): each upload's own record
 // gets its outcome. Beside it the baseline of as many conversations in one
@@ -118,21 +141,12 @@ func BenchmarkCommitSingleUploads(b *testing.B) {
 			var commitTime time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				benchUploads(b, c, org.ID, shape.uploads)
-				claimed, err := c.Interactions.ClaimPending(ctx, "bench", []string{MediaChat}, shape.uploads, time.Minute)
-				if err != nil || len(claimed) != shape.uploads {
-					b.Fatalf("claimed %d: %v", len(claimed), err)
-				}
+				claimed := benchClaimed(b, c, org.ID, shape.uploads)
 				ic := benchCommit(claimed, "bench", shape.chats)
 				for i := range ic.Outcomes {
 					ic.Outcomes[i].Conversation = shape.chats == 0
 				}
-				b.StartTimer()
-				start := time.Now()
-				if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
-					b.Fatal(err)
-				}
-				commitTime += time.Since(start)
+				commitTime += timedCommit(b, c, ic)
 			}
 			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
 		})
@@ -154,11 +168,7 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 			var commitTime time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				benchUploads(b, c, org.ID, uploads)
-				claimed, err := c.Interactions.ClaimPending(ctx, "bench", []string{MediaChat}, uploads, time.Minute)
-				if err != nil || len(claimed) != uploads {
-					b.Fatalf("claimed %d: %v", len(claimed), err)
-				}
+				claimed := benchClaimed(b, c, org.ID, uploads)
 				ic := benchCommit(claimed, "bench", chats)
 				for i, o := range ic.Outcomes {
 					for _, ch := range o.Children {
@@ -169,12 +179,7 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 						}
 					}
 				}
-				b.StartTimer()
-				start := time.Now()
-				if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
-					b.Fatal(err)
-				}
-				commitTime += time.Since(start)
+				commitTime += timedCommit(b, c, ic)
 			}
 			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
 		})
