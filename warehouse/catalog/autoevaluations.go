@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -256,10 +257,31 @@ func (c *EvaluationStore) AnswerPairs(ctx context.Context, orgID, formID string)
 }
 
 // UpdateAutoEvaluations writes Auto evaluations' new results and scores
-// (a reclassification's), in one transaction.
+// (a reclassification's), in one transaction: on PostgreSQL in one
+// statement, their values one JSON value (json_to_recordset), as a
+// statement each would be a round trip each.
 func (c *EvaluationStore) UpdateAutoEvaluations(ctx context.Context, orgID string, changed []Evaluation) error {
 	if len(changed) == 0 {
 		return nil
+	}
+	if c.postgres {
+		type rescored struct {
+			Number  int      `json:"number"`
+			Answers string   `json:"answers"`
+			Score   *float64 `json:"score"`
+		}
+		rows := make([]rescored, len(changed))
+		for i, e := range changed {
+			rows[i] = rescored{Number: e.Number, Answers: e.AutoAnswers, Score: e.Score}
+		}
+		values, err := json.Marshal(rows)
+		if err != nil {
+			return err
+		}
+		_, err = c.db.ExecContext(ctx, `UPDATE auto_evaluations SET auto_answers = v.answers, score = v.score, modified_on = ?
+			FROM json_to_recordset(CAST(? AS json)) AS v(number integer, answers text, score double precision)
+			WHERE auto_evaluations.org_id = ? AND auto_evaluations.number = v.number`, now(), string(values), orgID)
+		return err
 	}
 	return c.inTx(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `UPDATE auto_evaluations SET auto_answers = ?, score = ?, modified_on = ? WHERE org_id = ? AND number = ?`)

@@ -83,6 +83,10 @@ func TestAutoEvaluations(t *testing.T) {
 	if err := c.Evaluations.UpdateAutoEvaluations(ctx, org.ID, []Evaluation{list[1]}); err != nil {
 		t.Fatal(err)
 	}
+	if again, err := c.Evaluations.Evaluations(ctx, org.ID, EvaluationFilter{Source: SourceAuto, Limit: 10}); err != nil || len(again) != 3 ||
+		again[1].AutoAnswers != "1" || *again[1].Score != 100 || !again[1].ModifiedOn.After(again[1].AssignedOn) || again[2].AutoAnswers != "0" {
+		t.Fatalf("rescored %+v %v", again, err)
+	}
 	groups, err := c.Evaluations.ScoresBy(ctx, org.ID, ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto})
 	if err != nil || len(groups) != 1 || groups[0].Key != "A1" || groups[0].Evaluations != 3 || groups[0].Mean != (0+100+40)/3.0 {
 		t.Fatalf("auto scores by agent %+v %v", groups, err)

@@ -417,3 +417,31 @@ func BenchmarkDiscoverDeliveries(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRescoreAutoEvaluations: a reclassification's page of 1,000
+// Auto evaluations given new results and scores, beside the baseline of
+// one evaluation (what a call costs whatever its size).
+func BenchmarkRescoreAutoEvaluations(b *testing.B) {
+	ctx := context.Background()
+	c := openTest(b)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	loadAutoScored(b, c, org.ID, 1000, 10)
+	page, err := c.Evaluations.Evaluations(ctx, org.ID, EvaluationFilter{Source: SourceAuto, Limit: 1000})
+	if err != nil || len(page) != 1000 {
+		b.Fatalf("%d evaluations: %v", len(page), err)
+	}
+	for _, n := range []int{1000, 1} {
+		name := map[bool]string{true: "1000-rescored", false: "baseline-one-rescored"}[n == 1000]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for i := range page[:n] {
+					score := *page[i].Score + 1
+					page[i].Score, page[i].AutoAnswers = &score, "01"
+				}
+				if err := c.Evaluations.UpdateAutoEvaluations(ctx, org.ID, page[:n]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
