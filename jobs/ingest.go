@@ -312,14 +312,24 @@ func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.In
 	var convs atomic.Int64 // the batch's conversations, committed parts of archives included
 	lost := make([]bool, len(claimed))
 	sem := make(chan struct{}, max(j.Workers, 1))
+	ahead := newOpenAhead(j.Open)
+	opened := 0 // the uploads opened ahead so far, in order
 	var wg sync.WaitGroup
 	for i, up := range claimed {
+		for ; opened < len(claimed) && opened <= i+opensAhead; opened++ {
+			if key := claimed[opened].StagedKey; key != nil {
+				ahead.start(ctx, *key)
+			}
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], lost[i] = j.processOne(ctx, runID, up, counts, &convs)
+			results[i], lost[i] = j.processOne(ctx, runID, up, ahead.Open, counts, &convs)
+			if up.StagedKey != nil {
+				ahead.drop(*up.StagedKey)
+			}
 		}()
 	}
 	wg.Wait()
@@ -343,7 +353,7 @@ func conversationsOf(r pipeline.Result) int {
 	return n
 }
 
-func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction, counts *tally, convs *atomic.Int64) (res pipeline.Result, lost bool) {
+func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Interaction, open pipeline.Opener, counts *tally, convs *atomic.Int64) (res pipeline.Result, lost bool) {
 	// The log keeps the whole error; the client reads its reason.
 	fail := func(err error, reason string) pipeline.Result {
 		j.Log.Warn("upload failed", "id", up.ID, "org", up.OrgID, "err", err)
@@ -374,7 +384,7 @@ func (j *Ingest) processOne(ctx context.Context, runID string, up catalog.Intera
 	}
 	for _, p := range j.Processors {
 		if p.Accepts(up) {
-			r, err := p.Process(ctx, up, runID, j.Open, commitPart)
+			r, err := p.Process(ctx, up, runID, open, commitPart)
 			if errors.Is(err, catalog.ErrLeaseLost) {
 				j.Log.Warn("an archive's lease was taken over by another worker while it was being committed in parts", "id", up.ID, "org", up.OrgID)
 				return pipeline.Result{}, true
