@@ -6,11 +6,25 @@ import (
 	"sync"
 
 	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // opensAhead is how many of a batch's uploads are opened before a worker
 // takes them.
 const opensAhead = 64
+
+// openAheadBytes bounds the uploads opened ahead: small ones, whose whole
+// body the bucket sends at once, and for which the round trip is most of
+// the time. A large one (an archive, a call) is read for long after its
+// open, and a connection opened long before its first read could be
+// closed by the far end meanwhile.
+const openAheadBytes = 256 << 10
+
+// opensAheadOf tells whether an upload is opened ahead: a small one with
+// a staged object.
+func opensAheadOf(up catalog.Interaction) bool {
+	return up.StagedKey != nil && up.FileSizeBytes <= openAheadBytes
+}
 
 // openAhead opens a batch's staged uploads before their turn. On an
 // object store an open is a round trip before the first byte: a worker

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/earshot/earshot/pipeline"
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 // waitingOpener opens the first free objects at once, then nothing
@@ -133,5 +134,26 @@ func BenchmarkIngestSingleChatsFromRemoteBucket(b *testing.B) {
 			}
 			b.ReportMetric(200*float64(b.N)/elapsed.Seconds(), "conv/s")
 		})
+	}
+}
+
+// Small staged uploads are opened ahead; large ones (read for long after
+// their open) and those without a staged object are not.
+func TestOpensAheadOf(t *testing.T) {
+	t.Parallel()
+	key := "staging/x"
+	for _, c := range []struct {
+		name string
+		up   catalog.Interaction
+		want bool
+	}{
+		{"a single chat", catalog.Interaction{StagedKey: &key, FileSizeBytes: 2_000}, true},
+		{"at the bound", catalog.Interaction{StagedKey: &key, FileSizeBytes: openAheadBytes}, true},
+		{"an archive", catalog.Interaction{StagedKey: &key, FileSizeBytes: openAheadBytes + 1}, false},
+		{"nothing staged", catalog.Interaction{FileSizeBytes: 2_000}, false},
+	} {
+		if got := opensAheadOf(c.up); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
