@@ -317,8 +317,8 @@ func (j *Ingest) process(ctx context.Context, runID string, claimed []catalog.In
 	var wg sync.WaitGroup
 	for i, up := range claimed {
 		for ; opened < len(claimed) && opened <= i+opensAhead; opened++ {
-			if up := claimed[opened]; opensAheadOf(up) {
-				ahead.start(ctx, *up.StagedKey)
+			if later := claimed[opened]; opensAheadOf(later) {
+				ahead.start(ctx, *later.StagedKey)
 			}
 		}
 		wg.Add(1)
