@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/sidebyside"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -16,19 +17,10 @@ import (
 // until together more opens are asked for at once (an object store's
 // round trips, which a worker must not wait for one by one).
 func waitingOpener(open pipeline.Opener, free, together int) pipeline.Opener {
-	var asked atomic.Int64
-	arrived := make(chan struct{})
+	gate := sidebyside.NewGate(free, together)
 	return func(ctx context.Context, key string) (io.ReadCloser, error) {
-		n := asked.Add(1)
-		if n == int64(free+together) {
-			close(arrived)
-		}
-		if n > int64(free) {
-			select {
-			case <-arrived:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		if err := gate.Wait(ctx); err != nil {
+			return nil, err
 		}
 		return open(ctx, key)
 	}

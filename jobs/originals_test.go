@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/sidebyside"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -73,16 +74,10 @@ func TestStagedOriginalsDeletedSideBySide(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // one at a time never gets an answer
 	defer cancel()
 	const together = 8
-	arrived := make(chan struct{})
-	var asked atomic.Int64
+	gate := sidebyside.NewGate(0, together)
 	bucket := &deletingBucket{answer: func(ctx context.Context, key string) error {
-		if asked.Add(1) == together {
-			close(arrived)
-		}
-		select {
-		case <-arrived:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := gate.Wait(ctx); err != nil {
+			return err
 		}
 		if key == "staging/3" {
 			return fmt.Errorf("%s: %w", key, blob.ErrNotFound)

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/earshot/earshot/internal/sidebyside"
 	"github.com/earshot/earshot/warehouse/blob"
 )
 
@@ -62,20 +62,13 @@ func TestSweepCache(t *testing.T) {
 // bucket's round trips, which a fill must not wait on one by one); it
 // holds files by key, and says a key it lacks is not found.
 type waitingGetter struct {
-	files    map[string]string
-	together int
-	asked    atomic.Int64
-	arrived  chan struct{}
+	files map[string]string
+	gate  *sidebyside.Gate
 }
 
-func (g *waitingGetter) Get(ctx context.Context, key string) (io.ReadCloser, error) {
-	if g.asked.Add(1) == int64(g.together) {
-		close(g.arrived)
-	}
-	select {
-	case <-g.arrived:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+func (g waitingGetter) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return nil, err
 	}
 	body, ok := g.files[key]
 	if !ok {
@@ -100,7 +93,7 @@ func TestFillFetchesSideBySide(t *testing.T) {
 	if err := WriteCache(dir, paths[0], []byte("file 0")); err != nil {
 		t.Fatal(err)
 	}
-	n, err := Fill(ctx, &waitingGetter{files: files, together: 8, arrived: make(chan struct{})}, dir, paths)
+	n, err := Fill(ctx, waitingGetter{files: files, gate: sidebyside.NewGate(0, 8)}, dir, paths)
 	if err != nil || n != 39 {
 		t.Fatalf("fetched %d, %v; want the 39 not cached", n, err)
 	}
@@ -110,7 +103,7 @@ func TestFillFetchesSideBySide(t *testing.T) {
 		}
 	}
 	gone := "lake/conversations/org=o/date=2025-10-04/part-gone.parquet"
-	getter := &waitingGetter{files: files, together: 1, arrived: make(chan struct{})}
+	getter := waitingGetter{files: files, gate: sidebyside.NewGate(0, 0)}
 	if _, err := Fill(ctx, getter, dir, append(paths, gone)); err == nil || !strings.Contains(err.Error(), "manifest file "+gone+" is missing from the bucket") {
 		t.Fatalf("a file the bucket lacks: %v", err)
 	}

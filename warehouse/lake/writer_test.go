@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/earshot/earshot/internal/sidebyside"
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
 )
@@ -332,19 +332,12 @@ func TestWriterReturnsItsBuffers(t *testing.T) {
 // by one), then stores them all in the bucket.
 type waitingPutter struct {
 	Putter
-	together int
-	asked    atomic.Int64
-	arrived  chan struct{}
+	gate *sidebyside.Gate
 }
 
-func (p *waitingPutter) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error) {
-	if p.asked.Add(1) == int64(p.together) {
-		close(p.arrived)
-	}
-	select {
-	case <-p.arrived:
-	case <-ctx.Done():
-		return blob.ObjectInfo{}, ctx.Err()
+func (p waitingPutter) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error) {
+	if err := p.gate.Wait(ctx); err != nil {
+		return blob.ObjectInfo{}, err
 	}
 	return p.Putter.Put(ctx, key, r, opts)
 }
@@ -358,7 +351,7 @@ func TestWriterStoresBesideEncoding(t *testing.T) {
 	defer cancel()
 	w, _ := localWriter(t)
 	w.Workers = 1
-	w.Bucket = &waitingPutter{Putter: w.Bucket, together: 3, arrived: make(chan struct{})}
+	w.Bucket = waitingPutter{Putter: w.Bucket, gate: sidebyside.NewGate(0, 3)}
 	files, err := w.Write(ctx, "r1", sampleBatch(time.Date(2025, 10, 3, 9, 0, 0, 0, time.UTC)))
 	if err != nil || len(files) != 5 {
 		t.Fatalf("%d files, %v; want the sample batch's 5", len(files), err)
