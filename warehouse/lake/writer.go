@@ -117,6 +117,7 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	// a put is a round trip, which an encoder waiting on it would add to
 	// the batch's write as many times as it has files.
 	var encoders, puts sync.WaitGroup
+	storing := make(chan struct{}, putsAtOnce)
 	for range workers {
 		encoders.Go(func() {
 			for i := range next {
@@ -125,7 +126,9 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 					errs[i] = err
 					continue
 				}
+				storing <- struct{}{}
 				puts.Go(func() {
+					defer func() { <-storing }()
 					f, err := w.put(ctx, jobs[i].table, jobs[i].p, runID, data)
 					if err == nil {
 						jobs[i].meta(&f)
@@ -345,6 +348,10 @@ func (w *Writer) put(ctx context.Context, table string, p partition, runID strin
 	size := int64(len(data))
 	return catalog.LakeFile{Path: key, Table: table, OrgID: p.org, Date: p.day, Bytes: size}, nil
 }
+
+// putsAtOnce bounds the files a batch stores at once (a batch of many
+// days has a file per day and table).
+const putsAtOnce = 32
 
 // RowGroupRows is the most rows of a row group. The files are sorted by
 // conversation id, and a page reads a narrow id range: with row groups

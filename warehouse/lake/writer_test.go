@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -360,5 +361,50 @@ func TestWriterStoresBesideEncoding(t *testing.T) {
 		if f.Path == "" || f.Rows == 0 {
 			t.Fatalf("file %+v not described", f)
 		}
+	}
+}
+
+// countingPutter counts the puts in flight at once, the most of them, and
+// holds each at a gate.
+type countingPutter struct {
+	Putter
+	gate           *sidebyside.Gate
+	inFlight, most atomic.Int64
+}
+
+func (p *countingPutter) Put(ctx context.Context, key string, r io.Reader, opts blob.PutOptions) (blob.ObjectInfo, error) {
+	n := p.inFlight.Add(1)
+	defer p.inFlight.Add(-1)
+	for m := p.most.Load(); n > m && !p.most.CompareAndSwap(m, n); m = p.most.Load() {
+	}
+	if err := p.gate.Wait(ctx); err != nil {
+		return blob.ObjectInfo{}, err
+	}
+	return p.Putter.Put(ctx, key, r, opts)
+}
+
+// A batch of many days (a file a day) stores putsAtOnce files at once at
+// most: a bucket that stores nothing until that many are in flight gets
+// every file, and never more at once.
+func TestWriterBoundsPutsAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w, _ := localWriter(t)
+	w.Workers = 2
+	putter := &countingPutter{Putter: w.Bucket, gate: sidebyside.NewGate(0, putsAtOnce)}
+	w.Bucket = putter
+	var b Batch
+	day := time.Date(2025, 10, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 4 * putsAtOnce {
+		b.Conversations = append(b.Conversations, Conversation{ID: fmt.Sprintf("c%03d", i), RunID: "r", OrgID: "o",
+			ArrivedOn: day.AddDate(0, 0, i), MediaType: "Chat"})
+	}
+	files, err := w.Write(ctx, "r", b)
+	if err != nil || len(files) != 4*putsAtOnce {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	if most := putter.most.Load(); most != putsAtOnce {
+		t.Fatalf("%d puts at once, want %d", most, putsAtOnce)
 	}
 }
