@@ -89,7 +89,7 @@ alone. It reads the first organization earshot bench gen created.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&runs, "runs", 50, "requests per query (after 3 warm-up requests)")
+	cmd.Flags().IntVar(&runs, "runs", 50, fmt.Sprintf("requests per query (after %d warm-up requests)", warmUpRuns))
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of the runs to this file (go tool pprof)")
 	return cmd
 }
@@ -332,14 +332,17 @@ func medians(steps map[string][]time.Duration) map[string]time.Duration {
 	return out
 }
 
+// warmUpRuns are the runs before the timed ones, left out of the figures.
+const warmUpRuns = 3
+
 func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
 	var out []time.Duration
-	for i := range runs + 3 {
+	for i := range runs + warmUpRuns {
 		began := time.Now()
 		if err := fn(); err != nil {
 			return nil, err
 		}
-		if i >= 3 {
+		if i >= warmUpRuns {
 			out = append(out, time.Since(began))
 		}
 	}
@@ -360,7 +363,7 @@ func timeRunsCPU(runs int, fn func() error) ([]time.Duration, time.Duration, err
 		return nil, 0, err
 	}
 	after, err := processCPU(os.Getpid())
-	return times, (after - before) / time.Duration(runs+3), err
+	return times, (after - before) / time.Duration(runs+warmUpRuns), err
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {

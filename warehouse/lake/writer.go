@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/internal/cores"
 	"github.com/earshot/earshot/warehouse/blob"
@@ -116,8 +117,9 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	// A file is stored while the next ones are encoded: on an object store
 	// a put is a round trip, which an encoder waiting on it would add to
 	// the batch's write as many times as it has files.
-	var encoders, puts sync.WaitGroup
-	storing := make(chan struct{}, putsAtOnce)
+	var encoders sync.WaitGroup
+	var puts errgroup.Group // each put keeps its error in errs: all of them are reported
+	puts.SetLimit(putsAtOnce)
 	for range workers {
 		encoders.Go(func() {
 			for i := range next {
@@ -126,14 +128,13 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 					errs[i] = err
 					continue
 				}
-				storing <- struct{}{}
-				puts.Go(func() {
-					defer func() { <-storing }()
+				puts.Go(func() error {
 					f, err := w.put(ctx, jobs[i].table, jobs[i].p, runID, data)
 					if err == nil {
 						jobs[i].meta(&f)
 					}
 					files[i], errs[i] = f, err
+					return nil
 				})
 			}
 		})
@@ -143,7 +144,7 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 	}
 	close(next)
 	encoders.Wait()
-	puts.Wait()
+	puts.Wait() // nil: the puts report in errs
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
