@@ -20,8 +20,6 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
-
-	"github.com/earshot/earshot/internal/contract/dates"
 )
 
 // Participants.
@@ -97,112 +95,6 @@ func Parse(data []byte) (*Conversation, error) {
 	}
 	if len(c.Messages) > MaxMessages {
 		return nil, fail("more than %d messages", MaxMessages)
-	}
-	return c, nil
-}
-
-func parseJSON(data []byte) (*Conversation, error) {
-	// The JSON reader takes a NUL byte for the end of its input: what
-	// follows one would go unread.
-	if at := bytes.IndexByte(data, 0); at >= 0 {
-		return nil, fail("invalid JSON: a NUL byte at offset %d", at)
-	}
-	// Read as a stream: go-json's Unmarshal can panic on malformed input
-	// (a fuzzed `{"\'2\`), its stream decoder says what is wrong.
-	var doc struct {
-		Messages json.RawMessage `json:"messages"`
-		Entries  json.RawMessage `json:"entries"`
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fail("invalid JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, fail("unexpected data after the JSON object")
-	}
-	switch {
-	case doc.Messages != nil:
-		return parseEarshot(doc.Messages, doc.Metadata)
-	case doc.Entries != nil:
-		return parseCCAI(doc.Entries)
-	}
-	return nil, fail(`a JSON chat needs "messages" (Earshot) or "entries" (Contact Center AI Insights)`)
-}
-
-func parseEarshot(raw, metadata json.RawMessage) (*Conversation, error) {
-	var msgs []struct {
-		Participant *string `json:"participant"`
-		Text        *string `json:"text"`
-		Timestamp   *string `json:"timestamp"`
-	}
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return nil, fail(`"messages" must be an array of {participant, text, timestamp}: %v`, err)
-	}
-	if len(bytes.TrimSpace(metadata)) > 0 && string(bytes.TrimSpace(metadata)) != "null" {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(metadata, &obj) != nil {
-			return nil, fail(`"metadata" must be an object`)
-		}
-	} else {
-		metadata = nil
-	}
-	c := &Conversation{Format: FormatEarshot, Metadata: metadata, Messages: make([]Message, 0, len(msgs))}
-	stamps := make([]time.Time, len(msgs)) // one allocation for the messages' times
-	for i, m := range msgs {
-		if m.Participant == nil || m.Text == nil {
-			return nil, fail("message %d: participant and text are required", i+1)
-		}
-		p, ok := participant(*m.Participant)
-		if !ok {
-			return nil, fail("message %d: participant %q is not Agent, Customer, Bot or System", i+1, truncate(*m.Participant))
-		}
-		msg := Message{Participant: p, Text: *m.Text}
-		if m.Timestamp != nil {
-			t, err := dates.Parse(*m.Timestamp)
-			if err != nil {
-				return nil, fail("message %d: timestamp: %v", i+1, err)
-			}
-			stamps[i] = t
-			msg.Timestamp = &stamps[i]
-		}
-		c.Messages = append(c.Messages, msg)
-	}
-	return c, nil
-}
-
-var ccaiRoles = map[string]string{"AGENT": Agent, "CUSTOMER": Customer, "END_USER": Customer, "AUTOMATED_AGENT": Bot}
-
-func parseCCAI(raw json.RawMessage) (*Conversation, error) {
-	var entries []struct {
-		Text      *string      `json:"text"`
-		Role      string       `json:"role"`
-		UserID    json.Number  `json:"user_id"`
-		StartUsec *json.Number `json:"start_timestamp_usec"`
-	}
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fail(`"entries" must be an array of {text, role, user_id, start_timestamp_usec}: %v`, err)
-	}
-	c := &Conversation{Format: FormatCCAI, Messages: make([]Message, 0, len(entries))}
-	stamps := make([]time.Time, len(entries)) // one allocation for the entries' times
-	for i, e := range entries {
-		if e.Text == nil {
-			return nil, fail("entry %d: text is required", i+1)
-		}
-		p, ok := ccaiRoles[strings.ToUpper(e.Role)]
-		if !ok {
-			return nil, fail("entry %d: role %q is not AGENT, CUSTOMER, END_USER or AUTOMATED_AGENT", i+1, truncate(e.Role))
-		}
-		msg := Message{Participant: p, Text: *e.Text}
-		if e.StartUsec != nil {
-			usec, err := strconv.ParseInt(e.StartUsec.String(), 10, 64)
-			if err != nil || usec < 0 || usec > 253402300799999999 {
-				return nil, fail("entry %d: start_timestamp_usec must be microseconds since 1970", i+1)
-			}
-			stamps[i] = time.UnixMicro(usec).UTC()
-			msg.Timestamp = &stamps[i]
-		}
-		c.Messages = append(c.Messages, msg)
 	}
 	return c, nil
 }

@@ -1,11 +1,14 @@
 package chat
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestParse(t *testing.T) {
@@ -61,6 +64,43 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestJSONErrorsNameThePart: a JSON chat that does not read in one pass is
+// read part by part, and its error says which part is wrong.
+func TestJSONErrorsNameThePart(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"messages":"hello"}`, `"messages" must be an array of {participant, text, timestamp}`},
+		{`{"messages":[{"participant":"Agent","text":7}]}`, `"messages" must be an array of {participant, text, timestamp}`},
+		{`{"entries":[{"text":"x","role":5}]}`, `"entries" must be an array of {text, role, user_id, start_timestamp_usec}`},
+		{`{"messages":[{"participant":"Agent","text":"x"}],"metadata":"x"}`, `"metadata" must be an object`},
+		{`{"messages":null}`, "no messages"},
+		{`{"turns":[]}`, `a JSON chat needs "messages" (Earshot) or "entries" (Contact Center AI Insights)`},
+		{`{"messages":[{"participant":"Agent","text":"x"}]} {}`, "unexpected data after the JSON object"},
+		{`{"messages":[{"participant":"Agent","text":"x"}`, "invalid JSON"},
+		{`{"messages":[{"participant":"Agent"}]}`, "message 1: participant and text are required"},
+		{`{"entries":[{"text":"x","role":"AGENT","start_timestamp_usec":-5}]}`, "entry 1: start_timestamp_usec must be microseconds since 1970"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.in))
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestMessagesWinOverEntries: a chat with both is Earshot JSON, whatever
+// its "entries" hold.
+func TestMessagesWinOverEntries(t *testing.T) {
+	for _, in := range []string{
+		`{"entries":[{"text":"e","role":"AGENT"}],"messages":[{"participant":"Customer","text":"m"}]}`,
+		`{"entries":"not entries","messages":[{"participant":"Customer","text":"m"}]}`,
+	} {
+		c, err := Parse([]byte(in))
+		if err != nil || c.Format != FormatEarshot || c.Messages[0].Text != "m" {
+			t.Errorf("%s: %+v %v", in, c, err)
+		}
+	}
+}
+
 func TestTimes(t *testing.T) {
 	c, _ := Parse([]byte(`{"entries":[{"text":"Hi","role":"AGENT","start_timestamp_usec":1759528346881000}]}`))
 	if got := c.Messages[0].Timestamp.Format(time.RFC3339Nano); got != "2025-10-03T21:52:26.881Z" {
@@ -87,7 +127,8 @@ func TestLimits(t *testing.T) {
 }
 
 // FuzzParse: any input is refused with ErrInvalid or gives at least one
-// message, each with a known participant.
+// message, each with a known participant; a JSON chat reads the same in
+// one pass as part by part.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		`{"messages":[{"participant":"Agent","text":"Hi","timestamp":"2025-10-03"}]}`,
@@ -97,6 +138,14 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// As Parse hands JSON to parseJSON: UTF-8, from its brace on.
+		if utf8.Valid(data) && bytes.HasPrefix(data, []byte("{")) && !bytes.Contains(data, []byte{0}) {
+			onePass, err1 := parseJSON(data)
+			byParts, err2 := parseJSONParts(data)
+			if (err1 == nil) != (err2 == nil) || err1 == nil && !reflect.DeepEqual(onePass, byParts) {
+				t.Fatalf("read in one pass %+v (%v), part by part %+v (%v)", onePass, err1, byParts, err2)
+			}
+		}
 		c, err := Parse(data)
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) {
