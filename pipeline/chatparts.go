@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/earshot/earshot/pipeline/archive"
+	"github.com/earshot/earshot/pipeline/chat"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
 )
@@ -13,8 +14,10 @@ import (
 type slot struct {
 	entry archive.Entry
 	child catalog.Interaction
-	rows  lake.Batch
-	part  *part
+	// chat is the entry read, nil when it could not be: its rows are
+	// laid out once its part is whole, in the part's own tables.
+	chat *chat.Conversation
+	part *part
 }
 
 // part is a run of an archive's chats in archive order, committed together.
@@ -25,20 +28,24 @@ type part struct {
 }
 
 // result is the part's records and rows, in archive order.
-func (pt *part) result(up catalog.Interaction) Result {
+func (pt *part) result(up catalog.Interaction, runID string) Result {
 	var nConvs, nSegs int
 	for _, sl := range pt.slots {
-		nConvs += len(sl.rows.Conversations)
-		nSegs += len(sl.rows.Segments)
+		if sl.chat != nil {
+			nConvs++
+			nSegs += len(sl.chat.Messages)
+		}
 	}
-	// Sized once: a part has tens of thousands of segments.
+	// Sized once: a part has tens of thousands of segments, laid out here
+	// and not copied from each chat's own.
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample, Children: make([]catalog.Interaction, 0, len(pt.slots))}}
 	res.Batch.Conversations = make([]lake.Conversation, 0, nConvs)
 	res.Batch.Segments = make([]lake.Segment, 0, nSegs)
 	for _, sl := range pt.slots {
 		res.Outcome.Children = append(res.Outcome.Children, sl.child)
-		res.Batch.Conversations = append(res.Batch.Conversations, sl.rows.Conversations...)
-		res.Batch.Segments = append(res.Batch.Segments, sl.rows.Segments...)
+		if sl.chat != nil {
+			appendChatRows(&res.Batch, sl.child, runID, sl.chat)
+		}
 	}
 	return res
 }
@@ -54,7 +61,7 @@ type partCommitter struct {
 
 // newPartCommitter starts committing the parts handed to it with commit;
 // the first failure is passed to fail and the parts after it are dropped.
-func newPartCommitter(ctx context.Context, up catalog.Interaction, commit Parts, fail context.CancelCauseFunc) *partCommitter {
+func newPartCommitter(ctx context.Context, up catalog.Interaction, runID string, commit Parts, fail context.CancelCauseFunc) *partCommitter {
 	pc := &partCommitter{queue: make(chan *part, 1), done: make(chan error, 1)}
 	go func() {
 		var err error
@@ -64,7 +71,7 @@ func newPartCommitter(ctx context.Context, up catalog.Interaction, commit Parts,
 			if err != nil {
 				continue
 			}
-			part := pt.result(up)
+			part := pt.result(up, runID)
 			part.Outcome.Partial, part.Outcome.Appends = true, appends
 			if err = commit(ctx, part); err != nil {
 				fail(err)

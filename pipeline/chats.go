@@ -87,7 +87,8 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 	}
 	count := len(conv.Messages)
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample, Conversation: true, ChatMessageCount: &count}}
-	res.Batch = chatRows(up, runID, conv)
+	res.Batch.Segments = make([]lake.Segment, 0, len(conv.Messages))
+	appendChatRows(&res.Batch, up, runID, conv)
 	return res, nil
 }
 
@@ -115,7 +116,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	// A failed part stops the walk and the parsing.
 	walkCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	parts := newPartCommitter(walkCtx, up, commit, stop)
+	parts := newPartCommitter(walkCtx, up, runID, commit, stop)
 	// As many parsers as the job has cores: more would only wait for one.
 	parsers := cores.Size(walkCtx)
 	work := make(chan *slot, 4*parsers)
@@ -131,7 +132,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 				// work to take its turn, and before waiting for more.
 				for n := 1; sl != nil; n++ {
 					core.Hold(walkCtx, true)
-					sl.child, sl.rows = p.parseEntry(walkCtx, sl.child, runID, sl.entry)
+					sl.child, sl.chat = p.parseEntry(walkCtx, sl.child, sl.entry)
 					sl.entry.Data = nil // done with the bytes
 					sl.part.parsed.Done()
 					if n%keptChats == 0 {
@@ -197,7 +198,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	default:
 		return Result{}, fmt.Errorf("the archive cannot be processed: %w", err)
 	}
-	rest := cur.result(up)
+	rest := cur.result(up, runID)
 	res.Outcome.Children, res.Batch = rest.Outcome.Children, rest.Batch
 	res.Outcome.Appends = parts.handed > 0
 	for _, s := range skipped {
@@ -206,9 +207,9 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	return res, nil
 }
 
-// parseEntry reads one archive entry as a chat: a ready record with its
-// lake rows, or a failed record with the reason.
-func (p Chats) parseEntry(ctx context.Context, child catalog.Interaction, runID string, e archive.Entry) (catalog.Interaction, lake.Batch) {
+// parseEntry reads one archive entry as a chat: a ready record with the
+// chat, or a failed record with the reason and no chat.
+func (p Chats) parseEntry(ctx context.Context, child catalog.Interaction, e archive.Entry) (catalog.Interaction, *chat.Conversation) {
 	child.FileSizeBytes = int64(len(e.Data))
 	err := e.Err
 	var conv *chat.Conversation
@@ -221,14 +222,14 @@ func (p Chats) parseEntry(ctx context.Context, child catalog.Interaction, runID 
 	if err != nil {
 		child.Status = catalog.StatusFailedToProcess
 		child.ProcessFailures = []catalog.ProcessFailure{{Message: fmt.Sprintf("%s: %v", e.Name, err)}}
-		return child, lake.Batch{}
+		return child, nil
 	}
 	count := len(conv.Messages)
 	child.ChatMessageCount = &count
 	if child.InteractionDate == nil {
 		child.InteractionDate = firstTimestamp(conv)
 	}
-	return child, chatRows(child, runID, conv)
+	return child, conv
 }
 
 // applyChatMetadata checks a chat's own metadata (Earshot JSON "metadata")
@@ -346,11 +347,10 @@ func firstTimestamp(conv *chat.Conversation) *time.Time {
 	return nil
 }
 
-// chatRows turns a chat into its lake rows. A message starts at its offset
-// from the first timestamped message (or its HH:MM:SS offset) and ends
-// where the next one starts.
-func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lake.Batch {
-	b := lake.Batch{Segments: make([]lake.Segment, 0, len(conv.Messages))}
+// appendChatRows adds a chat's lake rows to b. A message starts at its
+// offset from the first timestamped message (or its HH:MM:SS offset) and
+// ends where the next one starts.
+func appendChatRows(b *lake.Batch, it catalog.Interaction, runID string, conv *chat.Conversation) {
 	row := conversationRow(it, runID, "chat")
 	count := int32(len(conv.Messages))
 	row.ChatMessageCount = &count
@@ -366,7 +366,6 @@ func chatRows(it catalog.Interaction, runID string, conv *chat.Conversation) lak
 			Speaker: m.Participant, StartMs: starts[i], EndMs: end, Text: m.Text,
 		})
 	}
-	return b
 }
 
 // conversationRow is a record's row of the conversations table: its
