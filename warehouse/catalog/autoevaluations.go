@@ -290,11 +290,10 @@ func (c *EvaluationStore) UpdateAutoEvaluations(ctx context.Context, orgID strin
 		}
 		defer stmt.Close()
 		t := now()
-		for _, e := range changed {
-			if _, err := stmt.ExecContext(ctx, e.AutoAnswers, e.Score, t, orgID, e.Number); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachRow(ctx, len(changed), func(rowCtx context.Context, i int) error {
+			e := changed[i]
+			_, err := stmt.ExecContext(rowCtx, e.AutoAnswers, e.Score, t, orgID, e.Number)
+			return err
+		})
 	})
 }

@@ -42,12 +42,10 @@ func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols [
 		return err
 	}
 	defer stmt.Close()
-	for _, r := range rows {
-		if _, err := stmt.ExecContext(ctx, r...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachRow(ctx, len(rows), func(rowCtx context.Context, i int) error {
+		_, err := stmt.ExecContext(rowCtx, rows[i]...)
+		return err
+	})
 }
 
 // sharedColumns is what every row of a bulk insert has in common: columns and

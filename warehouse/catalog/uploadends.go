@@ -57,10 +57,9 @@ func (h handle) endUploads(ctx context.Context, tx *sql.Tx, ends []uploadEnd, t 
 		return err
 	}
 	defer stmt.Close()
-	for _, e := range ends {
-		if _, err := stmt.ExecContext(ctx, e.Status, e.Run, e.Messages, e.Duration, t, e.Run, e.Written, e.ID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachRow(ctx, len(ends), func(rowCtx context.Context, i int) error {
+		e := ends[i]
+		_, err := stmt.ExecContext(rowCtx, e.Status, e.Run, e.Messages, e.Duration, t, e.Run, e.Written, e.ID)
+		return err
+	})
 }
