@@ -1,9 +1,12 @@
 package lake
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/earshot/earshot/warehouse/catalog"
 )
 
 func segs(spec string) []Segment {
@@ -70,5 +73,47 @@ func TestMergeEveryTable(t *testing.T) {
 	got.Segments[0].Text = "changed"
 	if b.Segments[0].Text != "" {
 		t.Error("the merged batch shares its rows with an input")
+	}
+}
+
+// mergeInput is k batches of chats conversations of segments rows each,
+// whose ids interleave as those of uploads processed side by side do.
+func mergeInput(k, chats, segments int) []Batch {
+	batches := make([]Batch, k)
+	for c := range chats {
+		for b := range batches {
+			id := catalog.NewID()
+			batches[b].Conversations = append(batches[b].Conversations, Conversation{ID: id})
+			for s := range segments {
+				batches[b].Segments = append(batches[b].Segments, Segment{ConversationID: id, Index: int32(s), Text: fmt.Sprint(c)})
+			}
+		}
+	}
+	return batches
+}
+
+// BenchmarkMerge: an ingest batch's rows of 3 and of 16 uploads (300
+// chats of 15 messages each) put in conversation order, beside the
+// baseline of joining them and sorting the rows as the writer would
+// without Merge.
+func BenchmarkMerge(b *testing.B) {
+	for _, k := range []int{3, 16} {
+		batches := mergeInput(k, 300, 15)
+		b.Run(fmt.Sprintf("uploads-%d", k), func(b *testing.B) {
+			for b.Loop() {
+				Merge(batches)
+			}
+		})
+		b.Run(fmt.Sprintf("baseline-joined-and-sorted-%d", k), func(b *testing.B) {
+			for b.Loop() {
+				var segments []Segment
+				for i := range batches {
+					segments = append(segments, batches[i].Segments...)
+				}
+				sortRows(segments, func(a, b *Segment) int {
+					return cmp.Or(strings.Compare(a.ConversationID, b.ConversationID), cmp.Compare(a.Index, b.Index))
+				})
+			}
+		})
 	}
 }
