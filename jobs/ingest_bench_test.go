@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot/earshot/internal/lab/corpus"
 	"github.com/earshot/earshot/internal/lab/cputime"
+	"github.com/earshot/earshot/internal/lab/handoffs"
 	"github.com/earshot/earshot/internal/lab/memwatch"
 	"github.com/earshot/earshot/pipeline"
 	"github.com/earshot/earshot/pipeline/archive"
@@ -38,8 +39,10 @@ func corpusChats(b *testing.B) map[string][]byte {
 
 // BenchmarkIngestCorpus: the full sgd-train corpus (12,174 dialogues) packed
 // as one archive, from staged to committed (lake files written, catalog
-// rows inserted), reporting conversations per second and the peak RSS
-// growth during the run, for a tar and a zip archive.
+// rows inserted), reporting conversations per second, the peak RSS
+// growth during the run, and the goroutines started and the threads'
+// waits a conversation (internal/lab/handoffs), for a tar and a zip
+// archive.
 func BenchmarkIngestCorpus(b *testing.B) {
 	chats := corpusChats(b)
 	archives := map[string][]byte{}
@@ -62,16 +65,20 @@ func BenchmarkIngestCorpus(b *testing.B) {
 			var elapsed time.Duration
 			var peak float64
 			var cpu time.Duration
+			var handed handoffs.Counts
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				e := newEnv(b)
 				e.stage(b, fmt.Sprintf("corpus-%d.%s", i, kind), archives[kind])
 				stopWatch := memwatch.Start()
 				b.StartTimer()
-				start, cpuStart := time.Now(), cputime.Self()
+				start, cpuStart, handStart := time.Now(), cputime.Self(), handoffs.Now()
 				run, err := e.runner.Run(context.Background(), "ingest")
 				elapsed += time.Since(start)
 				cpu += cputime.Self() - cpuStart
+				n := handoffs.Now().Since(handStart)
+				handed.Goroutines += n.Goroutines
+				handed.Waits += n.Waits
 				b.StopTimer()
 				top := stopWatch().Growth
 				if err != nil || run.Counts["conversations"] != int64(len(chats)) {
@@ -84,6 +91,8 @@ func BenchmarkIngestCorpus(b *testing.B) {
 			b.ReportMetric(float64(convs)/elapsed.Seconds(), "conv/s")
 			b.ReportMetric(peak, "peakRSS-MiB")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(handed.Goroutines)/float64(convs), "goroutines/conv")
+			b.ReportMetric(float64(handed.Waits)/float64(convs), "waits/conv")
 		})
 		// Baseline: reading and parsing the same archive alone, without the
 		// lake files and the catalog commit: the floor the job stands on.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/earshot/earshot/internal/cores"
@@ -154,27 +155,40 @@ func (a *Analyzer) Analyze(ctx context.Context, b *lake.Batch) (int, error) {
 	now := time.Now().UTC()
 	groups := (len(b.Conversations) + groupConversations - 1) / groupConversations
 	state := make([]group, groups)
-	var wg sync.WaitGroup
-	for g := range groups {
+	classify := func(g int) {
 		lo, hi := g*groupConversations, min((g+1)*groupConversations, len(b.Conversations))
-		classify := func() {
-			var core cores.Kept
-			defer core.Release()
-			for i := lo; i < hi; i++ {
-				// A conversation is classified on one of the context's
-				// cores, kept for the group's next ones, unless a
-				// classifier of its set waits on the network (an LLM): a
-				// core held while waiting would idle the job's other work.
-				core.Hold(ctx, !sets[i].set.WaitsOnNetwork())
-				written[i] = a.classify(ctx, b, i, sets[i], segments[b.Conversations[i].ID], base+places[i], now, &state[g])
-			}
+		var core cores.Kept
+		defer core.Release()
+		for i := lo; i < hi; i++ {
+			// A conversation is classified on one of the context's
+			// cores, kept for the group's next ones, unless a
+			// classifier of its set waits on the network (an LLM): a
+			// core held while waiting would idle the job's other work.
+			core.Hold(ctx, !sets[i].set.WaitsOnNetwork())
+			written[i] = a.classify(ctx, b, i, sets[i], segments[b.Conversations[i].ID], base+places[i], now, &state[g])
 		}
-		if groups == 1 {
-			classify()
-			break
-		}
-		wg.Go(classify)
 	}
+	// As many goroutines as the context has cores take the groups in
+	// turn: more would only queue for a core, each handing it to the next
+	// as it ends a group. When a set waits on the network every group has
+	// its own, so that their waits overlap.
+	runners := min(groups, cores.Size(ctx))
+	for _, s := range byOrg {
+		if s.set.WaitsOnNetwork() {
+			runners = groups
+		}
+	}
+	var next atomic.Int64
+	run := func() {
+		for g := int(next.Add(1) - 1); g < groups; g = int(next.Add(1) - 1) {
+			classify(g)
+		}
+	}
+	var wg sync.WaitGroup
+	for range runners - 1 {
+		wg.Go(run)
+	}
+	run()
 	wg.Wait()
 	b.ClassifierResults = closeUp(b.ClassifierResults, base, places, written)
 	b.ModelResults = closeUp(b.ModelResults, base, places, written)

@@ -2,15 +2,22 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/earshot/earshot/internal/cores"
+	"github.com/earshot/earshot/internal/sidebyside"
+	"github.com/earshot/earshot/pipeline/analysis"
+	"github.com/earshot/earshot/pipeline/analysis/llm"
+	"github.com/earshot/earshot/pipeline/analysis/registry"
 	"github.com/earshot/earshot/pipeline/analysis/starter"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
@@ -132,5 +139,42 @@ func TestCloseUp(t *testing.T) {
 				t.Errorf("%s: place %d left holding %q", tt.name, len(got)+i, r)
 			}
 		}
+	}
+}
+
+// TestAnalyzeOverlapsNetworkWaits: a set with an LLM classifier has every
+// group of a batch classified at once, whatever the job's cores, so that
+// the calls' waits overlap. The model's server answers no call until
+// four are in flight together (the endpoint's calls at once for an
+// organization); one group at a time would never open it.
+func TestAnalyzeOverlapsNetworkWaits(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const together = 4
+	gate := sidebyside.NewGate(0, together)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := gate.Wait(ctx); err != nil {
+			http.Error(w, "the calls came one at a time", http.StatusBadRequest)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant",
+			"content": `{"result":"churn","reasoning":"asked to cancel"}`}}}})
+	}))
+	defer srv.Close()
+	engines := llm.New(llm.Endpoint{BaseURL: srv.URL + "/v1", Model: "m", Concurrency: together})
+	list := starterClassifiers{{ID: "llm", Name: "Churn", Type: analysis.TypeLLM, Version: 1,
+		Definition: []byte(`{"prompt":"Will the customer leave?","labels":["churn","stay"]}`)}}
+	a := &Analyzer{Classifiers: list, Hierarchy: noHierarchy{}, Privacy: redacting(false), Compiler: registry.Compiler{LLM: engines},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var b lake.Batch
+	for i := range together * groupConversations {
+		id := fmt.Sprintf("conv-%03d", i)
+		b.Conversations = append(b.Conversations, lake.Conversation{ID: id, RunID: "run", OrgID: "org"})
+		b.Segments = append(b.Segments, lake.Segment{ConversationID: id, RunID: "run", OrgID: "org", Speaker: "Customer", Text: "I want to cancel."})
+	}
+	failed, err := a.Analyze(cores.With(ctx, cores.New(1)), &b)
+	if err != nil || failed != 0 || len(b.ClassifierResults) != len(b.Conversations) {
+		t.Fatalf("%d results for %d conversations, %d failed: %v", len(b.ClassifierResults), len(b.Conversations), failed, err)
 	}
 }
