@@ -124,7 +124,7 @@ drift moves less than the medians' difference.`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\twaits / chat\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -136,9 +136,9 @@ drift moves less than the medians' difference.`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%.2f\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
 						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
-						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.gcShare(), res.busy(), res.peakRSS>>20, res.rss>>20)
+						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.gcShare(), float64(res.waits)/float64(max(res.conversations, 1)), res.busy(), res.peakRSS>>20, res.rss>>20)
 				}
 			}
 			tw.Flush()
@@ -200,6 +200,10 @@ type ingestResult struct {
 	conversations int64
 	wall, cpu     time.Duration // cpu: the server's, user and system
 	peakRSS, rss  int64
+	// waits are how often the server's threads gave up their core to wait
+	// (voluntary context switches): each a hand-off between goroutines or
+	// threads, which a machine of many idle cores pays most for.
+	waits int64
 	// stages are how long the job's stages were busy (its counts'
 	// processing_ms, writing_ms, committing_ms, figures_ms); nil from a
 	// build without.
@@ -297,6 +301,10 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	if err != nil {
 		return res, err
 	}
+	waitsBefore, err := processWaits(server.pid)
+	if err != nil {
+		return res, err
+	}
 	gcBefore, gcServed, err := readGCCPU(ctx, server.base)
 	if err != nil {
 		return res, err
@@ -315,7 +323,9 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	}
 	cpuAfter, cerr := processCPU(server.pid)
 	res.cpu = cpuAfter - cpuBefore
-	if err := errors.Join(err, cerr); err != nil {
+	waitsAfter, werr := processWaits(server.pid)
+	res.waits = waitsAfter - waitsBefore
+	if err := errors.Join(err, cerr, werr); err != nil {
 		return res, err
 	}
 	if gcServed {
@@ -598,6 +608,30 @@ func ticks(values ...string) time.Duration {
 		n += t
 	}
 	return time.Duration(n) * 10 * time.Millisecond
+}
+
+// processWaits is how often a process's threads have given up their core
+// to wait (voluntary_ctxt_switches of each /proc/PID/task/TID/status; the
+// process's own status counts its first thread alone).
+func processWaits(pid int) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/status", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("threads of process %d: none found (%v)", pid, err)
+	}
+	var n int64
+	for _, task := range tasks {
+		raw, err := os.ReadFile(task)
+		if err != nil {
+			continue // a thread that has ended
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if value, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				waits, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+				n += waits
+			}
+		}
+	}
+	return n, nil
 }
 
 // processMemory is a process's peak and current resident memory in bytes
