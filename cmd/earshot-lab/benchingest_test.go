@@ -1,6 +1,11 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,3 +69,40 @@ func TestPairedCost(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// processWaits counts every thread's waits: threads of this process
+// that slept sleeps times each have waited as many times more, all of
+// them (at most one of them can be the first thread, whose own status is
+// the process's).
+func TestProcessWaits(t *testing.T) {
+	const threads, sleeps = 4, 50
+	before, err := processWaits(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for i := range threads {
+		wg.Go(func() {
+			runtime.LockOSThread() // a thread each, kept after (unlocked)
+			defer runtime.UnlockOSThread()
+			for range sleeps {
+				errs[i] = errors.Join(errs[i], syscall.Nanosleep(&syscall.Timespec{Nsec: int64(100 * time.Microsecond)}, nil))
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	after, err := processWaits(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < threads*sleeps {
+		t.Errorf("waits %d before, %d after %d threads slept %d times each", before, after, threads, sleeps)
+	}
+	if _, err := processWaits(1 << 30); err == nil {
+		t.Error("a process that does not exist has waits")
+	}
+}
