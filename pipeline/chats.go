@@ -20,11 +20,12 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// keptChats is how many chats waiting to be parsed one worker parses on
-// the core it took before giving it back: enough that taking it costs
-// little beside them, few enough that other work waiting for a core is
-// not kept long.
-const keptChats = 16
+// groupChats is how many of an archive's chats its reader hands a parser
+// at once, which the parser reads on one core it takes for them: enough
+// that handing them over (a goroutine woken, on a machine of idle cores a
+// thread) and taking the core cost little beside them, few enough that
+// other work waiting for a core is not kept long.
+const groupChats = 16
 
 // Chats processes chat uploads: archives (.tar, gzip tar, .zip) whose
 // every chat becomes a ProcessedChat record, and single conversations
@@ -119,34 +120,32 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	parts := newPartCommitter(walkCtx, up, runID, commit, stop)
 	// As many parsers as the job has cores: more would only wait for one.
 	parsers := cores.Size(walkCtx)
-	work := make(chan *slot, 4*parsers)
+	work := make(chan []*slot, parsers)
 	var wg sync.WaitGroup
 	for range parsers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var core cores.Kept
-			for sl := range work {
-				// One core for the chats waiting to be parsed, up to
-				// keptChats of them, then given back for the job's other
-				// work to take its turn, and before waiting for more.
-				for n := 1; sl != nil; n++ {
+			for group := range work {
+				// One core for the group, given back after it for the
+				// job's other work to take its turn.
+				for _, sl := range group {
 					core.Hold(walkCtx, true)
 					sl.child, sl.chat = p.parseEntry(walkCtx, sl.child, sl.entry)
 					sl.entry.Data = nil // done with the bytes
 					sl.part.parsed.Done()
-					if n%keptChats == 0 {
-						core.Release()
-					}
-					select {
-					case sl = <-work: // nil once work is closed
-					default:
-						sl = nil
-					}
 				}
 				core.Release()
 			}
-		}()
+		})
+	}
+	// The chats read are handed over a group at a time, and the last ones
+	// of a part before it is (its committer waits for all of them).
+	group := make([]*slot, 0, groupChats)
+	handOver := func() {
+		if len(group) > 0 {
+			work <- group
+			group = make([]*slot, 0, groupChats)
+		}
 	}
 	cur := &part{}
 	seen := map[string]bool{} // the chats' names: each is read once
@@ -167,8 +166,11 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), part: cur}
 		cur.slots = append(cur.slots, sl)
 		cur.parsed.Add(1)
-		work <- sl
+		if group = append(group, sl); len(group) == groupChats {
+			handOver()
+		}
 		if len(cur.slots) >= partSize && commit != nil {
+			handOver()
 			parts.hand(cur)
 			cur = &part{}
 		}
@@ -182,6 +184,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	} else {
 		skipped, err = w.WalkTar(r, onEntry)
 	}
+	handOver()
 	close(work)
 	wg.Wait()
 	partErr := parts.wait()
