@@ -24,8 +24,13 @@ import (
 // at once, which the parser reads on one core it takes for them: enough
 // that handing them over (a goroutine woken, on a machine of idle cores a
 // thread) and taking the core cost little beside them, few enough that
-// other work waiting for a core is not kept long.
-const groupChats = 16
+// other work waiting for a core is not kept long. A group of large chats
+// goes over once it holds groupBytes, so that the groups waiting for a
+// parser hold about as much as single chats did.
+const (
+	groupChats = 16
+	groupBytes = 1 << 20
+)
 
 // Chats processes chat uploads: archives (.tar, gzip tar, .zip) whose
 // every chat becomes a ProcessedChat record, and single conversations
@@ -98,8 +103,8 @@ func (p Chats) single(up catalog.Interaction, runID string, r io.Reader) (Result
 // compression bomb) keeps the chats before it, and the damage is recorded
 // as the archive's failure; one damaged from the start, empty, or over a
 // limit fails whole and yields no chats. Entries are read in order by one
-// goroutine and parsed by a pool of them, one per CPU (each parse takes one
-// of the context's cores). Every PartChats chats are handed to commit as a
+// goroutine and parsed by a pool of them, as many as the context's cores,
+// handed groupChats at a time (each group parsed on one of the cores). Every PartChats chats are handed to commit as a
 // part while the next ones are read; the Result holds the last ones.
 func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string, kind archive.Kind, r io.Reader, commit Parts) (Result, error) {
 	res := Result{Outcome: catalog.UploadOutcome{Upload: up, Status: catalog.StatusReadyToSample}}
@@ -140,11 +145,11 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 	}
 	// The chats read are handed over a group at a time, and the last ones
 	// of a part before it is (its committer waits for all of them).
-	group := make([]*slot, 0, groupChats)
+	group, groupSize := make([]*slot, 0, groupChats), 0
 	handOver := func() {
 		if len(group) > 0 {
 			work <- group
-			group = make([]*slot, 0, groupChats)
+			group, groupSize = make([]*slot, 0, groupChats), 0
 		}
 	}
 	cur := &part{}
@@ -166,7 +171,8 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), part: cur}
 		cur.slots = append(cur.slots, sl)
 		cur.parsed.Add(1)
-		if group = append(group, sl); len(group) == groupChats {
+		group, groupSize = append(group, sl), groupSize+len(e.Data)
+		if len(group) == groupChats || groupSize >= groupBytes {
 			handOver()
 		}
 		if len(cur.slots) >= partSize && commit != nil {
