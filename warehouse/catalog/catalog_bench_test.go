@@ -62,10 +62,7 @@ func BenchmarkClaimCommit(b *testing.B) {
 		{"baseline-synchronous-normal", "PRAGMA synchronous = NORMAL", "SET synchronous_commit = off"},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			// A job's context can be canceled: the driver treats such
-			// statements otherwise (eachRow).
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx := jobContext(b)
 			c := openTest(b)
 			c.db.SetMaxOpenConns(1) // the setting is the connection's
 			setting := mode.sqlite
@@ -115,15 +112,36 @@ func benchClaimed(b *testing.B, c *Catalog, orgID string, n int) []Interaction {
 	return claimed
 }
 
-// timedCommit commits ic, the benchmark's timer running (stopped before),
-// and returns how long the commit took.
-func timedCommit(b *testing.B, c *Catalog, ic IngestCommit) time.Duration {
-	b.StartTimer()
-	start := time.Now()
-	if err := c.Interactions.CommitIngest(context.Background(), ic); err != nil {
-		b.Fatal(err)
+// jobContext is a context that can be canceled, as a job's: the SQLite
+// driver runs statements under such a context otherwise than under
+// context.Background() (eachRow), so a benchmark of ingest's catalog work
+// runs under one.
+func jobContext(b *testing.B) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	return ctx
+}
+
+// benchCommits times ingest commits of uploads claimed archives with
+// chats chats each (none: each upload is a conversation itself), each
+// commit shaped by shape first, and reports the mean commit.
+func benchCommits(b *testing.B, uploads, chats int, shape func(ic *IngestCommit, orgID string)) {
+	ctx := jobContext(b)
+	c := openTest(b)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	var commitTime time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		ic := benchCommit(benchClaimed(b, c, org.ID, uploads), "bench", chats)
+		shape(&ic, org.ID)
+		b.StartTimer()
+		start := time.Now()
+		if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
+			b.Fatal(err)
+		}
+		commitTime += time.Since(start)
 	}
-	return time.Since(start)
+	b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
 }
 
 // BenchmarkCommitSingleUploads: an ingest commit of 1,000 uploads that
@@ -138,20 +156,11 @@ func BenchmarkCommitSingleUploads(b *testing.B) {
 		uploads, chats int
 	}{{"single-uploads", conversations, 0}, {"baseline-one-archive", 1, conversations}} {
 		b.Run(shape.name, func(b *testing.B) {
-			ctx := context.Background()
-			c := openTest(b)
-			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-			var commitTime time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				claimed := benchClaimed(b, c, org.ID, shape.uploads)
-				ic := benchCommit(claimed, "bench", shape.chats)
+			benchCommits(b, shape.uploads, shape.chats, func(ic *IngestCommit, _ string) {
 				for i := range ic.Outcomes {
 					ic.Outcomes[i].Conversation = shape.chats == 0
 				}
-				commitTime += timedCommit(b, c, ic)
-			}
-			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+			})
 		})
 	}
 }
@@ -165,26 +174,17 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 	for _, auto := range []bool{false, true} {
 		name := map[bool]string{false: "baseline-without", true: "auto-evaluations"}[auto]
 		b.Run(name, func(b *testing.B) {
-			ctx := context.Background()
-			c := openTest(b)
-			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-			var commitTime time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				claimed := benchClaimed(b, c, org.ID, uploads)
-				ic := benchCommit(claimed, "bench", chats)
+			benchCommits(b, uploads, chats, func(ic *IngestCommit, orgID string) {
 				for i, o := range ic.Outcomes {
 					for _, ch := range o.Children {
 						score := 50.0
-						e := Evaluation{ID: NewID(), OrgID: org.ID, FormID: "f", ConversationID: ch.ID, Score: &score, AutoAnswers: "1010101-10"}
+						e := Evaluation{ID: NewID(), OrgID: orgID, FormID: "f", ConversationID: ch.ID, Score: &score, AutoAnswers: "1010101-10"}
 						if auto {
 							ic.Outcomes[i].Evaluations = append(ic.Outcomes[i].Evaluations, e)
 						}
 					}
 				}
-				commitTime += timedCommit(b, c, ic)
-			}
-			b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+			})
 		})
 	}
 }

@@ -75,8 +75,7 @@ func BenchmarkRowByRow(b *testing.B) {
 			if c.postgres {
 				b.Skip("PostgreSQL's rows go many to a statement")
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx := jobContext(b)
 			org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 			var cpu time.Duration
 			for b.Loop() {
