@@ -69,8 +69,8 @@ func spokenRun(text *analysis.Normalized, i int) bool {
 			if run++; run >= 4 {
 				return true
 			}
-		case !inRunStart[byte(p)] || !slices.Contains(inRunPrefixes, p):
-			run = 0
+		case run > 0 && (!inRunStart[byte(p)] || !slices.Contains(inRunPrefixes, p)):
+			run = 0 // only a run begun can be broken: most words are looked at no further
 		}
 	}
 	return false
