@@ -175,13 +175,14 @@ func BenchmarkCommitAutoEvaluations(b *testing.B) {
 		name := map[bool]string{false: "baseline-without", true: "auto-evaluations"}[auto]
 		b.Run(name, func(b *testing.B) {
 			benchCommits(b, uploads, chats, func(ic *IngestCommit, orgID string) {
+				if !auto {
+					return
+				}
 				for i, o := range ic.Outcomes {
 					for _, ch := range o.Children {
 						score := 50.0
-						e := Evaluation{ID: NewID(), OrgID: orgID, FormID: "f", ConversationID: ch.ID, Score: &score, AutoAnswers: "1010101-10"}
-						if auto {
-							ic.Outcomes[i].Evaluations = append(ic.Outcomes[i].Evaluations, e)
-						}
+						ic.Outcomes[i].Evaluations = append(ic.Outcomes[i].Evaluations,
+							Evaluation{ID: NewID(), OrgID: orgID, FormID: "f", ConversationID: ch.ID, Score: &score, AutoAnswers: "1010101-10"})
 					}
 				}
 			})
