@@ -3,8 +3,10 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Columns of the tables that batches insert many rows into, in the order
@@ -27,9 +29,12 @@ var (
 )
 
 // bulkInsert inserts rows (values in column order) inside the
-// transaction. SQLite runs statements in-process: one prepared statement,
-// a row costing one step of it and no round trip. On PostgreSQL every
-// statement is a round trip to the server: rows go many to a statement.
+// transaction. SQLite runs statements in-process, and a row's cost is
+// mostly the driver binding its values one by one: the values every row
+// has in common (an archive's chats share their upload, arrival, status
+// and run, and most of their empty fields) are bound once, as
+// bulkInsertShared does. On PostgreSQL every statement is a round trip to
+// the server: rows go many to a statement.
 func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
@@ -37,6 +42,15 @@ func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols [
 	if h.postgres {
 		return insertMany(ctx, tx, table, cols, rows)
 	}
+	if shared, own, rest := splitShared(cols, rows); len(shared.Columns) > 0 {
+		return h.bulkInsertShared(ctx, tx, table, shared, own, rest)
+	}
+	return insertEach(ctx, tx, table, cols, rows)
+}
+
+// insertEach inserts the rows on SQLite one step of a prepared statement
+// each.
+func insertEach(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	stmt, err := prepareInsert(ctx, tx, table, cols)
 	if err != nil {
 		return err
@@ -109,8 +123,80 @@ func (h handle) bulkInsertShared(ctx context.Context, tx *sql.Tx, table string, 
 	return nil
 }
 
+// splitShared splits rows into the columns whose value is the same in
+// every row (shared) and the others (own), with each row's values of
+// those (rest); no shared columns when there are none, or when every
+// column is (a single row).
+func splitShared(cols []string, rows [][]any) (shared sharedColumns, own []string, rest [][]any) {
+	var kept []int // the own columns' places
+	for j, col := range cols {
+		if !slices.ContainsFunc(rows[1:], func(r []any) bool { return !sameValue(r[j], rows[0][j]) }) {
+			shared.Columns = append(shared.Columns, col)
+			shared.Values = append(shared.Values, rows[0][j])
+		} else {
+			own = append(own, col)
+			kept = append(kept, j)
+		}
+	}
+	if len(shared.Columns) == 0 || len(own) == 0 {
+		return sharedColumns{}, cols, rows
+	}
+	rest = make([][]any, len(rows))
+	values := make([]any, len(rows)*len(kept)) // one allocation for every row's
+	for i, r := range rows {
+		row := values[i*len(kept) : (i+1)*len(kept) : (i+1)*len(kept)]
+		for k, j := range kept {
+			row[k] = r[j]
+		}
+		rest[i] = row
+	}
+	return shared, own, rest
+}
+
+// sameValue reports whether two values of a column bind alike: of the
+// same type and equal, pointers by what they point to (nil alike). Values
+// of other types are never alike, which costs only their binding.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		return same(x, b)
+	case int:
+		return same(x, b)
+	case int64:
+		return same(x, b)
+	case bool:
+		return same(x, b)
+	case time.Time: // == is also the same location: the same text bound
+		return same(x, b)
+	case *string:
+		return samePointed(x, b)
+	case *int:
+		return samePointed(x, b)
+	case *int64:
+		return samePointed(x, b)
+	case *time.Time:
+		return samePointed(x, b)
+	}
+	return false
+}
+
+func same[T comparable](x T, b any) bool {
+	y, ok := b.(T)
+	return ok && x == y
+}
+
+func samePointed[T comparable](x *T, b any) bool {
+	y, ok := b.(*T)
+	if !ok || x == nil || y == nil {
+		return ok && x == y
+	}
+	return *x == *y
+}
+
 // sharedChunk is how many rows bulkInsertShared gives SQLite a statement.
-const sharedChunk = 64
+const sharedChunk = 256
 
 // maxParameters bounds the values of one statement: PostgreSQL takes at
 // most 65535 parameters.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,5 +135,118 @@ func TestInsertNewCountsTheNewRows(t *testing.T) {
 	c.db.QueryRowContext(ctx, `SELECT count(*) FROM deliveries`).Scan(&have)
 	if have != newChunk+10+(newChunk+10)/2+1 {
 		t.Fatalf("%d deliveries", have)
+	}
+}
+
+// Values common to every row are bound once (splitShared), and what the
+// rows store is what inserting them a row at a time stores: pointers by
+// what they point to, a column that differs in one row only, NULL in some
+// rows, and the same instant in another zone (bound as other text).
+func TestBulkInsertStoresWhatRowByRowDoes(t *testing.T) {
+	t.Parallel()
+	if testEngine != "sqlite" {
+		t.Skip("SQLite's binding")
+	}
+	ctx := context.Background()
+	c := openTest(t)
+	shared, byRow := NewID(), NewID()
+	at := stamp(time.Now())
+	elsewhere := at.In(time.FixedZone("UTC+2", 2*60*60))
+	n := 2*sharedChunk + 5
+	rowsOf := func(org string) [][]any {
+		var rows [][]any
+		for i := range n {
+			upload, run, count, when := "up-1", "run-1", 7, at.Add(-time.Hour)
+			it := Interaction{ID: NewID(), OrgID: org, UploadID: &upload, MediaType: MediaProcessedChat, Status: StatusReadyToSample,
+				FileName: fmt.Sprintf("chats/%04d.json", i), ArrivedOn: at, InteractionDate: &when, LocaleID: 1033, Source: "file",
+				ChatMessageCount: &count}
+			if i%2 == 1 {
+				code := fmt.Sprint("A", i%3)
+				it.AgentCode = &code
+			}
+			if i == n-1 {
+				it.InteractionDate = nil
+			}
+			modified := at
+			if i%5 == 0 {
+				modified = elsewhere
+			}
+			rows = append(rows, interactionRow(it, modified, &run))
+		}
+		return rows
+	}
+	rows := rowsOf(shared)
+	common, own, _ := splitShared(interactionInsertColumns, rows)
+	for _, col := range []string{"upload_id", "arrived_on", "chat_message_count", "lake_run_id", "agent_first_name"} {
+		if !slices.Contains(common.Columns, col) {
+			t.Errorf("%s is common to every row, not bound once: %v", col, common.Columns)
+		}
+	}
+	for _, col := range []string{"id", "file_name", "agent_code", "interaction_date", "modified_on"} {
+		if !slices.Contains(own, col) {
+			t.Errorf("%s differs between rows, but was bound once: %v", col, own)
+		}
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error {
+		return insertEach(ctx, tx, "interactions", interactionInsertColumns, rowsOf(byRow))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stored := func(org string) [][]sql.NullString {
+		t.Helper()
+		cols := slices.DeleteFunc(slices.Clone(interactionInsertColumns), func(c string) bool { return c == "id" || c == "org_id" })
+		got, err := queryAll(ctx, c.db, func(s scanner) ([]sql.NullString, error) {
+			v := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range v {
+				ptrs[i] = &v[i]
+			}
+			return v, s.Scan(ptrs...)
+		}, `SELECT `+strings.Join(cols, ", ")+` FROM interactions WHERE org_id = ? ORDER BY file_name`, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	got, want := stored(shared), stored(byRow)
+	if len(got) != n || !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("bound once, the rows stored\n%v\nrow by row\n%v", got, want)
+	}
+}
+
+func TestSameValue(t *testing.T) {
+	t.Parallel()
+	a, a2, b := "a", "a", "b"
+	one, one2 := int64(1), int64(1)
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		x, y any
+		same bool
+	}{
+		{nil, nil, true},
+		{nil, (*string)(nil), false}, // bound alike, but of another type: not taken for the same
+		{(*string)(nil), (*string)(nil), true},
+		{&a, &a2, true},
+		{&a, &b, false},
+		{&a, (*string)(nil), false},
+		{(*string)(nil), &a, false},
+		{"a", "a", true},
+		{"a", &a, false},
+		{1, 1, true},
+		{1, int64(1), false},
+		{&one, &one2, true},
+		{true, true, true},
+		{at, at, true},
+		{at, at.In(time.FixedZone("UTC+2", 2*60*60)), false},
+		{&at, &[]time.Time{at}[0], true},
+		{1.5, 1.5, false}, // a type it does not know: never the same
+		{[]byte("a"), []byte("a"), false},
+	} {
+		if got := sameValue(c.x, c.y); got != c.same {
+			t.Errorf("sameValue(%#v, %#v) = %v, want %v", c.x, c.y, got, c.same)
+		}
 	}
 }
