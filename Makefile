@@ -44,7 +44,7 @@ FUZZ_TARGETS := ./internal/contract/dates:FuzzParse ./api/oauth:FuzzBearer ./api
                 ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzBirthContexts ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./pipeline/analysis/trained:FuzzReadLabelled ./pipeline/analysis/numbers:FuzzRead ./api:FuzzAppendJSONString \
                 ./pipeline/quality:FuzzFormAndAnswers ./jobs:FuzzAcknowledgement ./api:FuzzApplyPatch ./api:FuzzSCIMClientBody ./api:FuzzSCIMProject ./internal/timing:FuzzParse ./api/console:FuzzFlightOf ./api/console:FuzzParseFormText ./api/console:FuzzParseTemplateText ./warehouse/results:FuzzDecodeFigures
 
-.PHONY: all deps build run test unit fuzz bench bench-ingest bench-query lint clean package package-check
+.PHONY: all deps build run test unit fuzz bench bench-ingest bench-query scaling-pack lint clean package package-check
 
 all: build
 
@@ -117,6 +117,18 @@ bench-ingest: deps build
 bench-query: deps build
 	test -f $(QUERY_LAKE)/catalog.db || $(BIN) --data $(QUERY_LAKE) bench gen --conversations $(QUERY_SIZE)
 	$(BIN) --data $(QUERY_LAKE) bench query
+
+## scaling-pack: bin/scaling/, what cmd/earshot-lab/scaling.sh needs to print issue 43's scaling figures on a machine without Go or the speech engine
+scaling-pack: deps
+	rm -rf bin/scaling && mkdir -p bin/scaling/lib
+	$(GO) build -tags '$(BUILD_TAGS)' -ldflags '-s -w $(LDFLAGS)' -o bin/scaling/earshot-lab ./cmd/earshot-lab
+	@# The libraries beyond the C and C++ runtimes: the speech engine's and what it links.
+	ldd bin/scaling/earshot-lab | awk '$$2 == "=>" && $$3 ~ /^\// {print $$3}' | \
+	  grep -Ev '/lib(c|m|stdc\+\+|gcc_s|pthread|dl|rt)\.so' | xargs -r cp -L -t bin/scaling/lib
+	tar -czf bin/scaling/lib.tar.gz -C bin/scaling lib && rm -r bin/scaling/lib
+	gzip -9 bin/scaling/earshot-lab
+	@# What travels to a device machine is at most 64 MiB, the working tree included.
+	du -sh bin/scaling
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
