@@ -3,13 +3,14 @@
 # neither Go nor the speech engine: `make scaling-pack` builds bin/scaling/
 # here (the lab binary and the shared libraries it needs); carry it there
 # and run this. Each table goes to $OUT (default ./scaling-out), with the
-# time each step took. docs/development.md, "Scaling figures".
+# time each step took. docs/development.md says what each prints.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$root/bin/scaling
 out=${OUT:-$root/scaling-out}
 mkdir -p "$out"
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 lab=$work/earshot-lab
 gzip -dc "$pack/earshot-lab.gz" >"$lab"
 chmod +x "$lab"
