@@ -52,8 +52,12 @@ type partition struct {
 }
 
 // minRowsPerSplit is the smallest share of a partition worth a file of its
-// own when a large partition is split to use every core.
-const minRowsPerSplit = 20_000
+// own when a large partition is split to use every core: small enough that
+// a batch of many workers' uploads makes about a file a core (a batch's
+// write waits for its largest file), large enough that a file's fixed
+// costs (footer, dictionaries, its put) stay small beside its rows';
+// compaction merges the files later.
+const minRowsPerSplit = 8192
 
 // fileJob is one file to write.
 type fileJob struct {

@@ -126,7 +126,8 @@ func TestSplitAt(t *testing.T) {
 		n, parts int
 		want     int // ranges
 	}{
-		{0, 2, 0}, {10, 2, 1}, {39_999, 2, 1}, {40_000, 2, 2}, {100_000, 2, 2}, {100_000, 8, 5}, {100_000, 1, 1},
+		{0, 2, 0}, {10, 2, 1}, {2*minRowsPerSplit - 1, 2, 1}, {2 * minRowsPerSplit, 2, 2}, {100_000, 2, 2},
+		{100_000, 64, 100_000 / minRowsPerSplit}, {100_000, 1, 1},
 	}
 	for _, c := range cases {
 		got := splitAt(c.n, c.parts, boundary)
