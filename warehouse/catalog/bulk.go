@@ -195,7 +195,10 @@ func samePointed[T comparable](x *T, b any) bool {
 	return *x == *y
 }
 
-// sharedChunk is how many rows bulkInsertShared gives SQLite a statement.
+// sharedChunk is how many rows bulkInsertShared gives SQLite a statement:
+// enough that a statement's own cost is small beside its rows', few enough
+// that any of the catalog's tables stays within SQLite's limit of
+// parameters a statement.
 const sharedChunk = 256
 
 // maxParameters bounds the values of one statement: PostgreSQL takes at

@@ -250,3 +250,16 @@ func TestSameValue(t *testing.T) {
 		}
 	}
 }
+
+// A statement of sharedChunk rows of any table the catalog inserts many
+// rows into stays within SQLite's limit of parameters (SQLITE_MAX_VARIABLE_NUMBER).
+func TestSharedChunkWithinParameterLimit(t *testing.T) {
+	t.Parallel()
+	const sqliteMaxParameters = 32766
+	for name, cols := range map[string][]string{"interactions": interactionInsertColumns, "lake_files": lakeFileColumns,
+		"process_failures": failureColumns, "reviews": reviewColumns, "deliveries": deliveryInsertColumns, "auto_evaluations": autoEvaluationColumns} {
+		if n := sharedChunk * len(cols); n > sqliteMaxParameters {
+			t.Errorf("%s: %d rows of %d columns are %d parameters, over SQLite's %d", name, sharedChunk, len(cols), n, sqliteMaxParameters)
+		}
+	}
+}
