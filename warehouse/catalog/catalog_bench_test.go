@@ -126,22 +126,33 @@ func jobContext(b *testing.B) context.Context {
 // chats chats each (none: each upload is a conversation itself), each
 // commit shaped by shape first, and reports the mean commit.
 func benchCommits(b *testing.B, uploads, chats int, shape func(ic *IngestCommit, orgID string)) {
+	benchEach(b, "commit-ms", func(c *Catalog, orgID string) IngestCommit {
+		ic := benchCommit(benchClaimed(b, c, orgID, uploads), "bench", chats)
+		shape(&ic, orgID)
+		return ic
+	}, func(ctx context.Context, c *Catalog, ic IngestCommit) error {
+		return c.Interactions.CommitIngest(ctx, ic)
+	})
+}
+
+// benchEach times run over a catalog of one organization, each time on
+// what prepare made for it (untimed), and reports the mean run as unit.
+func benchEach[T any](b *testing.B, unit string, prepare func(c *Catalog, orgID string) T, run func(ctx context.Context, c *Catalog, v T) error) {
 	ctx := jobContext(b)
 	c := openTest(b)
 	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-	var commitTime time.Duration
+	var took time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		ic := benchCommit(benchClaimed(b, c, org.ID, uploads), "bench", chats)
-		shape(&ic, org.ID)
+		v := prepare(c, org.ID)
 		b.StartTimer()
 		start := time.Now()
-		if err := c.Interactions.CommitIngest(ctx, ic); err != nil {
+		if err := run(ctx, c, v); err != nil {
 			b.Fatal(err)
 		}
-		commitTime += time.Since(start)
+		took += time.Since(start)
 	}
-	b.ReportMetric(float64(commitTime.Microseconds())/1000/float64(b.N), "commit-ms")
+	b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), unit)
 }
 
 // BenchmarkCommitSingleUploads: an ingest commit of 1,000 uploads that
@@ -478,21 +489,11 @@ func BenchmarkInsertChatRecords(b *testing.B) {
 			}},
 		} {
 			b.Run(shape.name+"/"+way.name, func(b *testing.B) {
-				ctx := jobContext(b)
-				c := openTest(b)
-				org, _ := c.Orgs.CreateOrganization(ctx, "acme")
-				var took time.Duration
-				for b.Loop() {
-					b.StopTimer()
-					rows := chatRecords(benchClaimed(b, c, org.ID, uploads), chats, shape.metadata)
-					b.StartTimer()
-					start := time.Now()
-					if err := c.inTx(ctx, func(tx *sql.Tx) error { return way.insert(ctx, c, tx, rows) }); err != nil {
-						b.Fatal(err)
-					}
-					took += time.Since(start)
-				}
-				b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), "insert-ms")
+				benchEach(b, "insert-ms", func(c *Catalog, orgID string) [][]any {
+					return chatRecords(benchClaimed(b, c, orgID, uploads), chats, shape.metadata)
+				}, func(ctx context.Context, c *Catalog, rows [][]any) error {
+					return c.inTx(ctx, func(tx *sql.Tx) error { return way.insert(ctx, c, tx, rows) })
+				})
 			})
 		}
 	}
