@@ -46,6 +46,9 @@ func TestPeersOnPostgreSQL(t *testing.T) {
 }
 
 func runPeers(t *testing.T, kill bool) {
+	// The day the uploads arrive on: the pages walked at the end ask for
+	// it, not for the day they are walked on (which may be the next).
+	arriving := time.Now().UTC()
 	catalogURL := pgtest.Start(t).URL()
 	bucket := "file://" + filepath.Join(t.TempDir(), "bucket")
 	operator := t.TempDir()
@@ -153,7 +156,7 @@ func runPeers(t *testing.T, kill bool) {
 	// Both answer the same pages. The sample job of either may move a
 	// conversation to Sampled between the two walks (Insights shows the
 	// status): the walks agree once it has nothing left to sample.
-	today := time.Now().UTC().Format("2006-01-02")
+	today := arriving.Format("2006-01-02")
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
 	for _, target := range []string{
 		"/ModelResults?startDate=" + today + "&pageSize=1000&modelIds=" + strings.Join(modelIDs, ","),
