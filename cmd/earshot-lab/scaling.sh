@@ -3,7 +3,8 @@
 # neither Go nor the speech engine: `make scaling-pack` builds bin/scaling/
 # here (the lab binary and the shared libraries it needs); carry it there
 # and run this. Each table goes to $OUT (default ./scaling-out), with the
-# time each step took. docs/development.md says what each prints.
+# time each step took; a step that fails does not keep the others from
+# running. docs/development.md says what each prints.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$root/bin/scaling
@@ -19,14 +20,21 @@ export LD_LIBRARY_PATH=$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cd "$work"
 { nproc; grep -m1 'model name' /proc/cpuinfo; free -g; "$lab" version; } >"$out/machine.txt" 2>&1 || true
 
+failed=()
 step() {
 	local name=$1 start=$SECONDS
 	shift
 	echo "== $name: earshot-lab $*"
-	"$lab" "$@" 2>&1 | tee "$out/$name.txt"
+	if ! "$lab" "$@" 2>&1 | tee "$out/$name.txt"; then
+		failed+=("$name")
+	fi
 	echo "== $name: $((SECONDS - start)) s" | tee -a "$out/$name.txt"
 }
 step ingest-30k bench ingest --archives 100 --chats 300 --workers 1,2,all --runs 5
 step ingest-10k bench ingest --archives 100 --chats 100 --workers 1,2,all --runs 5
 step gen --data "$work/lake" bench gen --conversations 1000000 --orgs 1
 step query --data "$work/lake" bench query --runs 30
+if ((${#failed[@]})); then
+	echo "failed: ${failed[*]}" >&2
+	exit 1
+fi
