@@ -47,10 +47,9 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 		}
 	}
 	// An organization's evaluations of a form in one commit share their
-	// organization, form and time: those go once a statement.
-	type group struct{ org, form string }
-	var order []group
-	rows := map[group][][]any{}
+	// organization, form and time: bulkInsert binds those once.
+	at := stamp(t)
+	var rows [][]any
 	for _, o := range outcomes {
 		for _, e := range o.Evaluations {
 			n := next[e.OrgID]
@@ -59,21 +58,10 @@ func (c *InteractionStore) replaceAutoEvaluations(ctx context.Context, tx *sql.T
 			if e.Score != nil {
 				score = *e.Score
 			}
-			g := group{e.OrgID, e.FormID}
-			if _, ok := rows[g]; !ok {
-				order = append(order, g)
-			}
-			rows[g] = append(rows[g], []any{n, e.ConversationID, score, e.AutoAnswers})
+			rows = append(rows, []any{e.OrgID, e.FormID, at, n, e.ConversationID, score, e.AutoAnswers})
 		}
 	}
-	at := stamp(t)
-	for _, g := range order {
-		shared := sharedColumns{Columns: autoEvaluationShared, Values: []any{g.org, g.form, at}}
-		if err := c.bulkInsertShared(ctx, tx, "auto_evaluations", shared, autoEvaluationColumns, rows[g]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.bulkInsert(ctx, tx, "auto_evaluations", autoEvaluationColumns, rows)
 }
 
 // nextEvaluationNumber is the organization's next evaluation number, after
@@ -93,12 +81,8 @@ func (h handle) nextEvaluationNumber(ctx context.Context, tx *sql.Tx, orgID stri
 	return n, err
 }
 
-// The columns of an Auto evaluation's row: those an organization's
-// evaluations of a form in one commit share, and each one's own.
-var (
-	autoEvaluationShared  = []string{"org_id", "form_id", "scored_on"}
-	autoEvaluationColumns = []string{"number", "conversation_id", "score", "auto_answers"}
-)
+// autoEvaluationColumns are the columns of an Auto evaluation's row.
+var autoEvaluationColumns = []string{"org_id", "form_id", "scored_on", "number", "conversation_id", "score", "auto_answers"}
 
 // AutoEvaluationID is the id of an organization's Auto evaluation of a
 // number: the last twelve hex digits of the organization's id, then

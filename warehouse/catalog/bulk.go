@@ -32,9 +32,9 @@ var (
 // transaction. SQLite runs statements in-process, and a row's cost is
 // mostly the driver binding its values one by one: the values every row
 // has in common (an archive's chats share their upload, arrival, status
-// and run, and most of their empty fields) are bound once, as
-// bulkInsertShared does. On PostgreSQL every statement is a round trip to
-// the server: rows go many to a statement.
+// and run, and most of their empty fields) are bound once a statement
+// (insertShared). On PostgreSQL every statement is a round trip to the
+// server: rows go many to a statement.
 func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
@@ -43,7 +43,7 @@ func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols [
 		return insertMany(ctx, tx, table, cols, rows)
 	}
 	if shared, own, rest := splitShared(cols, rows); len(shared.Columns) > 0 {
-		return h.bulkInsertShared(ctx, tx, table, shared, own, rest)
+		return insertShared(ctx, tx, table, shared, own, rest)
 	}
 	return insertEach(ctx, tx, table, cols, rows)
 }
@@ -69,22 +69,10 @@ type sharedColumns struct {
 	Values  []any
 }
 
-// bulkInsertShared inserts rows (values in column order) that share the
-// values of shared's columns, inside the transaction. On SQLite, where a
-// row's cost is mostly the driver binding its values one by one, the
-// shared values are bound once a statement and the rows go many to it;
-// on PostgreSQL each row takes the shared values as bulkInsert's do.
-func (h handle) bulkInsertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedColumns, cols []string, rows [][]any) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	if h.postgres {
-		whole := make([][]any, len(rows))
-		for i, r := range rows {
-			whole[i] = append(append(make([]any, 0, len(shared.Values)+len(r)), shared.Values...), r...)
-		}
-		return insertMany(ctx, tx, table, append(append([]string{}, shared.Columns...), cols...), whole)
-	}
+// insertShared inserts rows (values of cols, in order) that share the
+// values of shared's columns on SQLite: the shared values are bound once
+// a statement, and the rows go many to it.
+func insertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedColumns, cols []string, rows [][]any) error {
 	var picked []string
 	for i := range cols {
 		picked = append(picked, "column"+strconv.Itoa(i+1)) // SQLite's names for the columns of VALUES
@@ -195,7 +183,7 @@ func samePointed[T comparable](x *T, b any) bool {
 	return *x == *y
 }
 
-// sharedChunk is how many rows bulkInsertShared gives SQLite a statement:
+// sharedChunk is how many rows insertShared gives SQLite a statement:
 // enough that a statement's own cost is small beside its rows', few enough
 // that any of the catalog's tables stays within SQLite's limit of
 // parameters a statement.

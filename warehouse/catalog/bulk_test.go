@@ -52,18 +52,17 @@ func TestBulkInsertSharedAcrossStatements(t *testing.T) {
 	c := openTest(t)
 	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 	at := stamp(time.Now().UTC())
-	shared := sharedColumns{Columns: []string{"org_id", "created_on"}, Values: []any{org.ID, at}}
-	cols := []string{"id", "interaction_id", "message"}
+	cols := []string{"org_id", "created_on", "id", "interaction_id", "message"}
 	n := 3*sharedChunk + 7 // three whole statements and the rest
 	rows := make([][]any, n)
 	want := map[string]string{} // id → interaction id and message
 	for i := range rows {
 		id, of, msg := NewID(), NewID(), fmt.Sprintf("failure %d", i)
-		rows[i] = []any{id, of, msg}
+		rows[i] = []any{org.ID, at, id, of, msg}
 		want[id] = of + " " + msg
 	}
 	insert := func(rows [][]any) error {
-		return c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsertShared(ctx, tx, "process_failures", shared, cols, rows) })
+		return c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "process_failures", cols, rows) })
 	}
 	bad := append([][]any{}, rows...)
 	bad[n-1] = rows[0]

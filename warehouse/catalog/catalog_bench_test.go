@@ -500,27 +500,24 @@ func BenchmarkInsertChatRecords(b *testing.B) {
 }
 
 // chatRecords are the interaction rows of chats chats in each claimed
-// archive, as an ingest commit inserts them; with metadata, each chat has
-// its own agent, customer, contact, call id, team and date.
+// archive (benchCommit's), as an ingest commit inserts them; with metadata,
+// each chat has its own agent, customer, contact, call id, team and date.
 func chatRecords(claimed []Interaction, chats int, metadata bool) [][]any {
-	run := NewID()
+	ic := benchCommit(claimed, "bench", chats)
 	t := now()
 	var rows [][]any
-	for _, up := range claimed {
-		for k := range chats {
-			ch := Interaction{ID: NewID(), OrgID: up.OrgID, UploadID: &up.ID, MediaType: MediaProcessedChat, Status: StatusReadyToSample,
-				FileName: fmt.Sprintf("%s/chats/%04d.json", up.FileName, k), ArrivedOn: up.ArrivedOn, LocaleID: 1033, Source: "file",
-				ExtendedMetadata: map[string]string{"queue": "billing"}}
+	for _, o := range ic.Outcomes {
+		for _, ch := range o.Children {
 			if metadata {
 				n := len(rows)
 				text := func(format string) *string { s := fmt.Sprintf(format, n); return &s }
-				when := up.ArrivedOn.Add(-time.Duration(n) * time.Minute)
+				when := ch.ArrivedOn.Add(-time.Duration(n) * time.Minute)
 				count := 10 + n%20
 				ch.AgentID, ch.AgentCode, ch.AgentFirstName, ch.AgentLastName = text("agent-%d"), text("A%d"), text("First%d"), text("Last%d")
 				ch.CustomerName, ch.Phone, ch.Email = text("Customer %d"), text("+1555%07d"), text("c%d@example.com")
 				ch.ClientCallID, ch.HierarchyNodeID, ch.InteractionDate, ch.ChatMessageCount = text("call-%d"), text("team-%d"), &when, &count
 			}
-			rows = append(rows, interactionRow(ch, t, lakeRun(ch.Status, run)))
+			rows = append(rows, interactionRow(ch, t, lakeRun(ch.Status, ic.RunID)))
 		}
 	}
 	return rows
