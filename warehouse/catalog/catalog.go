@@ -59,6 +59,9 @@ type handle struct {
 	// busy handler, which sleeps and polls (a millisecond, then longer and
 	// longer) while another holds the lock. nil on PostgreSQL.
 	writers chan struct{}
+	// checkpoints copies the log into the database file after this
+	// process's writes (checkpoint.go). nil on PostgreSQL.
+	checkpoints *checkpointer
 }
 
 // newCatalog builds the stores over db. What a store keeps in memory is
@@ -68,6 +71,7 @@ func newCatalog(db *sql.DB, postgres bool) *Catalog {
 	h := handle{db: db, postgres: postgres}
 	if !postgres {
 		h.writers = make(chan struct{}, 1)
+		h.checkpoints = startCheckpointer(db)
 	}
 	manifest := &orgCache[[]LakeFile]{}
 	reviews := &orgCache[*reviewIndex]{}
@@ -136,11 +140,11 @@ func setUp(ctx context.Context, db *sql.DB, postgres bool, path string) (*Catalo
 	}
 	c := newCatalog(db, postgres)
 	if err := c.migrate(ctx); err != nil {
-		db.Close()
+		c.Close()
 		return nil, err
 	}
 	if err := c.ensureStandardRoles(ctx); err != nil {
-		db.Close()
+		c.Close()
 		return nil, fmt.Errorf("standard roles: %w", err)
 	}
 	return c, nil
@@ -152,6 +156,9 @@ const driverName = "earshot-sqlite3"
 
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(conn *sqlite3.SQLiteConn) error {
+		if _, err := conn.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", autoCheckpointPages), nil); err != nil {
+			return err
+		}
 		// md5(text) as lower-case hex, as PostgreSQL and DuckDB have it:
 		// the QA sample's repeatable draw.
 		return conn.RegisterFunc("md5", func(s string) string {
@@ -202,6 +209,7 @@ func (c *Catalog) Close() error {
 	if c.stopListening != nil {
 		c.stopListening()
 	}
+	c.checkpoints.close()
 	return c.db.Close()
 }
 
@@ -304,7 +312,7 @@ func (h handle) queue(ctx context.Context) (leave func(), err error) {
 	defer wait.Stop()
 	select {
 	case h.writers <- struct{}{}:
-		return func() { <-h.writers }, nil
+		return func() { <-h.writers; h.checkpoints.wrote() }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-wait.C:
