@@ -44,9 +44,6 @@ func startCheckpointer(db *sql.DB) *checkpointer {
 
 // wrote says a write of this process has ended.
 func (c *checkpointer) wrote() {
-	if c == nil {
-		return
-	}
 	select {
 	case c.kick <- struct{}{}:
 	default: // one is due already
@@ -74,7 +71,8 @@ func (c *checkpointer) run(ctx context.Context, db *sql.DB) {
 }
 
 // close stops the checkpointer and waits for it; the database's last
-// connection to close checkpoints what is left.
+// connection to close checkpoints what is left. A catalog on PostgreSQL
+// has none (nil).
 func (c *checkpointer) close() {
 	if c == nil {
 		return
