@@ -137,7 +137,9 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	var current string // the conversation of the row before (rows come by conversation)
 	inPage := false
 	var lastRun string // a conversation's rows are mostly of one run
+	executed := executedHook(ctx)
 	err = r.Lake.QueryArrow(ctx, func(rec arrow.RecordBatch) error {
+		executed() // the result is whole before its first batch is handed over
 		cols := rec.Columns()
 		conv, run, classifier := cols[0].(stringColumn), cols[1].(stringColumn), cols[2].(stringColumn)
 		for i := range int(rec.NumRows()) {

@@ -190,7 +190,9 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 }
 
 // checkAndFetch checks a batch's rows against the catalog while fetch
-// reads their results, then applies fetch's Keep to the checked rows.
+// reads their results, then applies fetch's Keep to the checked rows. The
+// check starts once DuckDB has executed the fetch's lake query, beside the
+// hand-over of its result (executed.go).
 func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversation, fetch Fetch) ([]Conversation, error) {
 	if len(rows) == 0 {
 		return nil, nil
@@ -198,12 +200,18 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 	var keep Keep
 	var fetchErr error
 	var wg sync.WaitGroup
+	executed := make(chan struct{})
+	signal := sync.OnceFunc(func() { close(executed) })
 	if fetch != nil {
 		wg.Go(func() {
+			defer signal() // a fetch that ran no lake query, or failed
 			defer timing.Start(ctx, "fetch")()
-			keep, fetchErr = fetch(ctx, rows)
+			keep, fetchErr = fetch(withExecuted(ctx, signal), rows)
 		})
+	} else {
+		signal()
 	}
+	<-executed
 	stop := timing.Start(ctx, "verify")
 	verified, err := r.verify(ctx, q, rows)
 	stop()
