@@ -24,9 +24,11 @@ type jsonItem interface{ appendJSON(dst []byte) []byte }
 // pageBuffers are the buffers pages are written into, reused: growing a
 // new one to megabytes for every page cost more than writing it. A
 // sync.Pool would lose them at every garbage collection, and the pages
-// after it would grow new ones; these are kept (up to one a core, the
-// pages being written at once) until the process ends.
-var pageBuffers = make(chan *[]byte, runtime.GOMAXPROCS(0))
+// after it would grow new ones; these are kept until the process ends, as
+// many as a page written in parts holds (its results written ahead and its
+// encoding, a buffer a part each) for a page at once every maxPageParts
+// cores.
+var pageBuffers = make(chan *[]byte, 2*min(runtime.GOMAXPROCS(0), maxPageParts)*max(1, runtime.GOMAXPROCS(0)/maxPageParts))
 
 // takePageBuffer is a kept buffer, or a new one when none is free.
 func takePageBuffer() *[]byte {

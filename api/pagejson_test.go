@@ -172,7 +172,7 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 	models, convs, found := modelResultsPage()
 	page := func(procs int) []byte {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		if parts := pageParts(len(convs)); procs >= 8 && parts < 2 || procs < 4 && parts != 1 {
+		if parts := pageParts(len(convs)); parts != min(procs, maxPageParts) {
 			t.Fatalf("%d cores: %d parts", procs, parts)
 		}
 		items := modelResultsItems(models, convs, found, nil, true)

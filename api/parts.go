@@ -5,19 +5,23 @@ import (
 	"sync"
 )
 
-// A result page's items are laid out and written in parts at once on a
-// machine of many cores: each part is independent, and a page of a
-// thousand items took milliseconds on one core after its queries.
+// A result page's items are laid out and written in parts at once: each
+// part is independent, and a page of a thousand items took milliseconds on
+// one core after its queries, when the request's own queries have left the
+// cores. Parts add no work, so on a busy server they only wait their turn.
 
 // partItems is the fewest items a part holds: fewer cost more to hand to
 // a goroutine than they take.
 const partItems = 200
 
-// pageParts is how many parts a page of n items is handled in: a quarter
-// of the cores at most (the others serve other requests), one on a
-// machine of few cores.
+// maxPageParts bounds a page's parts: each part holds a buffer of its own
+// (pageBuffers), and beyond a few the hand-offs outweigh what is left.
+const maxPageParts = 4
+
+// pageParts is how many parts a page of n items is handled in: one a core,
+// up to maxPageParts.
 func pageParts(n int) int {
-	return max(1, min(runtime.GOMAXPROCS(0)/4, n/partItems))
+	return max(1, min(runtime.GOMAXPROCS(0), maxPageParts, n/partItems))
 }
 
 // inParts calls fn for each of parts ranges of n items (part p from lo
