@@ -117,13 +117,28 @@ func (c *Candidates[T]) CurrentOfEach(convs, runs []string) [][]T {
 	c.sort()
 	out := make([][]T, len(convs))
 	var kept []T
+	var last, next int // the last conversation's rows found, and the rows after them
 	for i, conv := range convs {
-		start, found := slices.BinarySearchFunc(c.keys, conv, func(k candidateKey, conv string) int { return strings.Compare(k.conv, conv) })
+		start, found := c.find(conv, last, next)
 		if found {
-			out[i], kept = c.currentOf(start, groupEnd(c.keys, start), runs[i], kept)
+			last, next = start, groupEnd(c.keys, start)
+			out[i], kept = c.currentOf(last, next, runs[i], kept)
 		}
 	}
 	return out
+}
+
+// find is where a conversation's rows start. A batch asks for its
+// conversations in id order, the candidates' own (the same one again for
+// its rows of another run): its rows are then those found last or those
+// after them, and are searched for only when they are neither.
+func (c *Candidates[T]) find(conv string, last, next int) (int, bool) {
+	for _, at := range [2]int{last, next} {
+		if at < len(c.keys) && c.keys[at].conv == conv {
+			return at, true
+		}
+	}
+	return slices.BinarySearchFunc(c.keys, conv, func(k candidateKey, conv string) int { return strings.Compare(k.conv, conv) })
 }
 
 // groupEnd is the end of the conversation's rows that start at i.

@@ -45,6 +45,13 @@ func TestCurrent(t *testing.T) {
 			if fmt.Sprint(each) != fmt.Sprint(wantEach) {
 				t.Fatalf("each: got %v, want %v", each, wantEach)
 			}
+			// Asked for in another order than the candidates', and for
+			// conversations before and after all of theirs.
+			shuffled := cands.CurrentOfEach([]string{"c4", "c2", "c1", "c0", "c1"}, []string{"r1", "r1", "r1", "r1", "r2"})
+			wantShuffled := [][]string{nil, want["c2"], wantEach[1], nil, want["c1"]}
+			if fmt.Sprint(shuffled) != fmt.Sprint(wantShuffled) {
+				t.Fatalf("out of order: got %v, want %v", shuffled, wantShuffled)
+			}
 			// c2's rows are all current: handed out as they are, not
 			// copied, and not to be appended to (c3's rows follow them).
 			if c2 := each[2]; &c2[0] != &cands.rows[6] || cap(c2) != len(c2) {
