@@ -2,6 +2,7 @@ package reviews
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -21,6 +22,13 @@ import (
 type Models struct {
 	IDs   []string
 	place map[string]int
+	byID  []placed // sorted by id
+}
+
+// placed is a named model and its place.
+type placed struct {
+	id    string
+	place int
 }
 
 // Add names a model after the others; a model named twice keeps its first
@@ -31,6 +39,8 @@ func (m *Models) Add(id string) {
 	}
 	if _, named := m.place[id]; !named {
 		m.place[id] = len(m.IDs)
+		at, _ := slices.BinarySearchFunc(m.byID, id, func(p placed, id string) int { return strings.Compare(p.id, id) })
+		m.byID = slices.Insert(m.byID, at, placed{id, len(m.IDs)})
 		m.IDs = append(m.IDs, id)
 	}
 }
@@ -39,6 +49,21 @@ func (m *Models) Add(id string) {
 func (m Models) Place(id string) (int, bool) {
 	k, ok := m.place[id]
 	return k, ok
+}
+
+// placeAfter is Place for results that come in model id order (a page's
+// current results do): the search goes on from where the result before
+// it was found (from, an index of byID; next is the one to go on from).
+// A result out of that order is looked up.
+func (m Models) placeAfter(id string, from int) (place int, ok bool, next int) {
+	for from < len(m.byID) && m.byID[from].id < id {
+		from++
+	}
+	if from < len(m.byID) && m.byID[from].id == id {
+		return m.byID[from].place, true, from + 1
+	}
+	place, ok = m.place[id]
+	return place, ok, from
 }
 
 // Value is a model's value in a result set; Set is false where the set
@@ -72,8 +97,11 @@ type Current struct {
 func CurrentOf(arrivedOn time.Time, models Models, machine []results.ModelResult, reviews []catalog.Review) Current {
 	var setsBuf [2]Set // the machine's and at most one review, nearly always
 	sets := append(setsBuf[:0], Set{EventType: catalog.EventModelResults, EventTime: arrivedOn, Values: make([]Value, len(models.IDs))})
+	from := 0
 	for _, m := range machine {
-		if k, ok := models.place[m.ModelID]; ok {
+		var k int
+		var ok bool
+		if k, ok, from = models.placeAfter(m.ModelID, from); ok {
 			sets[0].Values[k] = Value{Set: true, Result: m.Result, Text: m.TextResult}
 		}
 		if m.EventTime.After(sets[0].EventTime) {

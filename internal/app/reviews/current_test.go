@@ -38,6 +38,7 @@ func TestCurrentRule(t *testing.T) {
 		want    want
 	}{
 		{"machine only", machine, nil, want{catalog.EventModelResults, 2, "y Billing -", nil}},
+		{"machine out of model order", []results.ModelResult{machine[2], machine[1], machine[0]}, nil, want{catalog.EventModelResults, 2, "y Billing -", nil}},
 		{"nothing yet", nil, nil, want{catalog.EventModelResults, 0, "- - -", nil}},
 		{"a review of one model keeps the others", machine, []catalog.Review{review(catalog.EventHumanReview, 10, "a", false)},
 			want{catalog.EventHumanReview, 10, "nR Billing -", []string{catalog.EventModelResults}}},
@@ -82,6 +83,38 @@ func TestCurrentRule(t *testing.T) {
 		for i := range prior {
 			if prior[i] != tc.want.prior[i] {
 				t.Errorf("%s: prior %v, want %v", tc.name, prior, tc.want.prior)
+			}
+		}
+	}
+}
+
+// A model's place is where the reader named it, whatever the order of
+// their ids, and results in id order or out of it land in their places.
+func TestPlacesByNamingOrder(t *testing.T) {
+	t.Parallel()
+	var models Models
+	for _, id := range []string{"m3", "m1", "m4", "m2", "m1"} {
+		models.Add(id)
+	}
+	at := time.Date(2025, 11, 3, 10, 0, 0, 0, time.UTC)
+	result := func(id string) results.ModelResult {
+		label := id
+		return results.ModelResult{ModelID: id, TextResult: &label, EventTime: at}
+	}
+	for _, order := range [][]string{{"m1", "m2", "m3", "m4"}, {"m4", "m2", "m1", "m3"}, {"m0", "m2", "m5", "m3"}, {"m2", "m2", "m9", "m1"}} {
+		var machine []results.ModelResult
+		for _, id := range order {
+			machine = append(machine, result(id))
+		}
+		want := map[string]bool{}
+		for _, id := range order {
+			want[id] = true
+		}
+		cur := CurrentOf(at, models, machine, nil)
+		for k, id := range models.IDs {
+			v := cur.Values[k]
+			if v.Set != want[id] || v.Set && *v.Text != id {
+				t.Errorf("results %v: place %d (%s) holds %+v", order, k, id, v)
 			}
 		}
 	}
