@@ -41,3 +41,27 @@ func TestBatchFiles(t *testing.T) {
 		})
 	}
 }
+
+// A batch reads one row beyond what the page needs (a full batch leaves
+// its last conversation to the next), and a few more where files overlap:
+// one holds ids in the range of another (a run's files beside an earlier
+// run's, before compaction).
+func TestBatchSlack(t *testing.T) {
+	file := func(lo, hi string) catalog.LakeFile { return catalog.LakeFile{MinID: lo, MaxID: hi} }
+	for _, tc := range []struct {
+		name  string
+		files []catalog.LakeFile
+		want  int
+	}{
+		{"none", nil, 1},
+		{"one", []catalog.LakeFile{file("a1", "a9")}, 1},
+		{"apart", []catalog.LakeFile{file("a1", "a4"), file("a5", "a9"), file("b1", "b2")}, 1},
+		{"inside another", []catalog.LakeFile{file("a1", "a9"), file("a3", "a4")}, 32},
+		{"across the end of one", []catalog.LakeFile{file("a1", "a4"), file("a4", "a9")}, 32},
+		{"inside one before the last", []catalog.LakeFile{file("a1", "a9"), file("a2", "a3"), file("b1", "b2")}, 32},
+	} {
+		if got := batchSlack(tc.files, 1001); got != tc.want {
+			t.Errorf("%s: slack %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

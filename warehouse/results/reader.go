@@ -159,13 +159,11 @@ func (r *Reader) Page(ctx context.Context, q PageQuery, fetch Fetch) ([]Conversa
 	}
 	entering := mv.entering
 	want := q.Limit + 1 // one more says whether another page follows
+	slack := batchSlack(files, want)
 	cursor := q.AfterID
 	var out []Conversation
 	for len(out) < want {
-		// A little more than the page needs: the catalog check drops a few
-		// rows (conversations re-run or re-processing), and another round
-		// of three queries for them would cost more than the extra rows.
-		batchLimit := max(want-len(out), 64) + want/32
+		batchLimit := max(want-len(out), 64) + slack
 		stop := timing.Start(ctx, "lake")
 		rows, next, err := r.lakeConversations(ctx, q, files, cursor, batchLimit)
 		stop()
@@ -227,6 +225,22 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 	}
 	defer timing.Start(ctx, "keep")()
 	return keep(ctx, verified)
+}
+
+// batchSlack is how many rows a batch reads beyond those the page still
+// needs. One: a full batch leaves its last conversation to the next (it
+// may have rows beyond the limit). Where files overlap (a conversation
+// processed again has a row of each run until compaction, and the catalog
+// check keeps one), a little more: another round of three queries for the
+// rows the check drops would cost more than the extra rows. Where none
+// does, the check drops a row only while its conversation is processed
+// again, and rows read for nothing would cost the results query their
+// results, and at times a row group more.
+func batchSlack(files []catalog.LakeFile, want int) int {
+	if len(overlapping(files)) < len(files) {
+		return 1 + want/32
+	}
+	return 1
 }
 
 // conversationFiles prunes the conversations files: by partition date for
