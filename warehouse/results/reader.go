@@ -233,8 +233,9 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 // processed again has a row of each run until compaction, and the catalog
 // check keeps one), a little more: another round of three queries for the
 // rows the check drops would cost more than the extra rows. Where none
-// does, the check drops a row only while its conversation is processed
-// again, and rows read for nothing would cost the results query their
+// does, the check drops rows only of conversations changed since their
+// files were written (being processed again, deleted), which another round
+// reads past, and rows read for nothing would cost the results query their
 // results, and at times a row group more.
 func batchSlack(files []catalog.LakeFile, want int) int {
 	if len(overlapping(files)) < len(files) {
