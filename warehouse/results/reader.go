@@ -198,18 +198,16 @@ func (r *Reader) checkAndFetch(ctx context.Context, q PageQuery, rows []Conversa
 	var keep Keep
 	var fetchErr error
 	var wg sync.WaitGroup
-	executed := make(chan struct{})
-	signal := sync.OnceFunc(func() { close(executed) })
 	if fetch != nil {
+		executed := make(chan struct{})
+		signal := sync.OnceFunc(func() { close(executed) })
 		wg.Go(func() {
 			defer signal() // a fetch that ran no lake query, or failed
 			defer timing.Start(ctx, "fetch")()
 			keep, fetchErr = fetch(withExecuted(ctx, signal), rows)
 		})
-	} else {
-		signal()
+		<-executed
 	}
-	<-executed
 	stop := timing.Start(ctx, "verify")
 	verified, err := r.verify(ctx, q, rows)
 	stop()

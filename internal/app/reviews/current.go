@@ -20,9 +20,8 @@ import (
 // Models are the models a reader shows, in its order: a model's place is
 // its index in IDs.
 type Models struct {
-	IDs   []string
-	place map[string]int
-	byID  []placed // sorted by id
+	IDs  []string
+	byID []placed // sorted by id
 }
 
 // placed is a named model and its place.
@@ -34,12 +33,8 @@ type placed struct {
 // Add names a model after the others; a model named twice keeps its first
 // place.
 func (m *Models) Add(id string) {
-	if m.place == nil {
-		m.place = map[string]int{}
-	}
-	if _, named := m.place[id]; !named {
-		m.place[id] = len(m.IDs)
-		at, _ := slices.BinarySearchFunc(m.byID, id, func(p placed, id string) int { return strings.Compare(p.id, id) })
+	at, named := m.search(id)
+	if !named {
 		m.byID = slices.Insert(m.byID, at, placed{id, len(m.IDs)})
 		m.IDs = append(m.IDs, id)
 	}
@@ -47,14 +42,22 @@ func (m *Models) Add(id string) {
 
 // Place is a model's place, ok false for a model not named.
 func (m Models) Place(id string) (int, bool) {
-	k, ok := m.place[id]
-	return k, ok
+	at, ok := m.search(id)
+	if !ok {
+		return 0, false
+	}
+	return m.byID[at].place, true
+}
+
+// search is where id is, or would be, in byID.
+func (m Models) search(id string) (int, bool) {
+	return slices.BinarySearchFunc(m.byID, id, func(p placed, id string) int { return strings.Compare(p.id, id) })
 }
 
 // placeAfter is Place for results that come in model id order (a page's
 // current results do): the search goes on from where the result before
 // it was found (from, an index of byID; next is the one to go on from).
-// A result out of that order is looked up.
+// A result out of that order is searched for.
 func (m Models) placeAfter(id string, from int) (place int, ok bool, next int) {
 	for from < len(m.byID) && m.byID[from].id < id {
 		from++
@@ -62,7 +65,7 @@ func (m Models) placeAfter(id string, from int) (place int, ok bool, next int) {
 	if from < len(m.byID) && m.byID[from].id == id {
 		return m.byID[from].place, true, from + 1
 	}
-	place, ok = m.place[id]
+	place, ok = m.Place(id)
 	return place, ok, from
 }
 
@@ -112,7 +115,7 @@ func CurrentOf(arrivedOn time.Time, models Models, machine []results.ModelResult
 		set := Set{EventType: r.EventType, EventTime: r.EventTime, Values: make([]Value, len(models.IDs))}
 		found := false
 		for _, rr := range r.Results {
-			if k, ok := models.place[rr.ModelID]; ok {
+			if k, ok := models.Place(rr.ModelID); ok {
 				set.Values[k], found = Value{Set: true, Result: rr.Result, Text: rr.TextResult, Reviewed: true}, true
 			}
 		}
