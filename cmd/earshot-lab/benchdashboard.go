@@ -102,17 +102,14 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
 		first := time.Since(began)
-		httpTimes, err := timeRuns(runs, func() error { return getDashboard(ctx, target, cookie) })
+		var items int
+		httpTimes, direct, err := timeInTurns(runs, func() error { return getDashboard(ctx, target, cookie) },
+			func() (err error) {
+				items, err = c.direct()
+				return err
+			})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
-		}
-		var items int
-		direct, err := timeRuns(runs, func() (err error) {
-			items, err = c.direct()
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s queries: %w", c.name, err)
 		}
 		out = append(out, queryTiming{name: c.name, first: first, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
 			directP50: pct(direct, 50), directP99: pct(direct, 99), items: items})

@@ -49,9 +49,9 @@ pages through HTTP (p50, p99 over --runs requests): /ModelResults over the
 whole range and /Conversations/Insights over 7 and 31 days, first and deep
 pages (the cursor halfway through the range), with and without a hierarchy
 filter; beside each, the same page's lake queries run directly in DuckDB on
-the same files (no catalog check, JSON or HTTP), and a second table of
-each page's steps (its Server-Timing) beside the direct queries' two, and
-the CPU time a page takes served in process and queried directly. Then
+the same files (no catalog check, JSON or HTTP), the two taking turns
+request by request, and a second table of each page's steps (its
+Server-Timing) beside the direct queries' two, and the CPU time a page takes served in process and queried directly. Then
 the console's dashboard over 14 days (all, hierarchy R1) and all 92 days,
 as a signed-in administrator, beside its figure queries alone
 (conversations per day, hit rates, every team's and agent's figures);
@@ -183,8 +183,17 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		}
 		target := base + c.path + "&" + c.cursor + "=" + c.page.AfterID
 		var body bytes.Buffer
-		steps := map[string][]time.Duration{}
-		httpTimes, err := timeRuns(runs, func() error { return getPage(ctx, target, token, &body, steps) })
+		steps, directSteps := map[string][]time.Duration{}, map[string][]time.Duration{}
+		queryDirect := func(steps map[string][]time.Duration) error {
+			tctx, took := timing.With(ctx)
+			_, err := st.Reader.Direct(tctx, c.page, c.table, c.classifiers)
+			for name, d := range took.Took() {
+				steps[name] = append(steps[name], d)
+			}
+			return err
+		}
+		httpTimes, direct, err := timeInTurns(runs, func() error { return getPage(ctx, target, token, &body, steps) },
+			func() error { return queryDirect(directSteps) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -192,15 +201,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		if err != nil {
 			return nil, fmt.Errorf("%s in process: %w", c.name, err)
 		}
-		directSteps := map[string][]time.Duration{}
-		direct, directCPU, err := timeRunsCPU(runs, func() error {
-			tctx, took := timing.With(ctx)
-			_, err := st.Reader.Direct(tctx, c.page, c.table, c.classifiers)
-			for name, d := range took.Took() {
-				directSteps[name] = append(directSteps[name], d)
-			}
-			return err
-		})
+		_, directCPU, err := timeRunsCPU(runs, func() error { return queryDirect(map[string][]time.Duration{}) })
 		if err != nil {
 			return nil, fmt.Errorf("%s direct: %w", c.name, err)
 		}
@@ -335,19 +336,50 @@ func medians(steps map[string][]time.Duration) map[string]time.Duration {
 // warmUpRuns are the runs before the timed ones, left out of the figures.
 const warmUpRuns = 3
 
+// timeRuns times runs of fn after the warm-up runs, fastest first.
 func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
 	var out []time.Duration
 	for i := range runs + warmUpRuns {
-		began := time.Now()
-		if err := fn(); err != nil {
+		if err := timeRun(fn, &out, i >= warmUpRuns); err != nil {
 			return nil, err
-		}
-		if i >= warmUpRuns {
-			out = append(out, time.Since(began))
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// timeInTurns times a and b as timeRuns does, taking turns, each first
+// every other run: the two are compared (an API page and its direct
+// queries), and whatever else the machine does meanwhile then falls on
+// both alike.
+func timeInTurns(runs int, a, b func() error) (aTimes, bTimes []time.Duration, err error) {
+	for i := range runs + warmUpRuns {
+		first, second, firstTimes, secondTimes := a, b, &aTimes, &bTimes
+		if i%2 == 1 {
+			first, second, firstTimes, secondTimes = b, a, &bTimes, &aTimes
+		}
+		if err := timeRun(first, firstTimes, i >= warmUpRuns); err != nil {
+			return nil, nil, err
+		}
+		if err := timeRun(second, secondTimes, i >= warmUpRuns); err != nil {
+			return nil, nil, err
+		}
+	}
+	slices.Sort(aTimes)
+	slices.Sort(bTimes)
+	return aTimes, bTimes, nil
+}
+
+// timeRun runs fn, and adds its time to times unless it is a warm-up run.
+func timeRun(fn func() error, times *[]time.Duration, kept bool) error {
+	began := time.Now()
+	if err := fn(); err != nil {
+		return err
+	}
+	if kept {
+		*times = append(*times, time.Since(began))
+	}
+	return nil
 }
 
 // timeRunsCPU is timeRuns, and the CPU time this process used a run (the
