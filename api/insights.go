@@ -95,20 +95,23 @@ func (s *resultsAPI) insights(c *gin.Context, get paramReader) error {
 		return p
 	}
 	ctx := c.Request.Context()
-	// Each batch's results are chosen and written as JSON by its fetch,
-	// beside the catalog's check of its rows; kept holds those of the
-	// conversations the page keeps, in its order (Page appends each batch's
-	// kept conversations in order).
+	// Each batch's results are chosen and written as JSON by its fetch as
+	// they are read, beside the catalog's check of its rows; kept holds
+	// those of the conversations the page keeps, in its order (Page appends
+	// each batch's kept conversations in order).
 	var kept [][]byte
 	written := &writtenPages{}
 	defer written.giveBack()
 	fetch := func(ctx context.Context, rows []results.Conversation) (results.Keep, error) {
-		cands, err := s.deps.Results.ClassifierCandidates(ctx, req.page, rows, req.ids)
+		current := make([][]results.ClassifierResult, len(rows))
+		byRow := make([][]byte, len(rows))
+		err := s.deps.Results.ClassifierResultsByRow(ctx, req.page, rows, req.ids, func(lo int, chosen [][]results.ClassifierResult) {
+			copy(current[lo:], chosen)
+			copy(byRow[lo:], written.insightResults(chosen, req.classifiers))
+		})
 		if err != nil {
 			return nil, err
 		}
-		current := results.CurrentOfEach(cands, rows)
-		byRow := written.insightResults(current, req.classifiers)
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
 			out := batch[:0]
 			for i, row := range results.RowsOf(rows, batch) {

@@ -208,24 +208,30 @@ func (s *resultsAPI) getModelResults(c *gin.Context) error {
 			receipts, err = s.deps.Emissions.LatestReceipts(ctx, q.OrgID, ids)
 			return err
 		})
-		cands, err := s.deps.Results.ModelCandidates(ctx, q, rows, models.IDs)
+		// Rows are laid out as their results are chosen, once the reviews
+		// and receipts are read.
+		byRow := make([]modelResultsItem, len(rows))
+		err := s.deps.Results.ModelResultsByRow(ctx, q, rows, models.IDs, func(lo int, machine [][]results.ModelResult) {
+			if catalogReads.Wait() != nil {
+				return
+			}
+			tails := written.write(len(machine), pageParts(len(machine)), func(dst []byte, i int) []byte {
+				row := lo + i
+				item := processedItem(rows[row], models, machine[i], reviewSets[rows[row].ID])
+				item.EmissionReceipt = receiptOf(receipts, rows[row].ID)
+				item.MediaStatus = processedStatusOf(withUnprocessed)
+				byRow[row] = item
+				return item.appendTail(dst)
+			})
+			for i, tail := range tails {
+				byRow[lo+i].tail = tail
+			}
+		})
 		if rerr := catalogReads.Wait(); err == nil {
 			err = rerr
 		}
 		if err != nil {
 			return nil, err
-		}
-		machine := results.CurrentOfEach(cands, rows)
-		byRow := make([]modelResultsItem, len(rows))
-		tails := written.write(len(rows), pageParts(len(rows)), func(dst []byte, row int) []byte {
-			item := processedItem(rows[row], models, machine[row], reviewSets[rows[row].ID])
-			item.EmissionReceipt = receiptOf(receipts, rows[row].ID)
-			item.MediaStatus = processedStatusOf(withUnprocessed)
-			byRow[row] = item
-			return item.appendTail(dst)
-		})
-		for row, tail := range tails {
-			byRow[row].tail = tail
 		}
 		return func(_ context.Context, batch []results.Conversation) ([]results.Conversation, error) {
 			for i, row := range results.RowsOf(rows, batch) {

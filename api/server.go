@@ -101,7 +101,8 @@ type ResultReader interface {
 	Count(ctx context.Context, q results.PageQuery, classifierIDs []string) (int64, error)
 	ModelResults(ctx context.Context, orgID string, convs []results.Conversation, modelIDs []string) (map[string][]results.ModelResult, error)
 	ModelCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, modelIDs []string) (*results.Candidates[results.ModelResult], error)
-	ClassifierCandidates(ctx context.Context, q results.PageQuery, convs []results.Conversation, classifierIDs []string) (*results.Candidates[results.ClassifierResult], error)
+	ModelResultsByRow(ctx context.Context, q results.PageQuery, rows []results.Conversation, modelIDs []string, each func(lo int, current [][]results.ModelResult)) error
+	ClassifierResultsByRow(ctx context.Context, q results.PageQuery, rows []results.Conversation, classifierIDs []string, each func(lo int, current [][]results.ClassifierResult)) error
 	Transcripts(ctx context.Context, orgID string, its []catalog.Interaction) (map[string][]catalog.TranscriptSegment, error)
 	ClassifierEvidence(ctx context.Context, orgID string, conv results.Conversation, classifierIDs []string) ([]results.Evidence, error)
 }

@@ -21,6 +21,10 @@ import (
 type writtenPages struct {
 	mu   sync.Mutex
 	bufs []*[]byte
+	// inTurn is the buffer of results written in one part, range after
+	// range (a batch's rows as their results are chosen): one buffer a
+	// page, not one a range.
+	inTurn *[]byte
 }
 
 func (w *writtenPages) giveBack() {
@@ -31,28 +35,55 @@ func (w *writtenPages) giveBack() {
 
 // write writes the results of n rows with appendRow, in parts at once
 // (inParts), each part into a buffer: the i-th of what it returns is row
-// i's JSON.
+// i's JSON. Written in one part, they go after those written in one part
+// before (writes in one part are made one at a time).
 func (w *writtenPages) write(n, parts int, appendRow func(dst []byte, row int) []byte) [][]byte {
 	out := make([][]byte, n)
+	if parts <= 1 {
+		appendRows(out, 0, n, w.inTurnBuffer(), appendRow)
+		return out
+	}
 	inParts(n, parts, func(_, lo, hi int) {
-		buf := takePageBuffer()
-		b := (*buf)[:0]
-		ends := make([]int, hi-lo) // b grows: the rows are sliced out of it when it is whole
-		for i := lo; i < hi; i++ {
-			b = appendRow(b, i)
-			ends[i-lo] = len(b)
-		}
-		start := 0
-		for i := lo; i < hi; i++ {
-			end := ends[i-lo]
-			out[i], start = b[start:end:end], end
-		}
-		*buf = b
-		w.mu.Lock()
-		w.bufs = append(w.bufs, buf)
-		w.mu.Unlock()
+		buf := w.take()
+		appendRows(out, lo, hi, buf, appendRow)
 	})
 	return out
+}
+
+// take is a kept buffer, emptied, given back with the page's.
+func (w *writtenPages) take() *[]byte {
+	buf := takePageBuffer()
+	*buf = (*buf)[:0]
+	w.mu.Lock()
+	w.bufs = append(w.bufs, buf)
+	w.mu.Unlock()
+	return buf
+}
+
+// inTurnBuffer is the buffer of the results written in one part.
+func (w *writtenPages) inTurnBuffer() *[]byte {
+	if w.inTurn == nil {
+		w.inTurn = w.take()
+	}
+	return w.inTurn
+}
+
+// appendRows appends rows lo:hi to buf with appendRow, each row's JSON to
+// out. buf grows: the rows are sliced out of it when it is whole (a
+// range's rows before it share the memory it had then).
+func appendRows(out [][]byte, lo, hi int, buf *[]byte, appendRow func(dst []byte, row int) []byte) {
+	b := *buf
+	start := len(b)
+	ends := make([]int, hi-lo)
+	for i := lo; i < hi; i++ {
+		b = appendRow(b, i)
+		ends[i-lo] = len(b)
+	}
+	for i := lo; i < hi; i++ {
+		end := ends[i-lo]
+		out[i], start = b[start:end:end], end
+	}
+	*buf = b
 }
 
 // insightResults writes each row's current classifier results as a JSON

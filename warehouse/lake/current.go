@@ -77,6 +77,25 @@ func (c *Candidates[T]) Add(conversation, run, classifier string, row T) {
 // Len is how many rows were added.
 func (c *Candidates[T]) Len() int { return len(c.keys) }
 
+// Slice is the rows lo:hi as candidates of their own, sharing their
+// memory: the rows of whole conversations, chosen from while more rows are
+// added after them (results.handOver). Nothing that chooses from it writes
+// the shared memory while it is Sorted.
+func (c *Candidates[T]) Slice(lo, hi int) *Candidates[T] {
+	return &Candidates[T]{keys: c.keys[lo:hi:hi], rows: c.rows[lo:hi:hi]}
+}
+
+// Sorted tells whether the rows are in conversation, classifier and run
+// order, which choosing from them then keeps without moving a row.
+func (c *Candidates[T]) Sorted() bool {
+	for i := 1; i < len(c.keys); i++ {
+		if compareKeys(c.keys[i-1], c.keys[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Grow makes room for n more rows.
 func (c *Candidates[T]) Grow(n int) {
 	c.keys, c.rows = slices.Grow(c.keys, n), slices.Grow(c.rows, n)

@@ -61,6 +61,42 @@ func TestCurrent(t *testing.T) {
 	}
 }
 
+// A slice of candidates shares their memory, and choosing from a sorted
+// one moves none of their rows: another goroutine adds rows after it
+// meanwhile (results.currentByRow).
+func TestSliceOfCandidates(t *testing.T) {
+	all := &Candidates[string]{}
+	for _, r := range [][3]string{{"c1", "k1", "r1"}, {"c1", "k2", "r1"}, {"c2", "k1", "r1"}, {"c2", "k2", "r1"}, {"c2", "k1", "r2"}, {"c3", "k1", "r1"}} {
+		all.Add(r[0], r[2], r[1], r[0]+"/"+r[1]+"@"+r[2])
+	}
+	before := slices.Clone(all.rows)
+	for _, tc := range []struct {
+		lo, hi int
+		sorted bool
+		want   [][]string // CurrentOfEach of c1, c2 (run r1) and c3
+	}{
+		{0, 2, true, [][]string{{"c1/k1@r1", "c1/k2@r1"}, nil, nil}},
+		{0, 4, true, [][]string{{"c1/k1@r1", "c1/k2@r1"}, {"c2/k1@r1", "c2/k2@r1"}, nil}},
+		{2, 5, false, [][]string{nil, {"c2/k1@r2", "c2/k2@r1"}, nil}}, // c2/k1 of r2 after its k2
+		{5, 6, true, [][]string{nil, nil, {"c3/k1@r1"}}},
+	} {
+		slice := all.Slice(tc.lo, tc.hi)
+		if slice.Sorted() != tc.sorted {
+			t.Errorf("rows %d:%d sorted %v, want %v", tc.lo, tc.hi, !tc.sorted, tc.sorted)
+		}
+		if !tc.sorted {
+			continue // choosing from it sorts it, in the shared memory
+		}
+		got := slice.CurrentOfEach([]string{"c1", "c2", "c3"}, []string{"r1", "r1", "r1"})
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("rows %d:%d: got %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+		if !slices.Equal(all.rows, before) || cap(slice.rows) != tc.hi-tc.lo {
+			t.Errorf("rows %d:%d moved the candidates' rows, or has room after it", tc.lo, tc.hi)
+		}
+	}
+}
+
 // candidateRow is a test's candidate: its key and its row.
 type candidateRow struct {
 	key candidateKey

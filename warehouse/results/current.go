@@ -98,9 +98,10 @@ func IDs(convs []Conversation) []string {
 // DuckDB skip row groups of the sorted files. A sparse page's
 // conversations are joined on their ids (the range also holds others,
 // e.g. of other hierarchy nodes); a dense page's range holds little else,
-// and what it does hold is dropped here.
+// and what it does hold is dropped here. h (nil for none) takes the
+// candidates of whole conversations after each batch (handover.go).
 func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, key, columns string, convs []Conversation, classifierIDs []string,
-	decode func(cols []arrow.Array, i int, classifier string, in *interner) T) (*Candidates[T], error) {
+	h *handOver[T], decode func(cols []arrow.Array, i int, classifier string, in *interner) T) (*Candidates[T], error) {
 	out := &Candidates[T]{}
 	if len(convs) == 0 || len(classifierIDs) == 0 {
 		return out, nil
@@ -148,6 +149,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 				if !inPage {
 					current = strings.Clone(id)
 				}
+				h.startsConversation(current, out.Len())
 			}
 			if !inPage {
 				continue
@@ -158,6 +160,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 			c := classifiers.of(classifier.Value(i))
 			out.Add(current, lastRun, c, decode(cols, i, c, in))
 		}
+		h.batchEnded(out)
 		return nil
 	}, query, args...)
 	if err != nil {

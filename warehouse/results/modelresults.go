@@ -29,7 +29,18 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 // conversations (lake rows of q's page, before the catalog check); their
 // Current chooses among them.
 func (r *Reader) ModelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
-	return readCandidates(ctx, r, q, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs,
+	return r.modelCandidates(ctx, q, convs, modelIDs, nil)
+}
+
+// ModelResultsByRow is ClassifierResultsByRow for model_results.
+func (r *Reader) ModelResultsByRow(ctx context.Context, q PageQuery, rows []Conversation, modelIDs []string, each func(lo int, current [][]ModelResult)) error {
+	return currentByRow(rows, !q.sparse(), func(h *handOver[ModelResult]) (*Candidates[ModelResult], error) {
+		return r.modelCandidates(ctx, q, rows, modelIDs, h)
+	}, each)
+}
+
+func (r *Reader) modelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string, h *handOver[ModelResult]) (*Candidates[ModelResult], error) {
+	return readCandidates(ctx, r, q, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs, h,
 		func(cols []arrow.Array, i int, model string, in *interner) ModelResult {
 			return ModelResult{ModelID: model, Result: optionalBool(cols[3], i),
 				TextResult: optionalInterned(cols[4], i, in), EventTime: timestampAt(cols[5], i)}
