@@ -30,11 +30,17 @@ func Runs(convs []Conversation) map[string]string {
 // current, so that they can be chosen and laid out beside the catalog's
 // check of the rows.
 func CurrentOfEach[T any](cands *Candidates[T], rows []Conversation) [][]T {
-	ids, runs := make([]string, len(rows)), make([]string, len(rows))
+	ids, runs := idsAndRuns(rows)
+	return cands.CurrentOfEach(ids, runs)
+}
+
+// idsAndRuns are the rows' conversation ids and runs.
+func idsAndRuns(rows []Conversation) (ids, runs []string) {
+	ids, runs = make([]string, len(rows)), make([]string, len(rows))
 	for i, c := range rows {
 		ids[i], runs[i] = c.ID, c.RunID
 	}
-	return cands.CurrentOfEach(ids, runs)
+	return ids, runs
 }
 
 // RowsOf is, for each conversation of a batch a Keep is given, its place

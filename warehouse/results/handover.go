@@ -67,10 +67,7 @@ func (h *handOver[T]) batchEnded(out *Candidates[T]) {
 // of order, it is called once more, for all rows, after the others, and
 // what it did before is to be replaced.
 func currentByRow[T any](rows []Conversation, inOrder bool, read func(*handOver[T]) (*Candidates[T], error), each func(lo int, current [][]T)) error {
-	ids, runs := make([]string, len(rows)), make([]string, len(rows))
-	for i, c := range rows {
-		ids[i], runs[i] = c.ID, c.RunID
-	}
+	ids, runs := idsAndRuns(rows)
 	if !inOrder {
 		cands, err := read(nil)
 		if err == nil {
