@@ -18,11 +18,17 @@ type ClassifierResult struct {
 	Reasoning    *string
 }
 
+// classifierResults are classifier_results rows as pages read them.
+var classifierResults = resultsTable[ClassifierResult]{name: "classifier_results", key: "classifier_id", columns: "result, reasoning",
+	decode: func(cols []arrow.Array, i int, classifier string, in *interner) ClassifierResult {
+		return ClassifierResult{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)), Reasoning: optionalString(cols[4], i)}
+	}}
+
 // ClassifierCandidates reads the classifier_results rows of the
 // classifiers for conversations (lake rows of q's page, before the catalog
 // check); their Current chooses among them.
 func (r *Reader) ClassifierCandidates(ctx context.Context, q PageQuery, convs []Conversation, classifierIDs []string) (*Candidates[ClassifierResult], error) {
-	return r.classifierCandidates(ctx, q, convs, classifierIDs, nil)
+	return readCandidates(ctx, r, q, classifierResults, convs, classifierIDs, nil)
 }
 
 // ClassifierResultsByRow reads the current classifier_results of each of
@@ -30,17 +36,7 @@ func (r *Reader) ClassifierCandidates(ctx context.Context, q PageQuery, convs []
 // them to each a range of rows at a time, beside the rest of the read
 // (currentByRow, which says how each is called).
 func (r *Reader) ClassifierResultsByRow(ctx context.Context, q PageQuery, rows []Conversation, classifierIDs []string, each func(lo int, current [][]ClassifierResult)) error {
-	return currentByRow(rows, !q.sparse(), func(h *handOver[ClassifierResult]) (*Candidates[ClassifierResult], error) {
-		return r.classifierCandidates(ctx, q, rows, classifierIDs, h)
-	}, each)
-}
-
-func (r *Reader) classifierCandidates(ctx context.Context, q PageQuery, convs []Conversation, classifierIDs []string, h *handOver[ClassifierResult]) (*Candidates[ClassifierResult], error) {
-	return readCandidates(ctx, r, q, "classifier_results", "classifier_id", "result, reasoning", convs, classifierIDs, h,
-		func(cols []arrow.Array, i int, classifier string, in *interner) ClassifierResult {
-			return ClassifierResult{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)),
-				Reasoning: optionalString(cols[4], i)}
-		})
+	return resultsByRow(ctx, r, q, classifierResults, rows, classifierIDs, each)
 }
 
 // Evidence is a classifier's current result for one conversation with
@@ -55,15 +51,18 @@ type Evidence struct {
 // conversation with their evidence spans (a conversation page shows
 // them; pages of many read ClassifierCandidates, without the spans).
 func (r *Reader) ClassifierEvidence(ctx context.Context, orgID string, conv Conversation, classifierIDs []string) ([]Evidence, error) {
-	cands, err := readCandidates(ctx, r, PageQuery{OrgID: orgID}, "classifier_results", "classifier_id", "result, evidence", []Conversation{conv}, classifierIDs, nil,
-		func(cols []arrow.Array, i int, classifier string, in *interner) Evidence {
-			return Evidence{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)), Spans: evidenceAt(cols[4].(*array.List), i)}
-		})
+	cands, err := readCandidates(ctx, r, PageQuery{OrgID: orgID}, classifierEvidence, []Conversation{conv}, classifierIDs, nil)
 	if err != nil {
 		return nil, err
 	}
 	return cands.Current(Runs([]Conversation{conv}))[conv.ID], nil
 }
+
+// classifierEvidence are classifier_results rows with their evidence.
+var classifierEvidence = resultsTable[Evidence]{name: "classifier_results", key: "classifier_id", columns: "result, evidence",
+	decode: func(cols []arrow.Array, i int, classifier string, in *interner) Evidence {
+		return Evidence{ClassifierID: classifier, Result: in.of(cols[3].(stringColumn).Value(i)), Spans: evidenceAt(cols[4].(*array.List), i)}
+	}}
 
 // evidenceAt reads the evidence list of row i.
 func evidenceAt(list *array.List, i int) []lake.Evidence {

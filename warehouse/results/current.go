@@ -96,23 +96,28 @@ func IDs(convs []Conversation) []string {
 	return out
 }
 
+// resultsTable is how a results table's rows are read: name, its
+// classifier column (key), the row's own columns, and decode, which reads
+// them from a record's columns (conversation_id, run_id, key, then those)
+// at a row, given the row's classifier id, already interned.
+type resultsTable[T any] struct {
+	name, key, columns string
+	decode             func(cols []arrow.Array, i int, classifier string, in *interner) T
+}
+
 // readCandidates reads the rows of a results table for conversations of
-// q's page and classifiers (key names the table's classifier column):
-// columns are conversation_id, run_id, key, then the row's own, which
-// decode reads from the record's columns at a row (given the row's
-// classifier id, already interned). The id range lets
-// DuckDB skip row groups of the sorted files. A sparse page's
-// conversations are joined on their ids (the range also holds others,
-// e.g. of other hierarchy nodes); a dense page's range holds little else,
-// and what it does hold is dropped here. h (nil for none) takes the
-// candidates of whole conversations after each batch (handover.go).
-func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, key, columns string, convs []Conversation, classifierIDs []string,
-	h *handOver[T], decode func(cols []arrow.Array, i int, classifier string, in *interner) T) (*Candidates[T], error) {
+// q's page and classifiers. The id range lets DuckDB skip row groups of
+// the sorted files. A sparse page's conversations are joined on their ids
+// (the range also holds others, e.g. of other hierarchy nodes); a dense
+// page's range holds little else, and what it does hold is dropped here.
+// h (nil for none) takes the candidates of whole conversations after each
+// batch (handover.go).
+func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, t resultsTable[T], convs []Conversation, classifierIDs []string, h *handOver[T]) (*Candidates[T], error) {
 	out := &Candidates[T]{}
 	if len(convs) == 0 || len(classifierIDs) == 0 {
 		return out, nil
 	}
-	paths, lo, hi, err := r.resultPaths(ctx, q.OrgID, table, convs)
+	paths, lo, hi, err := r.resultPaths(ctx, q.OrgID, t.name, convs)
 	if err != nil || len(paths) == 0 {
 		return out, err
 	}
@@ -127,7 +132,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT conversation_id, run_id, ` + key + `, ` + columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
+	query := `SELECT conversation_id, run_id, ` + t.key + `, ` + t.columns + ` FROM read_parquet(` + list + `, hive_partitioning = false)
 		WHERE conversation_id BETWEEN ? AND ?`
 	args := []any{lo, hi}
 	if q.sparse() {
@@ -135,9 +140,9 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 		args = append(args, convIDs)
 	}
 	if len(classifierIDs) <= 64 {
-		query += ` AND list_contains(?::VARCHAR[], ` + key + `)` // a few: cheaper than a join
+		query += ` AND list_contains(?::VARCHAR[], ` + t.key + `)` // a few: cheaper than a join
 	} else {
-		query += ` AND ` + key + ` IN (SELECT unnest(?::VARCHAR[]))`
+		query += ` AND ` + t.key + ` IN (SELECT unnest(?::VARCHAR[]))`
 	}
 	args = append(args, classifierIDs)
 	out.Grow(len(convs) * len(classifierIDs))
@@ -164,7 +169,7 @@ func readCandidates[T any](ctx context.Context, r *Reader, q PageQuery, table, k
 				lastRun = in.of(v)
 			}
 			c := classifiers.of(classifier.Value(i))
-			out.Add(current, lastRun, c, decode(cols, i, c, in))
+			out.Add(current, lastRun, c, t.decode(cols, i, c, in))
 		}
 		h.batchEnded(out)
 		return nil

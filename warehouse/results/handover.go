@@ -1,6 +1,9 @@
 package results
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // A page's results are chosen and laid out while DuckDB still hands the
 // rest of them over. DuckDB hands a result over a batch at a time on one
@@ -57,6 +60,15 @@ func (h *handOver[T]) batchEnded(out *Candidates[T]) {
 		h.handed = h.currentFrom
 	default:
 	}
+}
+
+// resultsByRow reads table's current results of each of rows
+// (currentByRow), choosing them as they are read where the rows come in
+// order: a dense page's.
+func resultsByRow[T any](ctx context.Context, r *Reader, q PageQuery, table resultsTable[T], rows []Conversation, classifierIDs []string, each func(lo int, current [][]T)) error {
+	return currentByRow(rows, !q.sparse(), func(h *handOver[T]) (*Candidates[T], error) {
+		return readCandidates(ctx, r, q, table, rows, classifierIDs, h)
+	}, each)
 }
 
 // currentByRow is the current results of each of a batch's lake rows

@@ -25,24 +25,20 @@ func (r *Reader) ModelResults(ctx context.Context, orgID string, convs []Convers
 	return cands.Current(Runs(convs)), nil
 }
 
+// modelResults are model_results rows as pages read them.
+var modelResults = resultsTable[ModelResult]{name: "model_results", key: "model_id", columns: "result, text_result, event_time",
+	decode: func(cols []arrow.Array, i int, model string, in *interner) ModelResult {
+		return ModelResult{ModelID: model, Result: optionalBool(cols[3], i), TextResult: optionalInterned(cols[4], i, in), EventTime: timestampAt(cols[5], i)}
+	}}
+
 // ModelCandidates reads the model_results rows of the models for
 // conversations (lake rows of q's page, before the catalog check); their
 // Current chooses among them.
 func (r *Reader) ModelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string) (*Candidates[ModelResult], error) {
-	return r.modelCandidates(ctx, q, convs, modelIDs, nil)
+	return readCandidates(ctx, r, q, modelResults, convs, modelIDs, nil)
 }
 
 // ModelResultsByRow is ClassifierResultsByRow for model_results.
 func (r *Reader) ModelResultsByRow(ctx context.Context, q PageQuery, rows []Conversation, modelIDs []string, each func(lo int, current [][]ModelResult)) error {
-	return currentByRow(rows, !q.sparse(), func(h *handOver[ModelResult]) (*Candidates[ModelResult], error) {
-		return r.modelCandidates(ctx, q, rows, modelIDs, h)
-	}, each)
-}
-
-func (r *Reader) modelCandidates(ctx context.Context, q PageQuery, convs []Conversation, modelIDs []string, h *handOver[ModelResult]) (*Candidates[ModelResult], error) {
-	return readCandidates(ctx, r, q, "model_results", "model_id", "result, text_result, event_time", convs, modelIDs, h,
-		func(cols []arrow.Array, i int, model string, in *interner) ModelResult {
-			return ModelResult{ModelID: model, Result: optionalBool(cols[3], i),
-				TextResult: optionalInterned(cols[4], i, in), EventTime: timestampAt(cols[5], i)}
-		})
+	return resultsByRow(ctx, r, q, modelResults, rows, modelIDs, each)
 }
