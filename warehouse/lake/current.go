@@ -132,16 +132,61 @@ func (c *Candidates[T]) Current(runs map[string]string) map[string][]T {
 // may name a conversation more than once with different runs, as a
 // batch of lake rows does before the catalog says which run is current.
 // The i-th slice holds the current rows of the i-th; no map is built.
+//
+// Rows in a few sorted pieces (a sparse page's join hands its threads'
+// outputs over so) are chosen from where they are: each conversation's
+// rows are found in each piece, and merged only when they are in more
+// than one. Merging the pieces first cost a page as much again as
+// choosing; rows in many pieces are merged first all the same.
 func (c *Candidates[T]) CurrentOfEach(convs, runs []string) [][]T {
-	c.sort()
+	pieces := c.pieces()
 	out := make([][]T, len(convs))
 	var kept []T
-	var last, next int // the last conversation's rows found, and the rows after them
+	at := make([]struct{ last, next int }, len(pieces)) // in each piece, the last conversation's rows found and the rows after them
+	holding := make([]int, 0, len(pieces))              // the pieces holding a conversation's rows
 	for i, conv := range convs {
-		start, found := c.find(conv, last, next)
-		if found {
-			last, next = start, groupEnd(c.keys, start)
-			out[i], kept = c.currentOf(last, next, runs[i], kept)
+		holding = holding[:0]
+		for p, piece := range pieces {
+			if start, found := piece.find(conv, at[p].last, at[p].next); found {
+				at[p].last, at[p].next = start, groupEnd(piece.keys, start)
+				holding = append(holding, p)
+			}
+		}
+		switch len(holding) {
+		case 0:
+		case 1:
+			p := holding[0]
+			out[i], kept = pieces[p].currentOf(at[p].last, at[p].next, runs[i], kept)
+		default:
+			whole := &Candidates[T]{}
+			for _, p := range holding {
+				whole.keys = append(whole.keys, pieces[p].keys[at[p].last:at[p].next]...)
+				whole.rows = append(whole.rows, pieces[p].rows[at[p].last:at[p].next]...)
+			}
+			whole.sort()
+			out[i], kept = whole.currentOf(0, whole.Len(), runs[i], kept)
+		}
+	}
+	return out
+}
+
+// mostPieces bounds the pieces CurrentOfEach chooses from as they are:
+// each conversation is looked for in each.
+const mostPieces = 8
+
+// pieces are the rows' sorted pieces, in order (none when there are no
+// rows); more than mostPieces are merged into one first.
+func (c *Candidates[T]) pieces() []*Candidates[T] {
+	var out []*Candidates[T]
+	start := 0
+	for i := 1; i <= len(c.keys); i++ {
+		if i == len(c.keys) || compareKeys(c.keys[i-1], c.keys[i]) > 0 {
+			out = append(out, c.Slice(start, i))
+			start = i
+		}
+		if len(out) > mostPieces {
+			c.sort()
+			return []*Candidates[T]{c}
 		}
 	}
 	return out
@@ -150,12 +195,16 @@ func (c *Candidates[T]) CurrentOfEach(convs, runs []string) [][]T {
 // find is where a conversation's rows start. A batch asks for its
 // conversations in id order, the candidates' own (the same one again for
 // its rows of another run): its rows are then those found last or those
-// after them, and are searched for only when they are neither.
+// after them, or it has none if it comes between the two; it is searched
+// for only when it is asked for out of that order.
 func (c *Candidates[T]) find(conv string, last, next int) (int, bool) {
 	for _, at := range [2]int{last, next} {
 		if at < len(c.keys) && c.keys[at].conv == conv {
 			return at, true
 		}
+	}
+	if (next == len(c.keys) || c.keys[next].conv > conv) && (next == 0 || c.keys[next-1].conv < conv) {
+		return next, false
 	}
 	return slices.BinarySearchFunc(c.keys, conv, func(k candidateKey, conv string) int { return strings.Compare(k.conv, conv) })
 }

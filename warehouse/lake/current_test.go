@@ -97,6 +97,69 @@ func TestSliceOfCandidates(t *testing.T) {
 	}
 }
 
+// Rows in sorted pieces are chosen from as if merged first: a
+// conversation's rows in one piece or split over several, with rows of
+// older and newer runs, asked for in order, again with another run, out
+// of order, and not there at all; over one piece to more than mostPieces.
+func TestCurrentOfEachInPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var sorted []candidateRow
+	for conv := range 60 {
+		for k := range 1 + conv%4 {
+			for r := range 1 + (conv+k)%3 { // runs r0…r2
+				key := candidateKey{conv: fmt.Sprintf("c%02d", conv), classifier: fmt.Sprintf("k%d", k), run: fmt.Sprintf("r%d", r)}
+				sorted = append(sorted, candidateRow{key, len(sorted)})
+			}
+		}
+	}
+	var convs, runs []string
+	for conv := range 62 { // c60 and c61 have no rows
+		convs, runs = append(convs, fmt.Sprintf("c%02d", conv)), append(runs, fmt.Sprintf("r%d", conv%3))
+		if conv%7 == 0 { // asked again with another run, as a batch's rows of two runs are
+			convs, runs = append(convs, fmt.Sprintf("c%02d", conv)), append(runs, fmt.Sprintf("r%d", (conv+1)%3))
+		}
+	}
+	shuffled := rng.Perm(len(convs))
+	for pieces := 1; pieces <= mostPieces+2; pieces++ {
+		// Each row to one of the pieces, each piece in order, the pieces
+		// one after the other (a join's threads' outputs).
+		split := make([][]candidateRow, pieces)
+		for _, r := range sorted {
+			p := rng.IntN(pieces)
+			split[p] = append(split[p], r)
+		}
+		keys, rows := keysAndRows(slices.Concat(split...))
+		wantKeys, wantRows := keysAndRows(sorted)
+		for name, order := range map[string][]int{"in order": nil, "out of order": shuffled} {
+			asked, askedRuns := convs, runs
+			if order != nil {
+				asked, askedRuns = make([]string, len(order)), make([]string, len(order))
+				for i, j := range order {
+					asked[i], askedRuns[i] = convs[j], runs[j]
+				}
+			}
+			got := (&Candidates[int]{keys: slices.Clone(keys), rows: slices.Clone(rows)}).CurrentOfEach(asked, askedRuns)
+			for i, conv := range asked {
+				// The rule row by row: per classifier, the newest run not
+				// older than the asked one.
+				var want []int
+				for j, k := range wantKeys {
+					switch {
+					case k.conv != conv || k.run < askedRuns[i]:
+					case len(want) > 0 && wantKeys[j-1].classifier == k.classifier && wantKeys[j-1].run >= askedRuns[i]:
+						want[len(want)-1] = wantRows[j] // a newer run of the same classifier
+					default:
+						want = append(want, wantRows[j])
+					}
+				}
+				if !slices.Equal(got[i], want) {
+					t.Fatalf("%d pieces, %s: %s of %s: got %v, want %v", pieces, name, conv, askedRuns[i], got[i], want)
+				}
+			}
+		}
+	}
+}
+
 // candidateRow is a test's candidate: its key and its row.
 type candidateRow struct {
 	key candidateKey
@@ -196,4 +259,48 @@ func BenchmarkInOrder(b *testing.B) {
 			slices.SortFunc(work, func(a, b candidateRow) int { return compareKeys(a.key, b.key) })
 		}
 	})
+}
+
+// BenchmarkCurrentOfEach chooses the current results of a page's 1,000
+// conversations of 20 results each (rows of a page's size), asked for in
+// id order: from rows in one sorted piece (a dense page's), and in two
+// interleaved ones (a hierarchy page's join hands its threads' outputs
+// over so).
+func BenchmarkCurrentOfEach(b *testing.B) {
+	type result struct {
+		classifier, value string
+		reasoning         *string
+	}
+	convs, classifiers := make([]string, 1000), make([]string, 20)
+	for i := range convs {
+		convs[i] = fmt.Sprintf("01999d11-a3bb-70c6-896b-%012d", i)
+	}
+	for i := range classifiers {
+		classifiers[i] = fmt.Sprintf("01a1ffe2-b1d6-7aff-bb2f-%012d", i)
+	}
+	const run = "01a1ffe2-b90d-74fc-8e5a-0a3ee263c7e4"
+	runs := slices.Repeat([]string{run}, len(convs))
+	for _, pieces := range []int{1, 2} {
+		b.Run(fmt.Sprintf("%d pieces", pieces), func(b *testing.B) {
+			read := &Candidates[result]{}
+			for p := range pieces {
+				for conv := p * 50; conv < len(convs); conv += 50 * pieces { // runs of 50 conversations a piece
+					for i := conv; i < min(conv+50, len(convs)); i++ {
+						for _, k := range classifiers {
+							read.Add(convs[i], run, k, result{k, "Yes", nil})
+						}
+					}
+				}
+			}
+			keys, rows := make([]candidateKey, read.Len()), make([]result, read.Len())
+			for b.Loop() {
+				copy(keys, read.keys) // as read: choosing may sort them
+				copy(rows, read.rows)
+				c := &Candidates[result]{keys: keys, rows: rows}
+				if each := c.CurrentOfEach(convs, runs); len(each[999]) != 20 {
+					b.Fatalf("%d results of the last", len(each[999]))
+				}
+			}
+		})
+	}
 }
