@@ -51,10 +51,11 @@ pages (the cursor halfway through the range), with and without a hierarchy
 filter; beside each, the same page's lake queries run directly in DuckDB on
 the same files (no catalog check, JSON or HTTP), the two taking turns
 request by request, and a second table of each page's steps (its
-Server-Timing) beside the direct queries' two, and the CPU time a page takes served in process and queried directly. Then
-the console's dashboard over 14 days (all, hierarchy R1) and all 92 days,
-as a signed-in administrator, beside its figure queries alone
-(conversations per day, hit rates, every team's and agent's figures);
+Server-Timing) beside the direct queries' two, and the CPU time a page
+takes served in process and queried directly. Then the console's
+dashboard over 14 days (all, hierarchy R1) and all 92 days, as a
+signed-in administrator, beside its figure queries alone, taking turns
+too (conversations per day, hit rates, every team's and agent's figures);
 their "items" are the conversations counted. Then the console's
 conversation list filtered by a classifier's result over all 92 days:
 newest first, a deep page, and oldest first, beside the lake's search
