@@ -87,14 +87,7 @@ func (c *Candidates[T]) Slice(lo, hi int) *Candidates[T] {
 
 // Sorted tells whether the rows are in conversation, classifier and run
 // order, which choosing from them then keeps without moving a row.
-func (c *Candidates[T]) Sorted() bool {
-	for i := 1; i < len(c.keys); i++ {
-		if compareKeys(c.keys[i-1], c.keys[i]) > 0 {
-			return false
-		}
-	}
-	return true
-}
+func (c *Candidates[T]) Sorted() bool { return len(pieceBounds(c.keys)) <= 2 }
 
 // Grow makes room for n more rows.
 func (c *Candidates[T]) Grow(n int) {
@@ -177,16 +170,15 @@ const mostPieces = 8
 // pieces are the rows' sorted pieces, in order (none when there are no
 // rows); more than mostPieces are merged into one first.
 func (c *Candidates[T]) pieces() []*Candidates[T] {
+	bounds := pieceBounds(c.keys)
+	if len(bounds)-1 > mostPieces {
+		c.keys, c.rows = mergePieces(c.keys, c.rows, bounds)
+		return []*Candidates[T]{c}
+	}
 	var out []*Candidates[T]
-	start := 0
-	for i := 1; i <= len(c.keys); i++ {
-		if i == len(c.keys) || compareKeys(c.keys[i-1], c.keys[i]) > 0 {
-			out = append(out, c.Slice(start, i))
-			start = i
-		}
-		if len(out) > mostPieces {
-			c.sort()
-			return []*Candidates[T]{c}
+	for p := 0; p+1 < len(bounds); p++ {
+		if bounds[p] < bounds[p+1] {
+			out = append(out, c.Slice(bounds[p], bounds[p+1]))
 		}
 	}
 	return out
@@ -260,13 +252,22 @@ func (c *Candidates[T]) sort() { c.keys, c.rows = inOrder(c.keys, c.rows) }
 // O(n log pieces)) instead of sorted row by row, which costs a hierarchy
 // page several times more.
 func inOrder[T any](keys []candidateKey, rows []T) ([]candidateKey, []T) {
-	bounds := []int{0} // where each sorted piece starts, then the end
+	return mergePieces(keys, rows, pieceBounds(keys))
+}
+
+// pieceBounds are where keys' sorted pieces start, then their end.
+func pieceBounds(keys []candidateKey) []int {
+	bounds := []int{0}
 	for i := 1; i < len(keys); i++ {
 		if compareKeys(keys[i-1], keys[i]) > 0 {
 			bounds = append(bounds, i)
 		}
 	}
-	bounds = append(bounds, len(keys))
+	return append(bounds, len(keys))
+}
+
+// mergePieces is inOrder for keys in the sorted pieces bounds says.
+func mergePieces[T any](keys []candidateKey, rows []T, bounds []int) ([]candidateKey, []T) {
 	if len(bounds) <= 2 { // one piece, or none
 		return keys, rows
 	}
