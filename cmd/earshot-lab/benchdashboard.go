@@ -103,7 +103,7 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 		}
 		first := time.Since(began)
 		var items int
-		httpTimes, direct, err := timeInTurns(runs, func() error { return getDashboard(ctx, target, cookie) },
+		times, err := timeInTurns(runs, func() error { return getDashboard(ctx, target, cookie) },
 			func() (err error) {
 				items, err = c.direct()
 				return err
@@ -111,6 +111,7 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
+		httpTimes, direct := times[0], times[1]
 		out = append(out, queryTiming{name: c.name, first: first, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
 			directP50: pct(direct, 50), directP99: pct(direct, 99), items: items})
 	}

@@ -193,12 +193,17 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 			}
 			return err
 		}
-		httpTimes, direct, err := timeInTurns(runs, func() error { return getPage(ctx, target, token, &body, steps) },
-			func() error { return queryDirect(directSteps) })
+		var served bytes.Buffer
+		serve := func() error { return servePage(ctx, st.Handler, target, token, &served) }
+		times, err := timeInTurns(runs, func() error { return getPage(ctx, target, token, &body, steps) },
+			serve, func() error { return queryDirect(directSteps) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		handler, handlerCPU, err := timeRunsCPU(runs, func() error { return servePage(ctx, st.Handler, target, token, &body) })
+		httpTimes, handler, direct := times[0], times[1], times[2]
+		// The CPU a page takes is read over runs of its own: the turns'
+		// runs mix the three.
+		_, handlerCPU, err := timeRunsCPU(runs, serve)
 		if err != nil {
 			return nil, fmt.Errorf("%s in process: %w", c.name, err)
 		}
@@ -349,26 +354,24 @@ func timeRuns(runs int, fn func() error) ([]time.Duration, error) {
 	return out, nil
 }
 
-// timeInTurns times a and b as timeRuns does, taking turns, each first
-// every other run: the two are compared (an API page and its direct
-// queries), and whatever else the machine does meanwhile then falls on
-// both alike.
-func timeInTurns(runs int, a, b func() error) (aTimes, bTimes []time.Duration, err error) {
+// timeInTurns times each of fns as timeRuns does, taking turns, each
+// first in its turn of the runs: they are compared (an API page through
+// HTTP, in process and its direct queries), and whatever else the machine
+// does meanwhile then falls on all alike.
+func timeInTurns(runs int, fns ...func() error) ([][]time.Duration, error) {
+	times := make([][]time.Duration, len(fns))
 	for i := range runs + warmUpRuns {
-		first, second, firstTimes, secondTimes := a, b, &aTimes, &bTimes
-		if i%2 == 1 {
-			first, second, firstTimes, secondTimes = b, a, &bTimes, &aTimes
-		}
-		if err := timeRun(first, firstTimes, i >= warmUpRuns); err != nil {
-			return nil, nil, err
-		}
-		if err := timeRun(second, secondTimes, i >= warmUpRuns); err != nil {
-			return nil, nil, err
+		for k := range fns {
+			at := (i + k) % len(fns)
+			if err := timeRun(fns[at], &times[at], i >= warmUpRuns); err != nil {
+				return nil, err
+			}
 		}
 	}
-	slices.Sort(aTimes)
-	slices.Sort(bTimes)
-	return aTimes, bTimes, nil
+	for _, t := range times {
+		slices.Sort(t)
+	}
+	return times, nil
 }
 
 // timeRun runs fn, and adds its time to times unless it is a warm-up run.
