@@ -20,7 +20,7 @@ var (
 	}
 	lakeFileColumns = []string{
 		"path", "table_name", "org_id", "part_date", "row_count", "byte_count", "min_id", "max_id", "min_interaction",
-		"max_interaction", "run_id", "created_on", "node_counts", "complete_classifiers",
+		"max_interaction", "run_id", "created_on", "node_counts", "complete_classifiers", "min_arrival", "max_arrival",
 	}
 	failureColumns        = []string{"id", "org_id", "interaction_id", "message", "created_on"}
 	reviewColumns         = []string{"id", "org_id", "conversation_id", "event_type", "reviewer", "event_time", "model_results"}

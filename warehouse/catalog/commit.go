@@ -20,6 +20,9 @@ type LakeFile struct {
 	MinID, MaxID   string
 	MinInteraction *time.Time
 	MaxInteraction *time.Time
+	// MinArrival and MaxArrival (conversations files) are the first and
+	// last arrival of the file's rows; nil when unknown.
+	MinArrival, MaxArrival *time.Time
 	// NodeCounts (conversations files) counts the file's conversations by
 	// hierarchy node ("" for none); nil when unknown.
 	NodeCounts map[string]int64
@@ -40,7 +43,7 @@ func lakeFileRow(f LakeFile, runID string, created time.Time) []any {
 		complete = string(b)
 	}
 	return []any{f.Path, f.Table, f.OrgID, f.Date.Format(time.DateOnly), f.Rows, f.Bytes, f.MinID, f.MaxID,
-		stampPtr(f.MinInteraction), stampPtr(f.MaxInteraction), runID, created, nodes, complete}
+		stampPtr(f.MinInteraction), stampPtr(f.MaxInteraction), runID, created, nodes, complete, stampPtr(f.MinArrival), stampPtr(f.MaxArrival)}
 }
 
 // UploadOutcome is what processing one claimed upload produced.

@@ -82,7 +82,7 @@ func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]L
 // date and id.
 func loadManifest(ctx context.Context, q querier, orgID string) ([]LakeFile, error) {
 	rows, err := q.QueryContext(ctx, `SELECT path, table_name, org_id, part_date, row_count, byte_count, min_id, max_id,
-		min_interaction, max_interaction, node_counts, complete_classifiers FROM lake_files WHERE ? = '' OR org_id = ? ORDER BY part_date, min_id`, orgID, orgID)
+		min_interaction, max_interaction, node_counts, complete_classifiers, min_arrival, max_arrival FROM lake_files WHERE ? = '' OR org_id = ? ORDER BY part_date, min_id`, orgID, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func loadManifest(ctx context.Context, q querier, orgID string) ([]LakeFile, err
 		var f LakeFile
 		var nodes, complete *string
 		if err := rows.Scan(&f.Path, &f.Table, &f.OrgID, &f.Date, &f.Rows, &f.Bytes, &f.MinID, &f.MaxID, &f.MinInteraction, &f.MaxInteraction,
-			&nodes, &complete); err != nil {
+			&nodes, &complete, &f.MinArrival, &f.MaxArrival); err != nil {
 			return nil, err
 		}
 		f.Date = day(f.Date)

@@ -89,7 +89,8 @@ func (w *Writer) Write(ctx context.Context, runID string, b Batch) ([]catalog.La
 			jobs = append(jobs, fileJob{TableConversations, p, func() arrow.RecordBatch { return conversationRecord(chunk) },
 				func(f *catalog.LakeFile) {
 					f.Rows, f.MinID, f.MaxID = int64(len(chunk)), chunk[0].ID, chunk[len(chunk)-1].ID
-					f.MinInteraction, f.MaxInteraction = interactionRange(chunk)
+					f.MinInteraction, f.MaxInteraction = timeRange(chunk, effectiveInteraction)
+					f.MinArrival, f.MaxArrival = timeRange(chunk, arrival)
 					f.NodeCounts = nodeCounts(chunk)
 					f.CompleteClassifiers = completeClassifiers(chunk, classified[p])
 				}})
@@ -297,28 +298,36 @@ func sortedPartitions[T any](m map[partition]T) []partition {
 	return out
 }
 
-func interactionRange(rows []Conversation) (lo, hi *time.Time) {
-	for _, r := range rows {
-		d := effectiveInteraction(r)
-		if lo == nil || d.Before(*lo) {
-			lo = d
+// timeRange is the earliest and the latest of at over rows (nil for
+// none): a file's range kept in the manifest for pruning.
+func timeRange(rows []Conversation, at func(*Conversation) time.Time) (lo, hi *time.Time) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	first, last := at(&rows[0]), at(&rows[0])
+	for i := range rows[1:] {
+		t := at(&rows[i+1])
+		if t.Before(first) {
+			first = t
 		}
-		if hi == nil || d.After(*hi) {
-			hi = d
+		if t.After(last) {
+			last = t
 		}
 	}
-	return lo, hi
+	return &first, &last
 }
 
 // effectiveInteraction is when a conversation took place: its interaction
 // date, or its arrival when none was given (what InteractionDate queries
 // filter on).
-func effectiveInteraction(r Conversation) *time.Time {
+func effectiveInteraction(r *Conversation) time.Time {
 	if r.InteractionDate != nil {
-		return r.InteractionDate
+		return *r.InteractionDate
 	}
-	return &r.ArrivedOn
+	return r.ArrivedOn
 }
+
+func arrival(r *Conversation) time.Time { return r.ArrivedOn }
 
 // Path is the object key of a lake file: the run that wrote it and a file
 // id of its own (a run writes many batches).

@@ -39,6 +39,34 @@ func localWriter(t *testing.T) (w *Writer, dir string) {
 	return &Writer{Bucket: bucket}, dir
 }
 
+// A file's ranges are the earliest and the latest of its rows' times,
+// wherever they are among its rows; a conversation without an interaction
+// date took place when it arrived.
+func TestTimeRange(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2025, 10, 3, h, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name                  string
+		rows                  []Conversation
+		arrivals, interaction [2]int // hours, first and last
+	}{
+		{"one row", []Conversation{{ArrivedOn: at(5), InteractionDate: ptr(at(4))}}, [2]int{5, 5}, [2]int{4, 4}},
+		{"extremes inside", []Conversation{{ArrivedOn: at(5)}, {ArrivedOn: at(2)}, {ArrivedOn: at(9)}, {ArrivedOn: at(6)}}, [2]int{2, 9}, [2]int{2, 9}},
+		{"interaction dates apart", []Conversation{{ArrivedOn: at(10), InteractionDate: ptr(at(1))}, {ArrivedOn: at(8)}, {ArrivedOn: at(12), InteractionDate: ptr(at(3))}},
+			[2]int{8, 12}, [2]int{1, 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi := timeRange(tc.rows, arrival)
+			ilo, ihi := timeRange(tc.rows, effectiveInteraction)
+			if !lo.Equal(at(tc.arrivals[0])) || !hi.Equal(at(tc.arrivals[1])) || !ilo.Equal(at(tc.interaction[0])) || !ihi.Equal(at(tc.interaction[1])) {
+				t.Fatalf("arrivals %v..%v, interactions %v..%v", lo, hi, ilo, ihi)
+			}
+		})
+	}
+	if lo, hi := timeRange(nil, arrival); lo != nil || hi != nil {
+		t.Fatalf("no rows: %v..%v", lo, hi)
+	}
+}
+
 func TestWriterPersistedSchema(t *testing.T) {
 	ctx := context.Background()
 	w, dir := localWriter(t)
@@ -50,11 +78,16 @@ func TestWriterPersistedSchema(t *testing.T) {
 	}
 	var layout []string
 	for _, f := range files {
-		layout = append(layout, fmt.Sprintf("%s rows=%d ids=%s..%s", strings.TrimSuffix(f.Path[:strings.LastIndex(f.Path, "/")], ""), f.Rows, f.MinID, f.MaxID))
+		line := fmt.Sprintf("%s rows=%d ids=%s..%s", strings.TrimSuffix(f.Path[:strings.LastIndex(f.Path, "/")], ""), f.Rows, f.MinID, f.MaxID)
+		if f.MinArrival != nil { // conversations files: the ranges the manifest prunes by
+			line += fmt.Sprintf(" arrivals=%s..%s interactions=%s..%s", f.MinArrival.Format(time.TimeOnly), f.MaxArrival.Format(time.TimeOnly),
+				f.MinInteraction.Format(time.DateTime), f.MaxInteraction.Format(time.DateTime))
+		}
+		layout = append(layout, line)
 	}
 	want := []string{
-		"lake/conversations/org=o1/date=2025-10-03 rows=3 ids=c1..c3",
-		"lake/conversations/org=o2/date=2025-10-04 rows=1 ids=x1..x1",
+		"lake/conversations/org=o1/date=2025-10-03 rows=3 ids=c1..c3 arrivals=23:59:00..23:59:00 interactions=2025-10-03 22:59:00..2025-10-03 22:59:00",
+		"lake/conversations/org=o2/date=2025-10-04 rows=1 ids=x1..x1 arrivals=00:01:00..00:01:00 interactions=2025-10-04 00:01:00..2025-10-04 00:01:00",
 		"lake/transcript_segments/org=o1/date=2025-10-03 rows=6 ids=c1..c3",
 		"lake/classifier_results/org=o1/date=2025-10-03 rows=4 ids=c1..c2",
 		"lake/model_results/org=o1/date=2025-10-03 rows=4 ids=c1..c2",

@@ -95,13 +95,12 @@ func manifestCount(cluster []catalog.LakeFile, q PageQuery, classifierIDs []stri
 }
 
 // inside tells whether every conversation of a file is in the window: its
-// whole arrival day, or its interaction range.
+// arrivals, or its interaction range.
 func inside(f catalog.LakeFile, w Window) bool {
 	if w.ByInteraction {
 		return f.MinInteraction != nil && f.MaxInteraction != nil && !f.MinInteraction.Before(w.From) && !f.MaxInteraction.After(w.To)
 	}
-	last := f.Date.Add(24*time.Hour - time.Microsecond)
-	return !f.Date.Before(w.From) && !last.After(w.To)
+	return w.arrivalsInside(f)
 }
 
 // scanCount counts the conversations of files by reading them.

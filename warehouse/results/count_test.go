@@ -12,8 +12,10 @@ import (
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
-// Count from the manifest must equal a scan of every file, whatever the
-// window, filters and file layout: whole days, a partial day, interaction
+// Count from the manifest must equal a scan of every file of the window's
+// days, whatever the window, filters and file layout: whole days, a
+// partial day, a day's arrivals held by part of it, a window ending at
+// midnight (the next day's file holds none of its arrivals), interaction
 // dates, hierarchy and classifier filters, re-run files overlapping
 // others, a classifier complete in no file.
 func TestCountMatchesScan(t *testing.T) {
@@ -64,6 +66,18 @@ func TestCountMatchesScan(t *testing.T) {
 	}
 
 	day := func(d int) time.Time { return o.Start.AddDate(0, 0, d) }
+	// The first and last arrivals of days 2 and 3 (a file each), for
+	// windows at their very edges.
+	arrivals := func(d int) (first, last time.Time) {
+		files, err := cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org.ID, Table: "conversations", Dates: []time.Time{day(d)}})
+		if err != nil || len(files) != 1 || files[0].MinArrival == nil {
+			t.Fatalf("day %d: %v %+v", d, err, files)
+		}
+		return *files[0].MinArrival, *files[0].MaxArrival
+	}
+	first2, last2 := arrivals(2)
+	first3, _ := arrivals(3)
+	us := time.Microsecond
 	complete := []string{org.Classifiers[0].ID}
 	region := []string{org.Teams[0], org.Teams[1], org.Teams[2]}
 	for _, tc := range []struct {
@@ -77,6 +91,13 @@ func TestCountMatchesScan(t *testing.T) {
 		{"whole days", Window{From: day(2), To: day(4).Add(-time.Microsecond)}, nil, nil, 150, 2},
 		{"whole days with re-run files", Window{From: day(0), To: day(2).Add(-time.Microsecond)}, nil, nil, 200, 0},
 		{"partial days", Window{From: day(1).Add(5 * time.Hour), To: day(3).Add(7 * time.Hour)}, nil, nil, 100, 1},
+		{"arrivals inside partial days", Window{From: day(2).Add(time.Microsecond), To: day(4).Add(-2 * time.Microsecond)}, nil, nil, 150, 2},
+		{"ending at midnight", Window{From: day(2), To: day(3)}, nil, nil, 50, 1},
+		{"a day's arrivals exactly", Window{From: first2, To: last2}, nil, nil, 50, 1},
+		{"all but a day's first arrival", Window{From: first2.Add(us), To: last2}, nil, nil, 50, 0},
+		{"all but a day's last arrival", Window{From: first2, To: last2.Add(-us)}, nil, nil, 50, 0},
+		{"ending before a day's first arrival", Window{From: day(2), To: first3.Add(-us)}, nil, nil, 50, 1},
+		{"ending at a day's first arrival", Window{From: day(2), To: first3}, nil, nil, 51, 1},
 		{"hierarchy", Window{From: day(0), To: day(4)}, region, nil, 5, 2},
 		{"complete classifier", Window{From: day(2), To: day(4).Add(-time.Microsecond)}, nil, complete, 150, 2},
 		{"classifier complete nowhere", Window{From: day(0), To: day(4)}, nil, []string{"extra"}, int64(len(partial)), 0},
@@ -93,7 +114,18 @@ func TestCountMatchesScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := r.scanCount(ctx, q, all, tc.classifiers)
+			days := all // the files of the window's days, none left out by its arrivals
+			if !tc.w.ByInteraction {
+				if days, err = cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: org.ID, Table: "conversations", From: tc.w.From, To: tc.w.To}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Only a window ending before a day's first arrival leaves out
+			// that day's file.
+			if pruned := map[string]int{"ending at midnight": 1, "ending before a day's first arrival": 1}[tc.name]; len(days)-len(all) != pruned {
+				t.Fatalf("%d of the window's %d files read, want %d left out", len(all), len(days), pruned)
+			}
+			want, err := r.scanCount(ctx, q, days, tc.classifiers)
 			if err != nil {
 				t.Fatal(err)
 			}
