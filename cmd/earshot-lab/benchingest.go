@@ -38,6 +38,7 @@ import (
 // the API, then `earshot jobs run ingest`, timed, and the server's memory.
 func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 	var archives, chats, runs, autoForm int
+	var warmUp bool
 	var keep, baseline, format, workerList, profile, traceFile string
 	cmd := &cobra.Command{
 		Use:   "ingest",
@@ -57,7 +58,10 @@ once more with an auto-scored evaluation form of N questions bound to the
 starter classifiers (every conversation gets its Auto evaluation in the
 commit), and prints what it costs beside the run without: the median of
 each round's pair of runs (the two in turn first), which a busy machine's
-drift moves less than the medians' difference.`,
+drift moves less than the medians' difference. --warm-up has each server
+ingest as many other archives first, not measured: the figures are then a
+warm server's (a fresh server's first job also grows its heap from
+nothing).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			self, err := os.Executable()
@@ -116,7 +120,8 @@ drift moves less than the medians' difference.`,
 						if traceFile != "" && bin.path == self {
 							serverFlags = append(serverFlags, "--trace", fmt.Sprintf("%s.%d", traceFile, n))
 						}
-						res, err := benchIngest(c.Context(), bin.path, data, format, archives, chats, n, bin.autoForm, c.ErrOrStderr(), serverFlags...)
+						setup := ingestSetup{format: format, archives: archives, chats: chats, workers: n, autoForm: bin.autoForm, warmUp: warmUp}
+						res, err := benchIngest(c.Context(), bin.path, data, setup, c.ErrOrStderr(), serverFlags...)
 						if err != nil {
 							return fmt.Errorf("%s: %w", bin.label, err)
 						}
@@ -162,6 +167,7 @@ drift moves less than the medians' difference.`,
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each binary and count of workers, alternating; the median run (by wall time) is printed, with the range")
 	cmd.Flags().StringVar(&traceFile, "trace", "", "write an execution trace of this build's server (uploads and ingest) to FILE.WORKERS (go tool trace)")
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS, FILE.WORKERS.auto with --auto-form (go tool pprof)")
+	cmd.Flags().BoolVar(&warmUp, "warm-up", false, "before the measured job, have each server ingest as many other archives in a job of its own, not measured: a warm server's figures (its heap grown, as a nightly job on a long-running server finds it) instead of a fresh one's first job")
 	cmd.Flags().IntVar(&autoForm, "auto-form", 0, "also run this build with an auto-scored form of this many questions bound to the starter classifiers")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
@@ -266,14 +272,22 @@ func pairedCost(first, second []ingestResult, measure func(ingestResult) time.Du
 	return median, costs[0], costs[len(costs)-1]
 }
 
-// benchIngest runs the benchmark on a server with workers ingest workers
-// (0: its default) and serverFlags, with an auto-scored form of autoForm
-// questions (0: none).
-func benchIngest(ctx context.Context, self, data, format string, archives, chats, workers, autoForm int, log io.Writer, serverFlags ...string) (ingestResult, error) {
+// ingestSetup is one run of the ingest benchmark: archives of chats in
+// format, ingested by workers ingest workers (0: the server's default),
+// with an auto-scored form of autoForm questions (0: none), after a job of
+// as many other archives when warmUp.
+type ingestSetup struct {
+	format                             string
+	archives, chats, workers, autoForm int
+	warmUp                             bool
+}
+
+// benchIngest runs the benchmark on a server with serverFlags.
+func benchIngest(ctx context.Context, self, data string, setup ingestSetup, log io.Writer, serverFlags ...string) (ingestResult, error) {
 	var res ingestResult
 	flags := append([]string{"--rate-limit", "0"}, serverFlags...) // the uploads are the setup, not what is measured
-	if workers > 0 {
-		flags = append(flags, "--ingest-workers", strconv.Itoa(workers))
+	if setup.workers > 0 {
+		flags = append(flags, "--ingest-workers", strconv.Itoa(setup.workers))
 	}
 	server, err := startServer(ctx, self, data, log, flags...)
 	if err != nil {
@@ -287,13 +301,22 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 	if err != nil {
 		return res, err
 	}
-	if autoForm > 0 {
+	if setup.autoForm > 0 {
 		api := demo.API{BaseURL: server.base, Token: strings.TrimPrefix(bearer, "Bearer "), HTTP: http.DefaultClient}
-		if err := createAutoForm(ctx, api, autoForm); err != nil {
+		if err := createAutoForm(ctx, api, setup.autoForm); err != nil {
 			return res, err
 		}
 	}
-	if err := uploadArchives(ctx, []string{server.base}, bearer, format, archives, chats, log); err != nil {
+	if setup.warmUp {
+		if err := uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, warmUpArchives, log); err != nil {
+			return res, err
+		}
+		fmt.Fprintln(log, "warming the server up: earshot jobs run ingest, not measured…")
+		if _, err := runIngestJob(ctx, self, []string{"--data", data}); err != nil {
+			return res, err
+		}
+	}
+	if err := uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, measuredArchives, log); err != nil {
 		return res, err
 	}
 	fmt.Fprintln(log, "running earshot jobs run ingest…")
@@ -318,7 +341,7 @@ func benchIngest(ctx context.Context, self, data, format string, archives, chats
 			res.stages = append(res.stages, counts[stage])
 		}
 	}
-	if err == nil && autoForm > 0 && counts["auto_evaluations"] != res.conversations {
+	if err == nil && setup.autoForm > 0 && counts["auto_evaluations"] != res.conversations {
 		err = fmt.Errorf("%d Auto evaluations for %d conversations", counts["auto_evaluations"], res.conversations)
 	}
 	cpuAfter, cerr := processCPU(server.pid)
@@ -350,11 +373,23 @@ func importStarter(ctx context.Context, self string, flags []string) error {
 	return nil
 }
 
-// uploadArchives generates the chat archives and uploads them, four at a
-// time, through the servers in turn.
-func uploadArchives(ctx context.Context, bases []string, bearer, format string, archives, chats int, log io.Writer) error {
+// archiveSet names a set of generated archives: its file names' prefix
+// and its generator's seed (the chats of two sets differ).
+type archiveSet struct {
+	prefix string
+	seed   uint64
+}
+
+var (
+	measuredArchives = archiveSet{"bench", 2025}
+	warmUpArchives   = archiveSet{"warm-up", 2026}
+)
+
+// uploadArchives generates a set of chat archives and uploads them, four
+// at a time, through the servers in turn.
+func uploadArchives(ctx context.Context, bases []string, bearer, format string, archives, chats int, set archiveSet, log io.Writer) error {
 	fmt.Fprintf(log, "uploading %d %s archives of %d chats…\n", archives, format, chats)
-	gen := dialogues.New(2025)
+	gen := dialogues.New(set.seed)
 	start := time.Now().UTC().Add(-time.Hour)
 	bodies := make([][]byte, archives)
 	for a := range bodies {
@@ -371,7 +406,7 @@ func uploadArchives(ctx context.Context, bases []string, bearer, format string, 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[a] = uploadArchive(ctx, bases[a%len(bases)], bearer, fmt.Sprintf("bench-%03d.%s", a, format), body)
+			errs[a] = uploadArchive(ctx, bases[a%len(bases)], bearer, fmt.Sprintf("%s-%03d.%s", set.prefix, a, format), body)
 		}()
 	}
 	wg.Wait()
