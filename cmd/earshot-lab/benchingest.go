@@ -167,7 +167,7 @@ nothing).`,
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs of each binary and count of workers, alternating; the median run (by wall time) is printed, with the range")
 	cmd.Flags().StringVar(&traceFile, "trace", "", "write an execution trace of this build's server (uploads and ingest) to FILE.WORKERS (go tool trace)")
 	cmd.Flags().StringVar(&profile, "cpu-profile", "", "write a CPU profile of this build's server (uploads and ingest) to FILE.WORKERS, FILE.WORKERS.auto with --auto-form (go tool pprof)")
-	cmd.Flags().BoolVar(&warmUp, "warm-up", false, "before the measured job, have each server ingest as many other archives in a job of its own, not measured: a warm server's figures (its heap grown, as a nightly job on a long-running server finds it) instead of a fresh one's first job")
+	cmd.Flags().BoolVar(&warmUp, "warm-up", false, "before the measured job, have each server ingest as many other archives in a job of its own, not measured: a warm server's figures (its heap grown and its pools filled, as a job finds them right after another) instead of a fresh one's first job")
 	cmd.Flags().IntVar(&autoForm, "auto-form", 0, "also run this build with an auto-scored form of this many questions bound to the starter classifiers")
 	cmd.Flags().StringVar(&workerList, "workers", "", "ingest workers to run with, one run each: a list such as 1,2,all (all: the machine's cores); default: the server's default")
 	return cmd
