@@ -29,6 +29,11 @@ type ManifestQuery struct {
 	// InteractionFrom and InteractionTo keep files whose interaction dates
 	// overlap them (only conversations files record them).
 	InteractionFrom, InteractionTo *time.Time
+	// ArrivalFrom and ArrivalTo drop files whose recorded arrivals all lie
+	// outside them (only conversations files record them; a file without
+	// is kept). A conversation's rows carry its one arrival in every run,
+	// so a file dropped holds no current row in them either.
+	ArrivalFrom, ArrivalTo *time.Time
 	// AfterID keeps files holding an id above it (keyset cursors); MaxID
 	// keeps files holding an id at or below it.
 	AfterID, MaxID string
@@ -68,6 +73,8 @@ func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]L
 			!q.To.IsZero() && f.Date.After(to),
 			q.InteractionFrom != nil && (f.MaxInteraction == nil || f.MaxInteraction.Before(*q.InteractionFrom)),
 			q.InteractionTo != nil && (f.MinInteraction == nil || f.MinInteraction.After(*q.InteractionTo)),
+			q.ArrivalFrom != nil && f.MaxArrival != nil && f.MaxArrival.Before(stamp(*q.ArrivalFrom)),
+			q.ArrivalTo != nil && f.MinArrival != nil && f.MinArrival.After(stamp(*q.ArrivalTo)),
 			q.AfterID != "" && f.MaxID <= q.AfterID,
 			q.MaxID != "" && f.MinID > q.MaxID,
 			days != nil && !days[f.Date]:

@@ -95,12 +95,19 @@ func manifestCount(cluster []catalog.LakeFile, q PageQuery, classifierIDs []stri
 }
 
 // inside tells whether every conversation of a file is in the window: its
-// arrivals, or its interaction range.
+// interaction range, its arrival range, or without one its whole arrival
+// day. The lake keeps times to the microsecond, and DuckDB compares them
+// with the window's bounds so cut.
 func inside(f catalog.LakeFile, w Window) bool {
-	if w.ByInteraction {
+	from, to := w.From.Truncate(time.Microsecond), w.To.Truncate(time.Microsecond)
+	switch {
+	case w.ByInteraction:
 		return f.MinInteraction != nil && f.MaxInteraction != nil && !f.MinInteraction.Before(w.From) && !f.MaxInteraction.After(w.To)
+	case f.MinArrival != nil && f.MaxArrival != nil:
+		return !f.MinArrival.Before(from) && !f.MaxArrival.After(to)
 	}
-	return w.arrivalsInside(f)
+	last := f.Date.Add(24*time.Hour - time.Microsecond)
+	return !f.Date.Before(w.From) && !last.After(w.To)
 }
 
 // scanCount counts the conversations of files by reading them.

@@ -27,8 +27,8 @@ func Runs(convs []Conversation) map[string]string {
 
 // CurrentOfEach are the current results of each of a batch's lake rows
 // (Candidates.CurrentOfEach): the i-th of rows[i], taking its run as
-// current, so that they can be chosen and laid out beside the catalog's
-// check of the rows.
+// current, chosen once all are read — what the pages' reads by row
+// (currentByRow) hand over range by range.
 func CurrentOfEach[T any](cands *Candidates[T], rows []Conversation) [][]T {
 	ids, runs := idsAndRuns(rows)
 	return cands.CurrentOfEach(ids, runs)

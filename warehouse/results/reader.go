@@ -67,30 +67,6 @@ type Window struct {
 	ByInteraction bool
 }
 
-// arrivalsOutside tells whether none of a conversations file's rows
-// arrived in w, by the arrival range in its manifest entry (false when it
-// has none). A conversation arrives once: its rows of every run carry the
-// same arrival, so a file outside holds none of a current row either.
-func (w Window) arrivalsOutside(f catalog.LakeFile) bool {
-	from, to := lakeTime(w.From), lakeTime(w.To)
-	return f.MinArrival != nil && f.MaxArrival != nil && (f.MaxArrival.Before(from) || f.MinArrival.After(to))
-}
-
-// arrivalsInside tells whether every row of a conversations file arrived
-// in w, by the arrival range in its manifest entry or, without one, its
-// whole day.
-func (w Window) arrivalsInside(f catalog.LakeFile) bool {
-	if f.MinArrival != nil && f.MaxArrival != nil {
-		return !f.MinArrival.Before(lakeTime(w.From)) && !f.MaxArrival.After(lakeTime(w.To))
-	}
-	last := f.Date.Add(24*time.Hour - time.Microsecond)
-	return !f.Date.Before(w.From) && !last.After(w.To)
-}
-
-// lakeTime is a window's bound as DuckDB compares it with the lake's
-// times: to the microsecond.
-func lakeTime(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
-
 // Conversation is a processed conversation of a page.
 type Conversation struct {
 	ID              string
@@ -276,11 +252,9 @@ func (r *Reader) conversationFiles(ctx context.Context, q PageQuery) ([]catalog.
 		mq.InteractionFrom, mq.InteractionTo = &q.From, &q.To
 	} else {
 		mq.From, mq.To = q.From, q.To
+		mq.ArrivalFrom, mq.ArrivalTo = &q.From, &q.To
 	}
 	files, err := r.Manifest.ManifestFiles(ctx, mq)
-	if !q.ByInteraction {
-		files = slices.DeleteFunc(files, func(f catalog.LakeFile) bool { return q.Window.arrivalsOutside(f) })
-	}
 	slices.SortFunc(files, func(a, b catalog.LakeFile) int { return strings.Compare(a.MinID, b.MinID) })
 	return files, err
 }
