@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"runtime"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -48,41 +50,67 @@ func givePageBuffer(buf *[]byte) {
 	}
 }
 
-// writePage answers a result page: a JSON array of its items.
+// writePage answers a result page: a JSON array of its items, written in
+// parts at once (pageParts) and sent part after part, never joined.
 func writePage[T jsonItem](c *gin.Context, items []T) {
-	buf := takePageBuffer()
 	stop := timing.Start(c.Request.Context(), "encode")
-	*buf = appendPageInParts((*buf)[:0], items, pageParts(len(items)))
+	page := encodePage(items, pageParts(len(items)))
 	stop()
+	defer page.giveBack()
 	writeServerTiming(c)
-	c.Data(http.StatusOK, "application/json; charset=utf-8", *buf) // written out before it returns
-	givePageBuffer(buf)
+	c.Header("Content-Type", "application/json; charset=utf-8")
+	c.Header("Content-Length", strconv.Itoa(page.size()))
+	c.Status(http.StatusOK)
+	for _, part := range page {
+		if _, err := c.Writer.Write(*part); err != nil {
+			return // the client went away: nothing more to send it
+		}
+	}
 }
 
-// appendPageInParts is appendPage with the items written in parts at
-// once (inParts), each but the first into a buffer of its own, then
-// joined.
-func appendPageInParts[T jsonItem](dst []byte, items []T, parts int) []byte {
-	if parts <= 1 || len(items) < parts {
-		return appendPage(dst, items)
-	}
-	bufs := make([]*[]byte, parts) // of the parts after the first
-	inParts(len(items), parts, func(p, lo, hi int) {
-		if p == 0 {
-			dst = appendItems(append(dst, '['), items[lo:hi])
-			return
-		}
+// pageJSON is a page's JSON in parts, in order, each in a kept buffer
+// (pageBuffers): sent one after the other, they are the page's array.
+type pageJSON []*[]byte
+
+// encodePage writes items as a JSON array (null for nil, as
+// encoding/json) in parts at once (inParts): the first part opens the
+// array, each after it begins with its comma, and the last closes it.
+func encodePage[T jsonItem](items []T, parts int) pageJSON {
+	if items == nil {
 		buf := takePageBuffer()
-		*buf = appendItems((*buf)[:0], items[lo:hi])
-		bufs[p] = buf
-	})
-	for _, buf := range bufs {
-		if buf != nil {
-			dst = append(append(dst, ','), *buf...)
-			givePageBuffer(buf)
-		}
+		*buf = append((*buf)[:0], "null"...)
+		return pageJSON{buf}
 	}
-	return append(dst, ']')
+	page := make(pageJSON, max(1, parts))
+	inParts(len(items), parts, func(p, lo, hi int) {
+		buf := takePageBuffer()
+		open := byte(',')
+		if p == 0 {
+			open = '['
+		}
+		*buf = appendItems(append((*buf)[:0], open), items[lo:hi])
+		page[p] = buf
+	})
+	page = slices.DeleteFunc(page, func(buf *[]byte) bool { return buf == nil }) // parts left without items
+	last := page[len(page)-1]
+	*last = append(*last, ']')
+	return page
+}
+
+// size is the page's length in bytes.
+func (page pageJSON) size() int {
+	n := 0
+	for _, part := range page {
+		n += len(*part)
+	}
+	return n
+}
+
+// giveBack keeps the page's buffers for the pages after it.
+func (page pageJSON) giveBack() {
+	for _, part := range page {
+		givePageBuffer(part)
+	}
 }
 
 // appendItems writes items separated by commas.

@@ -117,12 +117,25 @@ func TestPageJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	check("ModelResults page", appendPage(nil, items), items)
 	check("Insights page", appendPage(nil, lines), insights)
-	for _, parts := range []int{2, 3, 4, 7, len(items) - 1, len(items)} { // written at once on a machine of many cores
-		check(fmt.Sprintf("ModelResults page in %d parts", parts), appendPageInParts([]byte("kept"), items, parts)[len("kept"):], items)
-		check(fmt.Sprintf("Insights page in %d parts", parts), appendPageInParts(nil, lines, parts), insights)
+	for _, parts := range []int{1, 2, 3, 4, 7, len(items) - 1, len(items), len(items) + 1} { // written at once on a machine of many cores
+		check(fmt.Sprintf("ModelResults page in %d parts", parts), sent(encodePage(items, parts)), items)
+		check(fmt.Sprintf("Insights page in %d parts", parts), sent(encodePage(lines, parts)), insights)
+		check(fmt.Sprintf("empty page in %d parts", parts), sent(encodePage([]insightLine{}, parts)), []insightItem{})
+		check(fmt.Sprintf("nil page in %d parts", parts), sent(encodePage[insightLine](nil, parts)), []insightItem(nil))
 	}
 	check("empty page", appendPage(nil, []insightLine{}), []insightItem{})
 	check("nil page", appendPage[insightLine](nil, nil), []insightItem(nil))
+}
+
+// sent is a page's JSON as its response sends it, its parts one after
+// the other; its buffers are given back.
+func sent(page pageJSON) []byte {
+	defer page.giveBack()
+	var out []byte
+	for _, part := range page {
+		out = append(out, *part...)
+	}
+	return out
 }
 
 // FuzzAppendJSONString holds appendJSONString to encoding/json on any
@@ -176,7 +189,7 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 			t.Fatalf("%d cores: %d parts", procs, parts)
 		}
 		items := modelResultsItems(models, convs, found, nil, true)
-		return appendPageInParts(nil, items, pageParts(len(items)))
+		return sent(encodePage(items, pageParts(len(items))))
 	}
 	one, many := page(1), page(16)
 	if !bytes.Equal(one, many) {
@@ -196,7 +209,7 @@ func TestPageLaidOutInPartsAsInOne(t *testing.T) {
 		callID := "call " + items[i].ID
 		items[i].tail, items[i].ID, items[i].ConversationID, items[i].ClientCallID = tail, "public "+items[i].ID, "public "+items[i].ID, &callID
 	}
-	ahead := appendPageInParts(nil, items, 2)
+	ahead := sent(encodePage(items, 2))
 	for i := range items {
 		items[i].tail = nil
 	}
@@ -281,9 +294,7 @@ func BenchmarkInsightsPageWrite(b *testing.B) {
 			for i, row := range results.RowsOf(convs, convs) {
 				lines[i] = insightLine{head: insightHeadOf(convs[i], convs[i].ID), results: byRow[row]}
 			}
-			buf := takePageBuffer()
-			*buf = appendPageInParts((*buf)[:0], lines, pageParts(len(lines)))
-			givePageBuffer(buf)
+			encodePage(lines, pageParts(len(lines))).giveBack()
 			written.giveBack()
 		}
 	})
@@ -303,9 +314,7 @@ func BenchmarkInsightsPageWrite(b *testing.B) {
 				}
 				items[i] = item
 			}
-			buf := takePageBuffer()
-			*buf = appendPageInParts((*buf)[:0], items, pageParts(len(items)))
-			givePageBuffer(buf)
+			encodePage(items, pageParts(len(items))).giveBack()
 		}
 	})
 }
