@@ -22,6 +22,8 @@ type CompactManifest interface {
 	LakePaths(ctx context.Context) ([]string, error)
 	RetiredBy(ctx context.Context, t time.Time) ([]string, error)
 	ForgetRetired(ctx context.Context, paths []string) error
+	FilesWithoutArrivals(ctx context.Context) ([]catalog.LakeFile, error)
+	RecordArrivals(ctx context.Context, f catalog.LakeFile, first, last time.Time) error
 }
 
 // DayRuns gives each conversation of an organization's day its current
@@ -31,9 +33,11 @@ type DayRuns interface {
 }
 
 // PartitionReader reads the current rows of a partition's files
-// (lakedb.DB), given each conversation's current run.
+// (lakedb.DB), given each conversation's current run, and a conversations
+// file's first and last arrival.
 type PartitionReader interface {
 	ReadPartition(ctx context.Context, p catalog.Partition, runs map[string]string) (lake.Batch, error)
+	Arrivals(ctx context.Context, path string) (first, last time.Time, err error)
 }
 
 // LakeBucket lists and removes lake objects.
@@ -68,7 +72,8 @@ type Compact struct {
 	Log          *slog.Logger
 }
 
-// Run compacts every partition with more than one file.
+// Run compacts every partition with more than one file, then records the
+// arrival range of the conversations files whose manifest entries lack it.
 func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"partitions": 0, "files_retired": 0, "files_removed": 0, "files_written": 0, "rows": 0}
 	parts, err := j.Manifest.CompactionCandidates(ctx)
@@ -108,6 +113,10 @@ func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64
 		counts["files_retired"] += int64(len(p.Paths))
 		counts["files_written"] += int64(len(files))
 		counts["rows"] += int64(batch.Rows())
+	}
+	counts["arrivals_recorded"], err = j.recordArrivals(ctx)
+	if err != nil {
+		return counts, err
 	}
 	deleted, err := j.deleteRetired(ctx)
 	counts["files_removed"] = deleted
@@ -185,4 +194,32 @@ func (j *Compact) read(ctx context.Context, p catalog.Partition) (lake.Batch, er
 		return lake.Batch{}, err
 	}
 	return j.Partitions.ReadPartition(ctx, p, runs)
+}
+
+// recordArrivals records, in their manifest entries, the first and last
+// arrival of the conversations files written before entries recorded them,
+// read from each file: windows of part of a day then count and skip those
+// files as they do newer ones. A file that cannot be read is left as it
+// is (read by whole days, as before) and tried again the next run.
+func (j *Compact) recordArrivals(ctx context.Context) (int64, error) {
+	files, err := j.Manifest.FilesWithoutArrivals(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var recorded int64
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return recorded, err
+		}
+		first, last, err := j.Partitions.Arrivals(ctx, f.Path)
+		if err != nil {
+			j.Log.Warn("a lake file's arrivals could not be read; it is read by whole days until they are", "path", f.Path, "err", err)
+			continue
+		}
+		if err := j.Manifest.RecordArrivals(ctx, f, first, last); err != nil {
+			return recorded, err
+		}
+		recorded++
+	}
+	return recorded, nil
 }

@@ -119,3 +119,58 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("second compaction: %+v", run.Counts)
 	}
 }
+
+// TestCompactRecordsArrivals: the conversations files whose manifest
+// entries lack their arrival range (written before entries recorded it)
+// get it from the files themselves, as the writer records it; a file that
+// cannot be read is left without and does not fail the run.
+func TestCompactRecordsArrivals(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t) // batches of 2 uploads: both archives in one file
+	for i := range 2 {
+		e.stage(t, fmt.Sprintf("day/%d.tar", i), tarOf(t, map[string]string{"a.json": earshotChat, "b.txt": textChat}, ""))
+	}
+	ingest, err := e.runner.Run(ctx, "ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations"})
+	if err != nil || len(written) != 1 || written[0].MinArrival == nil || !written[0].MaxArrival.After(*written[0].MinArrival) {
+		t.Fatalf("written: %+v %v", written, err)
+	}
+	// As a release before arrival ranges wrote it, and an entry whose file
+	// is gone.
+	if _, err := e.sql.ExecContext(ctx, `UPDATE lake_files SET min_arrival = NULL, max_arrival = NULL WHERE table_name = 'conversations'`); err != nil {
+		t.Fatal(err)
+	}
+	missing := written[0]
+	missing.Path, missing.Date, missing.MinArrival, missing.MaxArrival = "lake/conversations/org="+e.org.ID+"/date=2025-01-02/part-gone.parquet",
+		time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC), nil, nil
+	if err := e.cat.Manifest.AddLakeFiles(ctx, ingest.ID, []catalog.LakeFile{missing}); err != nil {
+		t.Fatal(err)
+	}
+	unrecorded := func() []string {
+		files, err := e.cat.Manifest.FilesWithoutArrivals(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return catalog.Paths(files)
+	}
+	if got := unrecorded(); !slices.Equal(got, []string{missing.Path, written[0].Path}) {
+		t.Fatalf("files without arrivals: %v", got)
+	}
+	for round, want := range []int64{1, 0} {
+		run, err := e.runner.Run(ctx, "compact")
+		if err != nil || run.Status != "succeeded" || run.Counts["arrivals_recorded"] != want {
+			t.Fatalf("compaction %d: %+v %v", round, run, err)
+		}
+	}
+	if got := unrecorded(); !slices.Equal(got, []string{missing.Path}) {
+		t.Fatalf("files without arrivals after compaction: %v", got)
+	}
+	recorded, err := e.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: e.org.ID, Table: "conversations", Dates: []time.Time{written[0].Date}})
+	if err != nil || len(recorded) != 1 || !recorded[0].MinArrival.Equal(*written[0].MinArrival) || !recorded[0].MaxArrival.Equal(*written[0].MaxArrival) {
+		t.Fatalf("recorded %+v, written %v – %v (%v)", recorded, written[0].MinArrival, written[0].MaxArrival, err)
+	}
+}
