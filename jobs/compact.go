@@ -17,7 +17,7 @@ import (
 // CompactManifest is what compaction needs of the lake manifest
 // (catalog.ManifestStore).
 type CompactManifest interface {
-	CompactionCandidates(ctx context.Context) ([]catalog.Partition, error)
+	CompactionCandidates(ctx context.Context, compactJob string) ([]catalog.Partition, error)
 	SwapLakeFiles(ctx context.Context, runID string, old []string, replacements []catalog.LakeFile) error
 	LakePaths(ctx context.Context) ([]string, error)
 	RetiredBy(ctx context.Context, t time.Time) ([]string, error)
@@ -50,9 +50,11 @@ type LakeBucket interface {
 // compaction deletes it: older than any ingest still writing (its lease).
 const OrphanAge = time.Hour
 
-// Compact merges each partition's files into one sorted file, keeping only
-// every conversation's current rows (superseded runs and chats removed by a
-// re-run are dropped), and swaps the manifest entries in one transaction.
+// Compact merges each partition's files into one sorted file (a large
+// partition into a few, of disjoint id ranges, encoded at once), keeping
+// only every conversation's current rows (superseded runs and chats removed
+// by a re-run are dropped), and swaps the manifest entries in one
+// transaction.
 // The old files are retired, not deleted: a catalog backup taken before the
 // swap still names them, so they are deleted once older than the backup
 // window.
@@ -72,11 +74,13 @@ type Compact struct {
 	Log          *slog.Logger
 }
 
-// Run compacts every partition with more than one file, then records the
-// arrival range of the conversations files whose manifest entries lack it.
+// Run compacts every partition of several files that is not already one
+// compaction's output (a large partition is written as several files),
+// then records the arrival range of the conversations files whose manifest
+// entries lack it.
 func (j *Compact) Run(ctx context.Context, run catalog.JobRun) (map[string]int64, error) {
 	counts := map[string]int64{"partitions": 0, "files_retired": 0, "files_removed": 0, "files_written": 0, "rows": 0}
-	parts, err := j.Manifest.CompactionCandidates(ctx)
+	parts, err := j.Manifest.CompactionCandidates(ctx, run.Job)
 	if err != nil {
 		return counts, err
 	}

@@ -3,6 +3,8 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/earshot/earshot/warehouse/blob"
 	"github.com/earshot/earshot/warehouse/catalog"
+	"github.com/earshot/earshot/warehouse/lake"
 )
 
 func TestCompact(t *testing.T) {
@@ -117,6 +120,39 @@ func TestCompact(t *testing.T) {
 	run, _ = e.runner.Run(ctx, "compact")
 	if run.Counts["partitions"] != 0 {
 		t.Fatalf("second compaction: %+v", run.Counts)
+	}
+}
+
+// TestCompactionSplitIsCompact: a partition a compaction wrote as several
+// files (large, encoded on two cores) is not compacted again.
+func TestCompactionSplitIsCompact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	e.runner.Register("compact", &Compact{Manifest: e.cat.Manifest, Runs: e.cat.Interactions, Partitions: e.lake, Lake: &lake.Writer{Bucket: e.bucket, Workers: 2},
+		Bucket: e.bucket, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// Two chats of 8,200 turns: a day's segments twice the rows a file
+	// split off holds at least.
+	var long strings.Builder
+	for i := range 8200 {
+		fmt.Fprintf(&long, "[%02d:%02d:%02d] Agent: line %d\n", i/3600, i/60%60, i%60, i)
+	}
+	e.stage(t, "long.tar", tarOf(t, map[string]string{"a.txt": long.String(), "b.txt": long.String()}, ""))
+	e.stage(t, "short.tar", tarOf(t, map[string]string{"c.txt": textChat}, ""))
+	if _, err := e.runner.Run(ctx, "ingest"); err != nil {
+		t.Fatal(err)
+	}
+	segmentFiles := func() int {
+		var n int
+		e.sql.QueryRow(`SELECT count(*) FROM lake_files WHERE table_name = 'transcript_segments'`).Scan(&n)
+		return n
+	}
+	run, err := e.runner.Run(ctx, "compact")
+	if err != nil || run.Counts["partitions"] == 0 || segmentFiles() != 2 {
+		t.Fatalf("first compaction: %+v, %d segments files (%v)", run.Counts, segmentFiles(), err)
+	}
+	if run, err = e.runner.Run(ctx, "compact"); err != nil || run.Counts["partitions"] != 0 || segmentFiles() != 2 {
+		t.Fatalf("second compaction: %+v, %d segments files (%v)", run.Counts, segmentFiles(), err)
 	}
 }
 

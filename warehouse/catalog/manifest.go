@@ -146,12 +146,18 @@ type Partition struct {
 	Paths []string
 }
 
-// CompactionCandidates lists the partitions made of more than one file.
-func (c *ManifestStore) CompactionCandidates(ctx context.Context) ([]Partition, error) {
+// CompactionCandidates lists the partitions made of more than one file
+// that are not one compaction's output: files of several runs, or of one
+// run of another job (an ingest's batches write a file each). A
+// compaction (a run of job compactJob) writes a large partition as several
+// files itself, of its current rows in disjoint id ranges: merging them
+// again would change nothing.
+func (c *ManifestStore) CompactionCandidates(ctx context.Context, compactJob string) ([]Partition, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT org_id, table_name, part_date, path FROM lake_files
 		WHERE (org_id, table_name, part_date) IN
-		      (SELECT org_id, table_name, part_date FROM lake_files GROUP BY org_id, table_name, part_date HAVING count(*) > 1)
-		ORDER BY org_id, table_name, part_date, path`)
+		      (SELECT org_id, table_name, part_date FROM lake_files GROUP BY org_id, table_name, part_date
+		       HAVING count(*) > 1 AND (count(DISTINCT run_id) > 1 OR min(run_id) NOT IN (SELECT id FROM job_runs WHERE job = ?)))
+		ORDER BY org_id, table_name, part_date, path`, compactJob)
 	if err != nil {
 		return nil, err
 	}
