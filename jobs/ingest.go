@@ -125,7 +125,8 @@ func (j *Ingest) Run(ctx context.Context, run catalog.JobRun) (map[string]int64,
 // counted, by the workers that read them. stages are how long each stage
 // of the batches' pipeline was busy (processing, writing, committing,
 // keeping the dashboards' figures): the one busy for about the run's whole
-// time is what holds the others back.
+// time is what holds the others back; and how long processing waited for
+// its batches' claims (claim_wait).
 type tally struct {
 	mu     sync.Mutex
 	m      map[string]int64

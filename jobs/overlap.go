@@ -12,46 +12,53 @@ import (
 
 // drain processes one queue's batches until it is empty. Batches overlap:
 // while one is committed (its catalog transaction) the next one's lake
-// files are written and the one after it is claimed and processed, so no
-// stage waits for another. Commits stay in claim order, one at a time, and
-// at most three batches are held in memory.
+// files are written, the one after it is processed and the one after that
+// claimed, so no stage waits for another. Commits stay in claim order, one
+// at a time, and at most four batches are held in memory.
 func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
 	c := j.startCommitter(ctx, run.ID, counts)
 	// The first batch is one upload a worker: how many conversations an
-	// upload holds is known once it is processed.
+	// upload holds is known once it is processed. The second is claimed
+	// then, and each after it while the one before it is processed (a
+	// claim waits its turn for the catalog behind the commits).
 	limit := min(max(j.Workers, 1), q.BatchSize)
-	for {
-		if err := ctx.Err(); err != nil {
+	next := j.claimAhead(ctx, q, limit)
+	for first := true; ; first = false {
+		waited := time.Now()
+		b, err := next.wait()
+		counts.busy("claim_wait", time.Since(waited))
+		if err != nil {
 			return c.finish(err)
 		}
-		// The claim runs to its end even when the job is stopped meanwhile
-		// (the batch being committed may stop it): a claim cut off after
-		// its transaction committed would hold uploads nothing gives back.
-		claimed, err := j.Uploads.ClaimPending(context.WithoutCancel(ctx), j.Owner, q.MediaTypes, limit, j.Lease)
-		if err != nil {
-			return c.finish(fmt.Errorf("claim: %w", err))
-		}
-		if len(claimed) == 0 {
+		if len(b.claimed) == 0 {
 			return c.finish(nil)
 		}
-		b := processed{claimed: claimed, stopRenewing: j.renewWhileProcessing(ctx, claimed)}
 		if err := ctx.Err(); err != nil {
 			j.giveBack(ctx, b)
 			return c.finish(err)
+		}
+		next = nil
+		if !first {
+			next = j.claimAhead(ctx, q, limit)
 		}
 		var convs int
 		started := time.Now()
-		b.results, convs = j.process(ctx, run.ID, claimed, counts)
+		b.results, convs = j.process(ctx, run.ID, b.claimed, counts)
 		counts.busy("processing", time.Since(started))
 		if err := ctx.Err(); err != nil {
 			j.giveBack(ctx, b)
+			j.giveBackClaim(ctx, next)
 			return c.finish(err)
 		}
 		if !c.hand(b) {
 			j.giveBack(ctx, b)
+			j.giveBackClaim(ctx, next)
 			return c.finish(nil)
 		}
-		limit = nextClaim(q.BatchSize, j.Workers, len(claimed), convs)
+		limit = nextClaim(q.BatchSize, j.Workers, len(b.claimed), convs)
+		if first {
+			next = j.claimAhead(ctx, q, limit)
+		}
 	}
 }
 
@@ -61,6 +68,51 @@ type processed struct {
 	claimed      []catalog.Interaction
 	results      []pipeline.Result
 	stopRenewing func()
+}
+
+// claim is a batch being claimed, while the batch before it is processed.
+type claim struct {
+	done  chan struct{}
+	batch processed // its claimed uploads, renewed from their claim on
+	err   error
+}
+
+// claimAhead claims the next batch of up to limit uploads in the
+// background. The claim runs to its end even when the job is stopped
+// meanwhile (the batch being committed may stop it): a claim cut off after
+// its transaction committed would hold uploads nothing gives back.
+func (j *Ingest) claimAhead(ctx context.Context, q Queue, limit int) *claim {
+	cl := &claim{done: make(chan struct{})}
+	go func() {
+		defer close(cl.done)
+		claimed, err := j.Uploads.ClaimPending(context.WithoutCancel(ctx), j.Owner, q.MediaTypes, limit, j.Lease)
+		if err != nil {
+			cl.err = fmt.Errorf("claim: %w", err)
+			return
+		}
+		cl.batch = processed{claimed: claimed, stopRenewing: func() {}}
+		if len(claimed) > 0 {
+			cl.batch.stopRenewing = j.renewWhileProcessing(ctx, claimed)
+		}
+	}()
+	return cl
+}
+
+// wait returns the claimed batch (no uploads: the queue is empty).
+func (cl *claim) wait() (processed, error) {
+	<-cl.done
+	return cl.batch, cl.err
+}
+
+// giveBackClaim gives back a batch claimed ahead that will not be
+// processed (none: nothing to do).
+func (j *Ingest) giveBackClaim(ctx context.Context, cl *claim) {
+	if cl == nil {
+		return
+	}
+	if b, err := cl.wait(); err == nil && len(b.claimed) > 0 {
+		j.giveBack(ctx, b)
+	}
 }
 
 // giveBack ends a batch that will not commit: its renewals stop and its

@@ -37,10 +37,11 @@ func TestBatchThatDoesNotCommitReleasesItsClaims(t *testing.T) {
 			w.stop = cancel
 		}
 		e := newEnv(t, func(i *Ingest) { i.Lake, i.Lease = w, time.Hour })
-		// Two batches of two: the second is being processed while the
-		// first fails to commit, and is given back too.
+		// Batches of two: the second is being processed (and the third
+		// claimed) while the first fails to commit, and they are given
+		// back too.
 		ids := map[string]bool{}
-		for _, name := range []string{"a.json", "b.json", "c.json", "d.json"} {
+		for _, name := range []string{"a.json", "b.json", "c.json", "d.json", "e.json", "f.json", "g.json", "h.json"} {
 			ids[e.stage(t, name, []byte(ccaiChat))] = true
 		}
 		_, err := e.runner.Run(ctx, "ingest")

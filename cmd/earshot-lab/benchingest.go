@@ -129,7 +129,7 @@ nothing).`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\twaits / chat\tbusy: process / write / commit / figures\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\twaits / chat\tbusy: process / write / commit / figures / claim wait\tserver peak RSS\tserver RSS after\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -229,17 +229,21 @@ func (r ingestResult) gcShare() string {
 }
 
 // ingestStages are the counts of an ingest run's busy stages.
-var ingestStages = []string{"processing_ms", "writing_ms", "committing_ms", "figures_ms"}
+var ingestStages = []string{"processing_ms", "writing_ms", "committing_ms", "figures_ms", "claim_wait_ms"}
 
 // busy is how long each stage was busy, in seconds: the stage busy for
-// about the whole wall time is the one the others wait for.
+// about the whole wall time is the one the others wait for; then how long
+// processing waited for its batches' claims.
 func (r ingestResult) busy() string {
 	if r.stages == nil {
 		return "–"
 	}
 	parts := make([]string, len(r.stages))
 	for i, ms := range r.stages {
-		parts[i] = fmt.Sprintf("%.2f", float64(ms)/1000)
+		parts[i] = "–"
+		if ms >= 0 {
+			parts[i] = fmt.Sprintf("%.2f", float64(ms)/1000)
+		}
 	}
 	return strings.Join(parts, " / ") + " s"
 }
@@ -338,7 +342,11 @@ func benchIngest(ctx context.Context, self, data string, setup ingestSetup, log 
 	res.conversations = counts["conversations"]
 	if _, ok := counts[ingestStages[0]]; ok {
 		for _, stage := range ingestStages {
-			res.stages = append(res.stages, counts[stage])
+			ms, ok := counts[stage]
+			if !ok {
+				ms = -1 // an earlier release's run
+			}
+			res.stages = append(res.stages, ms)
 		}
 	}
 	if err == nil && setup.autoForm > 0 && counts["auto_evaluations"] != res.conversations {
