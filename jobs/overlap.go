@@ -26,13 +26,13 @@ func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts 
 	for first := true; ; first = false {
 		waited := time.Now()
 		b, err := next.wait()
-		counts.busy("claim_wait", time.Since(waited))
 		if err != nil {
 			return c.finish(err)
 		}
 		if len(b.claimed) == 0 {
 			return c.finish(nil)
 		}
+		counts.busy("claim_wait", time.Since(waited)) // a run that finds nothing counts nothing
 		if err := ctx.Err(); err != nil {
 			j.giveBack(ctx, b)
 			return c.finish(err)
