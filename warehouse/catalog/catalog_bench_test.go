@@ -526,3 +526,58 @@ func chatRecords(claimed []Interaction, chats int, metadata bool) [][]any {
 	}
 	return rows
 }
+
+// BenchmarkSampleQA: the nightly QA sample of 50,000 processed
+// conversations of 50 agents over 8 weeks (400 groups, a share of 5 %
+// of each), beside the baseline of the run after it, which reads the same
+// groups and finds each full. On either engine.
+func BenchmarkSampleQA(b *testing.B) {
+	ctx := context.Background()
+	c := openTest(b)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	const total, agents, weeks = 50_000, 50, 8
+	start := time.Date(2025, 9, 1, 9, 0, 0, 0, time.UTC) // a Monday
+	run := NewID()
+	rows := make([][]any, total)
+	for i := range rows {
+		agent := fmt.Sprintf("agent-%02d", i%agents)
+		it := Interaction{ID: NewID(), OrgID: org.ID, MediaType: MediaChat, Status: StatusReadyToSample, FileName: fmt.Sprintf("%d.json", i),
+			ArrivedOn: start.Add(time.Duration(i%(weeks*7)) * 24 * time.Hour), AgentCode: &agent, LocaleID: 1033, Source: "file"}
+		rows[i] = interactionRow(it, start, &run)
+	}
+	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
+		b.Fatal(err)
+	}
+	sample := func(b *testing.B) int64 {
+		moved, _, err := c.Interactions.SampleQA(ctx, 0.05, "bench", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return moved
+	}
+	b.Run("sample", func(b *testing.B) {
+		want := int64(-1) // the same seed samples the same every time
+		for b.Loop() {
+			b.StopTimer()
+			if _, err := c.db.ExecContext(ctx, `UPDATE interactions SET status = 'ReadyToSample' WHERE status = 'Sampled'`); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			moved := sample(b)
+			if want < 0 {
+				want = moved
+			}
+			if moved == 0 || moved != want {
+				b.Fatalf("%d sampled, want %d", moved, want)
+			}
+		}
+	})
+	b.Run("baseline-all-groups-full", func(b *testing.B) {
+		sample(b)
+		for b.Loop() {
+			if moved := sample(b); moved != 0 {
+				b.Fatalf("%d sampled again", moved)
+			}
+		}
+	})
+}

@@ -24,9 +24,12 @@ func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed, org
 	}
 	err = c.inTx(ctx, func(tx *sql.Tx) error {
 		moved, started = 0, 0
-		rows, err := tx.QueryContext(ctx, `WITH processed AS (
-				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent,
-				       `+week+` AS week, md5(CAST(? AS TEXT) || id) AS draw
+		// processed is read once, MATERIALIZED: SQLite otherwise folds it
+		// into the join with its groups, and reads the organization's
+		// conversations again for every agent and week (minutes for a
+		// million). The draw is computed for the candidates alone.
+		rows, err := tx.QueryContext(ctx, `WITH processed AS MATERIALIZED (
+				SELECT id, org_id, status, coalesce(agent_id, agent_code, '') AS agent, `+week+` AS week
 				FROM interactions
 				WHERE status IN ('ReadyToSample', 'Sampled') AND lake_run_id IS NOT NULL AND (? = '' OR org_id = ?)),
 			groups AS (
@@ -37,12 +40,13 @@ func (c *InteractionStore) SampleQA(ctx context.Context, rate float64, seed, org
 				SELECT org_id, agent, week, `+atLeast+` - sampled AS missing
 				FROM groups),
 			candidates AS (
-				SELECT p.id, g.missing, row_number() OVER (PARTITION BY p.org_id, p.agent, p.week ORDER BY p.draw, p.id) AS pick
+				SELECT p.id, g.missing,
+				       row_number() OVER (PARTITION BY p.org_id, p.agent, p.week ORDER BY md5(CAST(? AS TEXT) || p.id), p.id) AS pick
 				FROM processed p JOIN missing g USING (org_id, agent, week)
 				WHERE p.status = 'ReadyToSample' AND g.missing > 0)
 			UPDATE interactions SET status = 'Sampled', modified_on = ?
 			WHERE id IN (SELECT id FROM candidates WHERE pick <= missing)
-			RETURNING org_id, id`, seed, orgID, orgID, rate, now())
+			RETURNING org_id, id`, orgID, orgID, rate, seed, now())
 		if err != nil {
 			return err
 		}
