@@ -14,7 +14,8 @@ import (
 // while one is committed (its catalog transaction) the next one's lake
 // files are written, the one after it is processed and the one after that
 // claimed, so no stage waits for another. Commits stay in claim order, one
-// at a time, and at most four batches are held in memory.
+// at a time, and at most three batches' rows are held in memory (the one
+// being claimed holds its uploads' records alone).
 func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
 	c := j.startCommitter(ctx, run.ID, counts)
 	// The first batch is one upload a worker: how many conversations an
