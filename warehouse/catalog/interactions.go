@@ -200,12 +200,15 @@ type InteractionFilter struct {
 // Interactions lists an organization's interactions by id.
 func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f InteractionFilter) ([]Interaction, error) {
 	where, args := interactionWhere(orgID, f)
+	var cursor []string
+	var cursorArgs []any
 	if f.AfterID != "" {
-		where, args = append(where, "id > ?"), append(args, f.AfterID)
+		cursor, cursorArgs = append(cursor, "id > ?"), append(cursorArgs, f.AfterID)
 	}
 	if f.BeforeID != "" {
-		where, args = append(where, "id < ?"), append(args, f.BeforeID)
+		cursor, cursorArgs = append(cursor, "id < ?"), append(cursorArgs, f.BeforeID)
 	}
+	where, args = append(where, cursor...), append(args, cursorArgs...)
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
@@ -214,27 +217,70 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 	if f.Newest {
 		order = "id DESC"
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
+	page := func(where []string, args []any) ([]Interaction, error) {
+		return c.interactionsWhere(ctx, strings.Join(where, " AND "), order, append(args, limit))
+	}
+	if f.ArrivedFrom != nil || f.ArrivedTo != nil {
+		// The engine finds a window's interactions by arrival, and sorts
+		// them all by id for a page: a page of a wide window costs as much
+		// as the window. Ids grow with arrival, so the page is nearly
+		// always among the next ids after the cursor: their range is
+		// looked at first (by id, in order), and the page is theirs when
+		// it holds all of it (or holds every id left).
+		edge, bound := "max", "id <= ?"
+		if f.Newest {
+			edge, bound = "min", "id >= ?"
+		}
+		var ids int
+		var last sql.NullString
+		err := c.db.QueryRowContext(ctx, `SELECT count(*), `+edge+`(id) FROM (SELECT id FROM interactions WHERE `+
+			strings.Join(append([]string{"org_id = ?"}, cursor...), " AND ")+` ORDER BY `+order+` LIMIT ?) AS next`,
+			append(append([]any{orgID}, cursorArgs...), idsLookedAtFirst*limit)...).Scan(&ids, &last)
+		if err != nil {
+			return nil, err
+		}
+		if !last.Valid { // no id left
+			return []Interaction{}, nil
+		}
+		out, err := page(append(where, bound), append(args, last.String))
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == limit || ids < idsLookedAtFirst*limit {
+			return out, c.attachFailures(ctx, orgID, out)
+		}
+	}
+	out, err := page(where, args)
+	if err != nil {
+		return nil, err
+	}
+	return out, c.attachFailures(ctx, orgID, out)
+}
+
+// idsLookedAtFirst is how many ids after a window's cursor are looked at
+// for a page before the whole window, in pages: a page of a window of most
+// arrivals is among them, and looking costs a few milliseconds when it is
+// not.
+const idsLookedAtFirst = 4
+
+// interactionsWhere reads the interactions where selects, in order, up to
+// the limit (the last of args).
+func (c *InteractionStore) interactionsWhere(ctx context.Context, where, order string, args []any) ([]Interaction, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE `+where+` ORDER BY `+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := []Interaction{}
-	byID := map[string]int{}
 	for rows.Next() {
 		it, err := scanInteraction(rows)
 		if err != nil {
 			return nil, err
 		}
 		it.ProcessFailures = []ProcessFailure{}
-		byID[it.ID] = len(out)
 		out = append(out, it)
 	}
-	if err := rows.Err(); err != nil || len(out) == 0 {
-		return out, err
-	}
-	return out, c.attachFailures(ctx, orgID, out, byID)
+	return out, rows.Err()
 }
 
 // CountInteractions counts the interactions a filter lists, all pages
@@ -304,7 +350,14 @@ func InteractionIDs(its []Interaction) []string {
 	return ids
 }
 
-func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction, byID map[string]int) error {
+func (c *InteractionStore) attachFailures(ctx context.Context, orgID string, its []Interaction) error {
+	if len(its) == 0 {
+		return nil
+	}
+	byID := make(map[string]int, len(its))
+	for i, it := range its {
+		byID[it.ID] = i
+	}
 	ids := InteractionIDs(its)
 	rows, err := c.db.QueryContext(ctx, `SELECT interaction_id, id, message, created_on FROM process_failures
 		WHERE org_id = ? AND `+anyOf("interaction_id")+` ORDER BY created_on, id`, orgID, list(ids))
