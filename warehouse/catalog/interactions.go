@@ -249,8 +249,8 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 		if len(out) == limit || ids < idsLookedAtFirst*limit {
 			return out, c.attachFailures(ctx, orgID, out)
 		}
-		// The whole window, sorting its ids alone (rows sorted whole cost
-		// the sort their every column), then the page's rows by key.
+		// The whole window then: its ids sorted alone (a sort of whole
+		// rows copies every column of each), the page's rows read by key.
 		where = []string{`id IN (SELECT id FROM interactions WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ?)`}
 		args = append(args, limit)
 	}
