@@ -23,7 +23,7 @@ type CompactManifest interface {
 	RetiredBy(ctx context.Context, t time.Time) ([]string, error)
 	ForgetRetired(ctx context.Context, paths []string) error
 	FilesWithoutArrivals(ctx context.Context) ([]catalog.LakeFile, error)
-	RecordArrivals(ctx context.Context, f catalog.LakeFile, first, last time.Time) error
+	RecordArrivals(ctx context.Context, files []catalog.LakeFile) error
 }
 
 // DayRuns gives each conversation of an organization's day its current
@@ -210,20 +210,18 @@ func (j *Compact) recordArrivals(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var recorded int64
+	var read []catalog.LakeFile
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return recorded, err
+			return 0, err
 		}
 		first, last, err := j.Partitions.Arrivals(ctx, f.Path)
 		if err != nil {
 			j.Log.Warn("a lake file's arrivals could not be read; it is read by whole days until they are", "path", f.Path, "err", err)
 			continue
 		}
-		if err := j.Manifest.RecordArrivals(ctx, f, first, last); err != nil {
-			return recorded, err
-		}
-		recorded++
+		f.MinArrival, f.MaxArrival = &first, &last
+		read = append(read, f)
 	}
-	return recorded, nil
+	return int64(len(read)), j.Manifest.RecordArrivals(ctx, read)
 }

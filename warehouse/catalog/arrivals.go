@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"database/sql"
-	"time"
 )
 
 // Manifest entries of conversations files record the files' first and
@@ -19,16 +18,23 @@ func (c *ManifestStore) FilesWithoutArrivals(ctx context.Context) ([]LakeFile, e
 	}, `SELECT path, table_name, org_id FROM lake_files WHERE table_name = ? AND min_arrival IS NULL ORDER BY path`, tableConversations)
 }
 
-// RecordArrivals records a file's first and last arrival in its manifest
-// entry, unless the entry has them (or is gone: compacted meanwhile).
-func (c *ManifestStore) RecordArrivals(ctx context.Context, f LakeFile, first, last time.Time) error {
-	defer c.manifest.invalidate(f.OrgID)
+// RecordArrivals records the files' first and last arrival (their
+// MinArrival and MaxArrival) in their manifest entries, in one
+// transaction, except in an entry that has them (or is gone: compacted
+// meanwhile).
+func (c *ManifestStore) RecordArrivals(ctx context.Context, files []LakeFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	defer c.manifest.invalidate(orgsOf(files)...)
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE lake_files SET min_arrival = ?, max_arrival = ? WHERE path = ? AND min_arrival IS NULL`,
-			stamp(first), stamp(last), f.Path)
-		if err != nil {
-			return err
+		for _, f := range files {
+			_, err := tx.ExecContext(ctx, `UPDATE lake_files SET min_arrival = ?, max_arrival = ? WHERE path = ? AND min_arrival IS NULL`,
+				stampPtr(f.MinArrival), stampPtr(f.MaxArrival), f.Path)
+			if err != nil {
+				return err
+			}
 		}
-		return c.changed(ctx, tx, domainManifest, f.OrgID)
+		return c.changed(ctx, tx, domainManifest, orgsOf(files)...)
 	})
 }

@@ -60,7 +60,11 @@ func TestRecordArrivals(t *testing.T) {
 			t.Fatalf("before: %v %v", lo, hi)
 		}
 	}
-	if err := c.Manifest.RecordArrivals(ctx, without[0], first, last); err != nil {
+	withArrivals := func(f LakeFile, lo, hi time.Time) []LakeFile {
+		f.MinArrival, f.MaxArrival = &lo, &hi
+		return []LakeFile{f}
+	}
+	if err := c.Manifest.RecordArrivals(ctx, withArrivals(without[0], first, last)); err != nil {
 		t.Fatal(err)
 	}
 	recorded := func(p *Catalog) bool {
@@ -78,13 +82,13 @@ func TestRecordArrivals(t *testing.T) {
 		}
 	}
 	// A range recorded stays as it is; an entry gone stays gone.
-	if err := c.Manifest.RecordArrivals(ctx, without[0], day, day); err != nil {
+	if err := c.Manifest.RecordArrivals(ctx, withArrivals(without[0], day, day)); err != nil {
 		t.Fatal(err)
 	}
 	if lo, _ := arrivalsOf(c, "a"); !lo.Equal(first.Truncate(time.Microsecond)) {
 		t.Fatalf("a recorded range changed: %v", lo)
 	}
-	if err := c.Manifest.RecordArrivals(ctx, LakeFile{Path: "gone", OrgID: org.ID}, first, last); err != nil {
+	if err := c.Manifest.RecordArrivals(ctx, withArrivals(LakeFile{Path: "gone", OrgID: org.ID}, first, last)); err != nil {
 		t.Fatal(err)
 	}
 	if without, _ := c.Manifest.FilesWithoutArrivals(ctx); !slices.Equal(Paths(without), []string{"d"}) {
