@@ -85,42 +85,73 @@ func (c *InteractionStore) statesByRow(ctx context.Context, where string, args [
 }
 
 // statesPacked reads the states of the interactions where selects from
-// SQLite as one JSON array of [id, status, lake run, client call id,
-// interaction date], NULL as null and a client call id marked by a
-// leading "+" (an empty one is not NULL): a page's thousand states cross
-// the driver as one value instead of a thousand rows of five columns, each
-// converted on its own.
+// SQLite as one text: a record of id, status, lake run, interaction date
+// and client call id a conversation, the fields and records parted by the
+// ASCII unit and record separators. The first four are the catalog's own
+// values (ids, a status, a time as the driver writes it), which never hold
+// a control character; the client call id comes as a JSON string, in
+// which one is escaped, and is empty where it is NULL. A page's thousand
+// states cross the driver as one value instead of a thousand rows of five
+// columns, each converted on its own, and are cut from it here without a
+// copy of each field.
 func (c *InteractionStore) statesPacked(ctx context.Context, where string, args []any, each func(string, ConversationState)) error {
-	var packed string
-	err := c.db.QueryRowContext(ctx, `SELECT json_group_array(json_array(id, status, lake_run_id, '+' || client_call_id, interaction_date))
+	var packed sql.NullString
+	err := c.db.QueryRowContext(ctx, `SELECT group_concat(id || char(31) || status || char(31) || coalesce(lake_run_id, '') || char(31) ||
+		coalesce(interaction_date, '') || char(31) || iif(client_call_id IS NULL, '', json_quote(client_call_id)), char(30))
 		FROM interactions WHERE `+where, args...).Scan(&packed)
-	if err != nil {
+	if err != nil || !packed.Valid { // no rows: NULL
 		return err
 	}
-	var rows [][5]string // null reads as ""
-	if err := json.Unmarshal([]byte(packed), &rows); err != nil {
-		return fmt.Errorf("conversation states: %w", err)
-	}
-	for _, r := range rows {
-		s := ConversationState{Status: r[1], LakeRunID: sql.NullString{String: r[2], Valid: r[2] != ""}}
-		if call, ok := strings.CutPrefix(r[3], "+"); ok {
-			s.ClientCallID = sql.NullString{String: call, Valid: true}
+	for record := range strings.SplitSeq(packed.String, "\x1e") {
+		var f [5]string
+		rest := record
+		for i := range f[:4] {
+			f[i], rest, _ = strings.Cut(rest, "\x1f")
 		}
-		if r[4] != "" {
-			when, err := storedTime(r[4])
+		f[4] = rest
+		s := ConversationState{Status: f[1], LakeRunID: sql.NullString{String: f[2], Valid: f[2] != ""}}
+		if f[3] != "" {
+			when, err := storedTime(f[3])
 			if err != nil {
-				return fmt.Errorf("conversation %s: interaction date: %w", r[0], err)
+				return fmt.Errorf("conversation %s: interaction date: %w", f[0], err)
 			}
 			s.InteractionDate = sql.NullTime{Time: when, Valid: true}
 		}
-		each(r[0], s)
+		if f[4] != "" {
+			call, err := jsonString(f[4])
+			if err != nil {
+				return fmt.Errorf("conversation %s: client call id: %w", f[0], err)
+			}
+			s.ClientCallID = sql.NullString{String: call, Valid: true}
+		}
+		each(f[0], s)
 	}
 	return nil
+}
+
+// jsonString reads a JSON string: without a decoder where it holds no
+// escape (nearly always).
+func jsonString(quoted string) (string, error) {
+	if inner, ok := strings.CutPrefix(quoted, `"`); ok && strings.HasSuffix(inner, `"`) && !strings.ContainsRune(inner, '\\') {
+		return inner[:len(inner)-1], nil
+	}
+	var s string
+	err := json.Unmarshal([]byte(quoted), &s)
+	return s, err
 }
 
 // storedTime reads a time SQLite stored, as its text: as the driver reads
 // a timestamp column (the forms it knows, in UTC).
 func storedTime(text string) (time.Time, error) {
+	if t, ok := utcStoredTime(text); ok {
+		return t, nil
+	}
+	return driverStoredTime(text)
+}
+
+// driverStoredTime reads a stored time as the driver reads a timestamp
+// column: each of the forms it knows in turn.
+func driverStoredTime(text string) (time.Time, error) {
 	text = strings.TrimSuffix(text, "Z")
 	for _, layout := range sqlite3.SQLiteTimestampFormats {
 		if t, err := time.ParseInLocation(layout, text, time.UTC); err == nil {
@@ -128,6 +159,57 @@ func storedTime(text string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not a time the catalog writes", text)
+}
+
+// utcStoredTime reads the form the driver writes a UTC time in
+// ("2006-01-02 15:04:05.999999999+00:00"), digit by digit: a page reads a
+// thousand, and time.ParseInLocation matches its layout anew for each.
+// ok is false for any other form, which storedTime then reads as the
+// driver does.
+func utcStoredTime(text string) (t time.Time, ok bool) {
+	s, ok := strings.CutSuffix(text, "+00:00")
+	if !ok || len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	var nsec int
+	if frac := s[19:]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		if nsec, ok = digits(frac[1:]); !ok {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	if t.Month() != time.Month(month) || t.Day() != day { // a day the month does not have
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// digits reads a run of decimal digits (no sign).
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c)
+	}
+	return n, true
 }
 
 // idRange is the smallest and largest of ids (not empty).
