@@ -110,7 +110,7 @@ func findWritten(text string) []Finding {
 			out = append(out, Finding{Email, m[0], m[1]})
 		}
 	}
-	if strings.Contains(text, " dot ") || strings.Contains(text, " Dot ") {
+	if saysDot(text) {
 		for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
 			out = append(out, Finding{Email, m[0], m[1]})
 		}

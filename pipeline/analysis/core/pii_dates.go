@@ -75,21 +75,38 @@ var writtenDate = regexp.MustCompile(`^(?:\d{1,4}(?:[/.-]\d{1,4}){0,2}|\d{1,2}(?
 const maxDateTokens = 12
 
 // mentionsBirth is a glance for birthWords' words, which most turns
-// do not have.
+// do not have. Each of them holds a b: the glance looks at the b's alone,
+// found a fast scan at a time, and at the words a b would end or begin.
 func mentionsBirth(text string) bool {
-	for i := 0; i < len(text); i++ {
-		switch text[i] | 0x20 { // b or B, d or D
-		case 'b':
-			if hasPrefixFold(text[i:], "birth") || hasPrefixFold(text[i:], "born") {
-				return true
+	for _, b := range [...]byte{'b', 'B'} {
+		for at := 0; ; at++ {
+			j := strings.IndexByte(text[at:], b)
+			if j < 0 {
+				break
 			}
-		case 'd':
-			if hasPrefixFold(text[i:], "dob") || hasPrefixFold(text[i:], "d.o.b") {
+			at += j
+			if hasPrefixFold(text[at:], "birth") || hasPrefixFold(text[at:], "born") ||
+				at >= 2 && hasPrefixFold(text[at-2:], "dob") || at >= 4 && hasPrefixFold(text[at-4:], "d.o.b") {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// saysDot reports whether text has " dot " or " Dot " (an address
+// spoken), in one scan.
+func saysDot(text string) bool {
+	for at := 0; ; at++ {
+		j := strings.Index(text[at:], "ot ")
+		if j < 0 {
+			return false
+		}
+		at += j
+		if at >= 2 && text[at-2] == ' ' && text[at-1]|0x20 == 'd' {
+			return true
+		}
+	}
 }
 
 // hasPrefixFold reports whether s begins with prefix, in any case.

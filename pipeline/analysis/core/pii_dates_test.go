@@ -3,6 +3,7 @@ package core
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +53,27 @@ func TestMentionsBirth(t *testing.T) {
 			t.Errorf("mentionsBirth(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
+}
+
+// FuzzPIIGlances holds the glances at a turn (mentionsBirth, saysDot) to
+// the plain searches they stand for, on any text.
+func FuzzPIIGlances(f *testing.F) {
+	for _, s := range append(slices.Clone(birthTexts), " dot ", "a Dot com", "dot dot ", " dOt ", "not  dot", "\u00a0dot ", " d ot ") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		birth := false
+		for i := range len(text) {
+			for _, w := range []string{"birth", "born", "dob", "d.o.b"} {
+				birth = birth || hasPrefixFold(text[i:], w)
+			}
+		}
+		if got := mentionsBirth(text); got != birth {
+			t.Errorf("mentionsBirth(%q) = %v, the search %v", text, got, birth)
+		}
+		dot := strings.Contains(text, " dot ") || strings.Contains(text, " Dot ")
+		if got := saysDot(text); got != dot {
+			t.Errorf("saysDot(%q) = %v, the search %v", text, got, dot)
+		}
+	})
 }

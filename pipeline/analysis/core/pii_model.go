@@ -100,7 +100,7 @@ func findInTurn(c *analysis.Conversation, i int) []Finding {
 		return FindPII(text)
 	case mentionsBirth(text):
 		return FindPII(text)
-	case written(text) || strings.Contains(text, " dot ") || strings.Contains(text, " Dot "):
+	case written(text) || saysDot(text):
 		return findWritten(text)
 	}
 	return nil
