@@ -41,8 +41,8 @@ SYSTEM_PACKAGES := ffmpeg pocketsphinx pocketsphinx-en-us libpocketsphinx-dev \
 # Every fuzz target, as package:FuzzName.
 FUZZ_TARGETS := ./internal/contract/dates:FuzzParse ./api/oauth:FuzzBearer ./api/reqbody:FuzzParse ./internal/contract/uploadmeta:FuzzParse ./pipeline/chat:FuzzParse ./pipeline/archive:FuzzWalk ./pipeline/bulk:FuzzManifest ./pipeline/asr/spoken:FuzzWords \
                 ./pipeline/asr/lm:FuzzReadDictionary ./pipeline/asr/adapt:FuzzReadSendump ./pipeline/asr/sherpa:FuzzCheckONNX \
-                ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzBirthContexts ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./pipeline/analysis/trained:FuzzReadLabelled ./pipeline/analysis/numbers:FuzzRead ./api:FuzzAppendJSONString \
-                ./pipeline/quality:FuzzFormAndAnswers ./jobs:FuzzAcknowledgement ./api:FuzzApplyPatch ./api:FuzzSCIMClientBody ./api:FuzzSCIMProject ./internal/timing:FuzzParse ./api/console:FuzzFlightOf ./api/console:FuzzParseFormText ./api/console:FuzzParseTemplateText ./warehouse/results:FuzzDecodeFigures
+                ./pipeline/analysis:FuzzTokenize ./pipeline/analysis/phrase:FuzzCompile ./pipeline/analysis/core:FuzzFindPII ./pipeline/analysis/core:FuzzBirthContexts ./pipeline/analysis/core:FuzzPIIGlances ./pipeline/analysis/core:FuzzCompound ./pipeline/analysis/words:FuzzFind ./pipeline/analysis/trained:FuzzReadLabelled ./pipeline/analysis/numbers:FuzzRead ./api:FuzzAppendJSONString \
+                ./pipeline/quality:FuzzFormAndAnswers ./jobs:FuzzAcknowledgement ./api:FuzzApplyPatch ./api:FuzzSCIMClientBody ./api:FuzzSCIMProject ./internal/timing:FuzzParse ./api/console:FuzzFlightOf ./api/console:FuzzParseFormText ./api/console:FuzzParseTemplateText ./warehouse/results:FuzzDecodeFigures ./warehouse/catalog:FuzzStoredTime
 
 .PHONY: all deps build run test unit fuzz bench bench-ingest bench-query scaling-pack lint clean package package-check
 

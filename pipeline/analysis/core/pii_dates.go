@@ -75,8 +75,8 @@ var writtenDate = regexp.MustCompile(`^(?:\d{1,4}(?:[/.-]\d{1,4}){0,2}|\d{1,2}(?
 const maxDateTokens = 12
 
 // mentionsBirth is a glance for birthWords' words, which most turns
-// do not have. Each of them holds a b: the glance looks at the b's alone,
-// found a fast scan at a time, and at the words a b would end or begin.
+// do not have. Each of them holds a b: the glance looks only at the b's
+// (found by a fast scan) and at the words a b would begin or end.
 func mentionsBirth(text string) bool {
 	for _, b := range [...]byte{'b', 'B'} {
 		for at := 0; ; at++ {
