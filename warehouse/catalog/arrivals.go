@@ -28,12 +28,17 @@ func (c *ManifestStore) RecordArrivals(ctx context.Context, files []LakeFile) er
 	}
 	defer c.manifest.invalidate(orgsOf(files)...)
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		for _, f := range files {
-			_, err := tx.ExecContext(ctx, `UPDATE lake_files SET min_arrival = ?, max_arrival = ? WHERE path = ? AND min_arrival IS NULL`,
-				stampPtr(f.MinArrival), stampPtr(f.MaxArrival), f.Path)
-			if err != nil {
-				return err
-			}
+		stmt, err := tx.PrepareContext(ctx, `UPDATE lake_files SET min_arrival = ?, max_arrival = ? WHERE path = ? AND min_arrival IS NULL`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		err = eachRow(ctx, len(files), func(rowCtx context.Context, i int) error {
+			_, err := stmt.ExecContext(rowCtx, stampPtr(files[i].MinArrival), stampPtr(files[i].MaxArrival), files[i].Path)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		return c.changed(ctx, tx, domainManifest, orgsOf(files)...)
 	})
