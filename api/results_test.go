@@ -193,7 +193,7 @@ func TestModelResultsRules(t *testing.T) {
 		t.Errorf("Content-Length %q of a %d-byte page", long.Header().Get("Content-Length"), long.Body.Len())
 	}
 	steps := timing.Parse(whole.Header().Get("Server-Timing"))
-	for _, step := range []string{"auth", "params", "files", "lake", "verify", "fetch", "ids", "encode"} {
+	for _, step := range []string{"auth", "params", "files", "lake", "verify", "fetch", "ids", "encode", "total"} {
 		if _, ok := steps[step]; !ok {
 			t.Errorf("Server-Timing %q lacks %s", whole.Header().Get("Server-Timing"), step)
 		}

@@ -31,6 +31,11 @@ func timed(c *gin.Context) {
 // before its body is written.
 func writeServerTiming(c *gin.Context) {
 	if steps, ok := c.Get(stepsKey); ok {
+		if received, ok := c.Get(receivedKey); ok {
+			// The whole time before the body, steps or not: what the server
+			// spent on the page between its named steps shows beside them.
+			steps.(*timing.Steps).Add("total", time.Since(received.(time.Time)))
+		}
 		if h := steps.(*timing.Steps).Header(); h != "" {
 			c.Header("Server-Timing", h)
 		}
