@@ -166,7 +166,34 @@ func (t Timestamp) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil
 // AppendJSON appends what MarshalJSON writes (for encoders that write
 // into one buffer).
 func (t Timestamp) AppendJSON(dst []byte) []byte {
-	return append(time.Time(t).UTC().AppendFormat(append(dst, '"'), layout), '"')
+	u := time.Time(t).UTC()
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 { // not four digits: as AppendFormat writes it
+		return append(u.AppendFormat(append(dst, '"'), layout), '"')
+	}
+	// A result page writes thousands of times: digit by digit, the layout
+	// is not read again for each.
+	hour, minute, second := u.Clock()
+	milli := u.Nanosecond() / int(time.Millisecond)
+	dst = append(dst, '"')
+	dst = appendDigits(dst, year, 4)
+	dst = appendDigits(append(dst, '-'), int(month), 2)
+	dst = appendDigits(append(dst, '-'), day, 2)
+	dst = appendDigits(append(dst, 'T'), hour, 2)
+	dst = appendDigits(append(dst, ':'), minute, 2)
+	dst = appendDigits(append(dst, ':'), second, 2)
+	dst = appendDigits(append(dst, '.'), milli, 3)
+	return append(dst, 'Z', '"')
+}
+
+// appendDigits writes v (not negative) in exactly width decimal digits.
+func appendDigits(dst []byte, v, width int) []byte {
+	var buf [4]byte
+	for i := width - 1; i >= 0; i-- {
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(dst, buf[:width]...)
 }
 
 // Ptr converts an optional time for JSON output (nil stays null).

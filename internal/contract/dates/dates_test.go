@@ -2,6 +2,7 @@ package dates
 
 import (
 	"errors"
+	"math/rand/v2"
 	"regexp"
 	"testing"
 	"time"
@@ -90,6 +91,34 @@ func TestFormat(t *testing.T) {
 	}
 }
 
+// TestAppendJSONAsAppendFormat holds the digit-by-digit writer to
+// AppendFormat with the layout: edges of the four-digit years, of days and
+// of milliseconds, other zones, and instants spread over the years.
+func TestAppendJSONAsAppendFormat(t *testing.T) {
+	t.Parallel()
+	times := []time.Time{
+		{},
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2025, 10, 3, 17, 52, 26, 881609000, time.FixedZone("", -4*3600)),
+		time.Date(2024, 2, 29, 23, 59, 59, 999999, time.FixedZone("", 14*3600)),
+		time.Unix(1<<40, 0),
+		time.Unix(-1<<40, 1),
+	}
+	rng := rand.New(rand.NewPCG(43, 1))
+	for range 100000 {
+		times = append(times, time.Unix(0, rng.Int64()).Add(time.Duration(rng.Int64N(int64(200*365*24*time.Hour)))))
+	}
+	for _, in := range times {
+		want := `"` + in.UTC().Format(layout) + `"`
+		if got := string(Timestamp(in).AppendJSON([]byte("x"))); got != "x"+want {
+			t.Fatalf("AppendJSON(%v) = %s, want x%s", in, got, want)
+		}
+	}
+}
+
 // grammar is an independent statement of the accepted forms (range checks
 // aside), the oracle of the fuzz test.
 var grammar = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?([Zz]|[+ -]\d{2}:?\d{2})?)?$`)
@@ -143,4 +172,21 @@ func BenchmarkParse(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAppendJSON is a timestamp written as JSON, beside AppendFormat
+// with the layout (what it wrote before) as the baseline.
+func BenchmarkAppendJSON(b *testing.B) {
+	in := time.Date(2025, 10, 3, 17, 52, 26, 881609000, time.UTC)
+	buf := make([]byte, 0, 64)
+	b.Run("digits", func(b *testing.B) {
+		for b.Loop() {
+			buf = Timestamp(in).AppendJSON(buf[:0])
+		}
+	})
+	b.Run("AppendFormat", func(b *testing.B) {
+		for b.Loop() {
+			buf = append(in.UTC().AppendFormat(append(buf[:0], '"'), layout), '"')
+		}
+	})
 }
