@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -105,8 +106,9 @@ type queryTiming struct {
 	items                int
 	// handlerP50 is the API page served in process, without HTTP;
 	// handlerCPU and directCPU the CPU time a page took, served in process
-	// and queried directly.
-	handlerP50, handlerCPU, directCPU time.Duration
+	// and queried directly; bareP50 the page's body alone sent by a bare
+	// net/http server (what moving its bytes costs).
+	handlerP50, handlerCPU, directCPU, bareP50 time.Duration
 	// steps are an API page's steps (its Server-Timing), p50 each;
 	// directSteps the direct queries' two ("lake", "fetch").
 	steps, directSteps map[string]time.Duration
@@ -120,12 +122,13 @@ var pageSteps = []string{"auth", "params", "files", "lake", "verify", "fetch", "
 // process (no HTTP), the direct queries' two steps beside the page's own
 // lake and fetch, its steps' p50s, the time between them before the body
 // (its "total" less the steps), and the rest of the HTTP p50 (sending the
-// body and reading it, HTTP itself); then the CPU
+// body and reading it, HTTP itself) beside the same body sent by a bare
+// server; then the CPU
 // time a page took served in process and queried directly (all cores: on a
 // machine of few cores, the API's CPU beyond DuckDB's is wall time too).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tbetween steps\tsending\tCPU in process\tCPU direct\tCPU over direct\t")
+	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tbetween steps\tsending\tbare HTTP\tCPU in process\tCPU direct\tCPU over direct\t")
 	for _, q := range timings {
 		if len(q.steps) == 0 {
 			continue
@@ -136,7 +139,7 @@ func printSteps(w io.Writer, timings []queryTiming) {
 		}
 		inside := q.steps["auth"] + q.steps["params"] + q.steps["files"] + q.steps["lake"] + max(q.steps["verify"], q.steps["fetch"]) + q.steps["keep"] +
 			q.steps["ids"] + q.steps["layout"] + q.steps["encode"]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", ms(max(q.steps["total"]-inside, 0)), ms(max(q.httpP50-q.steps["total"], 0)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", ms(max(q.steps["total"]-inside, 0)), ms(max(q.httpP50-q.steps["total"], 0)), ms(q.bareP50),
 			ms(q.handlerCPU), ms(q.directCPU), ms(q.handlerCPU-q.directCPU))
 	}
 	tw.Flush()
@@ -173,6 +176,11 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
+	bare, err := newBareServer()
+	if err != nil {
+		return nil, err
+	}
+	defer bare.Close()
 	cases, err := queryCases(ctx, st.Catalog, org)
 	if err != nil {
 		return nil, err
@@ -197,12 +205,17 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		}
 		var served bytes.Buffer
 		serve := func() error { return servePage(ctx, st.Handler, target, token, &served) }
+		if err := serve(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		bare.body = bytes.Clone(served.Bytes())
+		var bareBody bytes.Buffer
 		times, err := timeInTurns(runs, func() error { return getPage(ctx, target, token, &body, steps) },
-			serve, func() error { return queryDirect(directSteps) })
+			serve, func() error { return queryDirect(directSteps) }, func() error { return getPage(ctx, bare.url, "", &bareBody, nil) })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		httpTimes, handler, direct := times[0], times[1], times[2]
+		httpTimes, handler, direct, bareTimes := times[0], times[1], times[2], times[3]
 		// The CPU a page takes is read over runs of its own: the turns'
 		// runs mix the three.
 		_, handlerCPU, err := timeRunsCPU(runs, serve)
@@ -216,7 +229,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		// Counted once, after the timed requests: latency is the time to
 		// the whole body, not the client's scan of it.
 		out = append(out, queryTiming{name: c.name, httpP50: pct(httpTimes, 50), httpP99: pct(httpTimes, 99),
-			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), handlerCPU: handlerCPU, directCPU: directCPU, items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)),
+			directP50: pct(direct, 50), directP99: pct(direct, 99), handlerP50: pct(handler, 50), bareP50: pct(bareTimes, 50), handlerCPU: handlerCPU, directCPU: directCPU, items: bytes.Count(body.Bytes(), []byte(`"conversationId":`)),
 			steps: medians(steps), directSteps: medians(directSteps)})
 	}
 	dashboards, err := measureDashboards(ctx, st, base, org, runs)
@@ -313,6 +326,30 @@ func getPage(ctx context.Context, target, token string, buf *bytes.Buffer, steps
 	}
 	return err
 }
+
+// bareServer sends body, whatever is asked, from a bare net/http server on
+// a loopback port: a page's bytes moved with no API at all.
+type bareServer struct {
+	url  string
+	body []byte // set between requests
+	srv  *http.Server
+}
+
+func newBareServer() (*bareServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	b := &bareServer{url: "http://" + ln.Addr().String() + "/"}
+	b.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(b.body)))
+		w.Write(b.body)
+	})}
+	go b.srv.Serve(ln)
+	return b, nil
+}
+
+func (b *bareServer) Close() error { return b.srv.Close() }
 
 // servePage answers a page's request in process, without a connection:
 // the API's own time, without HTTP's. The page is written into buf, reused
