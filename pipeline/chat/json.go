@@ -2,6 +2,7 @@ package chat
 
 import (
 	"bytes"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -63,9 +64,20 @@ func parseJSON(data []byte) (*Conversation, error) {
 }
 
 // decodeWhole reads data as one JSON value into v, refusing anything after
-// it. It reads as a stream: go-json's Unmarshal can panic on malformed
-// input (a fuzzed `{"\'2\`), its stream decoder says what is wrong.
+// it. go-json's Unmarshal reads data in place, a quarter faster than its
+// stream decoder, which copies it in; but it can panic on malformed input
+// (a fuzzed `{"\'2\`), and its errors say less. Where it fails, v is
+// emptied and read again as a stream, whose error says what is wrong.
 func decodeWhole(data []byte, v any) error {
+	if unmarshalled(data, v) {
+		return nil
+	}
+	reflect.ValueOf(v).Elem().SetZero()
+	return decodeStream(data, v)
+}
+
+// decodeStream is decodeWhole with go-json's stream decoder alone.
+func decodeStream(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
 		return fail("invalid JSON: %v", err)
@@ -74,6 +86,17 @@ func decodeWhole(data []byte, v any) error {
 		return fail("unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// unmarshalled tells whether go-json's Unmarshal read data into v, a
+// panic of it being a failure.
+func unmarshalled(data []byte, v any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return json.Unmarshal(data, v) == nil
 }
 
 // parseJSONParts reads a JSON chat's parts as they were sent, then the one
