@@ -64,10 +64,11 @@ func parseJSON(data []byte) (*Conversation, error) {
 }
 
 // decodeWhole reads data as one JSON value into v, refusing anything after
-// it. go-json's Unmarshal reads data in place, a quarter faster than its
-// stream decoder, which copies it in; but it can panic on malformed input
-// (a fuzzed `{"\'2\`), and its errors say less. Where it fails, v is
-// emptied and read again as a stream, whose error says what is wrong.
+// it. go-json's Unmarshal reads data whole from one copy, a quarter faster
+// than its stream decoder, which grows a buffer of its own to read it into;
+// but it can panic on malformed input (a fuzzed `{"\'2\`), and its errors
+// say less. Where it fails, v is emptied and read again as a stream, whose
+// error says what is wrong.
 func decodeWhole(data []byte, v any) error {
 	if unmarshalled(data, v) {
 		return nil
