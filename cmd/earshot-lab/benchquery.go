@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -123,9 +124,9 @@ var pageSteps = []string{"auth", "params", "files", "lake", "verify", "fetch", "
 // lake and fetch, its steps' p50s, the time between them before the body
 // (its "total" less the steps), and the rest of the HTTP p50 (sending the
 // body and reading it, HTTP itself) beside the same body sent by a bare
-// server; then the CPU
-// time a page took served in process and queried directly (all cores: on a
-// machine of few cores, the API's CPU beyond DuckDB's is wall time too).
+// server; then the CPU time a page took served in process and queried
+// directly (all cores: on a machine of few cores, the API's CPU beyond
+// DuckDB's is wall time too).
 func printSteps(w io.Writer, timings []queryTiming) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "API page, p50 per step	HTTP	in process	DuckDB lake	DuckDB fetch	"+strings.Join(pageSteps, "\t")+"\tbetween steps\tsending\tbare HTTP\tCPU in process\tCPU direct\tCPU over direct\t")
@@ -208,7 +209,7 @@ func measureQueries(ctx context.Context, cfg *cli.Config, runs int) ([]queryTimi
 		if err := serve(); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		bare.body = bytes.Clone(served.Bytes())
+		bare.send(bytes.Clone(served.Bytes()))
 		var bareBody bytes.Buffer
 		times, err := timeInTurns(runs, func() error { return getPage(ctx, target, token, &body, steps) },
 			serve, func() error { return queryDirect(directSteps) }, func() error { return getPage(ctx, bare.url, "", &bareBody, nil) })
@@ -327,11 +328,12 @@ func getPage(ctx context.Context, target, token string, buf *bytes.Buffer, steps
 	return err
 }
 
-// bareServer sends body, whatever is asked, from a bare net/http server on
-// a loopback port: a page's bytes moved with no API at all.
+// bareServer sends the body it was last given, whatever is asked, from a
+// bare net/http server on a loopback port: a page's bytes moved with no API
+// at all.
 type bareServer struct {
 	url  string
-	body []byte // set between requests
+	body atomic.Pointer[[]byte]
 	srv  *http.Server
 }
 
@@ -342,12 +344,16 @@ func newBareServer() (*bareServer, error) {
 	}
 	b := &bareServer{url: "http://" + ln.Addr().String() + "/"}
 	b.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(len(b.body)))
-		w.Write(b.body)
+		body := *b.body.Load()
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
 	})}
 	go b.srv.Serve(ln)
 	return b, nil
 }
+
+// send has the server send body from its next request on.
+func (b *bareServer) send(body []byte) { b.body.Store(&body) }
 
 func (b *bareServer) Close() error { return b.srv.Close() }
 
