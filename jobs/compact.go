@@ -223,5 +223,8 @@ func (j *Compact) recordArrivals(ctx context.Context) (int64, error) {
 		f.MinArrival, f.MaxArrival = &first, &last
 		read = append(read, f)
 	}
-	return int64(len(read)), j.Manifest.RecordArrivals(ctx, read)
+	if err := j.Manifest.RecordArrivals(ctx, read); err != nil {
+		return 0, err
+	}
+	return int64(len(read)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -217,8 +218,10 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 	if f.Newest {
 		order = "id DESC"
 	}
+	// Clipped appends: the pages below add to args without writing into
+	// one another's arrays.
 	page := func(where []string, args []any) ([]Interaction, error) {
-		return c.interactionsWhere(ctx, strings.Join(where, " AND "), order, append(args, limit))
+		return c.interactionsWhere(ctx, strings.Join(where, " AND "), order, append(slices.Clip(args), limit))
 	}
 	if f.ArrivedFrom != nil || f.ArrivedTo != nil {
 		// The engine finds a window's interactions by arrival, and sorts
@@ -242,7 +245,7 @@ func (c *InteractionStore) Interactions(ctx context.Context, orgID string, f Int
 		if !last.Valid { // no id left
 			return []Interaction{}, nil
 		}
-		out, err := page(append(where, bound), append(args, last.String))
+		out, err := page(append(slices.Clip(where), bound), append(slices.Clip(args), last.String))
 		if err != nil {
 			return nil, err
 		}
