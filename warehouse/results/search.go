@@ -2,6 +2,8 @@ package results
 
 import (
 	"context"
+	"iter"
+	"math"
 	"strings"
 	"time"
 
@@ -27,30 +29,67 @@ type Search struct {
 // Search lists the ids of the processed conversations q may see that
 // arrived in its window and match s (their current rows, by the rule of
 // Daily), at most q.Limit: oldest first after q.AfterID, or newest first
-// before s.BeforeID. Ids grow with arrival, so it reads windows from one
-// end of q's, each twice as long as the one before, until the page is
-// full: a page near either end reads its days alone, however long the
-// range; a caller going on from a cursor starts the range at its arrival.
+// before s.BeforeID. Ids grow with arrival, so it reads the windows of
+// searchWindows from one end of q's until the page is full: a page near
+// either end reads its hours alone, however long the range; a caller
+// going on from a cursor starts the range at its arrival.
 func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
 	var ids []string
-	limit := q.Limit
-	for span, w := 24*time.Hour, q; !w.To.Before(w.From) && len(ids) < limit; span *= 2 {
-		page := w
-		if s.Newest {
-			page.From = maxTime(w.To.Add(-span+time.Nanosecond), w.From)
-			w.To = page.From.Add(-time.Nanosecond)
-		} else {
-			page.To = minTime(w.From.Add(span-time.Nanosecond), w.To)
-			w.From = page.To.Add(time.Nanosecond)
-		}
-		page.Limit = limit - len(ids)
+	for w := range searchWindows(q.Window, s.Newest) {
+		page := q
+		page.Window, page.Limit = w, q.Limit-len(ids)
 		found, err := r.searchWindow(ctx, page, s)
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, found...)
+		if ids = append(ids, found...); len(ids) >= q.Limit {
+			break
+		}
 	}
 	return ids, nil
+}
+
+// firstSearchSpan is the first window a search reads, at the end of its
+// range it starts from; each next one is searchGrowth times as long. A
+// first window of an hour holds a page of any common result, and reads a
+// few row groups of its day's files where a day's window read them all;
+// growing fourfold, a result found nowhere takes as many windows over a
+// quarter as growing twofold from a day did.
+const (
+	firstSearchSpan = time.Hour
+	searchGrowth    = 4
+)
+
+// searchWindows cuts w into windows that follow one another from its
+// start (from its end when newest), each searchGrowth times as long as
+// the one before. Lake timestamps are in microseconds: windows end a
+// microsecond before the next one starts, so that a row at any microsecond
+// falls in exactly one of them however the bounds are rounded to it.
+func searchWindows(w Window, newest bool) iter.Seq[Window] {
+	return func(yield func(Window) bool) {
+		for span := firstSearchSpan; !w.To.Before(w.From); span = grown(span) {
+			page := w
+			if newest {
+				page.From = maxTime(w.To.Add(-span+time.Microsecond), w.From)
+				w.To = page.From.Add(-time.Microsecond)
+			} else {
+				page.To = minTime(w.From.Add(span-time.Microsecond), w.To)
+				w.From = page.To.Add(time.Microsecond)
+			}
+			if !yield(page) {
+				return
+			}
+		}
+	}
+}
+
+// grown is the span after span, at most the longest a duration holds
+// (a range of centuries takes it there).
+func grown(span time.Duration) time.Duration {
+	if span > math.MaxInt64/searchGrowth {
+		return math.MaxInt64
+	}
+	return span * searchGrowth
 }
 
 func maxTime(a, b time.Time) time.Time {

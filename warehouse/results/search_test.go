@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 )
 
 // Search by a classifier's result, page after page, finds exactly the
@@ -66,6 +67,63 @@ func TestSearchMatchesEveryRow(t *testing.T) {
 		slices.Reverse(want)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: newest first, Search found %d conversations, every row gives %d", tc.name, len(got), len(want))
+		}
+	}
+}
+
+// searchWindows cuts a range into windows that follow one another from
+// the end it starts at, each longer than the one before, that together
+// cover the range, and that stay apart once their bounds are cut to the
+// lake's microseconds: no row in two windows, none in none.
+func TestSearchWindows(t *testing.T) {
+	midnight := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		from, to time.Time
+		windows  int // in either direction
+	}{
+		{"92 days", midnight, midnight.AddDate(0, 0, 92).Add(-time.Microsecond), 7},
+		{"a day", midnight, midnight.AddDate(0, 0, 1).Add(-time.Microsecond), 4},
+		{"under an hour", midnight, midnight.Add(20 * time.Minute), 1},
+		{"one instant", midnight, midnight, 1},
+		{"bounds between microseconds", midnight.Add(500), midnight.AddDate(0, 0, 3).Add(250), 4},
+		{"the whole calendar", time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), 45},
+		{"ends before it starts", midnight, midnight.Add(-time.Hour), 0},
+	} {
+		for _, newest := range []bool{false, true} {
+			w := Window{From: tc.from, To: tc.to}
+			var got []Window
+			for page := range searchWindows(w, newest) {
+				got = append(got, page)
+			}
+			if len(got) != tc.windows {
+				t.Fatalf("%s (newest %v): %d windows, want %d: %v", tc.name, newest, len(got), tc.windows, got)
+			}
+			if newest {
+				slices.Reverse(got) // in time order from here on
+			}
+			micro := func(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+			for i, page := range got {
+				if page.To.Before(page.From) {
+					t.Fatalf("%s (newest %v): window %d ends before it starts: %v", tc.name, newest, i, page)
+				}
+				if i > 0 && !micro(got[i-1].To).Add(time.Microsecond).Equal(micro(page.From)) {
+					t.Fatalf("%s (newest %v): window %d does not follow the one before to the microsecond: %v then %v",
+						tc.name, newest, i, got[i-1], page)
+				}
+			}
+			if len(got) > 0 && (!got[0].From.Equal(w.From) || !got[len(got)-1].To.Equal(w.To)) {
+				t.Fatalf("%s (newest %v): windows cover %v–%v, not the range", tc.name, newest, got[0].From, got[len(got)-1].To)
+			}
+			if len(got) > 2 { // the first one from the start is an hour, the next four times as long
+				first, second := got[0], got[1]
+				if newest {
+					first, second = got[len(got)-1], got[len(got)-2]
+				}
+				if first.To.Sub(first.From) != time.Hour-time.Microsecond || second.To.Sub(second.From) != 4*time.Hour-time.Microsecond {
+					t.Fatalf("%s (newest %v): first windows %v and %v", tc.name, newest, first, second)
+				}
+			}
 		}
 	}
 }
