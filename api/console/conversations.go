@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/catalog"
@@ -135,18 +136,34 @@ func (c *Console) conversations(ctx *gin.Context) {
 	next := "" // the cursor of the next page, if any
 	var list []catalog.Interaction
 	total := int64(-1) // not counted
+	// The page and its total are read side by side: neither needs the
+	// other.
+	var reads errgroup.Group
+	rctx := ctx.Request.Context()
 	if lf.Result != "" || lf.Text != "" {
-		list, next, err = c.searched(ctx.Request.Context(), v, f, lf)
-		if err == nil && lf.Text == "" && lf.Status == "" {
-			total, err = c.resultTotal(ctx.Request.Context(), v, f, lf)
+		reads.Go(func() (err error) {
+			list, next, err = c.searched(rctx, v, f, lf)
+			return err
+		})
+		if lf.Text == "" && lf.Status == "" {
+			reads.Go(func() (err error) {
+				total, err = c.resultTotal(rctx, v, f, lf)
+				return err
+			})
 		}
-	} else if list, err = c.Conversations.Interactions(ctx.Request.Context(), v.OrgID, f); err == nil {
-		if len(list) > conversationsPage {
-			list, next = list[:conversationsPage], list[conversationsPage-1].ID
-		}
-		total, err = c.Conversations.CountInteractions(ctx.Request.Context(), v.OrgID, f)
+	} else {
+		reads.Go(func() (err error) {
+			if list, err = c.Conversations.Interactions(rctx, v.OrgID, f); err == nil && len(list) > conversationsPage {
+				list, next = list[:conversationsPage], list[conversationsPage-1].ID
+			}
+			return err
+		})
+		reads.Go(func() (err error) {
+			total, err = c.Conversations.CountInteractions(rctx, v.OrgID, f)
+			return err
+		})
 	}
-	if err != nil {
+	if err := reads.Wait(); err != nil {
 		c.failed(ctx, err)
 		return
 	}
