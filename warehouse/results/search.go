@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,21 +33,96 @@ type Search struct {
 // before s.BeforeID. Ids grow with arrival, so it reads the windows of
 // searchWindows from one end of q's until the page is full: a page near
 // either end reads its hours alone, however long the range; a caller
-// going on from a cursor starts the range at its arrival.
+// going on from a cursor starts the range at its arrival. When the first
+// window leaves the page short, the days' kept figures say on which days
+// a yes or no result is found at all, and the windows after it read
+// those days alone: a rare result is not looked for in the lake's every
+// row, nor the last page past its last day.
 func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
 	var ids []string
+	var days *resultDays // after the first window: the days that may hold matches
 	for w := range searchWindows(q.Window, s.Newest) {
+		if days != nil {
+			var ok bool
+			if w, ok = days.narrow(w); !ok {
+				continue
+			}
+		}
 		page := q
 		page.Window, page.Limit = w, q.Limit-len(ids)
-		found, err := r.searchWindow(ctx, page, s)
+		matches, err := r.searchWindow(ctx, page, s)
 		if err != nil {
 			return nil, err
 		}
-		if ids = append(ids, found...); len(ids) >= q.Limit {
+		if ids = append(ids, matches...); len(ids) >= q.Limit {
 			break
+		}
+		if days == nil {
+			if days, err = r.resultDays(ctx, q, s); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return ids, nil
+}
+
+// resultDays are the arrival days on which a search's result is found,
+// in order; every day when the kept figures cannot say (a label, not a
+// yes or no; a window by interaction date).
+type resultDays struct {
+	every bool
+	days  []time.Time
+}
+
+// resultDays reads from the days' figures (Daily, over q's window widened
+// to whole days) the days on which s's result is some conversation's: on
+// no other day of q's window can s find one, whatever else it asks.
+func (r *Reader) resultDays(ctx context.Context, q PageQuery, s Search) (*resultDays, error) {
+	if s.ClassifierID == "" || s.Result != "true" && s.Result != "false" || q.ByInteraction {
+		return &resultDays{every: true}, nil
+	}
+	whole := q
+	whole.From, whole.To = dayOf(q.From), dayOf(q.To).Add(24*time.Hour-time.Microsecond)
+	daily, err := r.Daily(ctx, whole, []string{s.ClassifierID})
+	if err != nil {
+		return nil, err
+	}
+	out := &resultDays{}
+	for _, d := range daily {
+		n := d.Hits[s.ClassifierID]
+		if s.Result == "false" {
+			n = d.Evaluated[s.ClassifierID] - n
+		}
+		if n > 0 {
+			out.days = append(out.days, d.Date)
+		}
+	}
+	return out, nil
+}
+
+// narrow cuts w to its days that hold matches, from the first to the
+// last; false when none does.
+func (d *resultDays) narrow(w Window) (Window, bool) {
+	if d.every {
+		return w, true
+	}
+	first, _ := slices.BinarySearchFunc(d.days, dayOf(w.From), time.Time.Compare)
+	end, found := slices.BinarySearchFunc(d.days, dayOf(w.To), time.Time.Compare)
+	if found {
+		end++
+	}
+	if first >= end {
+		return w, false
+	}
+	w.From = maxTime(w.From, d.days[first])
+	w.To = minTime(w.To, d.days[end-1].Add(24*time.Hour-time.Microsecond))
+	return w, true
+}
+
+// dayOf is the start of t's day in UTC, the lake's partition days.
+func dayOf(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // firstSearchSpan is the first window a search reads, at the end of its

@@ -23,14 +23,18 @@ func TestSearchMatchesEveryRow(t *testing.T) {
 	classifier := org.Classifiers[0].ID
 	rows := allRows(t, r, org.ID, window)
 	for _, tc := range []struct {
-		name  string
-		nodes []string
-		agent string
-		least int // matches at least (the case is not vacuous)
-	}{{"all", nil, "", 20}, {"region", tree.Descendants(org.Regions[0]), "", 8}, {"agent", nil, "ag007", 1}} {
+		name   string
+		nodes  []string
+		agent  string
+		result string
+		least  int // matches at least (the case is not vacuous)
+	}{
+		{"all", nil, "", "true", 20}, {"region", tree.Descendants(org.Regions[0]), "", "true", 8}, {"agent", nil, "ag007", "true", 1},
+		{"all, false", nil, "", "false", 20}, {"region, false", tree.Descendants(org.Regions[0]), "", "false", 8},
+	} {
 		var want []string
 		for id, c := range rows.current(classifier) {
-			if c.result == "true" && (tc.nodes == nil || slices.Contains(tc.nodes, c.node)) && (tc.agent == "" || c.agent == "AG007") {
+			if c.result == tc.result && (tc.nodes == nil || slices.Contains(tc.nodes, c.node)) && (tc.agent == "" || c.agent == "AG007") {
 				want = append(want, id)
 			}
 		}
@@ -38,7 +42,7 @@ func TestSearchMatchesEveryRow(t *testing.T) {
 		var got []string
 		q := PageQuery{OrgID: org.ID, Window: window, NodeIDs: tc.nodes, Limit: 7}
 		for {
-			ids, err := r.Search(ctx, q, Search{ClassifierID: classifier, Result: "true", AgentCode: tc.agent})
+			ids, err := r.Search(ctx, q, Search{ClassifierID: classifier, Result: tc.result, AgentCode: tc.agent})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +58,7 @@ func TestSearchMatchesEveryRow(t *testing.T) {
 		// Newest first, page after page: the same, from the last.
 		got, q.AfterID = nil, ""
 		for before := ""; ; {
-			ids, err := r.Search(ctx, q, Search{ClassifierID: classifier, Result: "true", AgentCode: tc.agent, Newest: true, BeforeID: before})
+			ids, err := r.Search(ctx, q, Search{ClassifierID: classifier, Result: tc.result, AgentCode: tc.agent, Newest: true, BeforeID: before})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,6 +128,33 @@ func TestSearchWindows(t *testing.T) {
 					t.Fatalf("%s (newest %v): first windows %v and %v", tc.name, newest, first, second)
 				}
 			}
+		}
+	}
+}
+
+// A search's later windows are cut to the days its result is found on.
+func TestResultDaysNarrow(t *testing.T) {
+	day := func(d, h int) time.Time { return time.Date(2025, 10, d, h, 0, 0, 0, time.UTC) }
+	end := func(d int) time.Time { return day(d+1, 0).Add(-time.Microsecond) }
+	found := &resultDays{days: []time.Time{day(2, 0), day(5, 0)}}
+	for _, tc := range []struct {
+		name     string
+		days     *resultDays
+		from, to time.Time
+		want     Window // zero: no day of the window holds one
+	}{
+		{"a day before them", found, day(1, 0), end(1), Window{}},
+		{"a day between them", found, day(3, 0), end(4), Window{}},
+		{"a day after them", found, day(6, 0), end(9), Window{}},
+		{"across the first", found, day(1, 12), day(3, 6), Window{From: day(2, 0), To: end(2)}},
+		{"from within the first to within the last", found, day(2, 13), day(5, 1), Window{From: day(2, 13), To: day(5, 1)}},
+		{"within the last", found, day(5, 3), day(5, 4), Window{From: day(5, 3), To: day(5, 4)}},
+		{"across both", found, day(1, 0), end(9), Window{From: day(2, 0), To: end(5)}},
+		{"every day", &resultDays{every: true}, day(1, 0), end(1), Window{From: day(1, 0), To: end(1)}},
+	} {
+		got, ok := tc.days.narrow(Window{From: tc.from, To: tc.to})
+		if ok != !tc.want.From.IsZero() || ok && (!got.From.Equal(tc.want.From) || !got.To.Equal(tc.want.To)) {
+			t.Errorf("%s: narrowed to %v (%v), want %v", tc.name, got, ok, tc.want)
 		}
 	}
 }
