@@ -7,12 +7,15 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -204,10 +207,28 @@ type page struct {
 
 // render writes a page with status.
 func (c *Console) render(ctx *gin.Context, status int, name string, data any) {
-	ctx.Status(status)
-	ctx.Header("Content-Type", "text/html; charset=utf-8")
-	if err := c.pages[name].ExecuteTemplate(ctx.Writer, "layout", data); err != nil {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	defer giveRenderBuffer(buf)
+	if err := c.pages[name].ExecuteTemplate(buf, "layout", data); err != nil {
 		c.Log.Error("console: page", "page", name, "err", err)
+	}
+	ctx.Header("Content-Length", strconv.Itoa(buf.Len()))
+	ctx.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+// renderBuffers hold pages while they are rendered: a page is sent whole,
+// with its length, not in the many small writes of its template (a
+// dashboard's tables are thousands).
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptRender is the largest buffer kept for another page: a rare
+// long one (a transcript of hours) is left to the collector.
+const maxKeptRender = 4 << 20
+
+func giveRenderBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxKeptRender {
+		buf.Reset()
+		renderBuffers.Put(buf)
 	}
 }
 

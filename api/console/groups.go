@@ -162,25 +162,36 @@ type heading struct {
 type groupRow struct {
 	Name, Link    string
 	Conversations int64
-	Cells         []groupCell
-	values        []float64 // by column; NaN where there is none
+	Cells         []groupCell   // laid out for the rows a page shows (sortedTable)
+	values        []float64     // by column; NaN where there is none
+	now, before   results.Group // the figures, for the cells
 }
 
 // groupCell is a figure with its column's name (a phone shows each cell
 // on its own line, named) and its move since the period before.
 type groupCell struct{ Label, Text, Trend string }
 
-// groupRowOf lays out a group's figures, and their trends from the same
-// group in the period before.
+// groupRowOf is a group's row, with its figures to sort by and the same
+// group's in the period before.
 func groupRowOf(name string, g, before results.Group, cols []column) groupRow {
-	row := groupRow{Name: name, Conversations: g.Conversations}
+	row := groupRow{Name: name, Conversations: g.Conversations, now: g, before: before}
 	for _, col := range cols {
 		v, ok := col.value(g)
-		row.Cells = append(row.Cells, groupCell{col.Label, col.format(v, ok), col.trend(g, before)})
 		if !ok {
 			v = math.NaN()
 		}
 		row.values = append(row.values, v)
+	}
+	return row
+}
+
+// laidOut is the row with its cells: each figure as text, and its trend.
+// Only the rows a page shows are laid out (a table may have hundreds).
+func (row groupRow) laidOut(cols []column) groupRow {
+	row.Cells = make([]groupCell, len(cols))
+	for i, col := range cols {
+		v, ok := col.value(row.now)
+		row.Cells[i] = groupCell{col.Label, col.format(v, ok), col.trend(row.now, row.before)}
 	}
 	return row
 }
@@ -243,13 +254,13 @@ func sortedTable(prefix string, query url.Values, cols []column, rows []groupRow
 	for _, col := range cols {
 		t.Headings = append(t.Headings, sortBy(col.Key, col.Label))
 	}
-	t.Rows = rows
+	shown := rows
 	if perPage > 0 && len(rows) > perPage {
 		page, _ := strconv.Atoi(query.Get(prefix + "_page"))
 		pages := (len(rows) + perPage - 1) / perPage
 		page = min(max(page, 1), pages)
 		from, to := (page-1)*perPage, min(page*perPage, len(rows))
-		t.Rows = rows[from:to]
+		shown = rows[from:to]
 		t.Page = fmt.Sprintf("%ss %d–%d of %d", prefix, from+1, to, len(rows))
 		if page > 1 {
 			t.Earlier = link(map[string]string{prefix + "_page": strconv.Itoa(page - 1)})
@@ -257,6 +268,10 @@ func sortedTable(prefix string, query url.Values, cols []column, rows []groupRow
 		if page < pages {
 			t.Later = link(map[string]string{prefix + "_page": strconv.Itoa(page + 1)})
 		}
+	}
+	t.Rows = make([]groupRow, len(shown))
+	for i, row := range shown {
+		t.Rows[i] = row.laidOut(cols)
 	}
 	return t
 }

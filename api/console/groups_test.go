@@ -58,6 +58,11 @@ func TestSortedTable(t *testing.T) {
 		if got := names(tb); got != tc.want || sorted != tc.sorted || tb.Page != tc.page {
 			t.Errorf("%s: %s sorted by %q, %q; want %s by %q, %q", tc.query, got, sorted, tb.Page, tc.want, tc.sorted, tc.page)
 		}
+		for _, r := range tb.Rows { // the rows shown are laid out
+			if len(r.Cells) != len(cols) || r.Cells[0].Label != cols[0].Label {
+				t.Errorf("%s: row %s has cells %v", tc.query, r.Name, r.Cells)
+			}
+		}
 	}
 }
 
