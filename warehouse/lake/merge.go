@@ -1,17 +1,14 @@
 package lake
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // Merge joins the rows of batches into one batch in conversation id order,
 // as the writer wants them. Uploads processed side by side hand out
-// interleaved ids, but each keeps a conversation's rows of a table
-// together: those runs are moved once, in the order of their conversation
-// ids, instead of sorting every row. A table whose rows of a conversation
-// are not together (or in two batches) is joined as it comes, and the
-// writer sorts it.
+// interleaved ids, but each hands out its own in order: the batches'
+// rows are merged by conversation id, each conversation's rows moved
+// once, instead of sorting every row. A table whose rows in a batch are
+// not in conversation order is joined as it comes, and the writer sorts
+// it.
 func Merge(batches []Batch) Batch {
 	if len(batches) == 1 {
 		return batches[0]
@@ -26,52 +23,47 @@ func Merge(batches []Batch) Batch {
 
 // mergeTable is one table's rows of the batches in conversation order.
 func mergeTable[T any](batches []Batch, table func(*Batch) []T, conversation func(*T) string) []T {
-	total := 0
+	var tables [][]T
+	total, ordered := 0, true
 	for i := range batches {
-		total += len(table(&batches[i]))
+		rows := table(&batches[i])
+		if len(rows) == 0 {
+			continue
+		}
+		tables = append(tables, rows)
+		total += len(rows)
+		for j := 1; j < len(rows) && ordered; j++ {
+			ordered = conversation(&rows[j-1]) <= conversation(&rows[j])
+		}
 	}
 	if total == 0 {
 		return nil
 	}
-	runs := map[string][]T{}
-	together := true
-	for i := range batches {
-		if together {
-			together = addRuns(table(&batches[i]), conversation, runs)
-		}
-	}
 	out := make([]T, 0, total)
-	if !together {
-		for i := range batches {
-			out = append(out, table(&batches[i])...)
+	if !ordered {
+		for _, rows := range tables {
+			out = append(out, rows...)
 		}
 		return out
 	}
-	ids := make([]string, 0, len(runs))
-	for id := range runs {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, strings.Compare)
-	for _, id := range ids {
-		out = append(out, runs[id]...)
+	// Each step moves the run of the least conversation id at the head of
+	// a table (the first table's on a tie).
+	for len(tables) > 0 {
+		least := 0
+		for t := 1; t < len(tables); t++ {
+			if conversation(&tables[t][0]) < conversation(&tables[least][0]) {
+				least = t
+			}
+		}
+		rows := tables[least]
+		id, end := conversation(&rows[0]), 1
+		for end < len(rows) && conversation(&rows[end]) == id {
+			end++
+		}
+		out = append(out, rows[:end]...)
+		if tables[least] = rows[end:]; len(tables[least]) == 0 {
+			tables = slices.Delete(tables, least, least+1)
+		}
 	}
 	return out
-}
-
-// addRuns adds rows' runs of one conversation each to runs; false when a
-// conversation's rows are not all in one run.
-func addRuns[T any](rows []T, conversation func(*T) string, runs map[string][]T) bool {
-	start := 0
-	for i := 1; i <= len(rows); i++ {
-		if i < len(rows) && conversation(&rows[i]) == conversation(&rows[start]) {
-			continue
-		}
-		id := conversation(&rows[start])
-		if _, seen := runs[id]; seen {
-			return false
-		}
-		runs[id] = rows[start:i:i]
-		start = i
-	}
-	return true
 }

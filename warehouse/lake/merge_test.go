@@ -28,8 +28,8 @@ func segString(rows []Segment) string {
 }
 
 // Batches whose ids interleave are merged into conversation order, each
-// conversation's rows kept in their order; rows of a conversation that
-// are not together are joined as they come, for the writer to sort.
+// conversation's rows kept in their order; a batch out of conversation
+// order has the batches joined as they come, for the writer to sort.
 func TestMergeOrdersConversations(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -42,6 +42,9 @@ func TestMergeOrdersConversations(t *testing.T) {
 		{"an empty batch", []string{"b0", "", "a0 a1"}, "a0 a1 b0"},
 		{"a conversation split in one batch", []string{"a0 b0 a1", "c0"}, "a0 b0 a1 c0"},
 		{"a conversation in two batches", []string{"b0 a0", "a1"}, "b0 a0 a1"},
+		{"a conversation in two ordered batches", []string{"a0 b0", "b1 c0"}, "a0 b0 b1 c0"},
+		{"three batches, one ordered differently", []string{"a0 d0", "c0 b0", "e0"}, "a0 d0 c0 b0 e0"},
+		{"many short runs", []string{"a0 d0 d1 g0", "b0 e0 h0 h1", "c0 f0 f1 f2 i0"}, "a0 b0 c0 d0 d1 e0 f0 f1 f2 g0 h0 h1 i0"},
 	} {
 		var batches []Batch
 		for _, b := range c.batches {
