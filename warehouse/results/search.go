@@ -40,14 +40,22 @@ type Search struct {
 // row, nor the last page past its last day.
 func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, error) {
 	var ids []string
-	var days *resultDays // after the first window: the days that may hold matches
+	var days *resultDays // read for the windows after the first: the days that may hold matches
+	first := true
 	for w := range searchWindows(q.Window, s.Newest) {
-		if days != nil {
+		if !first {
+			var err error
+			if days == nil {
+				if days, err = r.resultDays(ctx, q, s); err != nil {
+					return nil, err
+				}
+			}
 			var ok bool
 			if w, ok = days.narrow(w); !ok {
 				continue
 			}
 		}
+		first = false
 		page := q
 		page.Window, page.Limit = w, q.Limit-len(ids)
 		matches, err := r.searchWindow(ctx, page, s)
@@ -56,11 +64,6 @@ func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, e
 		}
 		if ids = append(ids, matches...); len(ids) >= q.Limit {
 			break
-		}
-		if days == nil {
-			if days, err = r.resultDays(ctx, q, s); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return ids, nil
