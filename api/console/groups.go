@@ -190,8 +190,8 @@ func groupRowOf(name string, g, before results.Group, cols []column) groupRow {
 func (row groupRow) laidOut(cols []column) groupRow {
 	row.Cells = make([]groupCell, len(cols))
 	for i, col := range cols {
-		v, ok := col.value(row.now)
-		row.Cells[i] = groupCell{col.Label, col.format(v, ok), col.trend(row.now, row.before)}
+		v := row.values[i]
+		row.Cells[i] = groupCell{col.Label, col.format(v, !math.IsNaN(v)), col.trend(row.now, row.before)}
 	}
 	return row
 }

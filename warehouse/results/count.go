@@ -106,8 +106,7 @@ func inside(f catalog.LakeFile, w Window) bool {
 	case f.MinArrival != nil && f.MaxArrival != nil:
 		return !f.MinArrival.Before(from) && !f.MaxArrival.After(to)
 	}
-	last := f.Date.Add(24*time.Hour - time.Microsecond)
-	return !f.Date.Before(w.From) && !last.After(w.To)
+	return !f.Date.Before(w.From) && !lastOfDay(f.Date).After(w.To)
 }
 
 // scanCount counts the conversations of files by reading them.

@@ -159,9 +159,15 @@ func (c *dayCache) put(k dayKey, signature string, f *dayFigures) {
 // wholeDays reports whether a window is whole arrival days, which the
 // cache can answer.
 func (w Window) wholeDays() bool {
-	day := 24 * time.Hour
-	return !w.ByInteraction && w.From.Equal(w.From.Truncate(day)) && w.To.Add(time.Microsecond).Equal(w.To.Add(time.Microsecond).Truncate(day))
+	return !w.ByInteraction && w.From.Equal(dayOf(w.From)) && w.To.Add(time.Microsecond).Equal(dayOf(w.To.Add(time.Microsecond)))
 }
+
+// dayOf is the start of t's day in UTC: the lake's partition days.
+func dayOf(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
+
+// lastOfDay is the last instant of the day starting at day, to the lake's
+// microsecond.
+func lastOfDay(day time.Time) time.Time { return day.Add(24*time.Hour - time.Microsecond) }
 
 // figuresByDay gives the figures of each day of q's (whole-day) window
 // that has conversations.
@@ -354,7 +360,7 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 	conv := currentConversationsSQL(convList, `CAST(arrived_on AS DATE) AS day, coalesce(hierarchy_node_id, '') AS node,
 		coalesce(agent_code, '') AS agent, media_type AS media`, "", "")
 	in := newInterner()
-	dayOf := func(t time.Time) *dayFigures {
+	entryOf := func(t time.Time) *dayFigures {
 		t = t.UTC()
 		if out[t] == nil {
 			out[t] = &dayFigures{results: map[string][]cellSums{}, index: map[cell]int{}}
@@ -373,7 +379,7 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 			rows.Close()
 			return nil, err
 		}
-		d := dayOf(day)
+		d := entryOf(day)
 		d.conversations[d.cellOf(cell{in.of(c.node), in.of(c.agent), in.of(c.media)})] += n
 	}
 	rows.Close()
@@ -402,7 +408,7 @@ func (r *Reader) readDays(ctx context.Context, files []catalog.LakeFile) (map[ti
 			return nil, err
 		}
 		s.scoreSum = sum.Float64
-		d := dayOf(day)
+		d := entryOf(day)
 		classifier = in.of(classifier)
 		d.results[classifier] = append(d.results[classifier], cellSums{d.cellOf(cell{in.of(c.node), in.of(c.agent), in.of(c.media)}), s})
 	}

@@ -46,7 +46,7 @@ func (r *Reader) Search(ctx context.Context, q PageQuery, s Search) ([]string, e
 		if !first {
 			var err error
 			if days == nil {
-				if days, err = r.resultDays(ctx, q, s); err != nil {
+				if days, err = r.daysOfResult(ctx, q, s); err != nil {
 					return nil, err
 				}
 			}
@@ -77,15 +77,16 @@ type resultDays struct {
 	days  []time.Time
 }
 
-// resultDays reads from the days' figures (Daily, over q's window widened
-// to whole days) the days on which s's result is some conversation's: on
-// no other day of q's window can s find one, whatever else it asks.
-func (r *Reader) resultDays(ctx context.Context, q PageQuery, s Search) (*resultDays, error) {
+// daysOfResult reads from the days' figures (Daily, over q's window
+// widened to whole days) the days on which s's result is some
+// conversation's: on no other day of q's window can s find one, whatever
+// else it asks.
+func (r *Reader) daysOfResult(ctx context.Context, q PageQuery, s Search) (*resultDays, error) {
 	if s.ClassifierID == "" || s.Result != "true" && s.Result != "false" || q.ByInteraction {
 		return &resultDays{every: true}, nil
 	}
 	whole := q
-	whole.From, whole.To = dayOf(q.From), dayOf(q.To).Add(24*time.Hour-time.Microsecond)
+	whole.From, whole.To = dayOf(q.From), lastOfDay(dayOf(q.To))
 	daily, err := r.Daily(ctx, whole, []string{s.ClassifierID})
 	if err != nil {
 		return nil, err
@@ -118,14 +119,8 @@ func (d *resultDays) narrow(w Window) (Window, bool) {
 		return w, false
 	}
 	w.From = maxTime(w.From, d.days[first])
-	w.To = minTime(w.To, d.days[end-1].Add(24*time.Hour-time.Microsecond))
+	w.To = minTime(w.To, lastOfDay(d.days[end-1]))
 	return w, true
-}
-
-// dayOf is the start of t's day in UTC, the lake's partition days.
-func dayOf(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // firstSearchSpan is the first window a search reads, at the end of its
