@@ -58,6 +58,16 @@ type rateRow struct {
 	Rate            string
 }
 
+// dashboardPage is what the dashboard's template shows.
+type dashboardPage struct {
+	page
+	From, To, Team, Error string
+	Total                 int64
+	Data                  dashboardData
+	Rates                 []rateRow
+	Teams, Agents         groupTable
+}
+
 // zeroFilled are the days of a range, each with its figures or none: a
 // day without conversations is a day on the charts too.
 func zeroFilled(days []results.Day, start, end time.Time) []results.Day {
@@ -84,14 +94,7 @@ func (c *Console) dashboard(ctx *gin.Context) {
 	v := viewerFrom(ctx)
 	now := time.Now().UTC()
 	from, to := ctx.DefaultQuery("from", now.AddDate(0, 0, -13).Format(time.DateOnly)), ctx.DefaultQuery("to", now.Format(time.DateOnly))
-	data := struct {
-		page
-		From, To, Team, Error string
-		Total                 int64
-		Data                  dashboardData
-		Rates                 []rateRow
-		Teams, Agents         groupTable
-	}{page: page{Title: "Dashboard", Page: "dashboard", Viewer: v}, From: from, To: to, Team: ctx.Query("team"),
+	data := dashboardPage{page: page{Title: "Dashboard", Page: "dashboard", Viewer: v}, From: from, To: to, Team: ctx.Query("team"),
 		Data: dashboardData{Days: []dayFigures{}, Classifiers: []classifierLabel{}, ByTeam: groupChart{Teams: []string{}, Series: []groupSeries{}}}}
 	start, err1 := dates.Parse(from)
 	end, err2 := dates.ParseEnd(to)

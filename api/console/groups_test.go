@@ -1,7 +1,9 @@
 package console
 
 import (
+	"html/template"
 	"math"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
@@ -105,5 +107,38 @@ func TestPeriodBefore(t *testing.T) {
 	wantTo, _ := dates.ParseEnd("2025-10-14")
 	if !got.From.Equal(wantFrom) || !got.To.Equal(wantTo) {
 		t.Errorf("before %s–%s: %s–%s, want %s–%s", from, to, got.From, got.To, wantFrom, wantTo)
+	}
+}
+
+// A row's cells written in Go are the markup the template wrote for them
+// (its escaping of a content and of a quoted attribute), whatever their
+// texts hold.
+func TestCellsHTMLAsTemplate(t *testing.T) {
+	t.Parallel()
+	reference := template.Must(template.New("cells").Parse(
+		`{{range .Cells}}<td data-label="{{.Label}}">{{.Text}}{{if .Trend}} <span class="trend">{{.Trend}}</span>{{end}}</td>{{end}}`))
+	texts := []string{"", "45.0 %", "▲ 4.0", "—", `<script>alert("x")</script>`, "a & b + 'c'", "&amp; &#43;",
+		"nul\x00byte", "bad \xff\xfe utf-8", "\uFDD0 \uFFFE \U0001F600", "line\nbreak\ttab"}
+	random := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("a1 %<>&'\"+=\x00▲—\uFFFD\n")
+	for range 200 {
+		var r []rune
+		for range random.IntN(12) {
+			r = append(r, alphabet[random.IntN(len(alphabet))])
+		}
+		texts = append(texts, string(r))
+	}
+	for i, label := range texts {
+		var row groupRow
+		for j := range 3 {
+			row.Cells = append(row.Cells, groupCell{Label: label, Text: texts[(i+j+1)%len(texts)], Trend: texts[(i+2*j+2)%len(texts)]})
+		}
+		var want strings.Builder
+		if err := reference.Execute(&want, row); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(row.CellsHTML()); got != want.String() {
+			t.Errorf("cells %q:\n got %q\nwant %q", row.Cells, got, want.String())
+		}
 	}
 }
