@@ -336,7 +336,8 @@ type byGroup struct {
 // period of the same length before, for their trends; links lead to their
 // conversations over the dashboard's range (in linkQuery).
 func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQuery, tree *catalog.Tree, cols []column, linkQuery url.Values) (byGroup, error) {
-	before := periodBefore(q)
+	before := q
+	before.Window = q.Before()
 	var out byGroup
 	// The four reads are apart (the QA scores of every conversation among
 	// them read every evaluation of the window): they run side by side.
@@ -401,14 +402,6 @@ func (c *Console) groupFigures(ctx context.Context, v *viewer, q results.PageQue
 		out.Agents = append(out.Agents, row)
 	}
 	return out, nil
-}
-
-// periodBefore is the window of as many whole days just before q's: a
-// window of whole days reads the days' kept figures, any other the lake.
-func periodBefore(q results.PageQuery) results.PageQuery {
-	days := int(math.Round(q.To.Sub(q.From).Hours() / 24))
-	q.From, q.To = q.From.AddDate(0, 0, -days), q.To.AddDate(0, 0, -days)
-	return q
 }
 
 // groupsWithScores are every group's figures over q's window, with each

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot/earshot/internal/contract/dates"
 	"github.com/earshot/earshot/warehouse/results"
 )
 
@@ -93,20 +92,6 @@ func TestTrend(t *testing.T) {
 		if got := tc.col.trend(tc.now, tc.before); got != tc.want {
 			t.Errorf("%+v then %+v: %q, want %q", tc.before.Scores, tc.now.Scores, got, tc.want)
 		}
-	}
-}
-
-// The period before a range of whole days is as many whole days, ending
-// the day before it starts.
-func TestPeriodBefore(t *testing.T) {
-	t.Parallel()
-	from, _ := dates.Parse("2025-10-15")
-	to, _ := dates.ParseEnd("2025-10-28")
-	got := periodBefore(results.PageQuery{Window: results.Window{From: from, To: to}})
-	wantFrom, _ := dates.Parse("2025-10-01")
-	wantTo, _ := dates.ParseEnd("2025-10-14")
-	if !got.From.Equal(wantFrom) || !got.To.Equal(wantTo) {
-		t.Errorf("before %s–%s: %s–%s, want %s–%s", from, to, got.From, got.To, wantFrom, wantTo)
 	}
 }
 

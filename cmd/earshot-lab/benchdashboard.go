@@ -28,9 +28,9 @@ type dashboardCase struct {
 // measureDashboards times the console's dashboard over HTTP (a signed-in
 // administrator's session, the whole page) — its first request, which
 // reads the days' figures from the catalog or, where none are kept yet,
-// from the lake, apart — and, beside it, the
-// page's figure reads alone (results.Reader: Daily and Groups by team and
-// by agent).
+// from the lake, apart — and, beside it, the page's figure reads alone
+// (results.Reader: Daily, and Groups by team and by agent over the range
+// and over the period before it, which the page's trends compare with).
 func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, runs int) ([]queryTiming, error) {
 	cookie, err := benchSession(ctx, st.Catalog, org)
 	if err != nil {
@@ -77,11 +77,16 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 			for _, d := range days {
 				conversations += int(d.Conversations)
 			}
-			if _, err := st.Reader.Groups(ctx, q, results.ByTeam, figures, 1_000_000); err != nil {
-				return 0, err
+			before := q
+			before.Window = q.Before()
+			for _, w := range []results.PageQuery{q, before} { // the range, and the period before for the trends
+				for _, by := range []results.GroupBy{results.ByTeam, results.ByAgent} {
+					if _, err := st.Reader.Groups(ctx, w, by, figures, 1_000_000); err != nil {
+						return 0, err
+					}
+				}
 			}
-			_, err = st.Reader.Groups(ctx, q, results.ByAgent, figures, 1_000_000)
-			return conversations, err
+			return conversations, nil
 		}}
 	}
 	cases := []dashboardCase{

@@ -57,7 +57,8 @@ Server-Timing) beside the direct queries' two, and the CPU time a page
 takes served in process and queried directly. Then the console's
 dashboard over 14 days (all, hierarchy R1) and all 92 days, as a
 signed-in administrator, beside its figure queries alone, taking turns
-too (conversations per day, hit rates, every team's and agent's figures);
+too (conversations per day, hit rates, every team's and agent's figures
+over the range and the period before it, for the trends);
 their "items" are the conversations counted. Then the console's
 conversation list filtered by a classifier's result over all 92 days:
 newest first, a deep page, and oldest first, beside the lake's search

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -160,6 +161,15 @@ func (c *dayCache) put(k dayKey, signature string, f *dayFigures) {
 // cache can answer.
 func (w Window) wholeDays() bool {
 	return !w.ByInteraction && w.From.Equal(dayOf(w.From)) && w.To.Add(time.Microsecond).Equal(dayOf(w.To.Add(time.Microsecond)))
+}
+
+// Before is the window of as many whole days just before w (a
+// dashboard's trends): a window of whole days reads the days' kept
+// figures, any other the lake.
+func (w Window) Before() Window {
+	days := int(math.Round(w.To.Sub(w.From).Hours() / 24))
+	w.From, w.To = w.From.AddDate(0, 0, -days), w.To.AddDate(0, 0, -days)
+	return w
 }
 
 // dayOf is the start of t's day in UTC: the lake's partition days.
