@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/earshot/earshot/internal/cli"
 	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/results"
@@ -77,16 +79,20 @@ func measureDashboards(ctx context.Context, st *cli.Stack, base, org string, run
 			for _, d := range days {
 				conversations += int(d.Conversations)
 			}
+			// The range's groups and the period before's (the trends),
+			// side by side as the page reads them.
 			before := q
 			before.Window = q.Before()
-			for _, w := range []results.PageQuery{q, before} { // the range, and the period before for the trends
+			var groups errgroup.Group
+			for _, w := range []results.PageQuery{q, before} {
 				for _, by := range []results.GroupBy{results.ByTeam, results.ByAgent} {
-					if _, err := st.Reader.Groups(ctx, w, by, figures, 1_000_000); err != nil {
-						return 0, err
-					}
+					groups.Go(func() error {
+						_, err := st.Reader.Groups(ctx, w, by, figures, 1_000_000)
+						return err
+					})
 				}
 			}
-			return conversations, nil
+			return conversations, groups.Wait()
 		}}
 	}
 	cases := []dashboardCase{
