@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,34 +82,30 @@ func insertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedCo
 		strings.Repeat("?, ", len(shared.Columns)) + strings.Join(picked, ", ") + ` FROM (VALUES `
 	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
 	statement := func(n int) string { return head + strings.Repeat(row+", ", n-1) + row + ")" }
-	// Parsing a statement costs about what binding its rows does: one of
-	// sharedChunk rows is parsed once and run chunk after chunk, the rest
-	// of the rows go in one more.
-	var chunked *sql.Stmt
 	for len(rows) > 0 {
-		chunk := rows[:min(sharedChunk, len(rows))]
+		chunk := rows[:sharedChunkOf(len(rows))]
 		rows = rows[len(chunk):]
 		args := append(make([]any, 0, len(shared.Values)+len(chunk)*len(cols)), shared.Values...)
 		for _, r := range chunk {
 			args = append(args, r...)
 		}
-		var err error
-		if len(chunk) < sharedChunk {
-			_, err = tx.ExecContext(ctx, statement(len(chunk)), args...)
-		} else {
-			if chunked == nil {
-				if chunked, err = tx.PrepareContext(ctx, statement(sharedChunk)); err != nil {
-					return err
-				}
-				defer chunked.Close()
-			}
-			_, err = chunked.ExecContext(ctx, args...)
-		}
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, statement(len(chunk)), args...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sharedChunkOf is how many of n rows left insertShared gives the next
+// statement: sharedChunk, or the largest power of two that n holds. A
+// bulk insert's statements then come in a few sizes a table, each
+// compiled once a connection and kept by the driver (sqliteDSN), not one
+// of any size for each insert's last rows.
+func sharedChunkOf(n int) int {
+	if n >= sharedChunk {
+		return sharedChunk
+	}
+	return 1 << (bits.Len(uint(n)) - 1)
 }
 
 // splitShared splits rows into the columns whose value is the same in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -260,5 +261,34 @@ func TestSharedChunkWithinParameterLimit(t *testing.T) {
 		if n := sharedChunk * len(cols); n > sqliteMaxParameters {
 			t.Errorf("%s: %d rows of %d columns are %d parameters, over SQLite's %d", name, sharedChunk, len(cols), n, sqliteMaxParameters)
 		}
+	}
+}
+
+// A bulk insert's rows go in statements of sharedChunk rows, then of
+// powers of two: every number of rows is covered, in at most as many
+// statements of other sizes as sharedChunk has bits, from a set of sizes
+// that does not grow with the inserts.
+func TestSharedChunksComeInFewSizes(t *testing.T) {
+	t.Parallel()
+	sizes := map[int]bool{}
+	for n := 1; n <= 3*sharedChunk+sharedChunk/2; n++ {
+		left, others := n, 0
+		for left > 0 {
+			c := sharedChunkOf(left)
+			if c < 1 || c > left || c&(c-1) != 0 {
+				t.Fatalf("%d rows left: a statement of %d", left, c)
+			}
+			if c < sharedChunk {
+				others++
+			}
+			sizes[c] = true
+			left -= c
+		}
+		if others > bits.Len(sharedChunk) {
+			t.Errorf("%d rows: %d statements besides those of %d rows", n, others, sharedChunk)
+		}
+	}
+	if want := bits.Len(sharedChunk); len(sizes) != want {
+		t.Errorf("%d sizes of statements, want %d", len(sizes), want)
 	}
 }
