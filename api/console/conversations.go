@@ -311,18 +311,12 @@ func (c *Console) resultTotal(ctx context.Context, v *viewer, f catalog.Interact
 		return 0, nil
 	}
 	q.AfterID, q.Limit = "", 0
-	count := func(sc results.Score) int64 {
-		if s.Result == "true" {
-			return sc.Hits
-		}
-		return sc.Evaluated - sc.Hits
-	}
 	if s.AgentCode != "" {
 		groups, err := c.Figures.Groups(ctx, q, results.ByAgent, []string{s.ClassifierID}, everyGroup)
 		var n int64
 		for _, g := range groups {
 			if strings.EqualFold(g.Key, s.AgentCode) {
-				n += count(g.Scores[s.ClassifierID])
+				n += s.Matching(g.Scores[s.ClassifierID])
 			}
 		}
 		return n, err
@@ -330,7 +324,7 @@ func (c *Console) resultTotal(ctx context.Context, v *viewer, f catalog.Interact
 	days, err := c.Figures.Daily(ctx, q, []string{s.ClassifierID})
 	var n int64
 	for _, d := range days {
-		n += count(results.Score{Evaluated: d.Evaluated[s.ClassifierID], Hits: d.Hits[s.ClassifierID]})
+		n += s.Matching(d.Score(s.ClassifierID))
 	}
 	return n, err
 }

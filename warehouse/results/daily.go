@@ -17,6 +17,11 @@ type Day struct {
 	Hits          map[string]int64
 }
 
+// Score is the day's figures of a classifier (no mean: a day keeps none).
+func (d Day) Score(classifierID string) Score {
+	return Score{Evaluated: d.Evaluated[classifierID], Hits: d.Hits[classifierID]}
+}
+
 // Daily counts, for each arrival day of q's window, the processed
 // conversations q may see (its node filter and scope) and the results of
 // the classifiers among them. Current rows are chosen by the analysts'

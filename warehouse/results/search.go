@@ -93,15 +93,21 @@ func (r *Reader) daysOfResult(ctx context.Context, q PageQuery, s Search) (*resu
 	}
 	out := &resultDays{}
 	for _, d := range daily {
-		n := d.Hits[s.ClassifierID]
-		if s.Result == "false" {
-			n = d.Evaluated[s.ClassifierID] - n
-		}
-		if n > 0 {
+		if s.Matching(d.Score(s.ClassifierID)) > 0 {
 			out.days = append(out.days, d.Date)
 		}
 	}
 	return out, nil
+}
+
+// Matching is how many of the conversations a yes/no classifier's
+// figures count (sc) have s's result: its hits for "true", the rest of
+// those it evaluated otherwise.
+func (s Search) Matching(sc Score) int64 {
+	if s.Result == "true" {
+		return sc.Hits
+	}
+	return sc.Evaluated - sc.Hits
 }
 
 // narrow cuts w to its days that hold matches, from the first to the
