@@ -83,7 +83,7 @@ func insertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedCo
 	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
 	statement := func(n int) string { return head + strings.Repeat(row+", ", n-1) + row + ")" }
 	for len(rows) > 0 {
-		chunk := rows[:sharedChunkOf(len(rows))]
+		chunk := rows[:chunkOf(len(rows), sharedChunk)]
 		rows = rows[len(chunk):]
 		args := append(make([]any, 0, len(shared.Values)+len(chunk)*len(cols)), shared.Values...)
 		for _, r := range chunk {
@@ -96,14 +96,14 @@ func insertShared(ctx context.Context, tx *sql.Tx, table string, shared sharedCo
 	return nil
 }
 
-// sharedChunkOf is how many of n rows left insertShared gives the next
-// statement: sharedChunk, or the largest power of two that n holds. A
-// bulk insert's statements then come in a few sizes a table, each
-// compiled once a connection and kept by the driver (sqliteDSN), not one
-// of any size for each insert's last rows.
-func sharedChunkOf(n int) int {
-	if n >= sharedChunk {
-		return sharedChunk
+// chunkOf is how many of n rows left a multi-row statement takes next:
+// most (a power of two), or the largest power of two that n holds. A
+// table's inserts then come in a few statements, each compiled once a
+// connection and kept by the driver (sqliteDSN, and pgx's statement
+// cache), not one of any size for each insert's last rows.
+func chunkOf(n, most int) int {
+	if n >= most {
+		return most
 	}
 	return 1 << (bits.Len(uint(n)) - 1)
 }
@@ -186,26 +186,22 @@ func samePointed[T comparable](x *T, b any) bool {
 // parameters a statement.
 const sharedChunk = 256
 
-// maxParameters bounds the values of one statement: PostgreSQL takes at
-// most 65535 parameters.
-const maxParameters = 65535
-
-// insertMany inserts the rows through multi-row INSERT statements, as
-// many rows to a statement as the parameter limit allows.
+// insertMany inserts the rows on PostgreSQL by the copy protocol, all in
+// one statement (copyIn).
 func insertMany(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
-	_, err := insertChunks(ctx, tx, table, cols, rows, maxParameters/len(cols), "")
+	_, err := tx.ExecContext(ctx, "COPY "+table+" FROM STDIN", copyIn{Table: table, Columns: cols, Rows: rows})
 	return err
 }
 
-// insertChunks inserts the rows per to a multi-row INSERT statement,
-// each ending with suffix, and returns how many rows the statements
-// inserted.
+// insertChunks inserts the rows up to per (a power of two) to a
+// multi-row INSERT statement (chunkOf), each ending with suffix, and
+// returns how many rows the statements inserted.
 func insertChunks(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any, per int, suffix string) (int64, error) {
 	row := "(" + strings.Repeat("?, ", len(cols)-1) + "?)"
 	head := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES `
 	var inserted int64
 	for len(rows) > 0 {
-		chunk := rows[:min(per, len(rows))]
+		chunk := rows[:chunkOf(len(rows), per)]
 		rows = rows[len(chunk):]
 		args := make([]any, 0, len(chunk)*len(cols))
 		for _, r := range chunk {
@@ -238,6 +234,7 @@ func insertNew(ctx context.Context, tx *sql.Tx, table string, cols []string, row
 	return insertChunks(ctx, tx, table, cols, rows, newChunk, " ON CONFLICT DO NOTHING")
 }
 
-// newChunk is how many rows insertNew gives a statement: within SQLite's
-// limit of parameters as well as PostgreSQL's for rows of a dozen columns.
-const newChunk = 500
+// newChunk is how many rows insertNew gives a statement at most: within
+// SQLite's limit of parameters as well as PostgreSQL's for rows of a dozen
+// columns.
+const newChunk = 512

@@ -11,14 +11,15 @@ import (
 	"time"
 )
 
-// More rows than one statement takes go in several statements, all of
-// them; a bad row in a later statement fails the whole insert.
+// More rows than one statement takes on SQLite go in several statements,
+// all of them (on PostgreSQL in one copy); a bad row among the last fails
+// the whole insert.
 func TestBulkInsertAcrossStatements(t *testing.T) {
 	ctx := context.Background()
 	c := openTest(t)
 	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
 	now := time.Now().UTC()
-	n := maxParameters/len(interactionInsertColumns) + 300
+	n := 10*sharedChunk + 300
 	rows := make([][]any, n)
 	for i := range rows {
 		key := "staging/" + NewID()
@@ -138,15 +139,14 @@ func TestInsertNewCountsTheNewRows(t *testing.T) {
 	}
 }
 
-// Values common to every row are bound once (splitShared), and what the
-// rows store is what inserting them a row at a time stores: pointers by
-// what they point to, a column that differs in one row only, NULL in some
-// rows, and the same instant in another zone (bound as other text).
+// What a bulk insert's rows store is what inserting them a row at a time
+// stores: pointers by what they point to, a column that differs in one row
+// only, NULL in some rows, and the same instant in another zone (bound as
+// other text on SQLite). On SQLite the values common to every row are
+// bound once (splitShared); on PostgreSQL the rows go by the copy
+// protocol.
 func TestBulkInsertStoresWhatRowByRowDoes(t *testing.T) {
 	t.Parallel()
-	if testEngine != "sqlite" {
-		t.Skip("SQLite's binding")
-	}
 	ctx := context.Background()
 	c := openTest(t)
 	shared, byRow := NewID(), NewID()
@@ -176,15 +176,17 @@ func TestBulkInsertStoresWhatRowByRowDoes(t *testing.T) {
 		return rows
 	}
 	rows := rowsOf(shared)
-	common, own, _ := splitShared(interactionInsertColumns, rows)
-	for _, col := range []string{"upload_id", "arrived_on", "chat_message_count", "lake_run_id", "agent_first_name"} {
-		if !slices.Contains(common.Columns, col) {
-			t.Errorf("%s is common to every row, not bound once: %v", col, common.Columns)
+	if testEngine == "sqlite" {
+		common, own, _ := splitShared(interactionInsertColumns, rows)
+		for _, col := range []string{"upload_id", "arrived_on", "chat_message_count", "lake_run_id", "agent_first_name"} {
+			if !slices.Contains(common.Columns, col) {
+				t.Errorf("%s is common to every row, not bound once: %v", col, common.Columns)
+			}
 		}
-	}
-	for _, col := range []string{"id", "file_name", "agent_code", "interaction_date", "modified_on"} {
-		if !slices.Contains(own, col) {
-			t.Errorf("%s differs between rows, but was bound once: %v", col, own)
+		for _, col := range []string{"id", "file_name", "agent_code", "interaction_date", "modified_on"} {
+			if !slices.Contains(own, col) {
+				t.Errorf("%s differs between rows, but was bound once: %v", col, own)
+			}
 		}
 	}
 	if err := c.inTx(ctx, func(tx *sql.Tx) error { return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows) }); err != nil {
@@ -213,7 +215,7 @@ func TestBulkInsertStoresWhatRowByRowDoes(t *testing.T) {
 	}
 	got, want := stored(shared), stored(byRow)
 	if len(got) != n || !slices.EqualFunc(got, want, slices.Equal) {
-		t.Fatalf("bound once, the rows stored\n%v\nrow by row\n%v", got, want)
+		t.Fatalf("in bulk, the rows stored\n%v\nrow by row\n%v", got, want)
 	}
 }
 
@@ -262,33 +264,81 @@ func TestSharedChunkWithinParameterLimit(t *testing.T) {
 			t.Errorf("%s: %d rows of %d columns are %d parameters, over SQLite's %d", name, sharedChunk, len(cols), n, sqliteMaxParameters)
 		}
 	}
+	if n := newChunk * len(deliveryInsertColumns); n > sqliteMaxParameters {
+		t.Errorf("deliveries: %d rows of %d columns are %d parameters, over SQLite's %d", newChunk, len(deliveryInsertColumns), n, sqliteMaxParameters)
+	}
 }
 
-// A bulk insert's rows go in statements of sharedChunk rows, then of
-// powers of two: every number of rows is covered, in at most as many
-// statements of other sizes as sharedChunk has bits, from a set of sizes
-// that does not grow with the inserts.
-func TestSharedChunksComeInFewSizes(t *testing.T) {
+// A bulk insert's rows go in statements of the most rows a statement
+// takes (sharedChunk on SQLite, newChunk for rows that may be taken), then
+// of powers of two: every number of rows is covered, in at most as many
+// statements of other sizes as the most has bits, from a set of sizes that
+// does not grow with the inserts.
+func TestChunksComeInFewSizes(t *testing.T) {
 	t.Parallel()
-	sizes := map[int]bool{}
-	for n := 1; n <= 3*sharedChunk+sharedChunk/2; n++ {
-		left, others := n, 0
-		for left > 0 {
-			c := sharedChunkOf(left)
-			if c < 1 || c > left || c&(c-1) != 0 {
-				t.Fatalf("%d rows left: a statement of %d", left, c)
+	for _, most := range []int{sharedChunk, newChunk} {
+		sizes := map[int]bool{}
+		for n := 1; n <= 3*most+most/2; n++ {
+			left, others := n, 0
+			for left > 0 {
+				c := chunkOf(left, most)
+				if c < 1 || c > left || c&(c-1) != 0 {
+					t.Fatalf("%d rows left: a statement of %d", left, c)
+				}
+				if c < most {
+					others++
+				}
+				sizes[c] = true
+				left -= c
 			}
-			if c < sharedChunk {
-				others++
+			if others > bits.Len(uint(most)) {
+				t.Errorf("%d rows: %d statements besides those of %d rows", n, others, most)
 			}
-			sizes[c] = true
-			left -= c
 		}
-		if others > bits.Len(sharedChunk) {
-			t.Errorf("%d rows: %d statements besides those of %d rows", n, others, sharedChunk)
+		if want := bits.Len(uint(most)); len(sizes) != want {
+			t.Errorf("at most %d rows: %d sizes of statements, want %d", most, len(sizes), want)
 		}
 	}
-	if want := bits.Len(sharedChunk); len(sizes) != want {
-		t.Errorf("%d sizes of statements, want %d", len(sizes), want)
+}
+
+// On PostgreSQL every statement text the catalog runs is rewritten once
+// and kept (toPostgres), and prepared on each connection that runs it: bulk
+// inserts of every count of rows add no more than a few texts, not one a
+// count. Not parallel: it counts the texts every test adds.
+func TestBulkInsertStatementsDoNotGrowWithRows(t *testing.T) {
+	if testEngine != "postgres" {
+		t.Skip("statement texts are kept on PostgreSQL")
+	}
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	now := stamp(time.Now().UTC())
+	texts := func() (n int) {
+		rewritten.Range(func(_, _ any) bool { n++; return true })
+		return n
+	}
+	insert := func(rows int) {
+		var failures, deliveries [][]any
+		for i := range rows {
+			failures = append(failures, []any{NewID(), org.ID, NewID(), fmt.Sprint("failure ", i), now})
+			deliveries = append(deliveries, []any{NewID(), org.ID, NewID(), "key", "ModelResults", now, DeliveryPending, 0, now, now})
+		}
+		if err := c.inTx(ctx, func(tx *sql.Tx) error {
+			if err := c.bulkInsert(ctx, tx, "process_failures", failureColumns, failures); err != nil {
+				return err
+			}
+			_, err := insertNew(ctx, tx, "deliveries", deliveryInsertColumns, deliveries)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(1) // the transaction's own statements
+	before := texts()
+	for rows := 1; rows <= newChunk+40; rows += 7 {
+		insert(rows)
+	}
+	if added := texts() - before; added > bits.Len(newChunk) {
+		t.Errorf("inserts of 1 to %d rows added %d statement texts, want at most %d", newChunk+40, added, bits.Len(newChunk))
 	}
 }

@@ -466,32 +466,37 @@ func BenchmarkRescoreAutoEvaluations(b *testing.B) {
 }
 
 // BenchmarkInsertChatRecords: an ingest commit's insert of 10,000 chat
-// records (200 archives of 50), their common values bound once a
+// records (200 archives of 50), chats without metadata (every empty field
+// common to all), and chats each with their own agent, customer, contact,
+// call id, team and date. On SQLite their common values bound once a
 // statement, beside the baseline of a prepared statement's step a row
-// (every value bound on its own); chats without metadata (every empty
-// field common to all), and chats each with their own agent, customer,
-// contact, call id, team and date. SQLite only: PostgreSQL's rows go many
-// to a statement either way.
+// (every value bound on its own); on PostgreSQL sent by the copy
+// protocol, beside the baseline of multi-row INSERT statements of as many
+// rows as PostgreSQL's limit of parameters allows.
 func BenchmarkInsertChatRecords(b *testing.B) {
-	if testEngine != "sqlite" {
-		b.Skip("SQLite's binding")
-	}
 	const uploads, chats = 200, 50
+	type way struct {
+		name   string
+		insert func(ctx context.Context, c *Catalog, tx *sql.Tx, rows [][]any) error
+	}
+	bulk := func(ctx context.Context, c *Catalog, tx *sql.Tx, rows [][]any) error {
+		return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows)
+	}
+	ways := []way{{"common-bound-once", bulk}, {"baseline-row-by-row", func(ctx context.Context, _ *Catalog, tx *sql.Tx, rows [][]any) error {
+		return insertEach(ctx, tx, "interactions", interactionInsertColumns, rows)
+	}}}
+	if testEngine == "postgres" {
+		const postgresMaxParameters = 65535
+		ways = []way{{"copy", bulk}, {"baseline-multi-row-insert", func(ctx context.Context, _ *Catalog, tx *sql.Tx, rows [][]any) error {
+			_, err := insertChunks(ctx, tx, "interactions", interactionInsertColumns, rows, postgresMaxParameters/len(interactionInsertColumns), "")
+			return err
+		}}}
+	}
 	for _, shape := range []struct {
 		name     string
 		metadata bool
 	}{{"bare", false}, {"metadata", true}} {
-		for _, way := range []struct {
-			name   string
-			insert func(ctx context.Context, c *Catalog, tx *sql.Tx, rows [][]any) error
-		}{
-			{"common-bound-once", func(ctx context.Context, c *Catalog, tx *sql.Tx, rows [][]any) error {
-				return c.bulkInsert(ctx, tx, "interactions", interactionInsertColumns, rows)
-			}},
-			{"baseline-row-by-row", func(ctx context.Context, _ *Catalog, tx *sql.Tx, rows [][]any) error {
-				return insertEach(ctx, tx, "interactions", interactionInsertColumns, rows)
-			}},
-		} {
+		for _, way := range ways {
 			b.Run(shape.name+"/"+way.name, func(b *testing.B) {
 				benchEach(b, "insert-ms", func(c *Catalog, orgID string) [][]any {
 					return chatRecords(benchClaimed(b, c, orgID, uploads), chats, shape.metadata)

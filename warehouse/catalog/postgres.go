@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -87,7 +88,31 @@ func (c rewritingConn) QueryContext(ctx context.Context, query string, args []dr
 }
 
 func (c rewritingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if len(args) == 1 {
+		if in, ok := args[0].Value.(copyIn); ok {
+			return c.copyFrom(ctx, in)
+		}
+	}
 	return c.Conn.(driver.ExecerContext).ExecContext(ctx, toPostgres(query), args)
+}
+
+// copyIn is rows to insert into a table, the one argument of a statement
+// "COPY table FROM STDIN" (insertMany): the driver sends them by
+// PostgreSQL's copy protocol, in the connection's transaction, where a
+// multi-row INSERT would have the server parse and plan a statement of
+// as many parameters as values, and each count of rows a statement of its
+// own (its text kept by toPostgres, and prepared on the connection).
+type copyIn struct {
+	Table   string
+	Columns []string
+	Rows    [][]any
+}
+
+// copyFrom sends in's rows by the copy protocol; rows affected are the
+// rows copied.
+func (c rewritingConn) copyFrom(ctx context.Context, in copyIn) (driver.Result, error) {
+	n, err := c.Conn.(*stdlib.Conn).Conn().CopyFrom(ctx, pgx.Identifier{in.Table}, in.Columns, pgx.CopyFromRows(in.Rows))
+	return driver.RowsAffected(n), err
 }
 
 func (c rewritingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
