@@ -35,7 +35,7 @@ var (
 // has in common (an archive's chats share their upload, arrival, status
 // and run, and most of their empty fields) are bound once a statement
 // (insertShared). On PostgreSQL every statement is a round trip to the
-// server: rows go many to a statement.
+// server: the rows go in one copy (insertMany).
 func (h handle) bulkInsert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
