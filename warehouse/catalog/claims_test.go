@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -212,4 +213,48 @@ func TestArchiveCommittedInParts(t *testing.T) {
 	}
 	commit(UploadOutcome{Status: StatusReadyToSample, Partial: true, Children: chats(0, 2)})
 	listed(StatusProcessing, 2)
+}
+
+// A commit whose chat would take a file name another interaction of the
+// organization has fails with ErrFileNameTaken and commits nothing: the
+// upload stays claimed and Processing, none of its chats is recorded. On
+// PostgreSQL the violation comes from the copy of the chats.
+func TestCommitWithTakenChatNameCommitsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	now := time.Now().UTC()
+	key := "staging/day.tar"
+	up := Interaction{ID: NewID(), OrgID: org.ID, MediaType: MediaChat, Status: StatusProcessing, FileName: "day.tar", StagedKey: &key,
+		ArrivedOn: now, LocaleID: 1033, ExtendedMetadata: map[string]string{}, Source: "file", ModifiedOn: now}
+	taken := up
+	taken.ID, taken.FileName, taken.StagedKey, taken.Status = NewID(), "day.tar/2.json", nil, StatusReadyToSample
+	for _, it := range []Interaction{up, taken} {
+		if err := c.Interactions.CreateInteraction(ctx, it, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := c.Interactions.ClaimPending(ctx, "w", []string{MediaChat}, 1, time.Minute); err != nil || len(got) != 1 {
+		t.Fatalf("claimed %d: %v", len(got), err)
+	}
+	var chats []Interaction
+	for i := range 3 {
+		ch := up
+		ch.ID, ch.UploadID, ch.MediaType, ch.Status, ch.StagedKey = NewID(), &up.ID, MediaProcessedChat, StatusReadyToSample, nil
+		ch.FileName = fmt.Sprintf("day.tar/%d.json", i+1)
+		chats = append(chats, ch)
+	}
+	err := c.Interactions.CommitIngest(ctx, IngestCommit{RunID: NewID(), Owner: "w",
+		Outcomes: []UploadOutcome{{Upload: up, Status: StatusReadyToSample, Children: chats}}})
+	if !errors.Is(err, ErrFileNameTaken) {
+		t.Fatalf("commit: %v, want ErrFileNameTaken", err)
+	}
+	it, err := c.Interactions.Interaction(ctx, org.ID, up.ID)
+	if err != nil || it.Status != StatusProcessing {
+		t.Fatalf("the upload is %s (%v), want Processing", it.Status, err)
+	}
+	if got, err := c.Interactions.ChatIDs(ctx, org.ID, up.ID); err != nil || len(got) != 0 {
+		t.Fatalf("%d chats recorded (%v), want none", len(got), err)
+	}
 }
