@@ -5,10 +5,11 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // anyOf is the condition "column is one of a list", the list bound as one
-// parameter: a JSON array (see list).
+// parameter (see list).
 func anyOf(column string) string { return column + " IN (SELECT value FROM json_each(?))" }
 
 // anyIntOf is anyOf for an integer column: the list's values (intList)
@@ -17,20 +18,31 @@ func anyIntOf(column string) string {
 	return column + " IN (SELECT CAST(value AS INTEGER) FROM json_each(?))"
 }
 
-// intList is a list of integers as one bound parameter, for anyIntOf.
-func intList(values []int) string {
-	b, _ := json.Marshal(append([]int{}, values...)) // [] for none
-	return string(b)
+// listParam is a list of strings bound as one parameter, for anyOf:
+// SQLite reads it as a JSON array (Value), PostgreSQL's driver binds it as
+// a text[] (rewritingConn.CheckNamedValue).
+type listParam []string
+
+// Value is the list's JSON array ([] for none).
+func (l listParam) Value() (driver.Value, error) {
+	if l == nil {
+		return "[]", nil
+	}
+	b, err := json.Marshal([]string(l))
+	return string(b), err
 }
 
-// list is a list of strings as one bound parameter, for anyOf (a nil list
-// is an empty one).
-func list(values []string) string {
-	if values == nil {
-		return "[]"
+// list is a list of strings as one bound parameter, for anyOf.
+func list(values []string) listParam { return listParam(values) }
+
+// intList is a list of integers as one bound parameter, for anyIntOf:
+// their decimal texts, which either engine casts back.
+func intList(values []int) listParam {
+	out := make(listParam, len(values))
+	for i, v := range values {
+		out[i] = strconv.Itoa(v)
 	}
-	b, _ := json.Marshal(values)
-	return string(b)
+	return out
 }
 
 // strList is a list column: a JSON array of strings in the catalog, never

@@ -25,9 +25,14 @@ const postgresDriverName = "earshot-postgres"
 func init() { sql.Register(postgresDriverName, rewritingDriver{stdlib.GetDefaultDriver()}) }
 
 // sqliteForms are SQLite spellings the stores use and their PostgreSQL
-// equivalents, applied before the placeholders are numbered.
+// equivalents, applied before the placeholders are numbered. A list bound
+// as one parameter (anyOf's listParam) is read by unnest from a text[] on
+// PostgreSQL (CheckNamedValue binds it so): the planner counts the values
+// of the array a statement is planned with, where it took
+// json_array_elements_text for a hundred values whatever the list, and
+// read a whole table for two uploads' chats.
 var sqliteForms = strings.NewReplacer(
-	"json_each(?)", "json_array_elements_text(CAST(? AS json))",
+	"json_each(?)", "unnest(CAST(? AS text[])) AS value", // its column is value, as json_each's
 	"json_each(osms)", "json_array_elements_text(CAST(osms AS json))",
 	"json_group_array(code)", "CAST(json_agg(code) AS text)",
 	"json_insert(osms, '$[#]', ?)", "CAST(CAST(osms AS jsonb) || to_jsonb(CAST(? AS text)) AS text)",
@@ -125,7 +130,14 @@ func (c rewritingConn) ResetSession(ctx context.Context) error {
 	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
 }
 
+// CheckNamedValue binds a list parameter (listParam, which SQLite reads
+// as a JSON array) as its strings, which pgx sends as a text[]; any other
+// value as pgx does.
 func (c rewritingConn) CheckNamedValue(v *driver.NamedValue) error {
+	if l, ok := v.Value.(listParam); ok {
+		v.Value = []string(l)
+		return nil
+	}
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(v)
 }
 
