@@ -14,6 +14,9 @@ import (
 type slot struct {
 	entry archive.Entry
 	child catalog.Interaction
+	// fresh: the chat is new to the archive (no earlier run recorded it),
+	// and gets its id when its part is laid out (mintIDs).
+	fresh bool
 	// chat is the entry read, nil when it could not be: its rows are
 	// laid out once its part is whole, in the part's own tables.
 	chat *chat.Conversation
@@ -27,8 +30,29 @@ type part struct {
 	parsed sync.WaitGroup
 }
 
-// result is the part's records and rows, in archive order.
+// mintingIDs keeps one part's ids minting from another's: ids are time
+// ordered, and a part's new chats get theirs at once.
+var mintingIDs sync.Mutex
+
+// mintIDs gives the part's new chats their ids, at once: the parts of
+// archives read side by side then hold runs of ids that do not overlap,
+// and so do their lake files. Files whose ids overlap make one cluster of
+// a day's figures, summed again from the lake at each commit that adds to
+// it, where a part's own files are summed from its rows.
+func (pt *part) mintIDs() {
+	mintingIDs.Lock()
+	defer mintingIDs.Unlock()
+	for _, sl := range pt.slots {
+		if sl.fresh {
+			sl.child.ID, sl.fresh = catalog.NewID(), false
+		}
+	}
+}
+
+// result is the part's records and rows, in archive order, its new chats
+// given their ids.
 func (pt *part) result(up catalog.Interaction, runID string) Result {
+	pt.mintIDs()
 	var nConvs, nSegs int
 	for _, sl := range pt.slots {
 		if sl.chat != nil {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/earshot/earshot/pipeline/archive"
@@ -119,4 +121,125 @@ func TestArchivePartFailureStops(t *testing.T) {
 	if ClientReason(err) != InternalReason {
 		t.Fatalf("the client reads %q", ClientReason(err))
 	}
+}
+
+// Two archives read side by side, entry for entry (lockstep), hand over
+// parts whose new chats' ids are runs that do not overlap: each part's
+// chats get their ids at once, in archive order. Overlapping lake files
+// would make one cluster of the day's figures, summed again from the lake
+// at every commit.
+func TestPartsOfArchivesReadSideBySideHoldRunsOfIDs(t *testing.T) {
+	t.Parallel()
+	const chats, partChats = 60, 10
+	data, ends := chatTar(chats)
+	turns := newLockstep()
+	var mu sync.Mutex
+	var runs [][]string // each part's ids, in archive order
+	commit := func(_ context.Context, part Result) error {
+		if len(part.Outcome.Children) == 0 { // the rest of an archive of whole parts
+			return nil
+		}
+		ids := make([]string, len(part.Outcome.Children))
+		for i, ch := range part.Outcome.Children {
+			ids[i] = ch.ID
+		}
+		mu.Lock()
+		runs = append(runs, ids)
+		mu.Unlock()
+		return nil
+	}
+	var wg sync.WaitGroup
+	for k := range 2 {
+		wg.Go(func() {
+			open := func(context.Context, string) (io.ReadCloser, error) {
+				return io.NopCloser(&lockstepReader{data: data, ends: ends[:len(ends)-1], turns: turns, me: k}), nil
+			}
+			res, err := Chats{Limits: archive.DefaultLimits, PartChats: partChats}.Process(context.Background(), upload(fmt.Sprint(k, ".tar")), "run", open, commit)
+			if err != nil {
+				t.Error(err)
+			}
+			commit(context.Background(), res)
+		})
+	}
+	wg.Wait()
+	if len(runs) != 2*chats/partChats {
+		t.Fatalf("%d parts, want %d", len(runs), 2*chats/partChats)
+	}
+	slices.SortFunc(runs, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	for i, run := range runs {
+		if !slices.IsSorted(run) {
+			t.Fatalf("part %d: ids out of archive order: %v", i, run)
+		}
+		if i > 0 && run[0] <= runs[i-1][len(runs[i-1])-1] {
+			t.Fatalf("parts %d and %d overlap: %s–%s and %s–%s", i-1, i, runs[i-1][0], runs[i-1][len(runs[i-1])-1], run[0], run[len(run)-1])
+		}
+	}
+}
+
+// lockstep takes turns between two readers: each passes the turn at the
+// end of an entry and waits for it back, until the other is done.
+type lockstep struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	turn int
+	done [2]bool
+}
+
+func newLockstep() *lockstep {
+	l := &lockstep{}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+// pass gives the turn to the other reader and waits until it is me's
+// again (or the other is done).
+func (l *lockstep) pass(me int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.turn = 1 - me
+	l.cond.Broadcast()
+	for l.turn != me && !l.done[1-me] {
+		l.cond.Wait()
+	}
+}
+
+// finish says me reads no more entries.
+func (l *lockstep) finish(me int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done[me] = true
+	l.turn = 1 - me
+	l.cond.Broadcast()
+}
+
+// lockstepReader reads data, never across an entry's end (ends) in one
+// read, and passes the turn before it reads past one.
+type lockstepReader struct {
+	data     []byte
+	ends     []int
+	turns    *lockstep
+	me, pos  int
+	next     int
+	finished bool
+}
+
+func (r *lockstepReader) Read(p []byte) (int, error) {
+	if r.next < len(r.ends) && r.pos == r.ends[r.next] {
+		r.turns.pass(r.me)
+		r.next++
+	}
+	if r.next == len(r.ends) && !r.finished {
+		r.finished = true
+		defer r.turns.finish(r.me)
+	}
+	if r.pos == len(r.data) {
+		return 0, io.EOF
+	}
+	limit := len(r.data)
+	if r.next < len(r.ends) {
+		limit = r.ends[r.next]
+	}
+	n := copy(p, r.data[r.pos:limit])
+	r.pos += n
+	return n, nil
 }

@@ -165,10 +165,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 		}
 		seen[name] = true
 		id, ok := earlier[name]
-		if !ok {
-			id = catalog.NewID()
-		}
-		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), part: cur}
+		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), fresh: !ok, part: cur}
 		cur.slots = append(cur.slots, sl)
 		cur.parsed.Add(1)
 		group, groupSize = append(group, sl), groupSize+len(e.Data)
