@@ -227,23 +227,13 @@ func TestAutoScoresPlanBeforeStatistics(t *testing.T) {
 	now := loadAutoScored(t, c, org.ID, 2000, 7)
 	q := ScoreQuery{ArrivedFrom: now.Add(-time.Hour), ArrivedTo: now.Add(time.Hour), ByAgent: true, Source: SourceAuto}
 	statement, args := scoresStatement(org.ID, q)
-	explain, detail := "EXPLAIN ", func(s scanner) (string, error) { var d string; return d, s.Scan(&d) }
 	// The condition on both columns, as each engine prints it.
 	lookup := "INDEX auto_evaluations_conversation (conversation_id=? AND org_id=?"
-	if testEngine == "sqlite" {
-		explain = "EXPLAIN QUERY PLAN "
-		detail = func(s scanner) (string, error) {
-			var id, parent, unused int
-			var d string
-			return d, s.Scan(&id, &parent, &unused, &d)
-		}
-	} else {
+	if testEngine == "postgres" {
 		lookup = "Index Cond: ((conversation_id = (i.id)::text) AND (org_id = "
 	}
-	lines, err := queryAll(ctx, c.db, detail, explain+statement, args...)
-	plan := strings.Join(lines, "\n")
-	if err != nil || !strings.Contains(plan, lookup) || strings.Contains(plan, "BitmapAnd") {
-		t.Fatalf("the plan of a dashboard's Auto scores before statistics (want a lookup of %q):\n%s\n%v", lookup, plan, err)
+	if plan := planOf(t, c, statement, args...); !strings.Contains(plan, lookup) || strings.Contains(plan, "BitmapAnd") {
+		t.Fatalf("the plan of a dashboard's Auto scores before statistics (want a lookup of %q):\n%s", lookup, plan)
 	}
 	if groups, err := c.Evaluations.ScoresBy(ctx, org.ID, q); err != nil || len(groups) != 7 {
 		t.Fatalf("groups %+v %v", groups, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -196,4 +197,25 @@ func TestInTxRetriesConflicts(t *testing.T) {
 	if failures.Load() > 0 {
 		t.Fatalf("%d transactions failed after retries", failures.Load())
 	}
+}
+
+// planOf is the plan the engine under test gives a statement with its
+// arguments, a line a step (EXPLAIN on PostgreSQL, EXPLAIN QUERY PLAN's
+// details on SQLite).
+func planOf(t testing.TB, c *Catalog, statement string, args ...any) string {
+	t.Helper()
+	explain, detail := "EXPLAIN ", func(s scanner) (string, error) { var d string; return d, s.Scan(&d) }
+	if testEngine == "sqlite" {
+		explain = "EXPLAIN QUERY PLAN "
+		detail = func(s scanner) (string, error) {
+			var id, parent, unused int
+			var d string
+			return d, s.Scan(&id, &parent, &unused, &d)
+		}
+	}
+	lines, err := queryAll(context.Background(), c.db, detail, explain+statement, args...)
+	if err != nil {
+		t.Fatalf("the plan of %s: %v", statement, err)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -23,14 +23,8 @@ func anyIntOf(column string) string {
 // a text[] (rewritingConn.CheckNamedValue).
 type listParam []string
 
-// Value is the list's JSON array ([] for none).
-func (l listParam) Value() (driver.Value, error) {
-	if l == nil {
-		return "[]", nil
-	}
-	b, err := json.Marshal([]string(l))
-	return string(b), err
-}
+// Value is the list's JSON array ([] for none), as a list column's.
+func (l listParam) Value() (driver.Value, error) { return strList(l).Value() }
 
 // list is a list of strings as one bound parameter, for anyOf.
 func list(values []string) listParam { return listParam(values) }

@@ -88,22 +88,12 @@ func TestListLookupReadsTheIndex(t *testing.T) {
 	}
 	statement := `SELECT org_id, id FROM interactions WHERE ` + anyOf("upload_id")
 	args := []any{list(uploads[:2])}
-	explain, detail := "EXPLAIN ", func(s scanner) (string, error) { var d string; return d, s.Scan(&d) }
 	lookup := "USING INDEX interactions_upload"
-	if testEngine == "sqlite" {
-		explain = "EXPLAIN QUERY PLAN "
-		detail = func(s scanner) (string, error) {
-			var id, parent, unused int
-			var d string
-			return d, s.Scan(&id, &parent, &unused, &d)
-		}
-	} else {
+	if testEngine == "postgres" {
 		lookup = "Index Cond: ((upload_id)::text = value.value)"
 	}
-	lines, err := queryAll(ctx, c.db, detail, explain+statement, args...)
-	plan := strings.Join(lines, "\n")
-	if err != nil || !strings.Contains(plan, lookup) {
-		t.Fatalf("the plan of two archives' chats (want a lookup of %q):\n%s\n%v", lookup, plan, err)
+	if plan := planOf(t, c, statement, args...); !strings.Contains(plan, lookup) {
+		t.Fatalf("the plan of two archives' chats (want a lookup of %q):\n%s", lookup, plan)
 	}
 	found, err := queryStrings(ctx, c.db, `SELECT id FROM interactions WHERE `+anyOf("upload_id"), args...)
 	if err != nil || len(found) != 2*chats {
