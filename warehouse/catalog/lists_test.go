@@ -38,7 +38,7 @@ func TestListParameters(t *testing.T) {
 		json  string
 		bind  []string
 	}{
-		{list(nil), `[]`, nil},
+		{list(nil), `[]`, []string{}},
 		{list([]string{"a", `quo"te`, "ünï 😀", ""}), `["a","quo\"te","ünï 😀",""]`, []string{"a", `quo"te`, "ünï 😀", ""}},
 		{intList([]int{3, -1, 0}), `["3","-1","0"]`, []string{"3", "-1", "0"}},
 	} {
@@ -46,7 +46,7 @@ func TestListParameters(t *testing.T) {
 			t.Errorf("%q for SQLite: %v %v, want %s", c.bound, got, err, c.json)
 		}
 		nv := driver.NamedValue{Ordinal: 1, Value: c.bound}
-		if err := (rewritingConn{&stdlib.Conn{}}).CheckNamedValue(&nv); err != nil || !slices.Equal(nv.Value.([]string), c.bind) {
+		if err := (rewritingConn{&stdlib.Conn{}}).CheckNamedValue(&nv); err != nil || nv.Value.([]string) == nil || !slices.Equal(nv.Value.([]string), c.bind) {
 			t.Errorf("%q for PostgreSQL: %#v %v, want %q", c.bound, nv.Value, err, c.bind)
 		}
 	}

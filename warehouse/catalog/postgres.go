@@ -131,11 +131,11 @@ func (c rewritingConn) ResetSession(ctx context.Context) error {
 }
 
 // CheckNamedValue binds a list parameter (listParam, which SQLite reads
-// as a JSON array) as its strings, which pgx sends as a text[]; any other
-// value as pgx does.
+// as a JSON array) as its strings, which pgx sends as a text[] (an empty
+// one for none, not NULL); any other value as pgx does.
 func (c rewritingConn) CheckNamedValue(v *driver.NamedValue) error {
 	if l, ok := v.Value.(listParam); ok {
-		v.Value = []string(l)
+		v.Value = append([]string{}, l...)
 		return nil
 	}
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(v)
