@@ -13,10 +13,9 @@ import (
 // slot is one archive entry on its way to a chat record and its rows.
 type slot struct {
 	entry archive.Entry
+	// child is the chat's record; one new to the archive (no earlier run
+	// recorded it) has no id until its part is laid out (mintIDs).
 	child catalog.Interaction
-	// fresh: the chat is new to the archive (no earlier run recorded it),
-	// and gets its id when its part is laid out (mintIDs).
-	fresh bool
 	// chat is the entry read, nil when it could not be: its rows are
 	// laid out once its part is whole, in the part's own tables.
 	chat *chat.Conversation
@@ -43,8 +42,8 @@ func (pt *part) mintIDs() {
 	mintingIDs.Lock()
 	defer mintingIDs.Unlock()
 	for _, sl := range pt.slots {
-		if sl.fresh {
-			sl.child.ID, sl.fresh = catalog.NewID(), false
+		if sl.child.ID == "" {
+			sl.child.ID = catalog.NewID()
 		}
 	}
 }

@@ -164,8 +164,7 @@ func (p Chats) archive(ctx context.Context, up catalog.Interaction, runID string
 			return nil
 		}
 		seen[name] = true
-		id, ok := earlier[name]
-		sl := &slot{entry: e, child: childOf(up, id, name, e.Name), fresh: !ok, part: cur}
+		sl := &slot{entry: e, child: childOf(up, earlier[name], name, e.Name), part: cur} // a new chat's id: none yet
 		cur.slots = append(cur.slots, sl)
 		cur.parsed.Add(1)
 		group, groupSize = append(group, sl), groupSize+len(e.Data)

@@ -135,7 +135,10 @@ func (c rewritingConn) ResetSession(ctx context.Context) error {
 // one for none, not NULL); any other value as pgx does.
 func (c rewritingConn) CheckNamedValue(v *driver.NamedValue) error {
 	if l, ok := v.Value.(listParam); ok {
-		v.Value = append([]string{}, l...)
+		if l == nil {
+			l = listParam{}
+		}
+		v.Value = []string(l)
 		return nil
 	}
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(v)
