@@ -54,6 +54,9 @@ type Catalog struct {
 type handle struct {
 	db       *sql.DB
 	postgres bool
+	// origin names this catalog's own announcements of changes
+	// (changes.go). Empty on SQLite.
+	origin string
 	// writers queues this process's transactions on SQLite, where each
 	// takes the database's one write lock as it begins (txlock=immediate):
 	// they wait their turn here, handed on at once, rather than in SQLite's
@@ -70,7 +73,9 @@ type handle struct {
 // lake files) drops that domain's copy through the shared cache.
 func newCatalog(db *sql.DB, postgres bool) *Catalog {
 	h := handle{db: db, postgres: postgres}
-	if !postgres {
+	if postgres {
+		h.origin = NewID()
+	} else {
 		h.writers = make(chan struct{}, 1)
 		h.checkpoints = startCheckpointer(db)
 	}

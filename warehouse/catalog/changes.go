@@ -40,13 +40,27 @@ const (
 // change of more ids is announced for every id of its domain.
 const maxPayload = 7000
 
+// originMark starts the first id of an announcement that names the
+// catalog that made it. An earlier release takes it for one more id (of
+// no organization), so it still drops what the change's ids name.
+const originMark = "@"
+
+// appliedWhereMade are the domains whose changes the process that makes
+// them applies to what it keeps as it makes them (an ingest commit adds
+// its files to the kept manifest): its own announcement of one would
+// only drop what is kept up to date.
+var appliedWhereMade = map[string]bool{domainManifest: true, domainReviews: true}
+
 // changed announces, with tx's commit, that the domain's rows of ids
 // changed (no ids: all of the domain's).
 func (h handle) changed(ctx context.Context, tx *sql.Tx, domain string, ids ...string) error {
 	if !h.postgres {
 		return nil
 	}
-	payload := domain + ":" + strings.Join(ids, ",")
+	payload := domain + ":"
+	if len(ids) > 0 {
+		payload += originMark + h.origin + "," + strings.Join(ids, ",")
+	}
 	if len(payload) > maxPayload {
 		payload = domain + ":"
 	}
@@ -76,11 +90,19 @@ const DomainKeys = domainKeys
 
 // apply hands an announced change to its domain's followers; "all" (and a
 // change of unknown domain, from a newer release) goes to every follower.
+// This catalog's own change of a domain applied where it is made is
+// already applied.
 func (c *Catalog) apply(payload string) {
 	domain, list, _ := strings.Cut(payload, ":")
 	var ids []string
 	if list != "" {
 		ids = strings.Split(list, ",")
+	}
+	if len(ids) > 0 && strings.HasPrefix(ids[0], originMark) {
+		if ids[0] == originMark+c.origin && appliedWhereMade[domain] {
+			return
+		}
+		ids = ids[1:]
 	}
 	c.followers.mu.Lock()
 	fns, known := c.followers.fn[domain]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 		nodes := tree.Len()
 		st, _ := b.Orgs.ClientTokenState(ctx, client.ID)
 		keysBefore := keyChanges.Load()
+		lake, _ := b.Manifest.ManifestFiles(ctx, ManifestQuery{OrgID: org.ID})
 
 		if _, err := a.Classifiers.CreateClassifier(ctx, org.ID, ClassifierInput{Name: strp(label), Type: strp("Classifier"),
 			CategoryName: strp("Topics"), Definition: json.RawMessage(`{"groups":[{"rules":[{"phrases":["x"]}]}]}`)}); err != nil {
@@ -65,6 +67,14 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 		if _, err := a.Keys.AddSigningKeys(ctx, []SigningKey{{ID: label, PrivateKey: "pem"}}, false); err != nil {
 			t.Fatal(err)
 		}
+		if err := a.Interactions.CommitIngest(ctx, IngestCommit{RunID: NewID(), Owner: "w", Files: []LakeFile{{Path: label + ".parquet",
+			Table: "conversations", OrgID: org.ID, Date: time.Date(2025, 11, 3, 0, 0, 0, 0, time.UTC), MinID: "a", MaxID: "b"}}}); err != nil {
+			t.Fatal(err)
+		}
+		within(label+": a new lake file", func() bool {
+			got, _ := b.Manifest.ManifestFiles(ctx, ManifestQuery{OrgID: org.ID})
+			return len(got) == len(lake)+1
+		})
 		within(label+": a new classifier", func() bool {
 			got, _ := b.Classifiers.Classifiers(ctx, org.ID, ClassifierFilter{})
 			return len(got) == len(before)+1
@@ -129,4 +139,71 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 		}
 	}
 	round("after a cut")
+}
+
+// A process's own announcement of a change it applied to what it keeps as
+// it made it (an ingest commit's files) does not drop what it keeps; every
+// other announcement is followed, an earlier release's (no origin) too.
+func TestOwnAnnouncementsOfAppliedChanges(t *testing.T) {
+	t.Parallel()
+	c := &Catalog{handle: handle{origin: "me"}}
+	var got []string
+	for _, domain := range []string{domainManifest, domainClassifiers} {
+		c.OnChange(domain, func(ids []string) { got = append(got, domain+" "+strings.Join(ids, ",")) })
+	}
+	for _, tc := range []struct{ payload, want string }{
+		{"manifest:@me,o1,o2", ""},
+		{"manifest:@other,o1,o2", "manifest o1,o2"},
+		{"manifest:o1", "manifest o1"},
+		{"manifest:", "manifest "},
+		{"classifiers:@me,o1", "classifiers o1"},
+	} {
+		got = nil
+		c.apply(tc.payload)
+		if strings.Join(got, ";") != tc.want {
+			t.Errorf("%q: followers got %q, want %q", tc.payload, got, tc.want)
+		}
+	}
+}
+
+// On PostgreSQL the catalog hears its own ingest commit's announcement and
+// keeps the manifest it added the files to: it is not read again.
+func TestOwnCommitKeepsTheManifest(t *testing.T) {
+	if testEngine != "postgres" {
+		t.Skip("SQLite announces nothing")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	heard := make(chan struct{}, 8)
+	c.OnChange(DomainKeys, func([]string) { heard <- struct{}{} })
+	// The listener's first connection drops everything: wait for it
+	// before anything is kept.
+	waitHeard := func() {
+		t.Helper()
+		if _, err := c.Keys.AddSigningKeys(ctx, []SigningKey{{ID: NewID(), PrivateKey: "pem"}}, false); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-heard:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the catalog did not hear its own announcement within 10 s")
+		}
+	}
+	waitHeard()
+	if _, err := c.Manifest.ManifestFiles(ctx, ManifestQuery{OrgID: org.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Interactions.CommitIngest(ctx, IngestCommit{RunID: NewID(), Owner: "w", Files: []LakeFile{{Path: "a.parquet",
+		Table: "conversations", OrgID: org.ID, Date: time.Date(2025, 11, 3, 0, 0, 0, 0, time.UTC), MinID: "a", MaxID: "b"}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitHeard() // announcements arrive in commit order: the commit's has been heard
+	c.Manifest.manifest.mu.Lock()
+	kept, ok := c.Manifest.manifest.values[org.ID]
+	c.Manifest.manifest.mu.Unlock()
+	if !ok || len(kept) != 1 {
+		t.Fatalf("after its own commit's announcement the manifest kept is %v (kept: %v)", Paths(kept), ok)
+	}
 }

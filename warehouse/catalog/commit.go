@@ -92,10 +92,9 @@ var ErrLeaseLost = errors.New("an upload's lease was taken over by another worke
 // all of it. A re-run replaces an upload's chats and current lake rows: an
 // archive committed in parts replaces them with its first part.
 func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) error {
-	defer c.manifest.invalidate(orgsOf(ic.Files)...)
 	// Locking the uploads whose lease this process holds is what keeps
 	// every other writer off them and their chats until the commit.
-	return c.inLockedTx(ctx, func(tx *sql.Tx) error {
+	err := c.inLockedTx(ctx, func(tx *sql.Tx) error {
 		ids := make([]string, len(ic.Outcomes))
 		for i, o := range ic.Outcomes {
 			ids[i] = o.Upload.ID
@@ -201,6 +200,14 @@ func (c *InteractionStore) CommitIngest(ctx context.Context, ic IngestCommit) er
 		}
 		return c.changed(ctx, tx, domainManifest, orgsOf(ic.Files)...)
 	})
+	if err != nil {
+		// A commit whose outcome is unknown (a connection lost at its end)
+		// may have added the files: what was kept is read again.
+		c.manifest.invalidate(orgsOf(ic.Files)...)
+		return err
+	}
+	keepCommitted(c.manifest, ic.Files)
+	return nil
 }
 
 // interactionRow is an interaction's values in interactionInsertColumns

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -116,6 +118,67 @@ func loadManifest(ctx context.Context, q querier, orgID string) ([]LakeFile, err
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// keepCommitted adds files just committed to the manifests kept of their
+// organizations: an ingest commit adds files and changes none, so the next
+// page (and the committed batch's dashboard figures) need not read every
+// file of the organization again.
+func keepCommitted(kept *orgCache[[]LakeFile], files []LakeFile) {
+	byOrg := map[string][]LakeFile{}
+	for _, f := range files {
+		byOrg[f.OrgID] = append(byOrg[f.OrgID], asLoaded(f))
+	}
+	for org, added := range byOrg {
+		slices.SortFunc(added, manifestOrder)
+		kept.change(org, func(all []LakeFile) []LakeFile { return withFiles(all, added) })
+	}
+}
+
+// asLoaded is a file as loadManifest reads it back from its manifest
+// entry (lakeFileRow), sharing nothing with the file it was made from.
+func asLoaded(f LakeFile) LakeFile {
+	f.Date, _ = time.Parse(time.DateOnly, f.Date.Format(time.DateOnly))
+	f.MinInteraction, f.MaxInteraction = stampPtr(f.MinInteraction), stampPtr(f.MaxInteraction)
+	f.MinArrival, f.MaxArrival = stampPtr(f.MinArrival), stampPtr(f.MaxArrival)
+	f.NodeCounts = maps.Clone(f.NodeCounts)
+	f.CompleteClassifiers = slices.Clone(f.CompleteClassifiers)
+	return f
+}
+
+// manifestOrder is loadManifest's order: by date, then first id.
+func manifestOrder(a, b LakeFile) int {
+	if c := a.Date.Compare(b.Date); c != 0 {
+		return c
+	}
+	return strings.Compare(a.MinID, b.MinID)
+}
+
+// withFiles is a new manifest of all's files and added's (both in
+// manifestOrder), all left as its readers see it. A file all holds
+// already (read after its commit, kept before this change) is not added
+// twice.
+func withFiles(all, added []LakeFile) []LakeFile {
+	paths := make(map[string]bool, len(added))
+	for _, f := range added {
+		paths[f.Path] = true
+	}
+	for _, f := range all {
+		delete(paths, f.Path)
+	}
+	out := make([]LakeFile, 0, len(all)+len(paths))
+	i := 0
+	for _, f := range added {
+		if !paths[f.Path] {
+			continue
+		}
+		for i < len(all) && manifestOrder(all[i], f) <= 0 {
+			out = append(out, all[i])
+			i++
+		}
+		out = append(out, f)
+	}
+	return append(out, all[i:]...)
 }
 
 // Paths are the files' manifest paths.

@@ -50,16 +50,17 @@ func (oc *orgCache[T]) invalidate(orgIDs ...string) {
 	}
 }
 
-// change applies a change to the organization's kept value, if one is
-// kept (fn must be safe beside readers of it), and keeps no read that the
+// change replaces the organization's kept value, if one is kept, by
+// fn's change of it (fn must leave the value it is given as readers of it
+// see it, or change it safely beside them), and keeps no read that the
 // change overlaps: it may have missed the change.
-func (oc *orgCache[T]) change(orgID string, fn func(T)) {
+func (oc *orgCache[T]) change(orgID string, fn func(T) T) {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
 	oc.made()
 	oc.gen[orgID]++
 	if v, ok := oc.values[orgID]; ok {
-		fn(v)
+		oc.values[orgID] = fn(v)
 	}
 }
 

@@ -46,15 +46,21 @@ func TestOrgCache(t *testing.T) {
 	var ptrs orgCache[*int]
 	n := 1
 	ptrs.load("a", func() (*int, error) { return &n, nil })
-	ptrs.change("a", func(p *int) { *p++ })
+	ptrs.change("a", func(p *int) *int { *p++; return p })
 	if p, _ := ptrs.load("a", nil); *p != 2 {
 		t.Fatalf("changed in place: %d", *p)
 	}
-	ptrs.change("b", func(*int) { t.Fatal("changed a value not kept") })
+	ptrs.change("b", func(p *int) *int { t.Fatal("changed a value not kept"); return p })
 	m := 10
-	ptrs.load("c", func() (*int, error) { ptrs.change("c", func(*int) {}); return &m, nil })
+	ptrs.load("c", func() (*int, error) { ptrs.change("c", func(p *int) *int { return p }); return &m, nil })
 	if p, _ := ptrs.load("c", func() (*int, error) { m2 := 11; return &m2, nil }); *p != 11 {
 		t.Fatalf("a read overlapped by a change was kept: %d", *p)
+	}
+	// A change may replace the kept value instead.
+	oc.load("d", read(20))
+	oc.change("d", func(v int) int { return v + 1 })
+	if v, _ := oc.load("d", read(30)); v != 21 {
+		t.Fatalf("replaced: %d", v)
 	}
 }
 

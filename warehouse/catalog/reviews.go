@@ -60,7 +60,7 @@ func (c *ReviewStore) AddReview(ctx context.Context, r Review) (Review, error) {
 	if err != nil {
 		return r, err
 	}
-	c.reviews.change(r.OrgID, func(ix *reviewIndex) { ix.add(r) })
+	c.reviews.change(r.OrgID, func(ix *reviewIndex) *reviewIndex { ix.add(r); return ix })
 	return r, nil
 }
 
