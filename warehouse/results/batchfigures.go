@@ -1,8 +1,10 @@
 package results
 
 import (
+	"slices"
 	"time"
 
+	"github.com/earshot/earshot/warehouse/catalog"
 	"github.com/earshot/earshot/warehouse/lake"
 )
 
@@ -15,6 +17,11 @@ import (
 type batchRows struct {
 	batch   *lake.Batch
 	written map[string]bool
+}
+
+// holdsOneOf says whether the cluster holds one of the files written.
+func (b *batchRows) holdsOneOf(c cluster) bool {
+	return slices.ContainsFunc(c.files, func(f catalog.LakeFile) bool { return b.written[f.Path] })
 }
 
 // figures sums a cluster's figures from the batch's rows, or is nil when

@@ -25,11 +25,15 @@ type FigureStore interface {
 	KeepFigures(ctx context.Context, orgID string, day time.Time, current []string, kept []catalog.KeptFigures) error
 }
 
-// KeepFigures keeps the figures of the clusters of newly committed
-// files' days not kept yet — called by the jobs after each commit, so
-// that no dashboard waits on the lake for them. A cluster made only of
-// the files of batch (the rows just written, or nil) is summed from its
-// rows; any other is read from the lake.
+// KeepFigures keeps the figures of the clusters that newly committed
+// files are part of, where not kept yet — called by the jobs after each
+// commit, so that no dashboard waits on the lake for them. A cluster made
+// only of the files of batch (the rows just written, or nil) is summed
+// from its rows; one that holds earlier files too is read from the lake.
+// Another commit's clusters of the same days are left to it: where
+// commits run side by side (the parts of archives), each would otherwise
+// read the others' from the lake before they kept them, and a dashboard
+// reads (and keeps) any that a commit did not.
 func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, batch *lake.Batch) error {
 	if r.Figures == nil {
 		return nil
@@ -57,7 +61,7 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 			clusters := clustersOf(fs)
 			var unread []int
 			for i, c := range clusters {
-				if !slices.Contains(kept[day], c.signature) {
+				if rows.holdsOneOf(c) && !slices.Contains(kept[day], c.signature) {
 					unread = append(unread, i)
 				}
 			}

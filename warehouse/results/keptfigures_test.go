@@ -180,6 +180,57 @@ func TestFiguresKeptFromBatchesMatchTheLake(t *testing.T) {
 	}
 }
 
+// A commit keeps the figures of its own clusters and leaves those of
+// another commit of the same day, committed beside it, to that one: it
+// reads nothing from the lake for them.
+func TestCommitsKeepTheirOwnClusters(t *testing.T) {
+	ctx := context.Background()
+	cat, bucket, dir := testlake.New(t)
+	org, err := cat.Orgs.CreateOrganization(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
+	batch := func(ids ...string) lake.Batch {
+		var b lake.Batch
+		for _, id := range ids {
+			b.Conversations = append(b.Conversations, lake.Conversation{ID: id, RunID: "r1", OrgID: org.ID, MediaType: "Chat",
+				ArrivedOn: day.Add(time.Hour), ExtendedMetadata: "{}", TranscriptMode: "chat"})
+			b.ClassifierResults = append(b.ClassifierResults, lake.ClassifierResult{ConversationID: id, RunID: "r1", OrgID: org.ID,
+				ArrivedOn: day.Add(time.Hour), ClassifierID: "k", Result: "true"})
+		}
+		return b
+	}
+	w := &lake.Writer{Bucket: bucket}
+	batches := []lake.Batch{batch("a1", "a2"), batch("b1", "b2")}
+	files := make([][]catalog.LakeFile, len(batches))
+	for i, b := range batches { // both committed before either keeps its figures
+		if files[i], err = w.Write(ctx, "r1", b); err != nil {
+			t.Fatal(err)
+		}
+		if err := cat.Interactions.CommitIngest(ctx, catalog.IngestCommit{RunID: "r1", Owner: "w", Files: files[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lk := &testlake.Counting{DB: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: lk, Figures: cat.Manifest}
+	for i := len(batches) - 1; i >= 0; i-- { // the later commit keeps its figures first
+		if err := r.KeepFigures(ctx, files[i], &batches[i]); err != nil {
+			t.Fatal(err)
+		}
+		kept, err := cat.Manifest.KeptSignatures(ctx, org.ID, []time.Time{day})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(kept[day]); n != len(batches)-i {
+			t.Fatalf("after %d commits kept their figures, %d clusters' are kept", len(batches)-i, n)
+		}
+	}
+	if n := lk.Statements(); n != 0 {
+		t.Fatalf("keeping the commits' figures ran %d statements on the lake", n)
+	}
+}
+
 // A batch's rows give a cluster's figures only when the cluster is the
 // batch's files alone and the batch holds each conversation, and each of
 // its results, once.
