@@ -11,11 +11,12 @@ import (
 )
 
 // drain processes one queue's batches until it is empty. Batches overlap:
-// while one is committed (its catalog transaction) the next one's lake
-// files are written, the one after it is processed and the one after that
-// claimed, so no stage waits for another. Commits stay in claim order, one
-// at a time, and at most three batches' rows are held in memory (the one
-// being claimed holds its uploads' records alone).
+// while one is committed (its catalog transaction) the one before it has
+// its dashboard figures kept, the next one's lake files are written, the
+// one after it is processed and the one after that claimed, so no stage
+// waits for another. Commits stay in claim order, one at a time, and at
+// most four batches' rows are held in memory (the one being claimed holds
+// its uploads' records alone).
 func (j *Ingest) drain(ctx context.Context, run catalog.JobRun, q Queue, counts *tally) error {
 	c := j.startCommitter(ctx, run.ID, counts)
 	// The first batch is one upload a worker: how many conversations an
@@ -124,8 +125,9 @@ func (j *Ingest) giveBack(ctx context.Context, b processed) {
 }
 
 // committer writes and commits processed batches in the order they are
-// handed to it, in two stages: a batch's lake files are written while the
-// one before it is committed.
+// handed to it, in three stages: a batch's lake files are written while
+// the one before it is committed and the one before that has its figures
+// kept.
 type committer struct {
 	queue   chan processed
 	stopped chan struct{} // closed at the first failure: nothing more is taken
@@ -141,7 +143,8 @@ type writtenBatch struct {
 }
 
 // startCommitter starts writing and committing the batches handed to it;
-// after a failure, each batch still handed is given back uncommitted.
+// after a failure, each batch handed and not yet written is given back
+// uncommitted, and so is each one written after a failed commit.
 func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally) *committer {
 	c := &committer{queue: make(chan processed), stopped: make(chan struct{}), done: make(chan error, 1)}
 	toCommit := make(chan writtenBatch)
@@ -165,9 +168,15 @@ func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally
 			toCommit <- writtenBatch{processed: b, written: w}
 		}
 	}()
+	committed := make(chan writtenBatch)
 	go func() {
+		defer close(committed)
+		// A batch written is committed unless a commit before it failed:
+		// a failure after it in the run's order (the next batch's write)
+		// leaves it committed, however the stages are scheduled.
+		var commitFailed bool
 		for b := range toCommit {
-			if c.failed() {
+			if commitFailed {
 				j.giveBack(ctx, b.processed)
 				continue
 			}
@@ -180,9 +189,19 @@ func (j *Ingest) startCommitter(ctx context.Context, runID string, counts *tally
 			if err != nil {
 				j.giveBack(ctx, b.processed)
 				c.fail(err)
+				commitFailed = true
 				continue
 			}
 			b.stopRenewing()
+			committed <- b
+		}
+	}()
+	// A committed batch's figures are kept, and the originals it let go
+	// deleted, while the next batch commits: the commits, one at a time,
+	// are what bounds a run on many cores. Figures are kept in commit
+	// order, so a batch's never drops those of the one after it.
+	go func() {
+		for b := range committed {
 			started := time.Now()
 			keepFigures(ctx, j.Figures, j.Log, b.commit.Files, &b.rows)
 			counts.busy("figures", time.Since(started))
