@@ -45,29 +45,15 @@ func (c *ManifestStore) KeptFigures(ctx context.Context, orgID string, days []ti
 	return out, rows.Err()
 }
 
-// KeptSignatures lists, by day, the signatures of the figures kept for
-// an organization's days.
-func (c *ManifestStore) KeptSignatures(ctx context.Context, orgID string, days []time.Time) (map[time.Time][]string, error) {
-	out := map[time.Time][]string{}
-	if len(days) == 0 {
-		return out, nil
+// KeptSignatures are those of signatures whose figures are kept for an
+// organization's day: a commit asks for its own clusters' alone, so the
+// question does not grow with the day's other clusters.
+func (c *ManifestStore) KeptSignatures(ctx context.Context, orgID string, date time.Time, signatures []string) ([]string, error) {
+	if len(signatures) == 0 {
+		return nil, nil
 	}
-	from, to := dayRange(days)
-	rows, err := c.db.QueryContext(ctx, `SELECT part_date, signature FROM lake_figures
-		WHERE org_id = ? AND part_date BETWEEN ? AND ?`, orgID, from, to)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var d time.Time
-		var s string
-		if err := rows.Scan(&d, &s); err != nil {
-			return nil, err
-		}
-		out[day(d)] = append(out[day(d)], s)
-	}
-	return out, rows.Err()
+	return queryStrings(ctx, c.db, `SELECT signature FROM lake_figures WHERE org_id = ? AND part_date = ? AND `+anyOf("signature"),
+		orgID, day(date).Format(time.DateOnly), list(signatures))
 }
 
 // dayRange is the first and last of days, as the catalog's dates.

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -44,6 +46,27 @@ func TestKeptFiguresReplacedAndDroppedWithTheirFiles(t *testing.T) {
 	}
 	if got := read("org-a"); len(got) != 0 {
 		t.Fatalf("no days asked, got %v", got)
+	}
+	// Of the signatures asked, those kept for that organization's day.
+	for _, tc := range []struct {
+		org        string
+		day        time.Time
+		signatures []string
+		want       string
+	}{
+		{"org-a", day1, []string{"s1", "s3", "s9"}, "[s1]"},
+		{"org-a", day2.Add(13 * time.Hour), []string{"s1", "s3"}, "[s3]"},
+		{"org-b", day1, []string{"s2"}, "[]"},
+		{"org-a", day1, nil, "[]"},
+	} {
+		got, err := c.Manifest.KeptSignatures(ctx, tc.org, tc.day, tc.signatures)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("kept of %v for %s's %s: %v, want %s", tc.signatures, tc.org, tc.day.Format(time.DateOnly), got, tc.want)
+		}
 	}
 
 	// The first day's files changed: s1 is gone, s2 stays, s4 is new; a

@@ -21,7 +21,7 @@ import (
 // restart (catalog.ManifestStore).
 type FigureStore interface {
 	KeptFigures(ctx context.Context, orgID string, days []time.Time) ([]catalog.KeptFigures, error)
-	KeptSignatures(ctx context.Context, orgID string, days []time.Time) (map[time.Time][]string, error)
+	KeptSignatures(ctx context.Context, orgID string, day time.Time, signatures []string) ([]string, error)
 	KeepFigures(ctx context.Context, orgID string, day time.Time, current []string, kept []catalog.KeptFigures) error
 }
 
@@ -53,18 +53,20 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 		if err != nil {
 			return err
 		}
-		kept, err := r.Figures.KeptSignatures(ctx, org, ds)
-		if err != nil {
-			return err
-		}
 		for day, fs := range filesByDay(files) {
 			clusters := clustersOf(fs)
-			var unread []int
+			var own []int
+			var signatures []string
 			for i, c := range clusters {
-				if rows.holdsOneOf(c) && !slices.Contains(kept[day], c.signature) {
-					unread = append(unread, i)
+				if rows.holdsOneOf(c) {
+					own, signatures = append(own, i), append(signatures, c.signature)
 				}
 			}
+			kept, err := r.Figures.KeptSignatures(ctx, org, day, signatures)
+			if err != nil {
+				return err
+			}
+			unread := slices.DeleteFunc(own, func(i int) bool { return slices.Contains(kept, clusters[i].signature) })
 			if err := r.fillClusters(ctx, org, day, clusters, unread, make([]*dayFigures, len(clusters)), &rows); err != nil {
 				return fmt.Errorf("keep the figures of organization %s: %w", org, err)
 			}

@@ -218,11 +218,11 @@ func TestCommitsKeepTheirOwnClusters(t *testing.T) {
 		if err := r.KeepFigures(ctx, files[i], &batches[i]); err != nil {
 			t.Fatal(err)
 		}
-		kept, err := cat.Manifest.KeptSignatures(ctx, org.ID, []time.Time{day})
+		kept, err := cat.Manifest.KeptFigures(ctx, org.ID, []time.Time{day})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(kept[day]); n != len(batches)-i {
+		if n := len(kept); n != len(batches)-i {
 			t.Fatalf("after %d commits kept their figures, %d clusters' are kept", len(batches)-i, n)
 		}
 	}
