@@ -38,6 +38,8 @@ step gen --data "$work/lake" bench gen --conversations 1000000 --orgs 1
 for run in 1 2 3; do # three runs: a page's gap moves from run to run by about a millisecond
 	step "query-$run" --data "$work/lake" bench query --runs 30
 done
+# last, where the time may run out: large archives, committed in parts side by side
+step ingest-100k-large bench ingest --archives 100 --chats 1000 --workers 1,2,all --runs 3
 if ((${#failed[@]})); then
 	echo "failed: ${failed[*]}" >&2
 	exit 1
