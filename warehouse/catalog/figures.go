@@ -61,15 +61,31 @@ func dayRange(days []time.Time) (from, to string) {
 	return day(slices.MinFunc(days, time.Time.Compare)).Format(time.DateOnly), day(slices.MaxFunc(days, time.Time.Compare)).Format(time.DateOnly)
 }
 
+// Stale names the kept figures of a day that a keep drops, those of
+// clusters that are no longer the day's: of every cluster but the current
+// ones, where the keeper knows them all (AllBut: the day's current
+// signatures), and of former clusters that the kept ones joined (Former).
+type Stale struct {
+	AllBut []string // nil: the day's clusters are not all known
+	Former []string
+}
+
 // KeepFigures keeps figures of an organization's day (replacing those of
-// the same signature) and drops the day's figures whose signature is not
-// among current: those of files no longer in the manifest.
-func (c *ManifestStore) KeepFigures(ctx context.Context, orgID string, date time.Time, current []string, kept []KeptFigures) error {
+// the same signature) and drops the day's stale figures.
+func (c *ManifestStore) KeepFigures(ctx context.Context, orgID string, date time.Time, stale Stale, kept []KeptFigures) error {
 	d := day(date).Format(time.DateOnly)
 	return c.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lake_figures WHERE org_id = ? AND part_date = ? AND NOT `+anyOf("signature"),
-			orgID, d, list(current)); err != nil {
-			return err
+		if stale.AllBut != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM lake_figures WHERE org_id = ? AND part_date = ? AND NOT `+anyOf("signature"),
+				orgID, d, list(stale.AllBut)); err != nil {
+				return err
+			}
+		}
+		if len(stale.Former) > 0 {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM lake_figures WHERE org_id = ? AND part_date = ? AND `+anyOf("signature"),
+				orgID, d, list(stale.Former)); err != nil {
+				return err
+			}
 		}
 		t := now()
 		for _, k := range kept {

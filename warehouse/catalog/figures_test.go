@@ -15,7 +15,7 @@ func TestKeptFiguresReplacedAndDroppedWithTheirFiles(t *testing.T) {
 	day2 := day1.AddDate(0, 0, 1)
 	keep := func(org string, d time.Time, current []string, kept ...KeptFigures) {
 		t.Helper()
-		if err := c.Manifest.KeepFigures(ctx, org, d, current, kept); err != nil {
+		if err := c.Manifest.KeepFigures(ctx, org, d, Stale{AllBut: current}, kept); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,5 +77,18 @@ func TestKeptFiguresReplacedAndDroppedWithTheirFiles(t *testing.T) {
 	}
 	if got := read("org-b", day1); len(got) != 1 {
 		t.Fatalf("another organization's figures were dropped: %v", got)
+	}
+
+	// A keep that does not know every cluster of the day drops only the
+	// former clusters named (here s2, joined into s5), and nothing when
+	// none is.
+	if err := c.Manifest.KeepFigures(ctx, "org-a", day1, Stale{Former: []string{"s2"}}, []KeptFigures{{Signature: "s5", Figures: "five"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Manifest.KeepFigures(ctx, "org-a", day1, Stale{}, []KeptFigures{{Signature: "s6", Figures: "six"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("org-a", day1); len(got) != 3 || got["2026-03-01 s4"] != "four" || got["2026-03-01 s5"] != "five" || got["2026-03-01 s6"] != "six" {
+		t.Fatalf("after keeps that named their former clusters = %v", got)
 	}
 }

@@ -19,9 +19,33 @@ type batchRows struct {
 	written map[string]bool
 }
 
-// holdsOneOf says whether the cluster holds one of the files written.
-func (b *batchRows) holdsOneOf(c cluster) bool {
-	return slices.ContainsFunc(c.files, func(f catalog.LakeFile) bool { return b.written[f.Path] })
+// ownClusters are the clusters of a day's files that hold one of the
+// files written, and the figures they leave stale. Where they are all the
+// day's clusters (a compaction, a day's first commit), that is every
+// other figure kept for the day; else it is those of the former clusters
+// that they joined (a re-run, a reclassification), and only the clusters
+// that hold a file written are signed.
+func (b *batchRows) ownClusters(files []catalog.LakeFile) ([]cluster, catalog.Stale) {
+	written := func(f catalog.LakeFile) bool { return b.written[f.Path] }
+	groups := overlapping(byFirstID(files))
+	var own []cluster
+	var stale catalog.Stale
+	for _, g := range groups {
+		if !slices.ContainsFunc(g, written) {
+			continue
+		}
+		own = append(own, cluster{files: g, signature: signature(g)})
+		for _, former := range overlapping(slices.DeleteFunc(slices.Clone(g), written)) {
+			stale.Former = append(stale.Former, signature(former))
+		}
+	}
+	if len(own) == len(groups) {
+		stale = catalog.Stale{AllBut: make([]string, len(own))}
+		for i, c := range own {
+			stale.AllBut[i] = c.signature
+		}
+	}
+	return own, stale
 }
 
 // figures sums a cluster's figures from the batch's rows, or is nil when

@@ -243,7 +243,11 @@ func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.Lake
 				unread = append(unread, i)
 			}
 		}
-		if err := r.fillClusters(ctx, org, day, clusters, unread, parts, nil); err != nil {
+		current := make([]string, len(clusters))
+		for i, c := range clusters {
+			current[i] = c.signature
+		}
+		if err := r.fillClusters(ctx, org, day, clusters, unread, parts, nil, catalog.Stale{AllBut: current}); err != nil {
 			return nil, err
 		}
 		out[day] = merge(parts)
@@ -273,15 +277,20 @@ type cluster struct {
 
 // clustersOf groups a day's files into clusters.
 func clustersOf(files []catalog.LakeFile) []cluster {
+	var out []cluster
+	for _, fs := range overlapping(byFirstID(files)) {
+		out = append(out, cluster{files: fs, signature: signature(fs)})
+	}
+	return out
+}
+
+// byFirstID is a copy of files in the order overlapping takes them.
+func byFirstID(files []catalog.LakeFile) []catalog.LakeFile {
 	files = slices.Clone(files)
 	slices.SortFunc(files, func(a, b catalog.LakeFile) int {
 		return cmp.Or(strings.Compare(a.MinID, b.MinID), strings.Compare(a.Path, b.Path))
 	})
-	var out []cluster
-	for _, fs := range overlapping(files) {
-		out = append(out, cluster{files: fs, signature: signature(fs)})
-	}
-	return out
+	return files
 }
 
 // readClusters reads the figures of the clusters at the given indexes

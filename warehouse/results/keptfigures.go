@@ -22,7 +22,7 @@ import (
 type FigureStore interface {
 	KeptFigures(ctx context.Context, orgID string, days []time.Time) ([]catalog.KeptFigures, error)
 	KeptSignatures(ctx context.Context, orgID string, day time.Time, signatures []string) ([]string, error)
-	KeepFigures(ctx context.Context, orgID string, day time.Time, current []string, kept []catalog.KeptFigures) error
+	KeepFigures(ctx context.Context, orgID string, day time.Time, stale catalog.Stale, kept []catalog.KeptFigures) error
 }
 
 // KeepFigures keeps the figures of the clusters that newly committed
@@ -54,20 +54,22 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 			return err
 		}
 		for day, fs := range filesByDay(files) {
-			clusters := clustersOf(fs)
-			var own []int
-			var signatures []string
+			clusters, stale := rows.ownClusters(fs)
+			signatures := make([]string, len(clusters))
 			for i, c := range clusters {
-				if rows.holdsOneOf(c) {
-					own, signatures = append(own, i), append(signatures, c.signature)
-				}
+				signatures[i] = c.signature
 			}
 			kept, err := r.Figures.KeptSignatures(ctx, org, day, signatures)
 			if err != nil {
 				return err
 			}
-			unread := slices.DeleteFunc(own, func(i int) bool { return slices.Contains(kept, clusters[i].signature) })
-			if err := r.fillClusters(ctx, org, day, clusters, unread, make([]*dayFigures, len(clusters)), &rows); err != nil {
+			var unread []int
+			for i, c := range clusters {
+				if !slices.Contains(kept, c.signature) {
+					unread = append(unread, i)
+				}
+			}
+			if err := r.fillClusters(ctx, org, day, clusters, unread, make([]*dayFigures, len(clusters)), &rows, stale); err != nil {
 				return fmt.Errorf("keep the figures of organization %s: %w", org, err)
 			}
 		}
@@ -111,9 +113,9 @@ func (r *Reader) keptFigures(ctx context.Context, org string, days []time.Time, 
 
 // fillClusters sums, into parts, the figures of the clusters at the
 // given indexes of an organization's day — from a batch's rows when they
-// are its alone, else from the lake — and keeps them, dropping those of
-// the day's former clusters.
-func (r *Reader) fillClusters(ctx context.Context, org string, day time.Time, clusters []cluster, indexes []int, parts []*dayFigures, rows *batchRows) error {
+// are its alone, else from the lake — and keeps them, dropping the stale
+// ones.
+func (r *Reader) fillClusters(ctx context.Context, org string, day time.Time, clusters []cluster, indexes []int, parts []*dayFigures, rows *batchRows, stale catalog.Stale) error {
 	var fromLake []int
 	for _, i := range indexes {
 		if parts[i] = rows.figures(org, day, clusters[i]); parts[i] == nil {
@@ -126,10 +128,6 @@ func (r *Reader) fillClusters(ctx context.Context, org string, day time.Time, cl
 	if r.Figures == nil || len(indexes) == 0 {
 		return nil
 	}
-	current := make([]string, len(clusters))
-	for i, c := range clusters {
-		current[i] = c.signature
-	}
 	kept := make([]catalog.KeptFigures, 0, len(indexes))
 	for _, i := range indexes {
 		encoded, err := encodeFigures(parts[i])
@@ -138,7 +136,7 @@ func (r *Reader) fillClusters(ctx context.Context, org string, day time.Time, cl
 		}
 		kept = append(kept, catalog.KeptFigures{Date: day, Signature: clusters[i].signature, Figures: encoded})
 	}
-	return r.Figures.KeepFigures(ctx, org, day, current, kept)
+	return r.Figures.KeepFigures(ctx, org, day, stale, kept)
 }
 
 // keptForm is the JSON of a cluster's figures: columns rather than

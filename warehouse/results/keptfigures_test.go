@@ -77,7 +77,7 @@ func TestKeptFiguresServeAFreshReader(t *testing.T) {
 			signatures = append(signatures, k.Signature)
 		}
 	}
-	if err := l.cat.Manifest.KeepFigures(ctx, l.org.ID, spoilt.Date, signatures, []catalog.KeptFigures{spoilt}); err != nil {
+	if err := l.cat.Manifest.KeepFigures(ctx, l.org.ID, spoilt.Date, catalog.Stale{AllBut: signatures}, []catalog.KeptFigures{spoilt}); err != nil {
 		t.Fatal(err)
 	}
 	r, lk = fresh()
@@ -180,54 +180,154 @@ func TestFiguresKeptFromBatchesMatchTheLake(t *testing.T) {
 	}
 }
 
+// commitsLake is a lake of one organization's day whose commits keep
+// their figures as the jobs do.
+type commitsLake struct {
+	t      *testing.T
+	cat    *catalog.Catalog
+	writer *lake.Writer
+	lake   *testlake.Counting
+	reader *Reader
+	org    string
+	day    time.Time
+}
+
+func newCommitsLake(t *testing.T) *commitsLake {
+	cat, bucket, dir := testlake.New(t)
+	org, err := cat.Orgs.CreateOrganization(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := &testlake.Counting{DB: testlake.Engine(t, filepath.Join(dir, "bucket"))}
+	return &commitsLake{t: t, cat: cat, writer: &lake.Writer{Bucket: bucket}, lake: lk, org: org.ID,
+		reader: &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: lk, Figures: cat.Manifest},
+		day:    time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// batch is a conversation of each id, with one result, written by run.
+func (l *commitsLake) batch(run string, ids ...string) lake.Batch {
+	var b lake.Batch
+	for _, id := range ids {
+		b.Conversations = append(b.Conversations, lake.Conversation{ID: id, RunID: run, OrgID: l.org, MediaType: "Chat",
+			ArrivedOn: l.day.Add(time.Hour), ExtendedMetadata: "{}", TranscriptMode: "chat"})
+		b.ClassifierResults = append(b.ClassifierResults, lake.ClassifierResult{ConversationID: id, RunID: run, OrgID: l.org,
+			ArrivedOn: l.day.Add(time.Hour), ClassifierID: "k", Result: "true"})
+	}
+	return b
+}
+
+// commit writes and commits a batch, its figures not kept yet.
+func (l *commitsLake) commit(run string, b lake.Batch) []catalog.LakeFile {
+	l.t.Helper()
+	files, err := l.writer.Write(context.Background(), run, b)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if err := l.cat.Interactions.CommitIngest(context.Background(), catalog.IngestCommit{RunID: run, Owner: "w", Files: files}); err != nil {
+		l.t.Fatal(err)
+	}
+	return files
+}
+
+// keep keeps a commit's figures, as the job does after it.
+func (l *commitsLake) keep(files []catalog.LakeFile, b *lake.Batch) {
+	l.t.Helper()
+	if err := l.reader.KeepFigures(context.Background(), files, b); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// kept are the signatures of the day's kept figures.
+func (l *commitsLake) kept() []string {
+	l.t.Helper()
+	kept, err := l.cat.Manifest.KeptFigures(context.Background(), l.org, []time.Time{l.day})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var out []string
+	for _, k := range kept {
+		out = append(out, k.Signature)
+	}
+	return out
+}
+
 // A commit keeps the figures of its own clusters and leaves those of
 // another commit of the same day, committed beside it, to that one: it
 // reads nothing from the lake for them.
 func TestCommitsKeepTheirOwnClusters(t *testing.T) {
-	ctx := context.Background()
-	cat, bucket, dir := testlake.New(t)
-	org, err := cat.Orgs.CreateOrganization(ctx, "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	day := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
-	batch := func(ids ...string) lake.Batch {
-		var b lake.Batch
-		for _, id := range ids {
-			b.Conversations = append(b.Conversations, lake.Conversation{ID: id, RunID: "r1", OrgID: org.ID, MediaType: "Chat",
-				ArrivedOn: day.Add(time.Hour), ExtendedMetadata: "{}", TranscriptMode: "chat"})
-			b.ClassifierResults = append(b.ClassifierResults, lake.ClassifierResult{ConversationID: id, RunID: "r1", OrgID: org.ID,
-				ArrivedOn: day.Add(time.Hour), ClassifierID: "k", Result: "true"})
-		}
-		return b
-	}
-	w := &lake.Writer{Bucket: bucket}
-	batches := []lake.Batch{batch("a1", "a2"), batch("b1", "b2")}
+	l := newCommitsLake(t)
+	batches := []lake.Batch{l.batch("r1", "a1", "a2"), l.batch("r1", "b1", "b2")}
 	files := make([][]catalog.LakeFile, len(batches))
 	for i, b := range batches { // both committed before either keeps its figures
-		if files[i], err = w.Write(ctx, "r1", b); err != nil {
-			t.Fatal(err)
-		}
-		if err := cat.Interactions.CommitIngest(ctx, catalog.IngestCommit{RunID: "r1", Owner: "w", Files: files[i]}); err != nil {
-			t.Fatal(err)
-		}
+		files[i] = l.commit("r1", b)
 	}
-	lk := &testlake.Counting{DB: testlake.Engine(t, filepath.Join(dir, "bucket"))}
-	r := &Reader{Manifest: cat.Manifest, Conversations: cat.Interactions, Lake: lk, Figures: cat.Manifest}
 	for i := len(batches) - 1; i >= 0; i-- { // the later commit keeps its figures first
-		if err := r.KeepFigures(ctx, files[i], &batches[i]); err != nil {
-			t.Fatal(err)
-		}
-		kept, err := cat.Manifest.KeptFigures(ctx, org.ID, []time.Time{day})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(kept); n != len(batches)-i {
+		l.keep(files[i], &batches[i])
+		if n := len(l.kept()); n != len(batches)-i {
 			t.Fatalf("after %d commits kept their figures, %d clusters' are kept", len(batches)-i, n)
 		}
 	}
-	if n := lk.Statements(); n != 0 {
+	if n := l.lake.Statements(); n != 0 {
 		t.Fatalf("keeping the commits' figures ran %d statements on the lake", n)
+	}
+}
+
+// A commit drops the figures it makes stale and no others: a re-run's
+// those of the cluster it joined, a compaction (the day one cluster, all
+// its own) every other of the day. What stays kept answers the day as
+// the lake does.
+func TestCommitsDropTheFiguresTheyMakeStale(t *testing.T) {
+	ctx := context.Background()
+	l := newCommitsLake(t)
+	first, beside := l.batch("r1", "a1", "a2"), l.batch("r1", "c1", "c2")
+	firstFiles := l.commit("r1", first)
+	l.keep(firstFiles, &first)
+	joined := l.kept()
+	besideFiles := l.commit("r1", beside)
+	l.keep(besideFiles, &beside)
+	if n := len(l.kept()); n != 2 {
+		t.Fatalf("%d clusters' figures kept after two commits", n)
+	}
+
+	rerun := l.batch("r2", "a1", "a2")
+	rerunFiles := l.commit("r2", rerun)
+	l.keep(rerunFiles, &rerun)
+	if kept := l.kept(); len(kept) != 2 || slices.Contains(kept, joined[0]) {
+		t.Fatalf("after a re-run joined the first commit's cluster: %d kept, the joined one's still among them: %v",
+			len(kept), slices.Contains(kept, joined[0]))
+	}
+
+	// Compaction: one file a table for the day's current rows.
+	all, err := l.cat.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: l.org})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compacted := l.batch("r2", "a1", "a2")
+	more := l.batch("r1", "c1", "c2")
+	compacted.Conversations = append(compacted.Conversations, more.Conversations...)
+	compacted.ClassifierResults = append(compacted.ClassifierResults, more.ClassifierResults...)
+	files, err := l.writer.Write(ctx, "compact", compacted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.cat.Manifest.SwapLakeFiles(ctx, "compact", catalog.Paths(all), files); err != nil {
+		t.Fatal(err)
+	}
+	l.keep(files, nil)
+	if n := len(l.kept()); n != 1 {
+		t.Fatalf("%d clusters' figures kept for a compacted day", n)
+	}
+
+	window := Window{From: l.day, To: l.day.AddDate(0, 0, 1).Add(-time.Microsecond)}
+	q := PageQuery{OrgID: l.org, Window: window}
+	fromLake, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: l.lake.DB}).Daily(ctx, q, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &testlake.Counting{DB: l.lake.DB}
+	got, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: counting, Figures: l.cat.Manifest}).Daily(ctx, q, []string{"k"})
+	if err != nil || !reflect.DeepEqual(got, fromLake) || counting.Statements() != 0 || len(got) != 1 || got[0].Conversations != 4 {
+		t.Fatalf("kept figures %+v (%v, %d statements on the lake), the lake's %+v", got, err, counting.Statements(), fromLake)
 	}
 }
 
