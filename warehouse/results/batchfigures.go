@@ -40,10 +40,7 @@ func (b *batchRows) ownClusters(files []catalog.LakeFile) ([]cluster, catalog.St
 		}
 	}
 	if len(own) == len(groups) {
-		stale = catalog.Stale{AllBut: make([]string, len(own))}
-		for i, c := range own {
-			stale.AllBut[i] = c.signature
-		}
+		stale = catalog.Stale{AllBut: signaturesOf(own)}
 	}
 	return own, stale
 }

@@ -243,11 +243,7 @@ func (r *Reader) figuresOf(ctx context.Context, org string, files []catalog.Lake
 				unread = append(unread, i)
 			}
 		}
-		current := make([]string, len(clusters))
-		for i, c := range clusters {
-			current[i] = c.signature
-		}
-		if err := r.fillClusters(ctx, org, day, clusters, unread, parts, nil, catalog.Stale{AllBut: current}); err != nil {
+		if err := r.fillClusters(ctx, org, day, clusters, unread, parts, nil, catalog.Stale{AllBut: signaturesOf(clusters)}); err != nil {
 			return nil, err
 		}
 		out[day] = merge(parts)
@@ -280,6 +276,15 @@ func clustersOf(files []catalog.LakeFile) []cluster {
 	var out []cluster
 	for _, fs := range overlapping(byFirstID(files)) {
 		out = append(out, cluster{files: fs, signature: signature(fs)})
+	}
+	return out
+}
+
+// signaturesOf are the clusters' signatures.
+func signaturesOf(clusters []cluster) []string {
+	out := make([]string, len(clusters))
+	for i, c := range clusters {
+		out[i] = c.signature
 	}
 	return out
 }

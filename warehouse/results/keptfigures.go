@@ -55,11 +55,7 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 		}
 		for day, fs := range filesByDay(files) {
 			clusters, stale := rows.ownClusters(fs)
-			signatures := make([]string, len(clusters))
-			for i, c := range clusters {
-				signatures[i] = c.signature
-			}
-			kept, err := r.Figures.KeptSignatures(ctx, org, day, signatures)
+			kept, err := r.Figures.KeptSignatures(ctx, org, day, signaturesOf(clusters))
 			if err != nil {
 				return err
 			}
