@@ -29,18 +29,19 @@ func (b *batchRows) ownClusters(files []catalog.LakeFile) ([]cluster, catalog.St
 	written := func(f catalog.LakeFile) bool { return b.written[f.Path] }
 	groups := overlapping(byFirstID(files))
 	var own []cluster
-	var stale catalog.Stale
 	for _, g := range groups {
-		if !slices.ContainsFunc(g, written) {
-			continue
-		}
-		own = append(own, cluster{files: g, signature: signature(g)})
-		for _, former := range overlapping(slices.DeleteFunc(slices.Clone(g), written)) {
-			stale.Former = append(stale.Former, signature(former))
+		if slices.ContainsFunc(g, written) {
+			own = append(own, cluster{files: g, signature: signature(g)})
 		}
 	}
 	if len(own) == len(groups) {
-		stale = catalog.Stale{AllBut: signaturesOf(own)}
+		return own, catalog.Stale{AllBut: signaturesOf(own)}
+	}
+	var stale catalog.Stale
+	for _, c := range own {
+		for _, former := range overlapping(slices.DeleteFunc(slices.Clone(c.files), written)) {
+			stale.Former = append(stale.Former, signature(former))
+		}
 	}
 	return own, stale
 }
