@@ -36,9 +36,9 @@ type ManifestQuery struct {
 	// is kept). A conversation's rows carry its one arrival in every run,
 	// so a file dropped holds no current row in them either.
 	ArrivalFrom, ArrivalTo *time.Time
-	// AfterID keeps files holding an id above it (keyset cursors); MaxID
-	// keeps files holding an id at or below it.
-	AfterID, MaxID string
+	// AfterID keeps files holding an id above it (keyset cursors); MinID
+	// and MaxID keep files holding an id at or above, at or below them.
+	AfterID, MinID, MaxID string
 	// Dates, when set, keeps only these partition dates.
 	Dates []time.Time
 }
@@ -48,6 +48,21 @@ type ManifestQuery struct {
 // of the query API prunes by it); the files returned share their
 // NodeCounts and CompleteClassifiers with it and must not be changed.
 func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]LakeFile, error) {
+	out := []LakeFile{}
+	err := c.selected(ctx, q, func(f *LakeFile) { out = append(out, *f) })
+	return out, err
+}
+
+// ManifestCount counts the files of a manifest query without listing
+// them.
+func (c *ManifestStore) ManifestCount(ctx context.Context, q ManifestQuery) (int, error) {
+	n := 0
+	err := c.selected(ctx, q, func(*LakeFile) { n++ })
+	return n, err
+}
+
+// selected hands each file of a manifest query to fn, by date and id.
+func (c *ManifestStore) selected(ctx context.Context, q ManifestQuery, fn func(*LakeFile)) error {
 	read := func() ([]LakeFile, error) { return loadManifest(ctx, c.db, q.OrgID) }
 	var all []LakeFile
 	var err error
@@ -57,7 +72,7 @@ func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]L
 		all, err = c.manifest.load(q.OrgID, read)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var days map[time.Time]bool
 	if q.Dates != nil {
@@ -67,8 +82,8 @@ func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]L
 		}
 	}
 	from, to := day(q.From), day(q.To)
-	out := []LakeFile{}
-	for _, f := range all {
+	for i := range all {
+		f := &all[i]
 		switch {
 		case q.Table != "" && f.Table != q.Table,
 			!q.From.IsZero() && f.Date.Before(from),
@@ -78,13 +93,14 @@ func (c *ManifestStore) ManifestFiles(ctx context.Context, q ManifestQuery) ([]L
 			q.ArrivalFrom != nil && f.MaxArrival != nil && f.MaxArrival.Before(stamp(*q.ArrivalFrom)),
 			q.ArrivalTo != nil && f.MinArrival != nil && f.MinArrival.After(stamp(*q.ArrivalTo)),
 			q.AfterID != "" && f.MaxID <= q.AfterID,
+			q.MinID != "" && f.MaxID < q.MinID,
 			q.MaxID != "" && f.MinID > q.MaxID,
 			days != nil && !days[f.Date]:
 			continue
 		}
-		out = append(out, f)
+		fn(f)
 	}
-	return out, nil
+	return nil
 }
 
 // loadManifest reads an organization's manifest ("": every one's), by

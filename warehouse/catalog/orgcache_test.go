@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -113,5 +114,42 @@ func TestManifestKeptBetweenCommits(t *testing.T) {
 	}
 	if files, _ := c.Manifest.ManifestFiles(ctx, ManifestQuery{}); len(files) != 2 {
 		t.Fatalf("every organization's: %v", Paths(files))
+	}
+}
+
+// TestManifestIDBounds: a manifest query's id bounds keep the files
+// holding an id inside them, and its count counts what it lists.
+func TestManifestIDBounds(t *testing.T) {
+	ctx := context.Background()
+	c := openTest(t)
+	org, _ := c.Orgs.CreateOrganization(ctx, "acme")
+	day := time.Date(2025, 11, 3, 0, 0, 0, 0, time.UTC)
+	var files []LakeFile
+	for _, f := range [][3]string{{"ab", "a", "b"}, {"cf", "c", "f"}, {"eh", "e", "h"}, {"kp", "k", "p"}} {
+		files = append(files, LakeFile{Path: f[0], Table: "conversations", OrgID: org.ID, Date: day, Rows: 1, Bytes: 1, MinID: f[1], MaxID: f[2]})
+	}
+	if err := c.Manifest.AddLakeFiles(ctx, "run1", files); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		afterID, minID, maxID string
+		want                  []string
+	}{
+		{"", "", "", []string{"ab", "cf", "eh", "kp"}},
+		{"", "f", "", []string{"cf", "eh", "kp"}},
+		{"f", "", "", []string{"eh", "kp"}},
+		{"", "", "e", []string{"ab", "cf", "eh"}},
+		{"", "b", "c", []string{"ab", "cf"}},
+		{"", "i", "j", []string{}},
+		{"", "g", "k", []string{"eh", "kp"}},
+	} {
+		mq := ManifestQuery{OrgID: org.ID, AfterID: q.afterID, MinID: q.minID, MaxID: q.maxID}
+		got, err := c.Manifest.ManifestFiles(ctx, mq)
+		if err != nil || !slices.Equal(Paths(got), q.want) {
+			t.Errorf("after %q, ids %q to %q: %v (%v), want %v", q.afterID, q.minID, q.maxID, Paths(got), err, q.want)
+		}
+		if n, err := c.Manifest.ManifestCount(ctx, mq); err != nil || n != len(q.want) {
+			t.Errorf("after %q, ids %q to %q: counted %d (%v), want %d", q.afterID, q.minID, q.maxID, n, err, len(q.want))
+		}
 	}
 }

@@ -19,22 +19,24 @@ type batchRows struct {
 	written map[string]bool
 }
 
-// ownClusters are the clusters of a day's files that hold one of the
-// files written, and the figures they leave stale. Where they are all the
-// day's clusters (a compaction, a day's first commit), that is every
-// other figure kept for the day; else it is those of the former clusters
-// that they joined (a re-run, a reclassification), and only the clusters
-// that hold a file written are signed.
-func (b *batchRows) ownClusters(files []catalog.LakeFile) ([]cluster, catalog.Stale) {
+// ownClusters are the clusters of files (of a day of dayFiles files)
+// that hold one of the files written, and the figures they leave stale.
+// Where they are all the day's files (a compaction, a day's first
+// commit), that is every other figure kept for the day; else it is those
+// of the former clusters that they joined (a re-run, a
+// reclassification), and only the clusters that hold a file written are
+// signed.
+func (b *batchRows) ownClusters(files []catalog.LakeFile, dayFiles int) ([]cluster, catalog.Stale) {
 	written := func(f catalog.LakeFile) bool { return b.written[f.Path] }
-	groups := overlapping(byFirstID(files))
 	var own []cluster
-	for _, g := range groups {
+	ownFiles := 0
+	for _, g := range overlapping(byFirstID(files)) {
 		if slices.ContainsFunc(g, written) {
 			own = append(own, cluster{files: g, signature: signature(g)})
+			ownFiles += len(g)
 		}
 	}
-	if len(own) == len(groups) {
+	if ownFiles == dayFiles {
 		return own, catalog.Stale{AllBut: signaturesOf(own)}
 	}
 	var stale catalog.Stale
@@ -66,10 +68,10 @@ func (b *batchRows) figures(org string, day time.Time, c cluster) *dayFigures {
 	}
 	d := &dayFigures{results: map[string][]cellSums{}, index: map[cell]int{}}
 	type current struct {
-		cell int
-		run  string
+		cell, index int // index: the conversation's in the batch
+		run         string
 	}
-	convs := map[string]current{}
+	convs := make(map[string]current, len(b.batch.Conversations))
 	for i := range b.batch.Conversations {
 		cv := &b.batch.Conversations[i]
 		if !mine(cv.OrgID, cv.ID, cv.ArrivedOn) {
@@ -80,14 +82,18 @@ func (b *batchRows) figures(org string, day time.Time, c cluster) *dayFigures {
 		}
 		at := d.cellOf(cell{node: deref0(cv.HierarchyNodeID), agent: deref0(cv.AgentCode), media: cv.MediaType})
 		d.conversations[at]++
-		convs[cv.ID] = current{at, cv.RunID}
+		convs[cv.ID] = current{at, i, cv.RunID}
 	}
 	type key struct {
 		classifier string
 		cell       int
 	}
+	type result struct {
+		conversation int
+		classifier   string
+	}
 	sums := map[key]*resultSums{}
-	seen := map[[2]string]bool{}
+	seen := make(map[result]bool, len(b.batch.ClassifierResults))
 	var order []key
 	for i := range b.batch.ClassifierResults {
 		r := &b.batch.ClassifierResults[i]
@@ -95,10 +101,10 @@ func (b *batchRows) figures(org string, day time.Time, c cluster) *dayFigures {
 		if !ok || !mine(r.OrgID, r.ConversationID, r.ArrivedOn) || r.RunID < cv.run {
 			continue
 		}
-		if seen[[2]string{r.ConversationID, r.ClassifierID}] {
+		if seen[result{cv.index, r.ClassifierID}] {
 			return nil
 		}
-		seen[[2]string{r.ConversationID, r.ClassifierID}] = true
+		seen[result{cv.index, r.ClassifierID}] = true
 		k := key{r.ClassifierID, cv.cell}
 		s := sums[k]
 		if s == nil {

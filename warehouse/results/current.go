@@ -75,16 +75,11 @@ func (r *Reader) resultPaths(ctx context.Context, orgID, table string, convs []C
 			days = append(days, day)
 		}
 	}
-	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID, Table: table, Dates: days, MaxID: hi})
+	files, err := r.Manifest.ManifestFiles(ctx, catalog.ManifestQuery{OrgID: orgID, Table: table, Dates: days, MinID: lo, MaxID: hi})
 	if err != nil {
 		return nil, "", "", err
 	}
-	for _, f := range files {
-		if f.MaxID >= lo {
-			paths = append(paths, f.Path)
-		}
-	}
-	return paths, lo, hi, nil
+	return catalog.Paths(files), lo, hi, nil
 }
 
 // IDs are the conversations' ids.

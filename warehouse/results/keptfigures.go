@@ -49,12 +49,12 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 		rows.written[f.Path] = true
 	}
 	for org, ds := range days {
-		files, err := r.figureFiles(ctx, catalog.ManifestQuery{OrgID: org, Dates: ds})
-		if err != nil {
-			return err
-		}
-		for day, fs := range filesByDay(files) {
-			clusters, stale := rows.ownClusters(fs)
+		for _, day := range ds {
+			fs, dayFiles, err := r.ownFiles(ctx, org, day, written)
+			if err != nil {
+				return err
+			}
+			clusters, stale := rows.ownClusters(fs, dayFiles)
 			kept, err := r.Figures.KeptSignatures(ctx, org, day, signaturesOf(clusters))
 			if err != nil {
 				return err
@@ -71,6 +71,51 @@ func (r *Reader) KeepFigures(ctx context.Context, written []catalog.LakeFile, ba
 		}
 	}
 	return nil
+}
+
+// ownFiles are the files of an organization's day that share a cluster
+// with a file written, or lie between two such clusters — no more of the
+// day's files than that, which would make every commit's cost grow with
+// the day —, and how many files of the two tables the day has in all.
+// They are the files whose ids overlap the range of those written,
+// widened to the ranges of the files found until it holds them all: a
+// file outside it overlaps none of them.
+func (r *Reader) ownFiles(ctx context.Context, org string, day time.Time, written []catalog.LakeFile) ([]catalog.LakeFile, int, error) {
+	var lo, hi string
+	for _, f := range written {
+		if f.OrgID == org && f.Date.UTC().Equal(day) && (f.Table == "conversations" || f.Table == "classifier_results") {
+			if lo == "" || f.MinID < lo {
+				lo = f.MinID
+			}
+			hi = max(hi, f.MaxID)
+		}
+	}
+	for {
+		files, err := r.figureFiles(ctx, catalog.ManifestQuery{OrgID: org, Dates: []time.Time{day}, MinID: lo, MaxID: hi})
+		if err != nil {
+			return nil, 0, err
+		}
+		wider := false
+		for _, f := range files {
+			if f.MinID < lo || f.MaxID > hi {
+				lo, hi, wider = min(lo, f.MinID), max(hi, f.MaxID), true
+			}
+		}
+		if wider {
+			continue
+		}
+		// Counted after the files were listed: an ingest only adds files,
+		// so a count that matches theirs means the day has no others.
+		n := 0
+		for _, table := range []string{"conversations", "classifier_results"} {
+			c, err := r.Manifest.ManifestCount(ctx, catalog.ManifestQuery{OrgID: org, Table: table, Dates: []time.Time{day}})
+			if err != nil {
+				return nil, 0, err
+			}
+			n += c
+		}
+		return files, n, nil
+	}
 }
 
 // keptFigures are the figures kept in the catalog for an organization's

@@ -331,6 +331,55 @@ func TestCommitsDropTheFiguresTheyMakeStale(t *testing.T) {
 	}
 }
 
+// A commit's cluster reaches through files that overlap one another, not
+// only those that overlap its own, and no further; what stays kept
+// answers the day as the lake does.
+func TestACommitsClusterReachesThroughOverlaps(t *testing.T) {
+	ctx := context.Background()
+	l := newCommitsLake(t)
+	var before []string // the files of the cluster the commit joins
+	for _, ids := range [][]string{{"a", "c"}, {"h", "l"}, {"k", "n"}, {"t", "v"}} {
+		b := l.batch("r1", ids...)
+		files := l.commit("r1", b)
+		l.keep(files, &b)
+		if ids[0] == "h" || ids[0] == "k" {
+			before = append(before, catalog.Paths(files)...)
+		}
+	}
+	if n := len(l.kept()); n != 3 {
+		t.Fatalf("%d clusters' figures kept for three clusters", n)
+	}
+	joining := l.batch("r2", "m", "p")
+	files := l.commit("r2", joining)
+	got, dayFiles, err := l.reader.ownFiles(ctx, l.org, l.day, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(before), catalog.Paths(files)...)
+	if !sameSet(catalog.Paths(got), want) || dayFiles != 10 {
+		t.Fatalf("own files %v of a day of %d files; want %v of 10", catalog.Paths(got), dayFiles, want)
+	}
+	l.keep(files, &joining)
+	if n := len(l.kept()); n != 3 {
+		t.Fatalf("%d clusters' figures kept after a commit joined one of three", n)
+	}
+	window := Window{From: l.day, To: l.day.AddDate(0, 0, 1).Add(-time.Microsecond)}
+	q := PageQuery{OrgID: l.org, Window: window}
+	fromLake, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: l.lake.DB}).Daily(ctx, q, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &testlake.Counting{DB: l.lake.DB}
+	kept, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: counting, Figures: l.cat.Manifest}).Daily(ctx, q, []string{"k"})
+	if err != nil || !reflect.DeepEqual(kept, fromLake) || counting.Statements() != 0 || len(kept) != 1 || kept[0].Conversations != 10 {
+		t.Fatalf("kept figures %+v (%v, %d statements on the lake), the lake's %+v", kept, err, counting.Statements(), fromLake)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	return reflect.DeepEqual(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
 // A batch's rows give a cluster's figures only when the cluster is the
 // batch's files alone and the batch holds each conversation, and each of
 // its results, once.

@@ -37,6 +37,7 @@ type Reader struct {
 // Manifest lists the lake files a query reads (catalog.ManifestStore).
 type Manifest interface {
 	ManifestFiles(ctx context.Context, q catalog.ManifestQuery) ([]catalog.LakeFile, error)
+	ManifestCount(ctx context.Context, q catalog.ManifestQuery) (int, error)
 	LakeFiles(ctx context.Context, orgID, table string, from, to time.Time) ([]catalog.LakeFile, error)
 }
 
