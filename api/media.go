@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -117,13 +119,32 @@ func (s *conversationsAPI) duplicateOf(ctx context.Context, org, fileName string
 	return duplicateName(owner)
 }
 
+// readSize is how much an upload's body is read from the connection at
+// a time. The multipart reader reads a few kilobytes at a time, and each
+// read of the connection is a system call costing about as much as
+// copying many kilobytes.
+const readSize = 256 << 10
+
+var bulkReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readSize) }}
+
 func (u *uploadRequest) run() *problem.Problem {
 	ctx := u.c.Request.Context()
 	limit := u.s.opts.MaxUploadBytes + uploadmeta.MaxBytes + 1<<20 // the file, its metadata, the multipart framing
 	if u.c.Request.ContentLength > limit {
 		return u.tooLarge() // declared: answered before any of it is read
 	}
-	u.c.Request.Body = http.MaxBytesReader(u.c.Writer, u.c.Request.Body, limit)
+	limited := http.MaxBytesReader(u.c.Writer, u.c.Request.Body, limit)
+	body := bulkReaders.Get().(*bufio.Reader)
+	body.Reset(limited)
+	defer func() {
+		u.c.Request.Body = limited // what a refusal drains: the buffer goes back to the pool
+		body.Reset(nil)
+		bulkReaders.Put(body)
+	}()
+	u.c.Request.Body = struct {
+		io.Reader
+		io.Closer
+	}{body, limited}
 	mr, err := u.c.Request.MultipartReader()
 	if err != nil {
 		return sentence(uploadmeta.SentenceNoMetadata)

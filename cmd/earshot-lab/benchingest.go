@@ -47,7 +47,8 @@ func benchIngestCommand(cfg *cli.Config) *cobra.Command {
 with the starter classifiers imported), uploads --archives tar archives of
 --chats generated chats each (--format tar or zip) through the upload API, then times
 ` + "`earshot jobs run ingest`" + ` (the server runs it) and reads the server's peak
-and current resident memory. --baseline runs the same with another earshot
+and current resident memory, and how fast the uploads came in with the
+server's CPU per GB of them. --baseline runs the same with another earshot
 binary (an earlier release) and prints both. --workers 1,2,all runs it once per
 number of ingest workers (all: the machine's cores), each on a fresh server,
 and prints the scaling: the speed-up over the first, and the server's CPU
@@ -129,7 +130,7 @@ nothing).`,
 					}
 				}
 			}
-			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\twaits / chat\tbusy: process / write / commit / figures / claim wait\tserver peak RSS\tserver RSS after\t")
+			fmt.Fprintln(tw, "run\tworkers\tchats\tarchives\twall\tconv/s\tconv/s range\tspeed-up\tserver CPU\tCPU / 10k chats\tof it GC (idle cores)\twaits / chat\tbusy: process / write / commit / figures / claim wait\tserver peak RSS\tserver RSS after\tuploads before: rate, server CPU\t")
 			for b, bin := range binaries {
 				var first time.Duration
 				for w, n := range workers {
@@ -141,9 +142,9 @@ nothing).`,
 					if n > 0 {
 						label = strconv.Itoa(n)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%.2f\t%s\t%d MB\t%d MB\t\n", bin.label, label, res.conversations, archives,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f s\t%.0f\t%.0f–%.0f\t%.2f×\t%.2f s\t%.2f s\t%s\t%.2f\t%s\t%d MB\t%d MB\t%s\t\n", bin.label, label, res.conversations, archives,
 						res.wall.Seconds(), res.rate(), lo, hi, first.Seconds()/res.wall.Seconds(), res.cpu.Seconds(),
-						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.gcShare(), float64(res.waits)/float64(max(res.conversations, 1)), res.busy(), res.peakRSS>>20, res.rss>>20)
+						res.cpu.Seconds()*10000/float64(max(res.conversations, 1)), res.gcShare(), float64(res.waits)/float64(max(res.conversations, 1)), res.busy(), res.peakRSS>>20, res.rss>>20, res.uploads())
 				}
 			}
 			tw.Flush()
@@ -217,6 +218,16 @@ type ingestResult struct {
 	// gc is the server's garbage collection during the run; nil from a
 	// build whose /metrics does not say.
 	gc *gcCPU
+	// upload is the archives' upload before the run (four at a time), and
+	// uploadCPU the server's CPU while they came in.
+	upload    uploaded
+	uploadCPU time.Duration
+}
+
+// uploads are the upload's rate and the server's CPU per GB received.
+func (r ingestResult) uploads() string {
+	gb := float64(r.upload.bytes) / 1e9
+	return fmt.Sprintf("%.0f MB/s, %.2f s / GB", gb*1000/r.upload.wall.Seconds(), r.uploadCPU.Seconds()/gb)
 }
 
 // gcShare is the run's garbage collection CPU, and of it the marking on
@@ -312,7 +323,7 @@ func benchIngest(ctx context.Context, self, data string, setup ingestSetup, log 
 		}
 	}
 	if setup.warmUp {
-		if err := uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, warmUpArchives, log); err != nil {
+		if _, err := uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, warmUpArchives, log); err != nil {
 			return res, err
 		}
 		fmt.Fprintln(log, "warming the server up: earshot jobs run ingest, not measured…")
@@ -320,9 +331,17 @@ func benchIngest(ctx context.Context, self, data string, setup ingestSetup, log 
 			return res, err
 		}
 	}
-	if err := uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, measuredArchives, log); err != nil {
+	uploadCPU, err := processCPU(server.pid)
+	if err != nil {
 		return res, err
 	}
+	if res.upload, err = uploadArchives(ctx, []string{server.base}, bearer, setup.format, setup.archives, setup.chats, measuredArchives, log); err != nil {
+		return res, err
+	}
+	if res.uploadCPU, err = processCPU(server.pid); err != nil {
+		return res, err
+	}
+	res.uploadCPU -= uploadCPU
 	fmt.Fprintln(log, "running earshot jobs run ingest…")
 	cpuBefore, err := processCPU(server.pid)
 	if err != nil {
@@ -395,17 +414,20 @@ var (
 
 // uploadArchives generates a set of chat archives and uploads them, four
 // at a time, through the servers in turn.
-func uploadArchives(ctx context.Context, bases []string, bearer, format string, archives, chats int, set archiveSet, log io.Writer) error {
+func uploadArchives(ctx context.Context, bases []string, bearer, format string, archives, chats int, set archiveSet, log io.Writer) (uploaded, error) {
 	fmt.Fprintf(log, "uploading %d %s archives of %d chats…\n", archives, format, chats)
 	gen := dialogues.New(set.seed)
 	start := time.Now().UTC().Add(-time.Hour)
 	bodies := make([][]byte, archives)
+	var sent uploaded
 	for a := range bodies {
 		var err error
 		if bodies[a], err = chatArchive(gen, start, format, a, chats); err != nil {
-			return err
+			return sent, err
 		}
+		sent.bytes += int64(len(bodies[a]))
 	}
+	began := time.Now()
 	errs := make([]error, len(bodies))
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
@@ -418,7 +440,15 @@ func uploadArchives(ctx context.Context, bases []string, bearer, format string, 
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	sent.wall = time.Since(began)
+	return sent, errors.Join(errs...)
+}
+
+// uploaded is what uploadArchives sent: the archives' bytes, and how long
+// sending them took (not generating them).
+type uploaded struct {
+	bytes int64
+	wall  time.Duration
 }
 
 // runIngestJob runs earshot jobs run ingest FLAGS (the server of the data

@@ -137,7 +137,7 @@ func benchPeersIngest(ctx context.Context, self, address string, processes, arch
 	if err != nil {
 		return res, err
 	}
-	if err := uploadArchives(ctx, bases, bearer, "tar", archives, chats, measuredArchives, log); err != nil {
+	if _, err := uploadArchives(ctx, bases, bearer, "tar", archives, chats, measuredArchives, log); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(log, "running earshot jobs run ingest on %d process(es) at once…\n", processes)

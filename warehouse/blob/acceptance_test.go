@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"google.golang.org/api/option"
@@ -100,6 +101,14 @@ func runAcceptance(t *testing.T, b Bucket) {
 		}
 		if got := read(t, "big/object.bin"); got != string(data) {
 			t.Fatal("big object came back different")
+		}
+		// in the small pieces a multipart part hands over
+		small := data[:3<<20+17]
+		if info, err := b.Put(ctx, "big/pieces.bin", iotest.HalfReader(bytes.NewReader(small)), PutOptions{}); err != nil || info.Size != int64(len(small)) {
+			t.Fatalf("put in pieces = %+v, %v", info, err)
+		}
+		if got := read(t, "big/pieces.bin"); got != string(small) {
+			t.Fatal("an object put in small pieces came back different")
 		}
 	})
 

@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,7 +66,7 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, opts PutOption
 		return ObjectInfo{}, err
 	}
 	defer os.Remove(tmp.Name()) // after a link or a failure; a renamed file is gone already
-	_, err = io.Copy(tmp, contextReader{ctx, r})
+	err = copyInBulk(tmp, contextReader{ctx, r})
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -89,6 +91,29 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, opts PutOption
 		return ObjectInfo{}, fmt.Errorf("put %s: %w", key, err)
 	}
 	return l.Stat(ctx, key)
+}
+
+// writeSize is how much Put gathers before each write to its file. A
+// write system call costs about as much as copying many kilobytes, and an
+// upload's reader hands over a few kilobytes at a time (a multipart part's
+// buffer), which written as they come cost more than the copying.
+const writeSize = 256 << 10
+
+var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeSize) }}
+
+// copyInBulk copies r to f in writes of writeSize bytes.
+func copyInBulk(f *os.File, r io.Reader) error {
+	w := writeBuffers.Get().(*bufio.Writer)
+	defer func() {
+		w.Reset(nil)
+		writeBuffers.Put(w)
+	}()
+	// Not f itself: its ReadFrom would copy in small pieces of its own.
+	w.Reset(struct{ io.Writer }{f})
+	if _, err := io.Copy(w, r); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // place moves a finished temporary file to its key. Create-only uses
