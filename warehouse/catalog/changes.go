@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,10 +69,17 @@ func (h handle) changed(ctx context.Context, tx *sql.Tx, domain string, ids ...s
 	return err
 }
 
-// followers are what a catalog does with announced changes, by domain.
+// followers are what a catalog does with announced changes, in the order
+// they were registered: the catalog's own caches first (at Open), so that
+// a follower told of a change finds them following it already.
 type followers struct {
-	mu sync.Mutex
-	fn map[string][]func(ids []string)
+	mu   sync.Mutex
+	list []follower
+}
+
+type follower struct {
+	domain string
+	fn     func(ids []string)
 }
 
 // OnChange registers fn for changes of a domain made by any process,
@@ -79,10 +87,7 @@ type followers struct {
 func (c *Catalog) OnChange(domain string, fn func(ids []string)) {
 	c.followers.mu.Lock()
 	defer c.followers.mu.Unlock()
-	if c.followers.fn == nil {
-		c.followers.fn = map[string][]func([]string){}
-	}
-	c.followers.fn[domain] = append(c.followers.fn[domain], fn)
+	c.followers.list = append(c.followers.list, follower{domain, fn})
 }
 
 // DomainKeys is the domain of signing key changes, for OnChange.
@@ -105,12 +110,14 @@ func (c *Catalog) apply(payload string) {
 		ids = ids[1:]
 	}
 	c.followers.mu.Lock()
-	fns, known := c.followers.fn[domain]
-	if domain == domainAll || !known {
-		fns = nil
-		for _, f := range c.followers.fn {
-			fns = append(fns, f...)
+	every := domain == domainAll || !slices.ContainsFunc(c.followers.list, func(f follower) bool { return f.domain == domain })
+	var fns []func([]string)
+	for _, f := range c.followers.list {
+		if every || f.domain == domain {
+			fns = append(fns, f.fn)
 		}
+	}
+	if every {
 		ids = nil
 	}
 	c.followers.mu.Unlock()

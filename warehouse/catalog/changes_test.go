@@ -92,10 +92,13 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 	round("first")
 
 	// Cut B's listening connection: it reconnects, and follows again.
+	// Only this database's: the tests beside this one listen on the same
+	// server, and cutting theirs drops what they keep.
 	listeners := func() []int {
 		t.Helper()
 		var pids []int
-		rows, err := a.db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN `+changesChannel+`' AND pid <> pg_backend_pid()`)
+		rows, err := a.db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN `+changesChannel+`' AND pid <> pg_backend_pid()
+			AND datname = current_database()`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +146,8 @@ func TestChangesReachOtherProcesses(t *testing.T) {
 
 // A process's own announcement of a change it applied to what it keeps as
 // it made it (an ingest commit's files) does not drop what it keeps; every
-// other announcement is followed, an earlier release's (no origin) too.
+// other announcement is followed, an earlier release's (no origin) too. A
+// change of everything reaches every follower in the order registered.
 func TestOwnAnnouncementsOfAppliedChanges(t *testing.T) {
 	t.Parallel()
 	c := &Catalog{handle: handle{origin: "me"}}
@@ -157,6 +161,9 @@ func TestOwnAnnouncementsOfAppliedChanges(t *testing.T) {
 		{"manifest:o1", "manifest o1"},
 		{"manifest:", "manifest "},
 		{"classifiers:@me,o1", "classifiers o1"},
+		// every follower, in the order registered (the catalog's own caches first)
+		{"all:", "manifest ;classifiers "},
+		{"a-newer-release-domain:o1", "manifest ;classifiers "},
 	} {
 		got = nil
 		c.apply(tc.payload)
