@@ -251,6 +251,24 @@ func (l *commitsLake) kept() []string {
 	return out
 }
 
+// keptAnswerTheDay checks that the day's kept figures answer it as the
+// lake does, without a statement on the lake, and count its conversations.
+func (l *commitsLake) keptAnswerTheDay(conversations int64) {
+	l.t.Helper()
+	ctx := context.Background()
+	window := Window{From: l.day, To: l.day.AddDate(0, 0, 1).Add(-time.Microsecond)}
+	q := PageQuery{OrgID: l.org, Window: window}
+	fromLake, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: l.lake.DB}).Daily(ctx, q, []string{"k"})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	counting := &testlake.Counting{DB: l.lake.DB}
+	got, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: counting, Figures: l.cat.Manifest}).Daily(ctx, q, []string{"k"})
+	if err != nil || !reflect.DeepEqual(got, fromLake) || counting.Statements() != 0 || len(got) != 1 || got[0].Conversations != conversations {
+		l.t.Fatalf("kept figures %+v (%v, %d statements on the lake), the lake's %+v", got, err, counting.Statements(), fromLake)
+	}
+}
+
 // A commit keeps the figures of its own clusters and leaves those of
 // another commit of the same day, committed beside it, to that one: it
 // reads nothing from the lake for them.
@@ -317,18 +335,7 @@ func TestCommitsDropTheFiguresTheyMakeStale(t *testing.T) {
 	if n := len(l.kept()); n != 1 {
 		t.Fatalf("%d clusters' figures kept for a compacted day", n)
 	}
-
-	window := Window{From: l.day, To: l.day.AddDate(0, 0, 1).Add(-time.Microsecond)}
-	q := PageQuery{OrgID: l.org, Window: window}
-	fromLake, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: l.lake.DB}).Daily(ctx, q, []string{"k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	counting := &testlake.Counting{DB: l.lake.DB}
-	got, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: counting, Figures: l.cat.Manifest}).Daily(ctx, q, []string{"k"})
-	if err != nil || !reflect.DeepEqual(got, fromLake) || counting.Statements() != 0 || len(got) != 1 || got[0].Conversations != 4 {
-		t.Fatalf("kept figures %+v (%v, %d statements on the lake), the lake's %+v", got, err, counting.Statements(), fromLake)
-	}
+	l.keptAnswerTheDay(4)
 }
 
 // A commit's cluster reaches through files that overlap one another, not
@@ -363,17 +370,7 @@ func TestACommitsClusterReachesThroughOverlaps(t *testing.T) {
 	if n := len(l.kept()); n != 3 {
 		t.Fatalf("%d clusters' figures kept after a commit joined one of three", n)
 	}
-	window := Window{From: l.day, To: l.day.AddDate(0, 0, 1).Add(-time.Microsecond)}
-	q := PageQuery{OrgID: l.org, Window: window}
-	fromLake, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: l.lake.DB}).Daily(ctx, q, []string{"k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	counting := &testlake.Counting{DB: l.lake.DB}
-	kept, err := (&Reader{Manifest: l.cat.Manifest, Conversations: l.cat.Interactions, Lake: counting, Figures: l.cat.Manifest}).Daily(ctx, q, []string{"k"})
-	if err != nil || !reflect.DeepEqual(kept, fromLake) || counting.Statements() != 0 || len(kept) != 1 || kept[0].Conversations != 10 {
-		t.Fatalf("kept figures %+v (%v, %d statements on the lake), the lake's %+v", kept, err, counting.Statements(), fromLake)
-	}
+	l.keptAnswerTheDay(10)
 }
 
 func sameSet(a, b []string) bool {
