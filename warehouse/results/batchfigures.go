@@ -24,16 +24,15 @@ type batchRows struct {
 // Where they are all the day's files (a compaction, a day's first
 // commit), that is every other figure kept for the day; else it is those
 // of the former clusters that they joined (a re-run, a
-// reclassification), and only the clusters that hold a file written are
-// signed.
+// reclassification).
 func (b *batchRows) ownClusters(files []catalog.LakeFile, dayFiles int) ([]cluster, catalog.Stale) {
 	written := func(f catalog.LakeFile) bool { return b.written[f.Path] }
 	var own []cluster
 	ownFiles := 0
-	for _, g := range overlapping(byFirstID(files)) {
-		if slices.ContainsFunc(g, written) {
-			own = append(own, cluster{files: g, signature: signature(g)})
-			ownFiles += len(g)
+	for _, c := range clustersOf(files) {
+		if slices.ContainsFunc(c.files, written) {
+			own = append(own, c)
+			ownFiles += len(c.files)
 		}
 	}
 	if ownFiles == dayFiles {

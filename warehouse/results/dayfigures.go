@@ -273,8 +273,12 @@ type cluster struct {
 
 // clustersOf groups a day's files into clusters.
 func clustersOf(files []catalog.LakeFile) []cluster {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b catalog.LakeFile) int {
+		return cmp.Or(strings.Compare(a.MinID, b.MinID), strings.Compare(a.Path, b.Path))
+	})
 	var out []cluster
-	for _, fs := range overlapping(byFirstID(files)) {
+	for _, fs := range overlapping(files) {
 		out = append(out, cluster{files: fs, signature: signature(fs)})
 	}
 	return out
@@ -287,15 +291,6 @@ func signaturesOf(clusters []cluster) []string {
 		out[i] = c.signature
 	}
 	return out
-}
-
-// byFirstID is a copy of files in the order overlapping takes them.
-func byFirstID(files []catalog.LakeFile) []catalog.LakeFile {
-	files = slices.Clone(files)
-	slices.SortFunc(files, func(a, b catalog.LakeFile) int {
-		return cmp.Or(strings.Compare(a.MinID, b.MinID), strings.Compare(a.Path, b.Path))
-	})
-	return files
 }
 
 // readClusters reads the figures of the clusters at the given indexes
